@@ -1,0 +1,54 @@
+// What the lookup core asks of a collector. The core never sees HTML, providers or origins.
+import type { AddressParts, LookupSource, PortalProperty, StatusHint } from '../contract/index.js';
+
+/** A page of the listing site to read: a home by zpid, or any property path (home or building). */
+export interface ReadTarget {
+  /** Path and query to request from the listing site's origin, e.g. `/homedetails/123_zpid/`. */
+  path: string;
+  /** The zpid asked for, when known (home links and zpid lookups); null for building links. */
+  zpid: string | null;
+  /** True for apartment-building links. */
+  building: boolean;
+}
+
+export interface ReadContext {
+  signal: AbortSignal;
+  status?: StatusHint;
+  /** The lookup date; apartment-building unit availability depends on it. */
+  now: Date;
+}
+
+/** A record read from the site (or a provider), mapped to the contract. */
+export interface Collected {
+  /** The mapped record, without `raw`. `scrapedAt` is set. */
+  property: Omit<PortalProperty, 'raw'>;
+  /** The unmapped source record (the property or building object). */
+  raw: unknown;
+  /** The zpid of what was actually read; may differ from the one asked for. */
+  zpid: string | null;
+  source: LookupSource;
+}
+
+/** Where an address resolved to on the listing site. */
+export interface ResolvedAddress {
+  zpid: string;
+  /** Path of the home's page on the listing site. */
+  path: string;
+}
+
+export interface AddressQuery {
+  input: string;
+  normalized: string;
+  parts: AddressParts;
+}
+
+/**
+ * Reads the listing site. Failures are LookupErrors with a spec code (not_found, address_ambiguous,
+ * upstream_*); anything else is treated as internal by the core.
+ */
+export interface Collector {
+  /** Finds the home an address names (throws not_found or address_ambiguous). */
+  resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress>;
+  /** Reads one property page and maps it. */
+  read(target: ReadTarget, ctx: ReadContext): Promise<Collected>;
+}

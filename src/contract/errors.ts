@@ -1,0 +1,80 @@
+// Every error the service can answer with: a stable code (spec section 7), its HTTP status,
+// and a default message. REST and GraphQL both read this one table.
+
+export const ERROR_CODES = {
+  missing_param: { status: 400, message: 'Send one of url, zpid or address.' },
+  bad_param: { status: 400, message: 'A parameter is invalid.' },
+  bad_body: { status: 400, message: 'The body must be JSON with a non-empty items array.' },
+  too_many_items: { status: 400, message: 'At most 50 lookups per request.' },
+  missing_api_key: { status: 401, message: 'Send your API key in the x-api-key header.' },
+  invalid_api_key: { status: 401, message: 'The API key is not known.' },
+  credits_exhausted: { status: 402, message: "The account's lookups are used up. Cached properties still work." },
+  spend_limit_reached: { status: 402, message: 'The monthly spend limit is reached. Cached properties still work.' },
+  not_found: { status: 404, message: 'No property matches.' },
+  route_not_found: { status: 404, message: 'No such route.' },
+  method_not_allowed: { status: 405, message: 'Method not allowed on this route.' },
+  address_ambiguous: { status: 409, message: 'The closest match for the address is a different home.' },
+  unprocessable_input: { status: 422, message: 'The data provider rejected the input. Check the link or address.' },
+  internal: { status: 500, message: "Failure on the service's side. Safe to retry with backoff." },
+  upstream_error: { status: 502, message: 'The data provider failed. Safe to retry with backoff.' },
+  upstream_unreachable: { status: 502, message: 'The data provider could not be reached. Safe to retry with backoff.' },
+  upstream_bad_response: { status: 502, message: 'The data provider answered with something unreadable. Safe to retry with backoff.' },
+  upstream_run_failed: { status: 502, message: "The data provider's run failed. Safe to retry with backoff." },
+  upstream_blocked: { status: 502, message: 'The listing site refused the read (bot wall) and no fallback could read it. Safe to retry later.' },
+  upstream_cost_cap: { status: 502, message: 'The lookup was stopped at its upstream cost limit. Retry at most once, with status set if known.' },
+  upstream_busy: { status: 503, message: 'The data provider is busy. Retry after the retry-after header.' },
+  no_api_keys: { status: 503, message: "Live lookups are unavailable on the service's side." },
+  live_lookups_disabled: { status: 503, message: "Live lookups are disabled on the service's side. Cached properties still work." },
+  upstream_auth: { status: 503, message: "Live lookups are unavailable on the service's side." },
+  upstream_quota: { status: 503, message: "Live lookups are unavailable on the service's side." },
+  upstream_actor_missing: { status: 503, message: "Live lookups are unavailable on the service's side." },
+  upstream_misconfigured: { status: 503, message: "Live lookups are unavailable on the service's side." },
+  live_lookups_capped: { status: 503, message: 'The daily live-lookup limit is reached; new lookups resume at 00:00 UTC. Cached properties still work.' },
+  store_unavailable: { status: 503, message: 'The usage and cache store is unreachable. Retry in 30 seconds.' },
+  upstream_timeout: { status: 504, message: 'The live lookup took too long. Safe to retry.' },
+  batch_deadline: { status: 504, message: 'The item could not finish within the batch time limit. Retry it.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface LookupErrorOptions {
+  message?: string;
+  details?: Record<string, unknown>;
+  /** Seconds, sent as the retry-after header by REST. */
+  retryAfter?: number;
+  cause?: unknown;
+}
+
+/** The one error type of the service: a value with a spec code. */
+export class LookupError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  readonly retryAfter?: number;
+
+  constructor(code: ErrorCode, opts: LookupErrorOptions = {}) {
+    super(opts.message ?? ERROR_CODES[code].message, { cause: opts.cause });
+    this.name = 'LookupError';
+    this.code = code;
+    if (opts.details !== undefined) this.details = opts.details;
+    if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+
+  toBody(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+    return this.details === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export const isLookupError = (e: unknown): e is LookupError => e instanceof LookupError;
+
+/** Anything thrown that is not a LookupError is an internal failure; its text never reaches a client. */
+export function toLookupError(e: unknown): LookupError {
+  return isLookupError(e) ? e : new LookupError('internal', { cause: e });
+}
+
+export const statusOf = (code: ErrorCode): number => ERROR_CODES[code].status;

@@ -1,0 +1,246 @@
+// The v1 contract's resources (spec section 2) as JSON Schema with static types.
+// This file is the one source: the TypeScript types, the OpenAPI document and the
+// GraphQL object types are all derived from these schemas.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+const nullable = <T extends TSchema>(t: T, description: string) =>
+  Type.Union([t, Type.Null()], { description });
+
+const str = (d: string) => nullable(Type.String(), d);
+const num = (d: string) => nullable(Type.Number(), d);
+const int = (d: string) => nullable(Type.Integer(), d);
+
+export const HOME_STATUSES = [
+  'FOR_SALE', 'FOR_RENT', 'RECENTLY_SOLD', 'PENDING', 'COMING_SOON', 'FORECLOSURE', 'OFF_MARKET', 'OTHER',
+] as const;
+export type HomeStatus = (typeof HOME_STATUSES)[number];
+
+export const STATUS_TEXTS = [
+  'For sale', 'Pending', 'Coming soon', 'New construction', 'For sale by owner', 'Foreclosure', 'Auction',
+  'For rent', 'Sold', 'Off market',
+] as const;
+export type StatusText = (typeof STATUS_TEXTS)[number];
+
+export const STATUS_HINTS = ['for_sale', 'sold', 'for_rent'] as const;
+export type StatusHint = (typeof STATUS_HINTS)[number];
+
+export const PortalPriceEvent = Type.Object(
+  {
+    date: str('Date of the event, YYYY-MM-DD'),
+    event: str('What happened, e.g. listed for sale, sold, price change'),
+    price: num('Price at the event, USD'),
+    pricePerSquareFoot: num('Price per square foot at the event, USD'),
+    priceChangeRate: num('Change versus the previous event, as a fraction'),
+    source: str('Where the event was reported, e.g. the MLS'),
+  },
+  { $id: 'PortalPriceEvent', description: 'One event of the price history. Every field is null when the page does not show it.' },
+);
+
+export const PortalTaxEvent = Type.Object(
+  {
+    year: int('Tax year'),
+    taxPaid: num('Tax paid, USD'),
+    value: num('Assessed value, USD'),
+    taxIncreaseRate: num('Change of the tax versus the previous year, as a fraction'),
+    valueIncreaseRate: num('Change of the assessed value versus the previous year, as a fraction'),
+  },
+  { $id: 'PortalTaxEvent', description: 'One year of the tax history. Every field is null when the page does not show it.' },
+);
+
+export const PortalSchool = Type.Object(
+  {
+    name: str('School name'),
+    rating: num('Rating shown by the listing site'),
+    distance: num('Distance from the home, miles'),
+    level: str('Level, e.g. Elementary'),
+    type: str('Type, e.g. Public'),
+    grades: str('Grade range, e.g. K-5'),
+    link: str('School page'),
+  },
+  { $id: 'PortalSchool', description: 'A nearby school as listed on the page. Every field is null when the page does not show it.' },
+);
+
+export const PortalProperty = Type.Object(
+  {
+    zpid: str('Property ID on the listing site'),
+    detailUrl: str("The listing site's page for the property"),
+    address: str('One-line address'),
+    streetAddress: str('Street line'),
+    unit: str('Unit number. For an apartment-building link: the unit that price describes'),
+    city: str('City'),
+    state: str('Two-letter state code'),
+    zipcode: str('ZIP code'),
+    county: str('County'),
+    neighborhood: str('Neighborhood'),
+    latitude: num('Latitude'),
+    longitude: num('Longitude'),
+    price: num('List price; monthly rent for rentals; sale price for sold homes. Never 0; null when not shown or undisclosed'),
+    currency: str('Currency code of price'),
+    homeStatus: nullable(Type.Union(HOME_STATUSES.map((s) => Type.Literal(s))), 'One of FOR_SALE, FOR_RENT, RECENTLY_SOLD, PENDING, COMING_SOON, FORECLOSURE, OFF_MARKET, OTHER'),
+    statusText: nullable(Type.Union(STATUS_TEXTS.map((s) => Type.Literal(s))), 'Readable status; null when the status is unclear'),
+    homeType: str('e.g. SINGLE_FAMILY, CONDO, TOWNHOUSE, MULTI_FAMILY, APARTMENT, LOT, MANUFACTURED'),
+    beds: num('Bedrooms; null when not listed'),
+    baths: num('Bathrooms; null when not listed'),
+    livingArea: num('Living area, square feet; null when not listed'),
+    lotSize: num('Lot size, square feet (acres converted); null when not listed'),
+    yearBuilt: int('Year built; usually null for land and new construction'),
+    pricePerSquareFoot: num('Price per square foot, USD'),
+    estimate: num("The listing site's value estimate, when displayed"),
+    rentEstimate: num("The listing site's monthly rent estimate, when displayed"),
+    daysOnPortal: int('Days the current listing has been up; null when not currently listed'),
+    datePosted: str('Date listed, YYYY-MM-DD'),
+    dateSold: str('Date of last sale, YYYY-MM-DD'),
+    lastSoldPrice: num('Price of the last sale, USD'),
+    monthlyHoaFee: num('HOA fee per month, USD'),
+    taxAnnualAmount: num('Annual property tax, USD'),
+    taxAssessedValue: num('Tax assessed value, USD'),
+    propertyTaxRate: num('Property tax rate, percent'),
+    pageViewCount: int('Cumulative page views supplied by the source; zero is meaningful; null when not returned'),
+    favoriteCount: int('Favorites supplied by the source; zero is meaningful; null when not returned'),
+    parcelId: str('Parcel (APN) number'),
+    description: str('Listing description'),
+    imgSrc: str('Main photo URL'),
+    photos: Type.Array(Type.String({ format: 'uri' }), { description: 'Photo URLs as published on the listing, never re-hosted; may be empty' }),
+    photoCount: int('Number of photos the page reports'),
+    brokerName: str('Listing broker; null when none is named or the home is not listed'),
+    brokerPhone: str('Broker phone'),
+    agentName: str('Listing agent; null when none is named or the home is not listed'),
+    agentPhone: str('Agent phone'),
+    agentLicenseNumber: str('Agent licence number'),
+    mlsId: str('MLS listing number'),
+    mlsName: str('MLS name'),
+    priceHistory: Type.Array(Type.Ref(PortalPriceEvent), { description: 'Price events, newest first; may be empty' }),
+    taxHistory: Type.Array(Type.Ref(PortalTaxEvent), { description: 'Tax years, newest first; may be empty' }),
+    schools: Type.Array(Type.Ref(PortalSchool), { description: 'Nearby schools; may be empty' }),
+    virtualTourUrl: str('Virtual tour link'),
+    scrapedAt: str('When the data was collected, ISO 8601'),
+    raw: Type.Optional(Type.Unknown({ description: 'Present only when raw=true was requested: the unmapped source record. Its shape is unspecified and may change' })),
+  },
+  { $id: 'PortalProperty', description: 'One home. Every field is present; null means the listing site does not display it, never zero.' },
+);
+
+export const LookupSource = Type.Object(
+  {
+    provider: Type.String({ description: 'self_hosted, or the name of the fallback provider' }),
+    note: Type.String({ description: 'How the record was collected' }),
+    fallback_from: Type.Optional(Type.String({ description: 'self_hosted when the fallback provider was used' })),
+  },
+  { $id: 'LookupSource', additionalProperties: true, description: 'Who collected the record, plus provider-specific descriptors' },
+);
+
+export const LookupMeta = Type.Object(
+  {
+    credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit' }),
+    cached: Type.Boolean({ description: 'True when served from the 24-hour cache' }),
+    cache_key: Type.String({ description: 'zpid:<zpid> or addr:<normalized address>' }),
+    fetched_at: Type.String({ format: 'date-time', description: 'When the data was collected; a cache hit keeps the original time' }),
+    source: Type.Ref(LookupSource),
+    release: Type.Optional(Type.String({ description: 'Release label (v1)' })),
+    took_ms: Type.Integer({ description: 'Milliseconds taken' }),
+    warning: Type.Optional(Type.String({ description: 'Present only when something needs checking' })),
+  },
+  { $id: 'LookupMeta' },
+);
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.String({ description: 'Stable error code (spec section 7)' }),
+    message: Type.String(),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { $id: 'ErrorBody' },
+);
+
+export const ErrorEnvelope = Type.Object(
+  { error: Type.Ref(ErrorBody), meta: Type.Object({ took_ms: Type.Integer() }) },
+  { $id: 'ErrorEnvelope' },
+);
+
+export const PropertyResponse = Type.Object(
+  { data: Type.Ref(PortalProperty), meta: Type.Ref(LookupMeta) },
+  { $id: 'PropertyResponse' },
+);
+
+export const BatchItem = Type.Union([
+  Type.String({ description: 'A listing-site property link or a one-line address' }),
+  Type.Object({ url: Type.String() }, { additionalProperties: false }),
+  Type.Object({ address: Type.String() }, { additionalProperties: false }),
+  Type.Object({ zpid: Type.String() }, { additionalProperties: false }),
+]);
+
+export const BatchRequest = Type.Object(
+  {
+    items: Type.Array(BatchItem, { minItems: 1, maxItems: 50 }),
+    status: Type.Optional(Type.Union(STATUS_HINTS.map((s) => Type.Literal(s)))),
+    raw: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { $id: 'BatchRequest' },
+);
+
+export const BatchResult = Type.Object(
+  {
+    index: Type.Integer(),
+    ok: Type.Boolean(),
+    data: Type.Optional(Type.Ref(PortalProperty)),
+    meta: Type.Optional(Type.Ref(LookupMeta)),
+    error: Type.Optional(Type.Ref(ErrorBody)),
+  },
+  { $id: 'BatchResult' },
+);
+
+export const BatchMeta = Type.Object(
+  {
+    count: Type.Integer(),
+    succeeded: Type.Integer(),
+    failed: Type.Integer(),
+    cache_hits: Type.Integer(),
+    credits: Type.Integer({ description: 'Credits charged: successful live lookups only' }),
+    took_ms: Type.Integer(),
+  },
+  { $id: 'BatchMeta' },
+);
+
+export const BatchResponse = Type.Object(
+  { data: Type.Array(Type.Ref(BatchResult)), meta: Type.Ref(BatchMeta) },
+  { $id: 'BatchResponse' },
+);
+
+export const AccountUsage = Type.Object(
+  {
+    plan: Type.Union([Type.Literal('free'), Type.Literal('paid')]),
+    key_prefix: Type.String({ description: 'The visible prefix of the API key in use' }),
+    used: Type.Integer({ description: 'Live lookups billed in the current period (free plan: ever)' }),
+    included: Type.Integer({ description: 'Lookups the plan includes in the period (free plan: the one-time allotment)' }),
+    remaining: Type.Integer({ description: 'Included lookups left' }),
+    period_end: nullable(Type.String({ format: 'date-time' }), 'End of the billing period; null for the free plan'),
+    overage_enabled: Type.Boolean(),
+    overage_used: Type.Integer({ description: 'Lookups billed past the included ones in this period' }),
+    overage_usd: Type.Number({ description: 'Overage charges so far in this period, USD' }),
+    spend_limit_usd: nullable(Type.Number(), 'Monthly overage spend limit, USD; null when none is set'),
+  },
+  { $id: 'AccountUsage' },
+);
+
+export type PortalProperty = Static<typeof PortalProperty>;
+export type PortalPriceEvent = Static<typeof PortalPriceEvent>;
+export type PortalTaxEvent = Static<typeof PortalTaxEvent>;
+export type PortalSchool = Static<typeof PortalSchool>;
+export type LookupSource = Static<typeof LookupSource> & Record<string, unknown>;
+export type LookupMeta = Omit<Static<typeof LookupMeta>, 'source'> & { source: LookupSource };
+export type ErrorBody = Static<typeof ErrorBody>;
+export type BatchMeta = Static<typeof BatchMeta>;
+export type AccountUsage = Static<typeof AccountUsage>;
+export type BatchResult =
+  | { index: number; ok: true; data: PortalProperty; meta: LookupMeta }
+  | { index: number; ok: false; error: ErrorBody };
+
+/** Every schema with an $id, for OpenAPI components. */
+export const CONTRACT_SCHEMAS = [
+  PortalPriceEvent, PortalTaxEvent, PortalSchool, PortalProperty, LookupSource, LookupMeta, ErrorBody,
+  ErrorEnvelope, PropertyResponse, BatchRequest, BatchResult, BatchMeta, BatchResponse, AccountUsage,
+] as const;
+
+/** The field names of PortalProperty that every response carries (raw is optional). */
+export const PROPERTY_FIELDS = Object.keys(PortalProperty.properties).filter((k) => k !== 'raw') as Array<
+  Exclude<keyof PortalProperty, 'raw'>
+>;

@@ -1,0 +1,136 @@
+// Validation of every input the contract accepts (spec 4.1, 4.2, 2.7). One module for REST and GraphQL.
+// It runs before any lookup, so an invalid request never costs anything.
+import { checkAddress, type AddressParts } from './address.js';
+import { LookupError } from './errors.js';
+import { checkListingUrl, homePathForZpid } from './listing-url.js';
+import { STATUS_HINTS, type StatusHint } from './schema.js';
+
+export const MAX_BATCH_ITEMS = 50;
+const ZPID = /^\d{1,12}$/;
+
+export type Locator =
+  | { kind: 'url'; input: string; target: 'home'; zpid: string; path: string }
+  | { kind: 'url'; input: string; target: 'building'; buildingKey: string; path: string }
+  | { kind: 'zpid'; input: string; zpid: string; path: string }
+  | { kind: 'address'; input: string; normalized: string; parts: AddressParts };
+
+export interface LookupOptions {
+  status?: StatusHint;
+  raw: boolean;
+}
+
+export type LocatorInput = { url?: unknown; zpid?: unknown; address?: unknown };
+
+const bad = (param: string, reason: string) =>
+  new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
+
+/** Exactly one of url, zpid, address (spec 4.1 rules 1-3). */
+export function parseLocator(input: LocatorInput): Locator {
+  const sent = (['url', 'zpid', 'address'] as const).filter((k) => input[k] !== undefined && input[k] !== null);
+  if (sent.length === 0) throw new LookupError('missing_param', { details: { expected: ['url', 'zpid', 'address'] } });
+  if (sent.length > 1) {
+    throw new LookupError('bad_param', {
+      message: `Send only one of url, zpid or address (got ${sent.join(', ')}).`,
+      details: { param: sent.join(','), reason: 'more than one locator' },
+    });
+  }
+  const key = sent[0]!;
+  const value = input[key];
+  if (typeof value !== 'string') throw bad(key, 'must be a string');
+  if (key === 'url') return parseUrl(value);
+  if (key === 'zpid') return parseZpid(value);
+  return parseAddress(value);
+}
+
+export function parseUrl(value: string): Locator {
+  const link = checkListingUrl(value);
+  if (!link.ok) throw bad('url', link.reason);
+  return link.kind === 'home'
+    ? { kind: 'url', input: value, target: 'home', zpid: link.zpid, path: link.path }
+    : { kind: 'url', input: value, target: 'building', buildingKey: link.buildingKey, path: link.path };
+}
+
+export function parseZpid(value: string): Locator {
+  const v = value.trim();
+  if (!ZPID.test(v)) throw bad('zpid', 'must be 1 to 12 digits');
+  const zpid = v.replace(/^0+(?=\d)/, '');
+  return { kind: 'zpid', input: value, zpid, path: homePathForZpid(zpid) };
+}
+
+export function parseAddress(value: string): Locator {
+  const a = checkAddress(value);
+  if (!a.ok) throw bad('address', a.reason);
+  return { kind: 'address', input: value, normalized: a.normalized, parts: a.parts };
+}
+
+export function parseStatus(value: unknown): StatusHint | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' && (STATUS_HINTS as readonly string[]).includes(value)) return value as StatusHint;
+  throw bad('status', `must be one of ${STATUS_HINTS.join(', ')}`);
+}
+
+export function parseRaw(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw bad('raw', 'must be true or false');
+}
+
+const QUERY_PARAMS = new Set(['url', 'zpid', 'address', 'status', 'raw']);
+
+/** A single lookup's query string (REST). Repeated or unknown parameters are refused. */
+export function parseLookupQuery(query: Record<string, unknown>): { locator: Locator; options: LookupOptions } {
+  for (const [k, v] of Object.entries(query)) {
+    if (!QUERY_PARAMS.has(k)) throw bad(k, 'unknown parameter (expected url, zpid, address, status, raw)');
+    if (Array.isArray(v)) throw bad(k, 'sent more than once');
+  }
+  const options: LookupOptions = { raw: parseRaw(query.raw) };
+  const status = parseStatus(query.status);
+  if (status) options.status = status;
+  return { locator: parseLocator(query), options };
+}
+
+export type BatchItemResult = { ok: true; locator: Locator } | { ok: false; error: LookupError };
+
+const URLISH = /^https?:\/\//i;
+
+/** One batch item: a string (link or address) or an object with exactly one of url, address, zpid. */
+export function parseBatchItem(item: unknown): BatchItemResult {
+  try {
+    if (typeof item === 'string') {
+      return { ok: true, locator: URLISH.test(item.trim()) ? parseUrl(item) : parseAddress(item) };
+    }
+    if (item && typeof item === 'object' && !Array.isArray(item)) {
+      const obj = item as Record<string, unknown>;
+      const unknown = Object.keys(obj).filter((k) => !['url', 'address', 'zpid'].includes(k));
+      if (unknown.length > 0) throw bad('item', `unknown field ${unknown.join(', ')} (expected one of url, address, zpid)`);
+      return { ok: true, locator: parseLocator(obj) };
+    }
+    throw bad('item', 'must be a string or an object with one of url, address, zpid');
+  } catch (e) {
+    if (e instanceof LookupError) return { ok: false, error: e };
+    throw e;
+  }
+}
+
+const BATCH_FIELDS = new Set(['items', 'status', 'raw']);
+
+/** A batch body (spec 4.2): request-level errors throw; per-item errors are returned in place. */
+export function parseBatchBody(body: unknown): { items: BatchItemResult[]; options: LookupOptions } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw new LookupError('bad_body', { details: { reason: 'body must be a JSON object' } });
+  }
+  const b = body as Record<string, unknown>;
+  if (!Array.isArray(b.items) || b.items.length === 0) {
+    throw new LookupError('bad_body', { details: { reason: 'items must be a non-empty array' } });
+  }
+  if (b.items.length > MAX_BATCH_ITEMS) {
+    throw new LookupError('too_many_items', { details: { max: MAX_BATCH_ITEMS, received: b.items.length } });
+  }
+  const unknown = Object.keys(b).filter((k) => !BATCH_FIELDS.has(k));
+  if (unknown.length > 0) throw bad(unknown[0]!, 'unknown field (expected items, status, raw)');
+  const options: LookupOptions = { raw: parseRaw(b.raw) };
+  const status = parseStatus(b.status);
+  if (status) options.status = status;
+  return { items: b.items.map(parseBatchItem), options };
+}
