@@ -34,6 +34,11 @@ export interface ResolvedAddress {
   zpid: string;
   /** Path of the home's page on the listing site. */
   path: string;
+  /**
+   * Set when resolving already read the home (the fallback provider takes the address directly and
+   * returns the record in the same paid run). Use it instead of calling `read`, which would pay twice.
+   */
+  collected?: Collected;
 }
 
 export interface AddressQuery {

@@ -1,0 +1,5 @@
+export * from './keys.js';
+export * from './authenticate.js';
+export * from './plans.js';
+export * from './seed.js';
+export { accountUsage } from './usage.js';

@@ -1,0 +1,83 @@
+// Plans → what a live lookup may draw on (spec 7, 8). The store applies it atomically.
+import { LookupError } from '../contract/index.js';
+import type { Config } from '../config.js';
+import type { Account, ReserveRequest, ReserveResult } from '../store/index.js';
+
+export const FREE_ALLOTMENT = 50;
+const MICRO = 1_000_000;
+
+/** The free plan's bucket never resets; a paid plan's is the calendar month (UTC). */
+export function periodOf(account: Account, now: Date): string {
+  return account.plan === 'free' ? 'lifetime' : now.toISOString().slice(0, 7);
+}
+
+export function periodEnd(account: Account, now: Date): Date | null {
+  if (account.plan === 'free') return null;
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
+export const includedOf = (account: Account): number => (account.plan === 'free' ? account.allotment : account.included);
+
+export function reserveRequest(
+  account: Account,
+  config: Config,
+  now: Date,
+  reservationId: string,
+): ReserveRequest {
+  const paid = account.plan === 'paid';
+  return {
+    reservationId,
+    accountId: account.id,
+    period: periodOf(account, now),
+    included: includedOf(account),
+    overage:
+      paid && account.overage && !account.paymentFailing
+        ? {
+            rateMicroUsd: Math.round(account.overageRateUsd * MICRO),
+            spendLimitMicroUsd: account.spendLimitUsd === null ? null : Math.round(account.spendLimitUsd * MICRO),
+          }
+        : null,
+    budget: {
+      day: now.toISOString().slice(0, 10),
+      scope: paid ? 'paid' : 'service',
+      cap: paid ? config.paidDailyLiveLookupBudget : config.dailyLiveLookupBudget,
+    },
+    // Outlives the longest live lookup, so only a crashed holder's reservation is ever swept.
+    ttlMs: Math.max(config.lookupTimeoutMs, config.batchDeadlineMs) + 60_000,
+  };
+}
+
+export const secondsToMidnightUtc = (now: Date): number =>
+  Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
+
+/** A refused reservation as the spec's error. */
+export function refusal(result: Exclude<ReserveResult, { ok: true }>, account: Account, config: Config, now: Date): LookupError {
+  switch (result.reason) {
+    case 'credits_exhausted':
+      return new LookupError('credits_exhausted', {
+        details: {
+          plan: account.plan,
+          upgrade_url: config.upgradeUrl,
+          ...(account.paymentFailing ? { reason: 'payment_failing' } : {}),
+        },
+      });
+    case 'spend_limit_reached':
+      return new LookupError('spend_limit_reached', {
+        details: {
+          spend_limit_usd: account.spendLimitUsd,
+          overage_rate_usd: account.overageRateUsd,
+          overage_used_usd: Math.round(result.overageUsed * account.overageRateUsd * 100) / 100,
+          overage_lookups: result.overageUsed,
+          dashboard_url: config.dashboardUrl,
+        },
+      });
+    case 'live_lookups_capped':
+      return new LookupError('live_lookups_capped', {
+        retryAfter: secondsToMidnightUtc(now),
+        details: {
+          scope: account.plan === 'paid' ? 'paid_daily_budget' : 'service_daily_budget',
+          resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
+        },
+      });
+  }
+}

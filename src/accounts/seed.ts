@@ -1,0 +1,85 @@
+// ACCOUNTS_FILE: accounts created or updated at start-up, idempotently.
+import { readFile } from 'node:fs/promises';
+import type { Account, Store } from '../store/index.js';
+import { hashApiKey, seededAccountId, visiblePrefix } from './keys.js';
+import { FREE_ALLOTMENT } from './plans.js';
+
+export interface AccountSeed {
+  key: string;
+  plan: 'free' | 'paid';
+  allotment?: number;
+  included?: number;
+  overage?: boolean;
+  overageRateUsd?: number;
+  spendLimitUsd?: number;
+  paymentFailing?: boolean;
+  label?: string;
+}
+
+const nonNegative = (v: unknown, name: string, i: number): number | undefined => {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`ACCOUNTS_FILE[${i}].${name} must be a number >= 0`);
+  return v;
+};
+
+export function parseSeeds(json: unknown): AccountSeed[] {
+  if (!Array.isArray(json)) throw new Error('ACCOUNTS_FILE must hold a JSON array of accounts');
+  return json.map((s, i) => {
+    if (!s || typeof s !== 'object') throw new Error(`ACCOUNTS_FILE[${i}] must be an object`);
+    const o = s as Record<string, unknown>;
+    if (typeof o.key !== 'string' || o.key.length < 8) throw new Error(`ACCOUNTS_FILE[${i}].key must be a string of 8+ characters`);
+    if (o.plan !== 'free' && o.plan !== 'paid') throw new Error(`ACCOUNTS_FILE[${i}].plan must be "free" or "paid"`);
+    const seed: AccountSeed = { key: o.key, plan: o.plan };
+    const allotment = nonNegative(o.allotment, 'allotment', i);
+    const included = nonNegative(o.included, 'included', i);
+    const overageRateUsd = nonNegative(o.overageRateUsd, 'overageRateUsd', i);
+    const spendLimitUsd = nonNegative(o.spendLimitUsd, 'spendLimitUsd', i);
+    if (allotment !== undefined) seed.allotment = allotment;
+    if (included !== undefined) seed.included = included;
+    if (overageRateUsd !== undefined) seed.overageRateUsd = overageRateUsd;
+    if (spendLimitUsd !== undefined) seed.spendLimitUsd = spendLimitUsd;
+    if (typeof o.overage === 'boolean') seed.overage = o.overage;
+    if (typeof o.paymentFailing === 'boolean') seed.paymentFailing = o.paymentFailing;
+    if (typeof o.label === 'string') seed.label = o.label;
+    return seed;
+  });
+}
+
+export function accountFromSeed(seed: AccountSeed, secret: string, existing: Account | null, now: Date): Account {
+  const keyHash = hashApiKey(seed.key, secret);
+  return {
+    id: existing?.id ?? seededAccountId(keyHash),
+    keyHash,
+    keyPrefix: visiblePrefix(seed.key),
+    plan: seed.plan,
+    allotment: seed.allotment ?? FREE_ALLOTMENT,
+    included: seed.included ?? 0,
+    overage: seed.overage ?? false,
+    overageRateUsd: seed.overageRateUsd ?? 0,
+    spendLimitUsd: seed.spendLimitUsd ?? null,
+    paymentFailing: seed.paymentFailing ?? false,
+    revoked: false,
+    createdAt: existing?.createdAt ?? now.toISOString(),
+    label: seed.label ?? existing?.label ?? null,
+  };
+}
+
+/** Upserts every seed; returns how many. Usage already recorded is kept. */
+export async function seedAccounts(store: Store, seeds: AccountSeed[], secret: string, now = new Date()): Promise<number> {
+  for (const seed of seeds) {
+    const existing = await store.getAccount(seededAccountId(hashApiKey(seed.key, secret)));
+    await store.putAccount(accountFromSeed(seed, secret, existing, now));
+  }
+  return seeds.length;
+}
+
+export async function seedAccountsFromFile(store: Store, path: string, secret: string): Promise<number> {
+  const text = await readFile(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`ACCOUNTS_FILE ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  return seedAccounts(store, parseSeeds(json), secret);
+}

@@ -1,0 +1,111 @@
+// Configuration from the environment. Every variable is documented in the README.
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: the embedded in-memory store. */
+  redisUrl: string | null;
+  /** Prefix of every Redis key. */
+  redisPrefix: string;
+  /** The listing site's origin; a link's path and query are requested from here. */
+  portalOrigin: string;
+  /** The address-suggestion endpoint. */
+  portalSuggestUrl: string;
+  /** Optional outbound proxy for the listing site. */
+  portalProxyUrl: string | null;
+  /** The own collector; off leaves only the fallback provider. */
+  selfHostedEnabled: boolean;
+  fallback: {
+    url: string | null;
+    token: string | null;
+    actor: string | null;
+    /** Per-lookup cost cap passed to the provider, USD. */
+    maxCostUsd: number;
+    /** Name reported in meta.source.provider. */
+    name: string;
+  };
+  accountsFile: string | null;
+  /** Secret for the keyed hash of API keys. */
+  apiKeySecret: string;
+  batchDeadlineMs: number;
+  batchConcurrency: number;
+  lookupTimeoutMs: number;
+  liveLookupsEnabled: boolean;
+  /** Service-wide live lookups per UTC day for free plans; null = unlimited. */
+  dailyLiveLookupBudget: number | null;
+  /** Live lookups per UTC day for paid plans; null = unlimited. */
+  paidDailyLiveLookupBudget: number | null;
+  cacheTtlMs: number;
+  ambiguityMemoTtlMs: number;
+  logLevel: string;
+  upgradeUrl: string;
+  dashboardUrl: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+const int = (env: Env, name: string, fallback: number, min = 0): number => {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min} (got "${v}")`);
+  return n;
+};
+
+const optInt = (env: Env, name: string): number | null => {
+  const v = env[name];
+  return v === undefined || v === '' ? null : int(env, name, 0);
+};
+
+const bool = (env: Env, name: string, fallback: boolean): boolean => {
+  const v = env[name]?.toLowerCase();
+  if (v === undefined || v === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new Error(`${name} must be true or false (got "${env[name]}")`);
+};
+
+const str = (env: Env, name: string): string | null => {
+  const v = env[name]?.trim();
+  return v ? v : null;
+};
+
+export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
+export const DEFAULT_SUGGEST_URL = 'https://www.zillowstatic.com/autocomplete/v3/suggestions';
+const DEV_SECRET = 'dev-only-secret-change-me';
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    port: int(env, 'PORT', 4000),
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    redisUrl: str(env, 'REDIS_URL'),
+    redisPrefix: str(env, 'REDIS_PREFIX') ?? 'pl:',
+    portalOrigin: (str(env, 'PORTAL_ORIGIN') ?? DEFAULT_PORTAL_ORIGIN).replace(/\/+$/, ''),
+    portalSuggestUrl: str(env, 'PORTAL_SUGGEST_URL') ?? DEFAULT_SUGGEST_URL,
+    portalProxyUrl: str(env, 'PORTAL_PROXY_URL'),
+    selfHostedEnabled: bool(env, 'SELF_HOSTED_ENABLED', true),
+    fallback: {
+      url: str(env, 'FALLBACK_URL'),
+      token: str(env, 'FALLBACK_TOKEN'),
+      actor: str(env, 'FALLBACK_ACTOR'),
+      maxCostUsd: Number(str(env, 'FALLBACK_MAX_COST_USD') ?? '0.05'),
+      name: str(env, 'FALLBACK_PROVIDER_NAME') ?? 'apify',
+    },
+    accountsFile: str(env, 'ACCOUNTS_FILE'),
+    apiKeySecret: str(env, 'API_KEY_SECRET') ?? DEV_SECRET,
+    batchDeadlineMs: int(env, 'BATCH_DEADLINE_MS', 280_000, 1),
+    batchConcurrency: int(env, 'BATCH_CONCURRENCY', 10, 1),
+    lookupTimeoutMs: int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1),
+    liveLookupsEnabled: bool(env, 'LIVE_LOOKUPS_ENABLED', true),
+    dailyLiveLookupBudget: optInt(env, 'DAILY_LIVE_LOOKUP_BUDGET'),
+    paidDailyLiveLookupBudget: optInt(env, 'PAID_DAILY_LIVE_LOOKUP_BUDGET'),
+    cacheTtlMs: int(env, 'CACHE_TTL_MS', 24 * 3600_000, 1),
+    ambiguityMemoTtlMs: int(env, 'AMBIGUITY_MEMO_TTL_MS', 3600_000, 1),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    upgradeUrl: str(env, 'UPGRADE_URL') ?? 'https://example.com/pricing',
+    dashboardUrl: str(env, 'DASHBOARD_URL') ?? 'https://example.com/dashboard/billing',
+  };
+}
+
+/** True when the API-key secret was left at its development default. */
+export const usesDevSecret = (c: Config): boolean => c.apiKeySecret === DEV_SECRET;

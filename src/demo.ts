@@ -1,0 +1,46 @@
+// `npm run demo`: the whole service offline. A local replay of recorded listing pages stands in
+// for the listing site, the store is in memory, and a demo key is printed with curl examples.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from './config.js';
+import { startReplayServer } from './replay/server.js';
+import { startService, stopOnSignals } from './server.js';
+
+const DEMO_KEY = 'demo_key_local_only';
+
+const replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+const dir = await mkdtemp(join(tmpdir(), 'portal-demo-'));
+const accountsFile = join(dir, 'accounts.json');
+await writeFile(accountsFile, JSON.stringify([{ key: DEMO_KEY, plan: 'free', allotment: 50, label: 'demo' }]));
+
+const config = loadConfig({
+  ...process.env,
+  REDIS_URL: '',
+  PORTAL_ORIGIN: replay.origin,
+  PORTAL_SUGGEST_URL: replay.suggestUrl,
+  ACCOUNTS_FILE: accountsFile,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+});
+const service = await startService(config);
+stopOnSignals(service, () => replay.close());
+
+const base = service.url;
+const q = (s: string) => encodeURIComponent(s);
+process.stdout.write(`
+Property lookup API demo: ${base}
+  (listing pages replayed offline from ${replay.origin}; in-memory store)
+
+Demo API key: ${DEMO_KEY}
+
+Try:
+  curl -s -H 'x-api-key: ${DEMO_KEY}' '${base}/v1/portal/property?url=${q('https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/')}'
+  curl -s -H 'x-api-key: ${DEMO_KEY}' '${base}/v1/portal/property?zpid=114303858'
+  curl -s -H 'x-api-key: ${DEMO_KEY}' '${base}/v1/portal/property?address=${q('710 E Dean Keeton St #111, Austin, TX 78705')}'
+  curl -s -H 'x-api-key: ${DEMO_KEY}' -H 'content-type: application/json' -X POST '${base}/v1/portal/batch' \\
+       -d '{"items":["https://www.zillow.com/homedetails/2146993218_zpid/",{"zpid":"15192198"},{"url":"https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/"}]}'
+  curl -s -H 'x-api-key: ${DEMO_KEY}' '${base}/v1/account'
+
+GraphQL (GraphiQL in a browser): ${base}/graphql    API docs: ${base}/docs
+Stop with Ctrl-C.
+`);

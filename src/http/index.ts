@@ -1,0 +1,26 @@
+// The REST face: v1 routes, health, docs, and the envelope for everything else.
+import type { FastifyInstance } from 'fastify';
+import type { CoreDeps } from '../lookup/index.js';
+import { docsRoutes } from './docs.js';
+import { fallbackHandlers } from './fallbacks.js';
+import { accountRoute } from './routes/account.js';
+import { batchRoute } from './routes/batch.js';
+import { healthRoutes } from './routes/health.js';
+import { propertyRoute } from './routes/property.js';
+
+export { buildOpenApi } from './openapi.js';
+export { sendError } from './envelope.js';
+
+export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promise<void> {
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-api-version', 'v1');
+    reply.header('cache-control', 'no-store');
+    return payload;
+  });
+  fallbackHandlers(app);
+  healthRoutes(app, deps);
+  propertyRoute(app, deps);
+  await batchRoute(app, deps);
+  accountRoute(app, deps);
+  await docsRoutes(app);
+}

@@ -1,0 +1,28 @@
+// From a Fastify request to the core's request context: who is calling, and a signal that
+// aborts when the client goes away.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from '../accounts/index.js';
+import { createRequestContext, type CoreDeps, type RequestContext } from '../lookup/index.js';
+
+export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.on('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
+  });
+  request.raw.on('aborted', () => controller.abort(new Error('client aborted the request')));
+  return controller.signal;
+}
+
+export async function contextFor(
+  deps: CoreDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deadlineMs?: number,
+): Promise<RequestContext> {
+  const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key']);
+  return createRequestContext(deps, account, {
+    requestId: String(request.id),
+    signal: clientGone(request, reply),
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+  });
+}

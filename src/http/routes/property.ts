@@ -1,0 +1,20 @@
+// GET /v1/portal/property (spec 4.1): parse, call the core, write the envelope.
+import type { FastifyInstance } from 'fastify';
+import { parseLookupQuery } from '../../contract/index.js';
+import { lookupOne, type CoreDeps } from '../../lookup/index.js';
+import { sendError, tookMs } from '../envelope.js';
+import { contextFor } from '../request-context.js';
+
+export function propertyRoute(app: FastifyInstance, deps: CoreDeps): void {
+  app.get('/v1/portal/property', async (request, reply) => {
+    try {
+      const ctx = await contextFor(deps, request, reply);
+      const { locator, options } = parseLookupQuery(request.query as Record<string, unknown>);
+      const { data, meta } = await lookupOne(ctx, locator, options);
+      reply.header('x-cache', meta.cached ? 'HIT' : 'MISS');
+      return reply.send({ data, meta: { ...meta, took_ms: tookMs(reply) } });
+    } catch (e) {
+      return sendError(reply, e);
+    }
+  });
+}

@@ -1,0 +1,59 @@
+// The per-request context every lookup runs in, built the same way by REST and GraphQL.
+import type DataLoader from 'dataloader';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Collector } from '../collector/types.js';
+import type { Account, Store } from '../store/index.js';
+import { Limiter } from './limiter.js';
+import { createHomeLoader, type HomeRequest, type Loaded } from './loader.js';
+import type { SingleFlight } from './single-flight.js';
+
+/** Long-lived parts shared by all requests of one process. */
+export interface CoreDeps {
+  config: Config;
+  store: Store;
+  collector: Collector;
+  clock: () => Date;
+  newId: () => string;
+  logger: Logger;
+  flights: SingleFlight;
+}
+
+export interface RequestContext {
+  deps: CoreDeps;
+  account: Account;
+  requestId: string;
+  logger: Logger;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  /** Aborts at the request's overall deadline (batches and GraphQL operations). */
+  deadline: AbortSignal | null;
+  /** Bounds how many live lookups of this request run at once. */
+  limiter: Limiter;
+  /** One load per home per request: duplicates meet here and are read and billed once. */
+  loader: DataLoader<HomeRequest, Loaded, string>;
+  /** Homes whose live charge was already reported to a consumer of this request. */
+  reported: Set<string>;
+}
+
+export interface ContextOptions {
+  requestId: string;
+  signal?: AbortSignal;
+  /** Overall deadline in ms from now (batches); none for a single lookup. */
+  deadlineMs?: number;
+}
+
+export function createRequestContext(deps: CoreDeps, account: Account, opts: ContextOptions): RequestContext {
+  const ctx = {
+    deps,
+    account,
+    requestId: opts.requestId,
+    logger: deps.logger.child({ reqId: opts.requestId, account: account.id }),
+    signal: opts.signal ?? new AbortController().signal,
+    deadline: opts.deadlineMs === undefined ? null : AbortSignal.timeout(opts.deadlineMs),
+    limiter: new Limiter(deps.config.batchConcurrency),
+    reported: new Set<string>(),
+  } as Omit<RequestContext, 'loader'> as RequestContext;
+  ctx.loader = createHomeLoader(ctx);
+  return ctx;
+}

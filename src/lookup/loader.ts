@@ -1,0 +1,101 @@
+// The per-request loader: every lookup of a request (a REST call, a batch, a GraphQL operation)
+// goes through it, so one home is loaded once and the cache is read in one round trip.
+import DataLoader from 'dataloader';
+import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
+import type { RequestContext } from './context.js';
+import { readCache } from './cache.js';
+import { addressKey, zpidKey } from './keys.js';
+import { liveLookup, throwIfAborted, type Loaded } from './live.js';
+
+export type { Loaded } from './live.js';
+
+export interface HomeRequest {
+  /** homeKeyOf(locator): requests with the same key are the same home. */
+  key: string;
+  locator: Locator;
+  options: LookupOptions;
+}
+
+export function createHomeLoader(ctx: RequestContext): DataLoader<HomeRequest, Loaded, string> {
+  return new DataLoader<HomeRequest, Loaded, string>((reqs) => loadHomes(ctx, reqs), {
+    cacheKeyFn: (r) => r.key,
+    maxBatchSize: 100,
+  });
+}
+
+async function loadHomes(ctx: RequestContext, reqs: readonly HomeRequest[]): Promise<(Loaded | Error)[]> {
+  const hits = await readCache(ctx.deps.store, reqs.map((r) => r.key));
+  return Promise.all(
+    reqs.map(async (req, i): Promise<Loaded | Error> => {
+      const hit = hits[i];
+      if (hit) return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.locator.kind === 'address' ? req.key : hit.entryKey, cached: true, credits: 0 };
+      try {
+        return await loadUncached(ctx, req);
+      } catch (e) {
+        return toLookupError(e);
+      }
+    }),
+  );
+}
+
+/** A miss: wait for a slot of the request, then resolve the address (if any) and read live. */
+async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
+  const { config } = ctx.deps;
+  const { locator } = req;
+  if (!config.liveLookupsEnabled) throw new LookupError('live_lookups_disabled');
+  if (locator.kind === 'address') {
+    const memo = await ctx.deps.store.getMemo(req.key);
+    if (memo) throw new LookupError('address_ambiguous', { message: memo.message, ...(memo.details ? { details: memo.details } : {}) });
+  }
+  const release = await ctx.limiter.acquire(ctx.deadline ?? undefined).catch(() => {
+    throw new LookupError('batch_deadline', { details: { reason: 'not started before the deadline' } });
+  });
+  try {
+    throwIfAborted(ctx);
+    switch (locator.kind) {
+      case 'zpid':
+        return await liveLookup(ctx, { homeKey: req.key, target: { path: locator.path, zpid: locator.zpid, building: false }, options: req.options });
+      case 'url':
+        return await liveLookup(ctx, {
+          homeKey: req.key,
+          target: { path: locator.path, zpid: locator.target === 'home' ? locator.zpid : null, building: locator.target === 'building' },
+          options: req.options,
+        });
+      case 'address':
+        return await lookupAddress(ctx, req, locator);
+    }
+  } finally {
+    release();
+  }
+}
+
+async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Extract<Locator, { kind: 'address' }>): Promise<Loaded> {
+  const { store, collector, clock, config } = ctx.deps;
+  const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
+  if (ctx.deadline) signals.push(ctx.deadline);
+  const readCtx = { signal: AbortSignal.any(signals), now: clock(), ...(req.options.status ? { status: req.options.status } : {}) };
+  let resolved;
+  try {
+    resolved = await collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx);
+  } catch (e) {
+    const err = toLookupError(e);
+    if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), config.ambiguityMemoTtlMs);
+    throw err;
+  }
+  throwIfAborted(ctx);
+  const homeKey = zpidKey(resolved.zpid);
+  // The home may already be cached under its zpid (looked up before by link or zpid).
+  const [hit] = await readCache(store, [homeKey]);
+  if (hit) {
+    await store.putAlias(req.key, hit.entryKey, config.cacheTtlMs);
+    return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.key, cached: true, credits: 0 };
+  }
+  const loaded = await liveLookup(ctx, {
+    homeKey,
+    reportAs: req.key,
+    target: { path: resolved.path, zpid: resolved.zpid, building: false },
+    options: req.options,
+  });
+  await store.putAlias(req.key, loaded.entryKey, config.cacheTtlMs);
+  return loaded;
+}

@@ -1,0 +1,75 @@
+// One lookup and a batch of them, as both faces call them.
+import {
+  toLookupError, type BatchItemResult, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
+  type LookupOptions, type PortalProperty,
+} from '../contract/index.js';
+import type { RequestContext } from './context.js';
+import { homeKeyOf } from './keys.js';
+
+export interface LookupOutcome {
+  data: PortalProperty;
+  meta: LookupMeta;
+}
+
+export const RELEASE = 'v1';
+
+/** One home (spec 4.1). Throws a LookupError. */
+export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
+  const started = performance.now();
+  const key = homeKeyOf(locator);
+  const loaded = await ctx.loader.load({ key, locator, options });
+  let { credits, cached } = loaded;
+  // The same home twice in one request: read once, billed once; the later consumers see a hit.
+  if (credits === 1) {
+    if (ctx.reported.has(loaded.entryKey)) {
+      credits = 0;
+      cached = true;
+    } else ctx.reported.add(loaded.entryKey);
+  }
+  const data: PortalProperty = options.raw ? { ...loaded.entry.record, raw: loaded.entry.raw ?? null } : { ...loaded.entry.record };
+  const meta: LookupMeta = {
+    credits,
+    cached,
+    cache_key: loaded.cacheKey,
+    fetched_at: loaded.entry.fetchedAt,
+    source: loaded.entry.source,
+    release: RELEASE,
+    took_ms: Math.round(performance.now() - started),
+    ...(loaded.warning && credits === 1 ? { warning: loaded.warning } : {}),
+  };
+  return { data, meta };
+}
+
+/** Up to 50 homes (spec 4.2): one result per item, in order; one failed item never fails the batch. */
+export async function lookupBatch(
+  ctx: RequestContext,
+  items: readonly BatchItemResult[],
+  options: LookupOptions,
+): Promise<{ data: BatchResult[]; meta: BatchMeta }> {
+  const started = performance.now();
+  const data = await Promise.all(
+    items.map(async (item, index): Promise<BatchResult> => {
+      if (!item.ok) return { index, ok: false, error: item.error.toBody() };
+      try {
+        const o = await lookupOne(ctx, item.locator, options);
+        return { index, ok: true, data: o.data, meta: o.meta };
+      } catch (e) {
+        const err = toLookupError(e);
+        if (err.code === 'internal') ctx.logger.error({ err: e, index }, 'batch item failed');
+        return { index, ok: false, error: err.toBody() };
+      }
+    }),
+  );
+  const ok = data.filter((r): r is Extract<BatchResult, { ok: true }> => r.ok);
+  return {
+    data,
+    meta: {
+      count: data.length,
+      succeeded: ok.length,
+      failed: data.length - ok.length,
+      cache_hits: ok.filter((r) => r.meta.cached).length,
+      credits: ok.reduce((n, r) => n + r.meta.credits, 0),
+      took_ms: Math.round(performance.now() - started),
+    },
+  };
+}

@@ -1,0 +1,112 @@
+// The store: accounts, the 24 h cache, memos, usage and the single-flight lock.
+// Every check-and-charge is one atomic operation of the store (reserve → commit | release),
+// so billing stays exact with many requests and many service instances at once.
+import type { ErrorBody, LookupSource, PortalProperty } from '../contract/index.js';
+
+export type Plan = 'free' | 'paid';
+
+export interface Account {
+  id: string;
+  /** HMAC-SHA256 (hex) of the API key under the server secret; the key itself is never stored. */
+  keyHash: string;
+  /** The key's first characters, shown to support and to the holder. */
+  keyPrefix: string;
+  plan: Plan;
+  /** Free plan: one-time lookups. */
+  allotment: number;
+  /** Paid plan: lookups included per billing period. */
+  included: number;
+  overage: boolean;
+  overageRateUsd: number;
+  spendLimitUsd: number | null;
+  paymentFailing: boolean;
+  revoked: boolean;
+  createdAt: string;
+  label: string | null;
+}
+
+export interface CacheEntry {
+  record: Omit<PortalProperty, 'raw'>;
+  /** The unmapped source record, kept so raw=true works on a hit. */
+  raw: unknown;
+  fetchedAt: string;
+  source: LookupSource;
+  zpid: string | null;
+}
+
+export interface ReserveRequest {
+  reservationId: string;
+  accountId: string;
+  /** Usage bucket: `lifetime` for the free plan, `YYYY-MM` for a paid plan's billing period. */
+  period: string;
+  /** Lookups the bucket includes. */
+  included: number;
+  /** Usage past `included`, when allowed now (null: not allowed, or paused while a payment fails). */
+  overage: { rateMicroUsd: number; spendLimitMicroUsd: number | null } | null;
+  /** The daily live-lookup budget this lookup draws on (`day` is YYYY-MM-DD UTC). */
+  budget: { day: string; scope: 'service' | 'paid'; cap: number | null };
+  /** A reservation not committed or released within this time is swept (released). */
+  ttlMs: number;
+}
+
+export type ReserveResult =
+  | { ok: true; kind: 'included' | 'overage' }
+  | { ok: false; reason: 'credits_exhausted' }
+  | { ok: false; reason: 'spend_limit_reached'; overageUsed: number }
+  | { ok: false; reason: 'live_lookups_capped' };
+
+export interface LedgerEntry {
+  reservationId: string;
+  accountId: string;
+  cacheKey: string;
+  requestId: string;
+  kind: 'included' | 'overage';
+  at: string;
+}
+
+export interface UsageCounters {
+  /** Committed lookups in the bucket (included + overage). */
+  used: number;
+  /** Reservations in flight. */
+  reserved: number;
+  /** Committed lookups past the included ones. */
+  overageUsed: number;
+}
+
+export interface Store {
+  readonly kind: 'memory' | 'redis';
+  /** Throws LookupError('store_unavailable') when the store cannot be reached now. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  getAccountByKeyHash(keyHash: string): Promise<Account | null>;
+  getAccount(id: string): Promise<Account | null>;
+  /** Creates or replaces an account (and its key index). */
+  putAccount(account: Account): Promise<void>;
+  listAccounts(): Promise<Account[]>;
+
+  getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]>;
+  putEntry(key: string, entry: CacheEntry, ttlMs: number): Promise<void>;
+  /** Alias keys (e.g. `addr:…`, `bldg:…`) point at a cache key (`zpid:…`). */
+  getAliases(keys: readonly string[]): Promise<(string | null)[]>;
+  putAlias(key: string, target: string, ttlMs: number): Promise<void>;
+  getMemo(key: string): Promise<ErrorBody | null>;
+  putMemo(key: string, body: ErrorBody, ttlMs: number): Promise<void>;
+
+  /** Atomically checks the account's allowance and the daily budget, and holds one unit of each. */
+  reserve(req: ReserveRequest): Promise<ReserveResult>;
+  /** Turns a held reservation into a charge and appends it to the ledger; false if it was not held. */
+  commit(entry: LedgerEntry): Promise<boolean>;
+  /** Gives a held reservation back; false if it was not held. */
+  release(reservationId: string): Promise<boolean>;
+  /** Releases reservations past their ttl (after a crash); returns how many. */
+  sweep(): Promise<number>;
+  usage(accountId: string, period: string): Promise<UsageCounters>;
+  /** Live lookups committed plus held against a daily budget. */
+  budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number>;
+  ledger(accountId?: string): Promise<LedgerEntry[]>;
+
+  /** Single flight across instances: an expiring lock that only the token's owner can release. */
+  tryLock(key: string, token: string, ttlMs: number): Promise<boolean>;
+  unlock(key: string, token: string): Promise<void>;
+}

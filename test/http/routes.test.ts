@@ -1,0 +1,65 @@
+// Headers on every response, the envelope for unknown routes and methods, health.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorEnvelope } from '../../src/contract/index.js';
+import { expectSchema } from '../helpers/schema.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc.close());
+
+const expectV1Headers = (h: Headers) => {
+  expect(h.get('x-api-version')).toBe('v1');
+  expect(h.get('cache-control')).toBe('no-store');
+  expect(h.get('content-type')).toMatch(/^application\/json/);
+};
+
+describe('every response', () => {
+  it('healthz answers 200 with the v1 headers', async () => {
+    const r = await svc.get('/healthz', null);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'ok' });
+    expectV1Headers(r.headers);
+  });
+
+  it('readyz reports the store', async () => {
+    const r = await svc.get('/readyz', null);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'ready', store: 'memory' });
+  });
+
+  it('an unknown route is a 404 in the envelope, never HTML', async () => {
+    const r = await svc.get('/v1/portal/nope');
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('route_not_found');
+    expect(typeof r.body.meta.took_ms).toBe('number');
+    expectSchema(ErrorEnvelope, r.body);
+    expectV1Headers(r.headers);
+  });
+
+  it.each([
+    ['POST', '/v1/portal/property', 'GET'],
+    ['GET', '/v1/portal/batch', 'POST'],
+    ['DELETE', '/v1/account', 'GET'],
+  ])('%s %s is a 405 naming the allowed method', async (method, path, allowed) => {
+    const res = await fetch(svc.url + path, { method, headers: { 'x-api-key': svc.keys.free! } });
+    const body = await res.json();
+    expect(res.status).toBe(405);
+    expect(body.error.code).toBe('method_not_allowed');
+    expect(res.headers.get('allow')).toBe(allowed);
+    expectV1Headers(res.headers);
+  });
+
+  it('errors carry the v1 headers too', async () => {
+    const r = await svc.get('/v1/portal/property', null);
+    expect(r.status).toBe(401);
+    expectV1Headers(r.headers);
+  });
+
+  it('every response carries a request id', async () => {
+    const r = await svc.get('/healthz', null);
+    expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
