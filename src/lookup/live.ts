@@ -1,6 +1,6 @@
 // A live lookup: reserve → single flight → read → cache → commit (or release on any failure).
 import { LookupError, toLookupError, type LookupOptions } from '../contract/index.js';
-import type { ReadTarget } from '../collector/types.js';
+import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry } from '../store/index.js';
 import { readCache } from './cache.js';
@@ -25,6 +25,8 @@ export interface LiveRequest {
   reportAs?: string;
   target: ReadTarget;
   options: LookupOptions;
+  /** Already read while resolving the address (the fallback provider does both in one paid run). */
+  prefetched?: Collected;
 }
 
 const POLL_MS = 150;
@@ -79,9 +81,9 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest): Promise<Loa
     const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
     if (ctx.deadline) signals.push(ctx.deadline);
     const readCtx = { signal: AbortSignal.any(signals), now, ...(req.options.status ? { status: req.options.status } : {}) };
-    const collected = await collector.read(req.target, readCtx).catch((e: unknown) => {
+    const collected = req.prefetched ?? (await collector.read(req.target, readCtx).catch((e: unknown) => {
       throw aborted(ctx) ? deadlineError(ctx, e) : e;
-    });
+    }));
 
     const entry: CacheEntry = {
       record: collected.property,

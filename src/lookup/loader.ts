@@ -95,6 +95,7 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
     reportAs: req.key,
     target: { path: resolved.path, zpid: resolved.zpid, building: false },
     options: req.options,
+    ...(resolved.collected ? { prefetched: resolved.collected } : {}),
   });
   await store.putAlias(req.key, loaded.entryKey, config.cacheTtlMs);
   return loaded;

@@ -1,0 +1,83 @@
+// Upstream failures over HTTP: each is the spec's code, never a 500, never billed, never cached.
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
+const WALL = fixture('blocked-press-and-hold-2025-04.html');
+const HOME_PAGE = fixture('hdp-2146993218-condo-for-sale-2024.html');
+
+let svc: TestService;
+beforeEach(async () => {
+  svc = await startTestService({ env: { LOOKUP_TIMEOUT_MS: '500' } });
+});
+afterEach(() => svc.close());
+
+const used = async () => (await svc.get('/v1/account')).body.data.used as number;
+const reads = (needle: string) => svc.replay.requests.filter((r) => r.path.includes(needle)).length;
+
+describe.each([
+  ['the bot wall as 403', { status: 403, body: WALL }, 502, 'upstream_blocked'],
+  ['the bot wall as 200', { status: 200, body: WALL }, 502, 'upstream_blocked'],
+  ['a server error', { status: 503, body: 'oops' }, 502, 'upstream_error'],
+  ['a page without its data', { status: 200, body: '<html><head><title>x</title></head><body>hi</body></html>' }, 502, 'upstream_bad_response'],
+  ['a dropped connection', { closeSocket: true }, 502, 'upstream_unreachable'],
+  ['a read slower than LOOKUP_TIMEOUT_MS', { delayMs: 2000 }, 504, 'upstream_timeout'],
+])('%s', (_name, fault, status, code) => {
+  it(`→ ${status} ${code}, not billed, not cached`, async () => {
+    const path = '/homedetails/114303858_zpid/';
+    svc.replay.faults.set(path, fault);
+    const before = await used();
+    const readsBefore = reads('114303858_zpid');
+    const r = await svc.get('/v1/portal/property?zpid=114303858');
+    expect(r.status).toBe(status);
+    expect(r.body.error.code).toBe(code);
+    expect(r.headers.get('x-api-version')).toBe('v1');
+    expect(await used()).toBe(before);
+    expect(await svc.store.getEntries(['zpid:114303858'])).toEqual([null]);
+    svc.replay.faults.clear();
+    // Nothing was cached: the next lookup reads again, succeeds and is billed.
+    const ok = await svc.get('/v1/portal/property?zpid=114303858');
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-cache')).toBe('MISS');
+    expect(reads('114303858_zpid')).toBeGreaterThan(readsBefore + 1);
+    expect(await used()).toBe(before + 1);
+  });
+});
+
+describe('the site answers with a different home', () => {
+  it('returns it with a warning, billed once, cached under its own zpid only', async () => {
+    svc.replay.faults.set('/homedetails/55555_zpid/', { status: 200, body: HOME_PAGE });
+    const before = await used();
+    const r = await svc.get('/v1/portal/property?zpid=55555');
+    expect(r.status).toBe(200);
+    expect(r.body.data.zpid).toBe('2146993218');
+    expect(r.body.meta.warning).toMatch(/55555.*2146993218/);
+    expect(r.body.meta).toMatchObject({ credits: 1, cache_key: 'zpid:2146993218' });
+    expect(await used()).toBe(before + 1);
+    expect((await svc.get('/v1/portal/property?zpid=2146993218')).headers.get('x-cache')).toBe('HIT');
+    const again = await svc.get('/v1/portal/property?zpid=55555');
+    expect(again.headers.get('x-cache')).toBe('MISS');
+    expect(reads('55555_zpid')).toBe(2);
+  });
+});
+
+describe('the client goes away mid-lookup', () => {
+  it('aborts the read and releases the credit: nothing billed, nothing cached', async () => {
+    svc.replay.faults.set('/homedetails/15192198_zpid/', { delayMs: 300 });
+    const before = await used();
+    const controller = new AbortController();
+    const pending = fetch(`${svc.url}/v1/portal/property?zpid=15192198`, {
+      headers: { 'x-api-key': svc.keys.free! },
+      signal: controller.signal,
+    }).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await used()).toBe(before);
+    const [entry] = await svc.store.getEntries(['zpid:15192198']);
+    expect(entry).toBeNull();
+    expect((await svc.store.usage(((await svc.store.listAccounts())[0]!).id, 'lifetime')).reserved).toBe(0);
+  });
+});
