@@ -1,0 +1,62 @@
+// String-level HTML helpers for the few small parts of a page we read. The pages are 0.3-2 MB,
+// so nothing here builds a DOM: tags are found by search and only their text is decoded.
+
+const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
+
+/** Decodes character references (named basics and all numeric ones), as a browser would for text. */
+export function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s;
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, ref: string) => {
+    if (ref[0] === '#') {
+      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED[ref.toLowerCase()] ?? whole;
+  });
+}
+
+/** The attributes of one start tag, names lower-cased, values decoded; order and quoting do not matter. */
+export function attributes(tag: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+  // Skip the tag name itself.
+  re.lastIndex = tag.search(/\s/) === -1 ? tag.length : tag.search(/\s/);
+  for (let m = re.exec(tag); m; m = re.exec(tag)) {
+    out[m[1]!.toLowerCase()] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '');
+  }
+  return out;
+}
+
+export interface ScriptBlock {
+  attrs: Record<string, string>;
+  /** The raw text between the start tag and `</script>`, or null when the page ends first. */
+  body: string | null;
+}
+
+const SCRIPT_START = /<script\b[^>]*>/gi;
+
+/**
+ * Scripts whose start tag matches `test`, found by scanning start tags only.
+ * `limit` stops early: the data script is usually the one wanted.
+ */
+export function findScripts(html: string, test: (attrs: Record<string, string>) => boolean, limit = Infinity): ScriptBlock[] {
+  const found: ScriptBlock[] = [];
+  SCRIPT_START.lastIndex = 0;
+  for (let m = SCRIPT_START.exec(html); m && found.length < limit; m = SCRIPT_START.exec(html)) {
+    const attrs = attributes(m[0].slice(0, -1));
+    if (!test(attrs)) continue;
+    const start = m.index + m[0].length;
+    const end = html.indexOf('</script', start);
+    found.push({ attrs, body: end === -1 ? null : html.slice(start, end) });
+    if (end === -1) break;
+    SCRIPT_START.lastIndex = end;
+  }
+  return found;
+}
+
+/** The text of the page's first <title>, whitespace collapsed and decoded. */
+export function pageTitle(html: string): string | null {
+  const m = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(html);
+  const t = m ? decodeEntities(m[1]!).replace(/\s+/g, ' ').trim() : '';
+  return t === '' ? null : t;
+}
