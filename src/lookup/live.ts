@@ -2,7 +2,7 @@
 import { LookupError, toLookupError, type LookupOptions } from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
-import type { CacheEntry } from '../store/index.js';
+import type { CacheEntry, LedgerEntry } from '../store/index.js';
 import { readCache } from './cache.js';
 import type { RequestContext } from './context.js';
 import { lockKey, zpidKey } from './keys.js';
@@ -56,6 +56,9 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest): Promi
     throwIfAborted(ctx);
     if (await store.tryLock(lock, token, ttl)) {
       try {
+        // The previous holder may have cached the home just before letting go of the lock.
+        const [cached] = await readCache(store, [req.homeKey]);
+        if (cached) return asFollower({ entry: cached.entry, entryKey: cached.entryKey, cacheKey: req.reportAs ?? cached.entryKey, cached: true, credits: 0 }, req);
         return await readAndCharge(ctx, req);
       } finally {
         await store.unlock(lock, token).catch(() => undefined);
@@ -76,7 +79,8 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest): Promise<Loa
   const reserved = await store.reserve(reserveRequest(ctx.account, config, now, reservationId));
   if (!reserved.ok) throw refusal(reserved, ctx.account, config, now);
 
-  let committed = false;
+  // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
+  let commitSent = false;
   try {
     const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
     if (ctx.deadline) signals.push(ctx.deadline);
@@ -107,18 +111,49 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest): Promise<Loa
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);
     }
-    committed = await store.commit({
+    const ledger = {
       reservationId,
       accountId: ctx.account.id,
       cacheKey: entryKey,
       requestId: ctx.requestId,
       kind: reserved.kind,
       at: clock().toISOString(),
-    });
-    if (!committed) throw new LookupError('internal', { message: 'The charge could not be recorded.' });
-    return { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: 1, ...(warning ? { warning } : {}) };
+    };
+    commitSent = true;
+    const charged = await commitOnce(ctx, ledger);
+    const loaded: Loaded = { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: charged ? 1 : 0 };
+    return warning && charged ? { ...loaded, warning } : loaded;
   } finally {
-    if (!committed) await store.release(reservationId).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId }, 'release failed; the sweep will return it'));
+    if (!commitSent) await store.release(reservationId).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId }, 'release failed; the sweep will return it'));
+  }
+}
+
+const COMMIT_RETRY_MS = [200, 400, 800, 1600];
+
+/**
+ * Records the charge exactly once. A first answer of false means the reservation was gone before
+ * the commit (the store lost it): not charged, so the home is served free. When the answer is lost
+ * (the store went away mid-commit), the commit is sent again: it only acts on a held reservation,
+ * so true or false then both mean the charge is recorded. If the store stays away, the client gets
+ * store_unavailable and the reservation, if still held, is returned by the sweep.
+ */
+async function commitOnce(ctx: RequestContext, ledger: LedgerEntry): Promise<boolean> {
+  const { store } = ctx.deps;
+  try {
+    const held = await store.commit(ledger);
+    if (!held) ctx.logger.warn({ reservationId: ledger.reservationId }, 'reservation vanished before commit; served without charge');
+    return held;
+  } catch (first) {
+    for (const wait of COMMIT_RETRY_MS) {
+      await new Promise((r) => setTimeout(r, wait));
+      try {
+        await store.commit(ledger);
+        return true;
+      } catch {
+        // still unreachable; try again
+      }
+    }
+    throw first;
   }
 }
 

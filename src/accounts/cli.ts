@@ -1,0 +1,52 @@
+// `npm run accounts -- <create|list|show|set-plan|rotate-key|revoke>` against the configured store.
+// The actions live in admin.ts; this file only wires the process: env, store, output, exit code.
+import { loadConfig, usesDevSecret } from '../config.js';
+import { createStore } from '../store/index.js';
+import { EXIT, USAGE, runAdmin } from './admin.js';
+
+/** The Redis URL without credentials, for messages. */
+const safeUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, '//***@');
+
+async function main(argv: string[]): Promise<number> {
+  const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') return runAdmin(argv, { store: null as never, secret: '' }, io);
+
+  let config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    io.err(`Error: ${(e as Error).message}`);
+    return EXIT.usage;
+  }
+  if (!config.redisUrl) {
+    io.err('Error: REDIS_URL is not set. Without Redis, accounts live only inside a running service (see ACCOUNTS_FILE);');
+    io.err('set REDIS_URL (and the same API_KEY_SECRET and REDIS_PREFIX as the service) to manage accounts.');
+    io.err(USAGE.split('\n')[0]!);
+    return EXIT.usage;
+  }
+  if (usesDevSecret(config)) {
+    io.err('Warning: API_KEY_SECRET is not set; keys are hashed with the development secret and work only with a service that also uses it.');
+  }
+  const store = await createStore(config);
+  try {
+    try {
+      await store.ping();
+    } catch {
+      io.err(`Error: cannot reach Redis at ${safeUrl(config.redisUrl)}.`);
+      return EXIT.storeUnavailable;
+    }
+    return await runAdmin(argv, { store, secret: config.apiKeySecret }, io);
+  } finally {
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`Error: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exitCode = EXIT.failure;
+  },
+);

@@ -1,0 +1,56 @@
+// What the collector folder offers: one factory that picks the composition from the config.
+import type { Config } from '../config.js';
+import { LookupError, type ErrorCode } from '../contract/index.js';
+import { FallbackProvider } from './fallback-provider.js';
+import { SelfHostedCollector } from './self-hosted.js';
+import { SiteClient } from './site-client.js';
+import type { Collector } from './types.js';
+import { WithFallback } from './with-fallback.js';
+
+export type * from './types.js';
+export { FallbackProvider, type FallbackProviderOptions } from './fallback-provider.js';
+export { SelfHostedCollector, SELF_HOSTED, publicLink, type SelfHostedOptions } from './self-hosted.js';
+export { SiteClient, type SiteClientOptions } from './site-client.js';
+export { WithFallback, FALLBACK_CODES } from './with-fallback.js';
+export { compareAddress, bestCandidate, type MismatchPart } from './address-match.js';
+
+export interface CollectorDeps {
+  /** Stamps `scrapedAt`; injected so tests pin it. */
+  clock?: () => Date;
+}
+
+/** Every call fails with one code: live lookups are off or impossible with this configuration. */
+const unavailable = (code: ErrorCode, reason: string): Collector => {
+  const fail = () => Promise.reject(new LookupError(code, { details: { reason } }));
+  return { read: fail, resolveAddress: fail };
+};
+
+/** The fallback provider from the config: null when none is set up, a failing stub when half set up. */
+function providerFrom(config: Config, clock: () => Date): Collector | null {
+  const { url, token, actor, maxCostUsd, name } = config.fallback;
+  if (!url && !token && !actor) return null;
+  if (!url || !token || !actor) {
+    return unavailable('upstream_misconfigured', 'FALLBACK_URL, FALLBACK_TOKEN and FALLBACK_ACTOR must all be set');
+  }
+  // Without a positive cap a run could spend without limit.
+  if (!(maxCostUsd > 0)) return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_USD must be a positive number');
+  return new FallbackProvider({ url, token, actor, maxCostUsd, name, timeoutMs: config.lookupTimeoutMs, clock });
+}
+
+/**
+ * live lookups off → live_lookups_disabled; own collector on → own first, provider on the codes in
+ * FALLBACK_CODES; own collector off → provider only; neither → no_api_keys.
+ */
+export function createCollector(config: Config, deps: CollectorDeps = {}): Collector {
+  if (!config.liveLookupsEnabled) return unavailable('live_lookups_disabled', 'LIVE_LOOKUPS_ENABLED is false');
+  const clock = deps.clock ?? (() => new Date());
+  const provider = providerFrom(config, clock);
+  if (!config.selfHostedEnabled) return provider ?? unavailable('no_api_keys', 'the own collector is off and no fallback provider is set up');
+  const own = new SelfHostedCollector({
+    origin: config.portalOrigin,
+    suggestUrl: config.portalSuggestUrl,
+    client: new SiteClient({ totalTimeoutMs: config.lookupTimeoutMs, proxyUrl: config.portalProxyUrl }),
+    clock,
+  });
+  return new WithFallback(own, provider);
+}

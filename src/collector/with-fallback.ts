@@ -1,0 +1,43 @@
+// The own collector first; the fallback provider only when the own collector cannot read the site
+// (bot wall, unreadable page, rate limited). Not-found, ambiguity, timeouts and site errors are answers
+// about the home or the site, not about our access to it, so they are returned as they are.
+import { isLookupError, type ErrorCode } from '../contract/index.js';
+import { SELF_HOSTED } from './self-hosted.js';
+import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
+
+/** Own-collector failures the provider may get past (it reads through other networks and browsers). */
+export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked', 'upstream_bad_response', 'upstream_busy']);
+
+const marked = (c: Collected): Collected => ({ ...c, source: { ...c.source, fallback_from: SELF_HOSTED } });
+
+export class WithFallback implements Collector {
+  constructor(
+    private readonly own: Collector,
+    private readonly provider: Collector | null,
+  ) {}
+
+  read(target: ReadTarget, ctx: ReadContext): Promise<Collected> {
+    return this.attempt(ctx, () => this.own.read(target, ctx), async (p) => marked(await p.read(target, ctx)));
+  }
+
+  resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress> {
+    return this.attempt(
+      ctx,
+      () => this.own.resolveAddress(address, ctx),
+      async (p) => {
+        const r = await p.resolveAddress(address, ctx);
+        return r.collected ? { ...r, collected: marked(r.collected) } : r;
+      },
+    );
+  }
+
+  private async attempt<T>(ctx: ReadContext, first: () => Promise<T>, fallback: (p: Collector) => Promise<T>): Promise<T> {
+    try {
+      return await first();
+    } catch (e) {
+      // A cancelled lookup must not start a paid run.
+      if (!this.provider || ctx.signal.aborted || !isLookupError(e) || !FALLBACK_CODES.has(e.code)) throw e;
+      return fallback(this.provider);
+    }
+  }
+}

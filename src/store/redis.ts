@@ -1,0 +1,551 @@
+// The shared store on Redis: accounts, the 24 h cache, memos, usage and the single-flight lock,
+// for any number of service instances at once.
+//
+// Exactness: every check-and-charge is ONE Lua script (reserve, commit, release, sweep), so it runs
+// atomically on the server whatever the number of callers. Scripts that touch several keys keep all
+// of them in one hash slot (`{bill}` for billing, `{acct}` for accounts), so they also run on Redis
+// Cluster. Reservation expiry uses the server's clock (`TIME` inside the scripts), so instances with
+// skewed clocks agree on what is expired.
+//
+// Outage: the client fails fast. No offline queue, no retries of a command, a short command timeout;
+// every failure of any method surfaces as LookupError('store_unavailable', { retryAfter: 30 }).
+// The connection itself is retried forever in the background (every ≤ 1 s), so the same instance
+// recovers by itself once Redis is back.
+//
+// Key layout (P = the configured prefix, default `pl:`):
+//   P{acct}:account:<id>        JSON of the Account
+//   P{acct}:key:<keyHash>       → account id (the key index)
+//   P{acct}:ids                 SET of account ids
+//   P{bill}:usage:<acct>:<per>  HASH used, reserved, overage_used, overage_reserved
+//   P{bill}:budget:<scope>:<d>  counter of live lookups held + committed that UTC day (expires 48 h)
+//   P{bill}:res:<reservation>   HASH account, period, kind, day, scope, bucket, budget, expires_at
+//   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
+//   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
+//   Pcache:<cacheKey>           JSON CacheEntry, PX ttl
+//   Palias:<aliasKey>           target cache key, PX ttl
+//   Pmemo:<key>                 JSON ErrorBody, PX ttl
+//   Plock:<key>                 single-flight token, SET NX PX
+import { Redis, type RedisOptions } from 'ioredis';
+import { LookupError } from '../contract/errors.js';
+import type { ErrorBody } from '../contract/index.js';
+import type {
+  Account, CacheEntry, LedgerEntry, ReserveRequest, ReserveResult, Store, UsageCounters,
+} from './types.js';
+
+export interface RedisStoreOptions {
+  /** Prefix of every key (default `pl:`). Must not contain `{` or `}` (they would change the hash slot). */
+  prefix?: string;
+  /** A command that has not answered within this time fails with store_unavailable (default 1000 ms). */
+  commandTimeoutMs?: number;
+  /** TCP connect timeout (default 1000 ms). */
+  connectTimeoutMs?: number;
+  /** Longest pause between reconnection attempts (default 1000 ms). */
+  maxReconnectDelayMs?: number;
+  /** How long `connect` waits for the first connection before returning anyway (default 1500 ms). */
+  startupWaitMs?: number;
+  /** Connection errors (the client keeps reconnecting by itself); default: ignored. */
+  onError?: (error: Error) => void;
+}
+
+/** Seconds a client is told to wait when the store is unreachable (spec 7). */
+export const STORE_RETRY_AFTER_S = 30;
+/** A daily budget counter outlives its day by a day, then expires. */
+const BUDGET_KEY_TTL_MS = 48 * 3600_000;
+const SWEEP_BATCH = 500;
+/** Failed unlocks kept for a retry on reconnect (a lock's ttl is shorter than this age). */
+const MAX_PENDING_UNLOCKS = 10_000;
+const PENDING_UNLOCK_MAX_AGE_MS = 10 * 60_000;
+const LEDGER_PAGE = 1000;
+
+// ---------------------------------------------------------------------------------------------
+// Lua. All integers cross as strings; replies are arrays of strings/integers.
+
+/** Releases one held reservation: gives back the bucket's hold and the budget's hold. */
+const LUA_RELEASE_ONE = `
+local function release_one(rec, zset, id)
+  local r = redis.call('HMGET', rec, 'kind', 'bucket', 'budget')
+  if not r[1] then
+    redis.call('ZREM', zset, id)
+    return 0
+  end
+  redis.call('HINCRBY', r[2], 'reserved', -1)
+  if r[1] == 'overage' then redis.call('HINCRBY', r[2], 'overage_reserved', -1) end
+  local spent = tonumber(redis.call('GET', r[3]))
+  if spent and spent > 0 then redis.call('DECR', r[3]) end
+  redis.call('DEL', rec)
+  redis.call('ZREM', zset, id)
+  return 1
+end
+`;
+
+/**
+ * KEYS: 1 reservation record, 2 usage bucket, 3 daily budget counter, 4 reservations-by-expiry zset
+ * ARGV: 1 reservationId, 2 accountId, 3 period, 4 included, 5 overage allowed (1|0), 6 overage rate (micro-USD),
+ *       7 spend limit (micro-USD, -1 = none), 8 day, 9 scope, 10 daily cap (-1 = none), 11 ttl ms, 12 budget key ttl ms
+ * Reply: {1, kind} | {0, reason[, overageUsed]}
+ */
+const LUA_RESERVE = `
+local held = redis.call('HGET', KEYS[1], 'kind')
+if held then return {1, held} end
+local b = redis.call('HMGET', KEYS[2], 'used', 'reserved', 'overage_used', 'overage_reserved')
+local used = tonumber(b[1]) or 0
+local reserved = tonumber(b[2]) or 0
+local overageUsed = tonumber(b[3]) or 0
+local overageReserved = tonumber(b[4]) or 0
+local kind
+if used + reserved < tonumber(ARGV[4]) then
+  kind = 'included'
+elseif ARGV[5] == '1' then
+  local rate = tonumber(ARGV[6])
+  local limit = tonumber(ARGV[7])
+  if limit >= 0 and (overageUsed + overageReserved + 1) * rate > limit then
+    return {0, 'spend_limit_reached', overageUsed}
+  end
+  kind = 'overage'
+else
+  return {0, 'credits_exhausted'}
+end
+local cap = tonumber(ARGV[10])
+local spent = tonumber(redis.call('GET', KEYS[3])) or 0
+if cap >= 0 and spent >= cap then return {0, 'live_lookups_capped'} end
+redis.call('INCR', KEYS[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[12])
+redis.call('HINCRBY', KEYS[2], 'reserved', 1)
+if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_reserved', 1) end
+local t = redis.call('TIME')
+local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[11]))
+redis.call('HSET', KEYS[1], 'account', ARGV[2], 'period', ARGV[3], 'kind', kind, 'day', ARGV[8],
+  'scope', ARGV[9], 'bucket', KEYS[2], 'budget', KEYS[3], 'expires_at', expiresAt)
+redis.call('ZADD', KEYS[4], expiresAt, ARGV[1])
+return {1, kind}
+`;
+
+/**
+ * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream
+ * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at
+ * Reply: 1 committed | 0 not held
+ */
+const LUA_COMMIT = `
+local r = redis.call('HMGET', KEYS[1], 'account', 'kind', 'bucket')
+if not r[1] then return 0 end
+redis.call('HINCRBY', r[3], 'reserved', -1)
+redis.call('HINCRBY', r[3], 'used', 1)
+if r[2] == 'overage' then
+  redis.call('HINCRBY', r[3], 'overage_reserved', -1)
+  redis.call('HINCRBY', r[3], 'overage_used', 1)
+end
+redis.call('XADD', KEYS[3], '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
+  'request', ARGV[3], 'kind', r[2], 'at', ARGV[4])
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
+`;
+
+/** KEYS: 1 reservation record, 2 zset. ARGV: 1 reservationId. Reply: 1 released | 0 not held */
+const LUA_RELEASE = `${LUA_RELEASE_ONE}
+return release_one(KEYS[1], KEYS[2], ARGV[1])
+`;
+
+/**
+ * KEYS: 1 reservations-by-expiry zset. ARGV: 1 reservation record key prefix, 2 batch size.
+ * Reply: {released, expired ids seen}
+ */
+const LUA_SWEEP = `${LUA_RELEASE_ONE}
+local t = redis.call('TIME')
+local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
+local released = 0
+for _, id in ipairs(ids) do
+  released = released + release_one(ARGV[1] .. id, KEYS[1], id)
+end
+return {released, #ids}
+`;
+
+/**
+ * KEYS: 1 account, 2 key index entry of the account's (new) key hash, 3 id set
+ * ARGV: 1 account JSON, 2 account id, 3 key index prefix
+ */
+const LUA_PUT_ACCOUNT = `
+local prev = redis.call('GET', KEYS[1])
+if prev then
+  local ok, old = pcall(cjson.decode, prev)
+  if ok and type(old) == 'table' and type(old.keyHash) == 'string' then
+    local oldKey = ARGV[3] .. old.keyHash
+    if oldKey ~= KEYS[2] and redis.call('GET', oldKey) == ARGV[2] then redis.call('DEL', oldKey) end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1
+`;
+
+/** KEYS: 1 key index entry. ARGV: 1 account key prefix. Reply: account JSON or nil. */
+const LUA_ACCOUNT_BY_KEY = `
+local id = redis.call('GET', KEYS[1])
+if not id then return false end
+return redis.call('GET', ARGV[1] .. id)
+`;
+
+/** KEYS: 1 lock. ARGV: 1 token. Deletes the lock only if the token still owns it. */
+const LUA_UNLOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+type Reply = string | number | null;
+
+interface ScriptCommands {
+  plReserve(...args: string[]): Promise<Reply[]>;
+  plCommit(...args: string[]): Promise<number>;
+  plRelease(...args: string[]): Promise<number>;
+  plSweep(...args: string[]): Promise<[number, number]>;
+  plPutAccount(...args: string[]): Promise<number>;
+  plAccountByKey(...args: string[]): Promise<string | null>;
+  plUnlock(...args: string[]): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  private readonly k: ReturnType<typeof keyspace>;
+  private readonly scripts: ScriptCommands;
+  /** Unlocks that failed (Redis unreachable): retried on reconnect, so no lock outlives its holder's intent. */
+  private readonly pendingUnlocks = new Map<string, { key: string; token: string; since: number }>();
+
+  private constructor(private readonly redis: Redis, prefix: string) {
+    this.k = keyspace(prefix);
+    redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
+    redis.defineCommand('plCommit', { numberOfKeys: 3, lua: LUA_COMMIT });
+    redis.defineCommand('plRelease', { numberOfKeys: 2, lua: LUA_RELEASE });
+    redis.defineCommand('plSweep', { numberOfKeys: 1, lua: LUA_SWEEP });
+    redis.defineCommand('plPutAccount', { numberOfKeys: 3, lua: LUA_PUT_ACCOUNT });
+    redis.defineCommand('plAccountByKey', { numberOfKeys: 1, lua: LUA_ACCOUNT_BY_KEY });
+    redis.defineCommand('plUnlock', { numberOfKeys: 1, lua: LUA_UNLOCK });
+    this.scripts = redis as unknown as ScriptCommands;
+    redis.on('ready', () => this.retryUnlocks());
+  }
+
+  /**
+   * Connects to Redis. Never hangs and never throws because Redis is down: after at most
+   * `startupWaitMs` it returns a store whose calls fail fast with store_unavailable until the
+   * background reconnection succeeds.
+   */
+  static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
+    const prefix = opts.prefix ?? 'pl:';
+    if (/[{}]/.test(prefix)) throw new Error(`REDIS_PREFIX must not contain { or } (got "${prefix}")`);
+    const maxDelay = opts.maxReconnectDelayMs ?? 1000;
+    const options: RedisOptions = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: opts.commandTimeoutMs ?? 1000,
+      connectTimeout: opts.connectTimeoutMs ?? 1000,
+      retryStrategy: (times: number) => Math.min(times * 100, maxDelay),
+      enableReadyCheck: true,
+      lazyConnect: true,
+    };
+    const redis = new Redis(url, options);
+    redis.on('error', (e: Error) => opts.onError?.(e));
+    const store = new RedisStore(redis, prefix);
+    // The first attempt may fail (Redis down): the retry strategy keeps trying in the background.
+    const first = redis.connect().catch(() => undefined);
+    await Promise.race([first, new Promise((resolve) => setTimeout(resolve, opts.startupWaitMs ?? 1500).unref())]);
+    return store;
+  }
+
+  /** True when commands can be sent now (for a readiness probe). */
+  get ready(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  async ping(): Promise<void> {
+    if (this.redis.status !== 'ready') throw unavailable(new Error(`redis status ${this.redis.status}`));
+    await this.run(() => this.redis.ping());
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.status === 'end') return;
+    if (this.redis.status === 'ready') {
+      try {
+        await this.redis.quit();
+        return;
+      } catch {
+        // fall through: drop the connection
+      }
+    }
+    this.redis.disconnect(false);
+  }
+
+  // --- accounts ---------------------------------------------------------------------------
+
+  async getAccountByKeyHash(keyHash: string): Promise<Account | null> {
+    const json = await this.run(() => this.scripts.plAccountByKey(this.k.keyIndex(keyHash), this.k.account('')));
+    return json ? parseAccount(json) : null;
+  }
+
+  async getAccount(id: string): Promise<Account | null> {
+    const json = await this.run(() => this.redis.get(this.k.account(id)));
+    return json ? parseAccount(json) : null;
+  }
+
+  async putAccount(account: Account): Promise<void> {
+    await this.run(() =>
+      this.scripts.plPutAccount(
+        this.k.account(account.id), this.k.keyIndex(account.keyHash), this.k.accountIds,
+        JSON.stringify(account), account.id, this.k.keyIndex(''),
+      ),
+    );
+  }
+
+  async listAccounts(): Promise<Account[]> {
+    const ids = await this.run(() => this.redis.smembers(this.k.accountIds));
+    if (ids.length === 0) return [];
+    ids.sort();
+    const jsons = await this.run(() => this.redis.mget(ids.map((id) => this.k.account(id))));
+    return jsons.filter((j): j is string => j !== null).map(parseAccount);
+  }
+
+  // --- cache, aliases, memo ------------------------------------------------------------------
+
+  async getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]> {
+    if (keys.length === 0) return [];
+    const values = await this.run(() => this.redis.mget(keys.map((key) => this.k.cache(key))));
+    return values.map((v) => parseJson<CacheEntry>(v));
+  }
+
+  async putEntry(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
+    await this.run(() => this.redis.set(this.k.cache(key), JSON.stringify(entry), 'PX', ms(ttlMs)));
+  }
+
+  async getAliases(keys: readonly string[]): Promise<(string | null)[]> {
+    if (keys.length === 0) return [];
+    return this.run(() => this.redis.mget(keys.map((key) => this.k.alias(key))));
+  }
+
+  async putAlias(key: string, target: string, ttlMs: number): Promise<void> {
+    await this.run(() => this.redis.set(this.k.alias(key), target, 'PX', ms(ttlMs)));
+  }
+
+  async getMemo(key: string): Promise<ErrorBody | null> {
+    return parseJson<ErrorBody>(await this.run(() => this.redis.get(this.k.memo(key))));
+  }
+
+  async putMemo(key: string, body: ErrorBody, ttlMs: number): Promise<void> {
+    await this.run(() => this.redis.set(this.k.memo(key), JSON.stringify(body), 'PX', ms(ttlMs)));
+  }
+
+  // --- billing ----------------------------------------------------------------------------------
+
+  async reserve(req: ReserveRequest): Promise<ReserveResult> {
+    const reply = await this.run(() =>
+      this.scripts.plReserve(
+        this.k.reservation(req.reservationId),
+        this.k.usage(req.accountId, req.period),
+        this.k.budget(req.budget.scope, req.budget.day),
+        this.k.reservationsByExpiry,
+        req.reservationId,
+        req.accountId,
+        req.period,
+        int(req.included),
+        req.overage ? '1' : '0',
+        req.overage ? int(req.overage.rateMicroUsd) : '0',
+        req.overage && req.overage.spendLimitMicroUsd !== null ? int(req.overage.spendLimitMicroUsd) : '-1',
+        req.budget.day,
+        req.budget.scope,
+        req.budget.cap === null ? '-1' : int(req.budget.cap),
+        ms(req.ttlMs),
+        String(BUDGET_KEY_TTL_MS),
+      ),
+    );
+    const [ok, what, extra] = reply;
+    if (Number(ok) === 1) return { ok: true, kind: what === 'overage' ? 'overage' : 'included' };
+    switch (what) {
+      case 'credits_exhausted':
+        return { ok: false, reason: 'credits_exhausted' };
+      case 'spend_limit_reached':
+        return { ok: false, reason: 'spend_limit_reached', overageUsed: Number(extra ?? 0) };
+      case 'live_lookups_capped':
+        return { ok: false, reason: 'live_lookups_capped' };
+      default:
+        throw unavailable(new Error(`unexpected reserve reply ${JSON.stringify(reply)}`));
+    }
+  }
+
+  async commit(entry: LedgerEntry): Promise<boolean> {
+    const n = await this.run(() =>
+      this.scripts.plCommit(
+        this.k.reservation(entry.reservationId), this.k.reservationsByExpiry, this.k.ledger,
+        entry.reservationId, entry.cacheKey, entry.requestId, entry.at,
+      ),
+    );
+    return Number(n) === 1;
+  }
+
+  async release(reservationId: string): Promise<boolean> {
+    const n = await this.run(() =>
+      this.scripts.plRelease(this.k.reservation(reservationId), this.k.reservationsByExpiry, reservationId),
+    );
+    return Number(n) === 1;
+  }
+
+  async sweep(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [released, seen] = await this.run(() =>
+        this.scripts.plSweep(this.k.reservationsByExpiry, this.k.reservation(''), String(SWEEP_BATCH)),
+      );
+      total += Number(released);
+      if (Number(seen) < SWEEP_BATCH) return total;
+    }
+  }
+
+  async usage(accountId: string, period: string): Promise<UsageCounters> {
+    const [used, reserved, overageUsed] = await this.run(() =>
+      this.redis.hmget(this.k.usage(accountId, period), 'used', 'reserved', 'overage_used'),
+    );
+    return { used: Number(used ?? 0), reserved: Number(reserved ?? 0), overageUsed: Number(overageUsed ?? 0) };
+  }
+
+  async budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number> {
+    return Number((await this.run(() => this.redis.get(this.k.budget(scope, day)))) ?? 0);
+  }
+
+  async ledger(accountId?: string): Promise<LedgerEntry[]> {
+    const out: LedgerEntry[] = [];
+    let start = '-';
+    for (;;) {
+      const page = await this.run(() => this.redis.xrange(this.k.ledger, start, '+', 'COUNT', LEDGER_PAGE));
+      for (const [, fields] of page) {
+        const e = ledgerEntry(fields);
+        if (accountId === undefined || e.accountId === accountId) out.push(e);
+      }
+      if (page.length < LEDGER_PAGE) return out;
+      start = `(${page[page.length - 1]![0]}`;
+    }
+  }
+
+  // --- single flight ----------------------------------------------------------------------------
+
+  async tryLock(key: string, token: string, ttlMs: number): Promise<boolean> {
+    const lockKey = this.k.lock(key);
+    try {
+      return (await this.run(() => this.redis.set(lockKey, token, 'PX', ms(ttlMs), 'NX'))) === 'OK';
+    } catch (e) {
+      // The SET may have run although its answer was lost: the caller does not hold the lock, so
+      // make sure nobody does under this token once Redis is back.
+      this.rememberUnlock(lockKey, token);
+      throw e;
+    }
+  }
+
+  /**
+   * Compare-and-delete. If Redis cannot be reached, the unlock is also remembered and retried as soon
+   * as the connection is back (so is a tryLock whose answer was lost): otherwise a lock whose holder
+   * lost Redis mid-lookup (and which an append-only Redis keeps across a restart) would block that
+   * home for its whole ttl.
+   */
+  async unlock(key: string, token: string): Promise<void> {
+    const lockKey = this.k.lock(key);
+    try {
+      await this.run(() => this.scripts.plUnlock(lockKey, token));
+    } catch (e) {
+      this.rememberUnlock(lockKey, token);
+      throw e;
+    }
+  }
+
+  private rememberUnlock(lockKey: string, token: string): void {
+    if (this.pendingUnlocks.size < MAX_PENDING_UNLOCKS) {
+      this.pendingUnlocks.set(`${lockKey}\u0000${token}`, { key: lockKey, token, since: Date.now() });
+    }
+  }
+
+  /** Number of unlocks waiting for Redis to come back. */
+  get pendingUnlockCount(): number {
+    return this.pendingUnlocks.size;
+  }
+
+  private retryUnlocks(): void {
+    const cutoff = Date.now() - PENDING_UNLOCK_MAX_AGE_MS;
+    for (const [id, u] of this.pendingUnlocks) {
+      if (u.since < cutoff) {
+        this.pendingUnlocks.delete(id);
+        continue;
+      }
+      this.scripts.plUnlock(u.key, u.token).then(
+        () => this.pendingUnlocks.delete(id),
+        () => undefined, // still unreachable: the next 'ready' retries
+      );
+    }
+  }
+
+  /** Runs one Redis call; any failure (down, timeout, reply error) becomes store_unavailable. */
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (e) {
+      throw unavailable(e);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function keyspace(p: string) {
+  return {
+    account: (id: string) => `${p}{acct}:account:${id}`,
+    keyIndex: (keyHash: string) => `${p}{acct}:key:${keyHash}`,
+    accountIds: `${p}{acct}:ids`,
+    usage: (accountId: string, period: string) => `${p}{bill}:usage:${accountId}:${period}`,
+    budget: (scope: string, day: string) => `${p}{bill}:budget:${scope}:${day}`,
+    reservation: (id: string) => `${p}{bill}:res:${id}`,
+    reservationsByExpiry: `${p}{bill}:res-by-expiry`,
+    ledger: `${p}{bill}:ledger`,
+    cache: (key: string) => `${p}cache:${key}`,
+    alias: (key: string) => `${p}alias:${key}`,
+    memo: (key: string) => `${p}memo:${key}`,
+    lock: (key: string) => `${p}lock:${key}`,
+  };
+}
+
+function unavailable(cause: unknown): LookupError {
+  return new LookupError('store_unavailable', { retryAfter: STORE_RETRY_AFTER_S, cause });
+}
+
+/** A positive whole number of milliseconds, as Redis wants it. */
+function ms(n: number): string {
+  return String(Math.max(1, Math.ceil(n)));
+}
+
+function int(n: number): string {
+  return String(Math.trunc(n));
+}
+
+function parseAccount(json: string): Account {
+  return JSON.parse(json) as Account;
+}
+
+/** A value that does not parse is treated as absent (a cache miss), never as a failure. */
+function parseJson<T>(v: string | null): T | null {
+  if (v === null) return null;
+  try {
+    return JSON.parse(v) as T;
+  } catch {
+    return null;
+  }
+}
+
+function ledgerEntry(fields: string[]): LedgerEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  return {
+    reservationId: f.reservation ?? '',
+    accountId: f.account ?? '',
+    cacheKey: f.cache_key ?? '',
+    requestId: f.request ?? '',
+    kind: f.kind === 'overage' ? 'overage' : 'included',
+    at: f.at ?? '',
+  };
+}

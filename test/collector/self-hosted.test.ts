@@ -1,0 +1,158 @@
+// The own collector over real loopback HTTP, reading the real recorded pages through the replay server.
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LookupError } from '../../src/contract/index.js';
+import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
+import { SiteClient, type SiteClientOptions } from '../../src/collector/site-client.js';
+import type { ReadContext, ReadTarget } from '../../src/collector/types.js';
+import { loadCatalog, type Catalog } from '../../src/replay/catalog.js';
+import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
+const HOME = fixture('hdp-2146993218-condo-for-sale-2024.html');
+const WALLS = ['blocked-press-and-hold-2025-04.html', 'blocked-press-and-hold-2025-03-reserialized.html'].map(fixture);
+
+const HOME_PATH = '/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
+const NOW = new Date('2026-10-10T12:00:00.000Z');
+const CATALOG: Catalog = [
+  { path: HOME_PATH, status: 200, html: HOME, zpid: '2146993218', address: null, label: 'real' },
+  { path: '/homedetails/wall-403/1_zpid/', status: 403, html: WALLS[0]!, zpid: null, address: null, label: 'real', note: 'bot wall as 403' },
+  { path: '/homedetails/wall-200/2_zpid/', status: 200, html: WALLS[1]!, zpid: null, address: null, label: 'real', note: 'bot wall as 200' },
+  { path: '/homedetails/empty/3_zpid/', status: 200, html: '<html><head><title>x</title></head><body>hi</body></html>', zpid: null, address: null, label: 'synthetic', note: 'page without data' },
+  { path: '/homes/for_sale/', status: 200, html: '<html><body>search</body></html>', zpid: null, address: null, label: 'synthetic', note: 'search page' },
+];
+
+let site: ReplayServer;
+beforeAll(async () => {
+  site = await startReplayServer({ catalog: CATALOG });
+});
+afterAll(() => site.close());
+afterEach(() => {
+  site.faults.clear();
+  site.requests.length = 0;
+});
+
+const collector = (opts: Partial<SiteClientOptions> = {}, origin = site.origin) =>
+  new SelfHostedCollector({
+    origin,
+    suggestUrl: site.suggestUrl,
+    client: new SiteClient({ totalTimeoutMs: 5_000, ...opts }),
+    clock: () => NOW,
+  });
+const ctx = (signal = new AbortController().signal): ReadContext => ({ signal, now: NOW });
+const home = (zpid: string, path = `/homedetails/${zpid}_zpid/`): ReadTarget => ({ path, zpid, building: false });
+
+async function failure(p: Promise<unknown>): Promise<LookupError> {
+  const e = await p.then(
+    () => {
+      throw new Error('expected a LookupError, the call succeeded');
+    },
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(LookupError);
+  return e as LookupError;
+}
+
+describe('SelfHostedCollector.read', () => {
+  it('reads the real 2024 condo page through the zpid-only link, like the site', async () => {
+    const got = await collector().read(home('2146993218'), ctx());
+    expect(site.requests.map((r) => r.path)).toEqual(['/homedetails/2146993218_zpid/', HOME_PATH]);
+    expect(got.zpid).toBe('2146993218');
+    expect(got.source).toMatchObject({ provider: 'self_hosted', note: expect.any(String) });
+    expect(got.property).toMatchObject({
+      zpid: '2146993218',
+      city: 'Sandy Springs',
+      state: 'GA',
+      zipcode: '30328',
+      homeStatus: 'FOR_SALE',
+      monthlyHoaFee: 486,
+      scrapedAt: NOW.toISOString(),
+    });
+    expect((got.raw as { zpid?: unknown }).zpid).toBe(2146993218);
+  });
+
+  it('returns the zpid of the page actually served when it differs from the one asked', async () => {
+    site.faults.set('/homedetails/55555_zpid/', { status: 200, body: HOME });
+    const got = await collector().read(home('55555'), ctx());
+    expect(got.zpid).toBe('2146993218');
+  });
+
+  it('reports the real bot wall as upstream_blocked, as 403 and as 200', async () => {
+    const e403 = await failure(collector().read(home('1', '/homedetails/wall-403/1_zpid/'), ctx()));
+    expect(e403.code).toBe('upstream_blocked');
+    expect(e403.details).toEqual({ reason: 'bot_wall', status: 403 });
+    const e200 = await failure(collector().read(home('2', '/homedetails/wall-200/2_zpid/'), ctx()));
+    expect(e200.code).toBe('upstream_blocked');
+    expect(e200.details).toEqual({ reason: 'bot_wall', status: 200 });
+  });
+
+  it('reports a page without listing data as upstream_bad_response', async () => {
+    const e = await failure(collector().read(home('3', '/homedetails/empty/3_zpid/'), ctx()));
+    expect(e.code).toBe('upstream_bad_response');
+  });
+
+  it('reports a redirect to a search page as not_found', async () => {
+    site.faults.set('/homedetails/4_zpid/', { status: 302, headers: { location: '/homes/for_sale/' } });
+    const e = await failure(collector().read(home('4'), ctx()));
+    expect(e.code).toBe('not_found');
+    expect(e.details).toEqual({ reason: 'redirected_to_search' });
+  });
+
+  it('reports a missing page as not_found', async () => {
+    const e = await failure(collector().read(home('77'), ctx()));
+    expect(e.code).toBe('not_found');
+    expect(e.details).toMatchObject({ reason: 'page_not_found' });
+  });
+
+  it('refuses a redirect off the site and never follows it', async () => {
+    const elsewhere = await startReplayServer({ catalog: CATALOG });
+    try {
+      site.faults.set('/homedetails/5_zpid/', { status: 301, headers: { location: `${elsewhere.origin}${HOME_PATH}` } });
+      const e = await failure(collector().read(home('5'), ctx()));
+      expect(e.code).toBe('upstream_bad_response');
+      expect(e.details).toMatchObject({ reason: 'offsite_redirect' });
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
+  it('times out on a slow site', async () => {
+    site.faults.set(HOME_PATH, { delayMs: 1_000 });
+    const e = await failure(collector({ totalTimeoutMs: 200 }).read(home('2146993218', HOME_PATH), ctx()));
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toMatchObject({ reason: 'timeout' });
+  });
+
+  it('stops mid-read when the signal aborts', async () => {
+    site.faults.set(HOME_PATH, { dripMs: 20, dripBytes: 16_384 });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 150);
+    const e = await failure(collector().read(home('2146993218', HOME_PATH), ctx(ac.signal)));
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'aborted' });
+    expect(site.requests).toHaveLength(1);
+  });
+});
+
+describe('SelfHostedCollector with the default replay catalog', () => {
+  it('reads every recorded home and building page the catalog holds, with no request leaving loopback', async () => {
+    const catalog = loadCatalog();
+    // Walls and malformed pages carry a note; every other page must read.
+    const pages = catalog.filter((e) => e.status === 200 && !e.note);
+    expect(pages.length).toBeGreaterThan(0);
+    const replay = await startReplayServer({ catalog });
+    try {
+      const c = collector({}, replay.origin);
+      for (const entry of pages) {
+        const building = /^\/(apartments|b)\//.test(entry.path);
+        const got = await c.read({ path: entry.path, zpid: building ? null : entry.zpid, building }, ctx());
+        expect(got.property.scrapedAt).toBe(NOW.toISOString());
+        expect(got.zpid).toBe(entry.zpid);
+      }
+      expect(replay.requests.length).toBe(pages.length);
+    } finally {
+      await replay.close();
+    }
+  });
+});

@@ -1,0 +1,211 @@
+// The composition built by createCollector: own collector first, the provider when the site cannot be read.
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createCollector } from '../../src/collector/index.js';
+import type { AddressQuery, Collector, ReadContext, ReadTarget } from '../../src/collector/types.js';
+import { WithFallback } from '../../src/collector/with-fallback.js';
+import { loadConfig } from '../../src/config.js';
+import { LookupError, checkAddress } from '../../src/contract/index.js';
+import type { Catalog } from '../../src/replay/catalog.js';
+import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
+import { RUN_ID, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
+const WALL = fixture('blocked-press-and-hold-2025-04.html');
+const HOME = fixture('hdp-2146993218-condo-for-sale-2024.html');
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const LAKEVIEW = '/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/';
+const ROSWELL = '/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
+const CATALOG: Catalog = [
+  {
+    path: LAKEVIEW,
+    status: 403,
+    html: WALL,
+    zpid: '15192198',
+    address: { streetNumber: '661', streetName: 'Lakeview Ave', city: 'San Francisco', state: 'CA', zipCode: '94112' },
+    label: 'real',
+    note: 'bot wall served for this home',
+  },
+  { path: ROSWELL, status: 200, html: HOME, zpid: '2146993218', address: null, label: 'real' },
+];
+
+let site: ReplayServer;
+let platform: FakeActorPlatform;
+beforeAll(async () => {
+  site = await startReplayServer({ catalog: CATALOG });
+  platform = await startFakeActorPlatform();
+});
+afterAll(async () => {
+  await site.close();
+  await platform.close();
+});
+afterEach(() => {
+  site.faults.clear();
+  site.requests.length = 0;
+  platform.calls.length = 0;
+  platform.behaviour = 'ok';
+});
+
+const env = (over: Record<string, string> = {}) => ({
+  PORTAL_ORIGIN: site.origin,
+  PORTAL_SUGGEST_URL: site.suggestUrl,
+  LOOKUP_TIMEOUT_MS: '5000',
+  FALLBACK_URL: platform.url,
+  FALLBACK_TOKEN: platform.token,
+  FALLBACK_ACTOR: platform.actor,
+  ...over,
+});
+const collector = (over: Record<string, string> = {}, drop: string[] = []): Collector => {
+  const e: Record<string, string | undefined> = env(over);
+  for (const k of drop) delete e[k];
+  return createCollector(loadConfig(e), { clock: () => NOW });
+};
+const NO_PROVIDER = ['FALLBACK_URL', 'FALLBACK_TOKEN', 'FALLBACK_ACTOR'];
+
+const ctx = (): ReadContext => ({ signal: new AbortController().signal, now: NOW });
+const target = (path: string, zpid: string): ReadTarget => ({ path, zpid, building: false });
+const address = (line: string): AddressQuery => {
+  const c = checkAddress(line);
+  if (!c.ok) throw new Error(c.reason);
+  return { input: line, normalized: c.normalized, parts: c.parts };
+};
+
+async function failure(p: Promise<unknown>): Promise<LookupError> {
+  const e = await p.then(
+    () => {
+      throw new Error('expected a LookupError, the call succeeded');
+    },
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(LookupError);
+  return e as LookupError;
+}
+
+describe('createCollector: own collector with the provider as fallback', () => {
+  it('reads with the own collector when it can, without touching the provider', async () => {
+    const got = await collector().read(target(ROSWELL, '2146993218'), ctx());
+    expect(got.source).toMatchObject({ provider: 'self_hosted' });
+    expect(got.source.fallback_from).toBeUndefined();
+    expect(platform.calls).toHaveLength(0);
+  });
+
+  it('bot wall → the provider reads it; source says so', async () => {
+    const got = await collector().read(target(LAKEVIEW, '15192198'), ctx());
+    expect(site.requests.map((r) => r.path)).toEqual([LAKEVIEW]);
+    expect(platform.calls).toHaveLength(1);
+    expect(got.zpid).toBe('15192198');
+    expect(got.property.zpid).toBe('15192198');
+    expect(got.source).toEqual({
+      provider: 'apify',
+      note: expect.any(String),
+      fallback_from: 'self_hosted',
+      actor: platform.actor,
+      run_id: RUN_ID,
+    });
+  });
+
+  it('the wall as 200 and an unreadable page also go to the provider', async () => {
+    site.faults.set(LAKEVIEW, { status: 200 });
+    expect((await collector().read(target(LAKEVIEW, '15192198'), ctx())).source.fallback_from).toBe('self_hosted');
+    site.faults.set(LAKEVIEW, { status: 200, body: '<html><head><title>x</title></head><body></body></html>' });
+    expect((await collector().read(target(LAKEVIEW, '15192198'), ctx())).source.fallback_from).toBe('self_hosted');
+    expect(platform.calls).toHaveLength(2);
+  });
+
+  it('answers about the home (not_found) and site failures (5xx, timeout) do not start a paid run', async () => {
+    expect((await failure(collector().read(target('/homedetails/404_zpid/', '404'), ctx()))).code).toBe('not_found');
+    site.faults.set(ROSWELL, { status: 500 });
+    expect((await failure(collector().read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('upstream_error');
+    site.faults.set(ROSWELL, { delayMs: 1_000 });
+    expect((await failure(collector({ LOOKUP_TIMEOUT_MS: '200' }).read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('upstream_timeout');
+    expect(platform.calls).toHaveLength(0);
+  });
+
+  it('the site rate-limiting us (429) → the provider, which reads from elsewhere', async () => {
+    site.faults.set(LAKEVIEW, { status: 429, headers: { 'retry-after': '60' } });
+    expect((await collector().read(target(LAKEVIEW, '15192198'), ctx())).source.fallback_from).toBe('self_hosted');
+    const e = await failure(collector({}, NO_PROVIDER).read(target(LAKEVIEW, '15192198'), ctx()));
+    expect(e.code).toBe('upstream_busy');
+    expect(e.retryAfter).toBe(60);
+  });
+
+  it("the provider's own failure is what the caller gets", async () => {
+    platform.behaviour = 'quota';
+    expect((await failure(collector().read(target(LAKEVIEW, '15192198'), ctx()))).code).toBe('upstream_quota');
+  });
+
+  it('no provider configured → the original upstream_blocked', async () => {
+    const e = await failure(collector({}, NO_PROVIDER).read(target(LAKEVIEW, '15192198'), ctx()));
+    expect(e.code).toBe('upstream_blocked');
+    expect(e.details).toEqual({ reason: 'bot_wall', status: 403 });
+    expect(platform.calls).toHaveLength(0);
+  });
+
+  it('a half-configured provider, or one without a positive cost cap → upstream_misconfigured when it is needed', async () => {
+    for (const c of [collector({}, ['FALLBACK_TOKEN']), collector({ FALLBACK_MAX_COST_USD: '0' }), collector({ FALLBACK_MAX_COST_USD: 'lots' })]) {
+      const e = await failure(c.read(target(LAKEVIEW, '15192198'), ctx()));
+      expect(e.code).toBe('upstream_misconfigured');
+      expect(e.status).toBe(503);
+    }
+    expect(platform.calls).toHaveLength(0);
+  });
+
+  it('a blocked suggestion endpoint → the provider takes the address and returns the home it read', async () => {
+    site.faults.set('/autocomplete/v3/suggestions', { status: 403, body: WALL });
+    const r = await collector().resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx());
+    expect(r).toMatchObject({ zpid: '15192198', path: '/homedetails/15192198_zpid/' });
+    expect(r.collected?.source).toMatchObject({ provider: 'apify', fallback_from: 'self_hosted' });
+    expect(platform.calls[0]!.input).toMatchObject({ addresses: ['661 Lakeview Ave, San Francisco, CA 94112'] });
+  });
+
+  it('an address the own resolver can answer does not use the provider', async () => {
+    const r = await collector().resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx());
+    expect(r).toEqual({ zpid: '15192198', path: '/homedetails/15192198_zpid/' });
+    expect(platform.calls).toHaveLength(0);
+  });
+
+  it('a cancelled lookup does not fall back', async () => {
+    const ac = new AbortController();
+    const own: Collector = {
+      read: async () => {
+        ac.abort();
+        throw new LookupError('upstream_blocked');
+      },
+      resolveAddress: () => Promise.reject(new Error('unused')),
+    };
+    const provider: Collector = { read: () => Promise.reject(new Error('the provider must not be called')), resolveAddress: () => Promise.reject(new Error('unused')) };
+    const e = await failure(new WithFallback(own, provider).read(target(LAKEVIEW, '15192198'), { signal: ac.signal, now: NOW }));
+    expect(e.code).toBe('upstream_blocked');
+  });
+});
+
+describe('createCollector: other compositions', () => {
+  it('own collector off → the provider alone, not marked as a fallback, the site untouched', async () => {
+    const c = collector({ SELF_HOSTED_ENABLED: 'false' });
+    const got = await c.read(target(LAKEVIEW, '15192198'), ctx());
+    expect(got.source).toMatchObject({ provider: 'apify', run_id: RUN_ID });
+    expect(got.source.fallback_from).toBeUndefined();
+    const r = await c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx());
+    expect(r.collected?.zpid).toBe('15192198');
+    expect(site.requests).toEqual([]);
+  });
+
+  it('own collector off and no provider → no_api_keys, nothing called', async () => {
+    const c = collector({ SELF_HOSTED_ENABLED: 'false' }, NO_PROVIDER);
+    const e = await failure(c.read(target(LAKEVIEW, '15192198'), ctx()));
+    expect(e.code).toBe('no_api_keys');
+    expect(e.status).toBe(503);
+    expect((await failure(c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx()))).code).toBe('no_api_keys');
+    expect(site.requests).toEqual([]);
+    expect(platform.calls).toEqual([]);
+  });
+
+  it('LIVE_LOOKUPS_ENABLED=false → live_lookups_disabled, nothing called', async () => {
+    const c = collector({ LIVE_LOOKUPS_ENABLED: 'false' });
+    expect((await failure(c.read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('live_lookups_disabled');
+    expect((await failure(c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx()))).code).toBe('live_lookups_disabled');
+    expect(site.requests).toEqual([]);
+    expect(platform.calls).toEqual([]);
+  });
+});

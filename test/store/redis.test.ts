@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LookupError } from '../../src/contract/errors.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { account, entry, ledgerEntry, req, storeContract } from './store-contract.js';
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await disposeRedisServer(server);
+});
+
+// Each test gets its own key prefix on the one server, so tests never see each other's keys.
+storeContract('redis', () => RedisStore.connect(server.url, { prefix: `t${randomUUID().slice(0, 8)}:` }));
+
+describe('RedisStore specifics', () => {
+  it('keeps every key under the prefix, billing keys in the {bill} slot and account keys in {acct}', async () => {
+    const prefix = `k${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    try {
+      const a = account();
+      await store.putAccount(a);
+      await store.putEntry('zpid:1', entry('1'), 60_000);
+      await store.putAlias('addr:x', 'zpid:1', 60_000);
+      await store.putMemo('addr:y', { code: 'address_ambiguous', message: 'm' }, 60_000);
+      await store.tryLock('zpid:1', 'tok', 60_000);
+      const r = req(a.id, { budget: { day: '2026-03-01', scope: 'service', cap: 10 } });
+      await store.reserve(r);
+      await store.reserve(req(a.id));
+      await store.commit(ledgerEntry(r.reservationId, a.id));
+      const keys = await raw.keys(`${prefix}*`);
+      expect(keys.length).toBeGreaterThan(8);
+      const billing = keys.filter((k) => /:(usage|budget|res|res-by-expiry|ledger)(:|$)/.test(k));
+      const accounts = keys.filter((k) => /:(account|key|ids)(:|$)/.test(k));
+      expect(billing.length).toBeGreaterThanOrEqual(4);
+      for (const k of billing) expect(k.startsWith(`${prefix}{bill}:`)).toBe(true);
+      expect(accounts).toHaveLength(3);
+      for (const k of accounts) expect(k.startsWith(`${prefix}{acct}:`)).toBe(true);
+      expect(await raw.type(`${prefix}{bill}:ledger`)).toBe('stream');
+      expect(await raw.xlen(`${prefix}{bill}:ledger`)).toBe(1);
+      // One reservation is still held: its record and its place in the expiry index.
+      expect(await raw.zcard(`${prefix}{bill}:res-by-expiry`)).toBe(1);
+      // TTLs: cache, memo, lock and the budget counter expire; the ledger does not.
+      expect(await raw.pttl(`${prefix}cache:zpid:1`)).toBeGreaterThan(50_000);
+      expect(await raw.pttl(`${prefix}{bill}:budget:service:2026-03-01`)).toBeGreaterThan(47 * 3600_000);
+      expect(await raw.pttl(`${prefix}{bill}:ledger`)).toBe(-1);
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
+  it('a corrupt cache value reads as a miss, not a failure', async () => {
+    const prefix = `c${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    try {
+      await raw.set(`${prefix}cache:zpid:7`, '{not json');
+      await store.putEntry('zpid:8', entry('8'), 60_000);
+      expect(await store.getEntries(['zpid:7', 'zpid:8'])).toEqual([null, entry('8')]);
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
+  it('connect() returns quickly when nothing listens, fails fast, then recovers by itself', async () => {
+    const port = await freePort();
+    const t0 = Date.now();
+    const store = await RedisStore.connect(`redis://127.0.0.1:${port}`, { prefix: 'down:' });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    try {
+      expect(store.ready).toBe(false);
+      const t1 = Date.now();
+      const err = await store.getAccount('x').then(() => null, (e: unknown) => e);
+      expect(err).toBeInstanceOf(LookupError);
+      expect((err as LookupError).code).toBe('store_unavailable');
+      expect((err as LookupError).retryAfter).toBe(30);
+      await expect(store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.reserve(req('a'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(Date.now() - t1).toBeLessThan(3000);
+      // Redis comes up on that port: the same store instance starts working.
+      const { spawn } = await import('node:child_process');
+      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      try {
+        const deadline = Date.now() + 10_000;
+        let ok = false;
+        while (!ok && Date.now() < deadline) {
+          ok = await store.ping().then(() => true, () => false);
+          if (!ok) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(ok).toBe(true);
+        expect((await store.reserve(req('a'))).ok).toBe(true);
+      } finally {
+        child.kill('SIGKILL');
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects a prefix that would change the hash slot', async () => {
+    await expect(RedisStore.connect(server.url, { prefix: 'a{b}:' })).rejects.toThrow(/must not contain/);
+  });
+});

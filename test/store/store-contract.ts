@@ -1,0 +1,360 @@
+// One behavioural suite for every Store: the memory store and the Redis store must agree.
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  Account, CacheEntry, LedgerEntry, ReserveRequest, Store,
+} from '../../src/store/types.js';
+
+export type StoreFactory = () => Promise<Store>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function account(over: Partial<Account> = {}): Account {
+  const id = over.id ?? `acct_${randomUUID().slice(0, 8)}`;
+  return {
+    id,
+    keyHash: over.keyHash ?? randomUUID().replace(/-/g, '').repeat(2),
+    keyPrefix: 'pl_live_abcd',
+    plan: 'free',
+    allotment: 50,
+    included: 0,
+    overage: false,
+    overageRateUsd: 0,
+    spendLimitUsd: null,
+    paymentFailing: false,
+    revoked: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    label: null,
+    ...over,
+  };
+}
+
+export function entry(zpid: string): CacheEntry {
+  return {
+    record: { zpid, address: `${zpid} Main St, Springfield, IL 62701`, price: 250_000, photos: [], priceHistory: [] } as unknown as CacheEntry['record'],
+    raw: { nested: { zpid, list: [1, 2, 3] } },
+    fetchedAt: '2026-03-01T12:00:00.000Z',
+    source: { provider: 'self_hosted', note: 'read the page' },
+    zpid,
+  };
+}
+
+/** A reserve request with sensible defaults: free bucket of 3, unlimited service budget. */
+export function req(accountId: string, over: Partial<ReserveRequest> = {}): ReserveRequest {
+  return {
+    reservationId: `res_${randomUUID()}`,
+    accountId,
+    period: 'lifetime',
+    included: 3,
+    overage: null,
+    budget: { day: '2026-03-01', scope: 'service', cap: null },
+    ttlMs: 60_000,
+    ...over,
+  };
+}
+
+export function ledgerEntry(reservationId: string, accountId: string, over: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    reservationId,
+    accountId,
+    cacheKey: 'zpid:123',
+    requestId: `req_${reservationId.slice(-6)}`,
+    kind: 'included',
+    at: '2026-03-01T12:00:00.000Z',
+    ...over,
+  };
+}
+
+export function storeContract(label: string, factory: StoreFactory): void {
+  describe(`Store contract: ${label}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await factory();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('answers ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    describe('accounts', () => {
+      it('stores an account and finds it by id and by key hash', async () => {
+        const a = account({ label: 'Acme', plan: 'paid', included: 100, overage: true, overageRateUsd: 0.05, spendLimitUsd: 20 });
+        await store.putAccount(a);
+        expect(await store.getAccount(a.id)).toEqual(a);
+        expect(await store.getAccountByKeyHash(a.keyHash)).toEqual(a);
+        expect(await store.getAccount('acct_missing')).toBeNull();
+        expect(await store.getAccountByKeyHash('ff'.repeat(32))).toBeNull();
+      });
+
+      it('moves the key index when the key changes, and keeps flags', async () => {
+        const a = account();
+        await store.putAccount(a);
+        const rotated = { ...a, keyHash: 'ab'.repeat(32), keyPrefix: 'pl_live_zzzz' };
+        await store.putAccount(rotated);
+        expect(await store.getAccountByKeyHash(a.keyHash)).toBeNull();
+        expect(await store.getAccountByKeyHash(rotated.keyHash)).toEqual(rotated);
+        await store.putAccount({ ...rotated, revoked: true, paymentFailing: true });
+        expect((await store.getAccount(a.id))?.revoked).toBe(true);
+        expect((await store.getAccountByKeyHash(rotated.keyHash))?.paymentFailing).toBe(true);
+      });
+
+      it('lists every account once', async () => {
+        const as = [account(), account(), account({ plan: 'paid' })];
+        for (const a of as) await store.putAccount(a);
+        await store.putAccount({ ...as[0]!, label: 'renamed' });
+        const listed = await store.listAccounts();
+        expect(listed.map((a) => a.id).sort()).toEqual(as.map((a) => a.id).sort());
+        expect(listed.find((a) => a.id === as[0]!.id)?.label).toBe('renamed');
+      });
+    });
+
+    describe('cache, aliases, memo', () => {
+      it('puts and gets entries in key order, misses as null', async () => {
+        await store.putEntry('zpid:1', entry('1'), 60_000);
+        await store.putEntry('zpid:3', entry('3'), 60_000);
+        const got = await store.getEntries(['zpid:1', 'zpid:2', 'zpid:3']);
+        expect(got).toEqual([entry('1'), null, entry('3')]);
+        expect(await store.getEntries([])).toEqual([]);
+      });
+
+      it('replaces an entry and lets it expire after its ttl', async () => {
+        await store.putEntry('zpid:9', entry('9'), 60_000);
+        const newer = { ...entry('9'), fetchedAt: '2026-03-02T00:00:00.000Z' };
+        await store.putEntry('zpid:9', newer, 80);
+        expect(await store.getEntries(['zpid:9'])).toEqual([newer]);
+        await sleep(200);
+        expect(await store.getEntries(['zpid:9'])).toEqual([null]);
+      });
+
+      it('keeps aliases and lets them expire', async () => {
+        await store.putAlias('addr:1 main st springfield il 62701', 'zpid:1', 60_000);
+        await store.putAlias('bldg:abc', 'zpid:2', 80);
+        expect(await store.getAliases(['addr:1 main st springfield il 62701', 'addr:none', 'bldg:abc'])).toEqual([
+          'zpid:1', null, 'zpid:2',
+        ]);
+        await sleep(200);
+        expect(await store.getAliases(['bldg:abc', 'addr:1 main st springfield il 62701'])).toEqual([null, 'zpid:1']);
+        expect(await store.getAliases([])).toEqual([]);
+      });
+
+      it('keeps an ambiguity memo for its ttl', async () => {
+        const body = { code: 'address_ambiguous', message: 'x', details: { candidate: { detailUrl: 'https://example.com/h/1_zpid/' } } };
+        await store.putMemo('addr:2 main st', body, 80);
+        expect(await store.getMemo('addr:2 main st')).toEqual(body);
+        expect(await store.getMemo('addr:3 main st')).toBeNull();
+        await sleep(200);
+        expect(await store.getMemo('addr:2 main st')).toBeNull();
+      });
+    });
+
+    describe('reserve / commit / release', () => {
+      it('free allotment: included until used up, then credits_exhausted; holds count', async () => {
+        const id = account().id;
+        const r = [req(id), req(id), req(id)];
+        for (const x of r) expect(await store.reserve(x)).toEqual({ ok: true, kind: 'included' });
+        expect(await store.reserve(req(id))).toEqual({ ok: false, reason: 'credits_exhausted' });
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 3, overageUsed: 0 });
+        expect(await store.release(r[0]!.reservationId)).toBe(true);
+        expect(await store.commit(ledgerEntry(r[1]!.reservationId, id))).toBe(true);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 1, overageUsed: 0 });
+        expect(await store.reserve(req(id))).toEqual({ ok: true, kind: 'included' });
+        expect(await store.reserve(req(id))).toEqual({ ok: false, reason: 'credits_exhausted' });
+      });
+
+      it('buckets are per account and per period', async () => {
+        const a = account().id;
+        const b = account().id;
+        const one = { included: 1 };
+        expect((await store.reserve(req(a, { ...one, period: '2026-03' }))).ok).toBe(true);
+        expect((await store.reserve(req(a, { ...one, period: '2026-03' }))).ok).toBe(false);
+        expect((await store.reserve(req(a, { ...one, period: '2026-04' }))).ok).toBe(true);
+        expect((await store.reserve(req(b, { ...one, period: '2026-03' }))).ok).toBe(true);
+        expect(await store.usage(a, '2026-03')).toEqual({ used: 0, reserved: 1, overageUsed: 0 });
+        expect(await store.usage(a, '2026-05')).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+      });
+
+      it('paid plan: included, then overage up to the spend limit (held overage counts)', async () => {
+        const id = account({ plan: 'paid' }).id;
+        // 2 included, $0.05 per lookup past them, $0.10 limit → 2 overage lookups.
+        const paid = (over: Partial<ReserveRequest> = {}) =>
+          req(id, { period: '2026-03', included: 2, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 100_000 }, budget: { day: '2026-03-01', scope: 'paid', cap: null }, ...over });
+        const inc = [paid(), paid()];
+        for (const x of inc) expect(await store.reserve(x)).toEqual({ ok: true, kind: 'included' });
+        const over1 = paid();
+        const over2 = paid();
+        expect(await store.reserve(over1)).toEqual({ ok: true, kind: 'overage' });
+        expect(await store.reserve(over2)).toEqual({ ok: true, kind: 'overage' });
+        // Two overage lookups are held (not committed): the limit already counts them.
+        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0 });
+        for (const x of [...inc, over1]) expect(await store.commit(ledgerEntry(x.reservationId, id))).toBe(true);
+        expect(await store.release(over2.reservationId)).toBe(true);
+        expect(await store.usage(id, '2026-03')).toEqual({ used: 3, reserved: 0, overageUsed: 1 });
+        const over3 = paid();
+        expect(await store.reserve(over3)).toEqual({ ok: true, kind: 'overage' });
+        expect(await store.commit(ledgerEntry(over3.reservationId, id))).toBe(true);
+        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 2 });
+        expect(await store.usage(id, '2026-03')).toEqual({ used: 4, reserved: 0, overageUsed: 2 });
+        const kinds = (await store.ledger(id)).map((e) => e.kind).sort();
+        expect(kinds).toEqual(['included', 'included', 'overage', 'overage']);
+      });
+
+      it('paid plan without a spend limit: overage is not capped', async () => {
+        const id = account({ plan: 'paid' }).id;
+        const r = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null } });
+        expect(await store.reserve(r())).toEqual({ ok: true, kind: 'included' });
+        for (let i = 0; i < 20; i++) expect(await store.reserve(r())).toEqual({ ok: true, kind: 'overage' });
+        expect(await store.usage(id, '2026-03')).toEqual({ used: 0, reserved: 21, overageUsed: 0 });
+      });
+
+      it('payment failing (overage null): credits_exhausted past the included lookups', async () => {
+        const id = account({ plan: 'paid' }).id;
+        expect(await store.reserve(req(id, { period: '2026-03', included: 1 }))).toEqual({ ok: true, kind: 'included' });
+        expect(await store.reserve(req(id, { period: '2026-03', included: 1, overage: null }))).toEqual({
+          ok: false, reason: 'credits_exhausted',
+        });
+      });
+
+      it('daily budget: capped per day and scope; refusal holds nothing; release gives back', async () => {
+        const day = '2026-03-05';
+        const cap = (scope: 'service' | 'paid', d = day) => ({ budget: { day: d, scope, cap: 2 } });
+        const [a, b, c] = [account().id, account().id, account().id];
+        const r1 = req(a, cap('service'));
+        const r2 = req(b, cap('service'));
+        expect((await store.reserve(r1)).ok).toBe(true);
+        expect((await store.reserve(r2)).ok).toBe(true);
+        expect(await store.reserve(req(c, cap('service')))).toEqual({ ok: false, reason: 'live_lookups_capped' });
+        expect(await store.usage(c, 'lifetime')).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+        expect((await store.reserve(req(c, cap('paid')))).ok).toBe(true);
+        expect((await store.reserve(req(c, cap('service', '2026-03-06')))).ok).toBe(true);
+        expect(await store.budgetUsage(day, 'service')).toBe(2);
+        expect(await store.budgetUsage(day, 'paid')).toBe(1);
+        // Committed lookups stay counted; released ones are given back.
+        expect(await store.commit(ledgerEntry(r1.reservationId, a))).toBe(true);
+        expect(await store.budgetUsage(day, 'service')).toBe(2);
+        expect(await store.release(r2.reservationId)).toBe(true);
+        expect(await store.budgetUsage(day, 'service')).toBe(1);
+        expect((await store.reserve(req(c, cap('service')))).ok).toBe(true);
+        expect(await store.reserve(req(b, cap('service')))).toEqual({ ok: false, reason: 'live_lookups_capped' });
+        expect(await store.budgetUsage('2026-01-01', 'service')).toBe(0);
+      });
+
+      it('an exhausted account is refused before the budget is looked at', async () => {
+        const id = account().id;
+        const full = { included: 0, budget: { day: '2026-03-07', scope: 'service' as const, cap: 0 } };
+        expect(await store.reserve(req(id, full))).toEqual({ ok: false, reason: 'credits_exhausted' });
+        expect(await store.budgetUsage('2026-03-07', 'service')).toBe(0);
+      });
+
+      it('reserve is idempotent per reservation id', async () => {
+        const id = account().id;
+        const r = req(id, { included: 1, budget: { day: '2026-03-08', scope: 'service', cap: 5 } });
+        expect(await store.reserve(r)).toEqual({ ok: true, kind: 'included' });
+        expect(await store.reserve(r)).toEqual({ ok: true, kind: 'included' });
+        expect(await store.reserve({ ...r })).toEqual({ ok: true, kind: 'included' });
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 1, overageUsed: 0 });
+        expect(await store.budgetUsage('2026-03-08', 'service')).toBe(1);
+        expect(await store.commit(ledgerEntry(r.reservationId, id))).toBe(true);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+      });
+
+      it('commit and release only act on held reservations', async () => {
+        const id = account().id;
+        expect(await store.commit(ledgerEntry('res_unknown', id))).toBe(false);
+        expect(await store.release('res_unknown')).toBe(false);
+        const a = req(id);
+        const b = req(id);
+        await store.reserve(a);
+        await store.reserve(b);
+        expect(await store.commit(ledgerEntry(a.reservationId, id))).toBe(true);
+        expect(await store.commit(ledgerEntry(a.reservationId, id))).toBe(false);
+        expect(await store.release(a.reservationId)).toBe(false);
+        expect(await store.release(b.reservationId)).toBe(true);
+        expect(await store.release(b.reservationId)).toBe(false);
+        expect(await store.commit(ledgerEntry(b.reservationId, id))).toBe(false);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+        expect(await store.ledger(id)).toHaveLength(1);
+        expect(await store.budgetUsage('2026-03-01', 'service')).toBe(1);
+      });
+
+      it('the ledger records the reservation’s account and kind with the request’s details', async () => {
+        const id = account().id;
+        const r = req(id);
+        await store.reserve(r);
+        const e = ledgerEntry(r.reservationId, 'acct_somebody_else', {
+          kind: 'overage', cacheKey: 'addr:1 main st springfield il 62701', requestId: 'req-42', at: '2026-03-01T12:34:56.789Z',
+        });
+        expect(await store.commit(e)).toBe(true);
+        expect(await store.ledger(id)).toEqual([{ ...e, accountId: id, kind: 'included' }]);
+        expect(await store.ledger('acct_somebody_else')).toEqual([]);
+      });
+
+      it('sweep releases only reservations past their ttl', async () => {
+        const id = account().id;
+        const day = { budget: { day: '2026-03-09', scope: 'service' as const, cap: 10 } };
+        const short = req(id, { ttlMs: 50, ...day });
+        const long = req(id, { ttlMs: 60_000, ...day });
+        await store.reserve(short);
+        await store.reserve(long);
+        expect(await store.sweep()).toBe(0);
+        await sleep(150);
+        expect(await store.sweep()).toBe(1);
+        expect(await store.sweep()).toBe(0);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 1, overageUsed: 0 });
+        expect(await store.budgetUsage('2026-03-09', 'service')).toBe(1);
+        expect(await store.commit(ledgerEntry(short.reservationId, id))).toBe(false);
+        expect(await store.commit(ledgerEntry(long.reservationId, id))).toBe(true);
+      });
+
+      it('ledger always equals the counters', async () => {
+        const ids = [account().id, account().id, account().id];
+        let seed = 7;
+        const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+        const held: { r: ReserveRequest }[] = [];
+        for (let i = 0; i < 120; i++) {
+          const acct = ids[Math.floor(rand() * ids.length)]!;
+          const r = req(acct, { period: '2026-03', included: 5, overage: rand() < 0.5 ? { rateMicroUsd: 10_000, spendLimitMicroUsd: 150_000 } : null });
+          if ((await store.reserve(r)).ok) held.push({ r });
+          if (held.length > 0 && rand() < 0.6) {
+            const [{ r: x }] = held.splice(Math.floor(rand() * held.length), 1) as [{ r: ReserveRequest }];
+            if (rand() < 0.7) expect(await store.commit(ledgerEntry(x.reservationId, x.accountId))).toBe(true);
+            else expect(await store.release(x.reservationId)).toBe(true);
+          }
+        }
+        let total = 0;
+        for (const acct of ids) {
+          const u = await store.usage(acct, '2026-03');
+          const l = await store.ledger(acct);
+          expect(l.length).toBe(u.used);
+          expect(l.filter((e) => e.kind === 'overage').length).toBe(u.overageUsed);
+          expect(u.reserved).toBe(held.filter((h) => h.r.accountId === acct).length);
+          expect(u.used - u.overageUsed).toBeLessThanOrEqual(5);
+          expect(u.overageUsed).toBeLessThanOrEqual(15);
+          total += u.used;
+        }
+        expect(total).toBeGreaterThan(0);
+        expect((await store.ledger()).filter((e) => ids.includes(e.accountId))).toHaveLength(total);
+        expect(new Set((await store.ledger()).map((e) => e.reservationId)).size).toBe((await store.ledger()).length);
+      });
+    });
+
+    describe('single-flight lock', () => {
+      it('only one holder; only the owner unlocks; expires after its ttl', async () => {
+        expect(await store.tryLock('zpid:1', 'tok-a', 60_000)).toBe(true);
+        expect(await store.tryLock('zpid:1', 'tok-b', 60_000)).toBe(false);
+        expect(await store.tryLock('zpid:2', 'tok-b', 60_000)).toBe(true);
+        await store.unlock('zpid:1', 'tok-b');
+        expect(await store.tryLock('zpid:1', 'tok-c', 60_000)).toBe(false);
+        await store.unlock('zpid:1', 'tok-a');
+        expect(await store.tryLock('zpid:1', 'tok-c', 80)).toBe(true);
+        await sleep(200);
+        expect(await store.tryLock('zpid:1', 'tok-d', 60_000)).toBe(true);
+        // The expired holder cannot release the new holder's lock.
+        await store.unlock('zpid:1', 'tok-c');
+        expect(await store.tryLock('zpid:1', 'tok-e', 60_000)).toBe(false);
+      });
+    });
+  });
+}
