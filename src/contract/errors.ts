@@ -22,7 +22,7 @@ export const ERROR_CODES = {
   upstream_run_failed: { status: 502, message: "The data provider's run failed. Safe to retry with backoff." },
   upstream_blocked: { status: 502, message: 'The listing site refused the read (bot wall) and no fallback could read it. Safe to retry later.' },
   upstream_cost_cap: { status: 502, message: 'The lookup was stopped at its upstream cost limit. Retry at most once, with status set if known.' },
-  upstream_busy: { status: 503, message: 'The data provider is busy. Retry after the retry-after header.' },
+  upstream_busy: { status: 503, message: 'The data provider is busy. Retry after the retry-after header.', retryAfter: 30 },
   no_api_keys: { status: 503, message: "Live lookups are unavailable on the service's side." },
   live_lookups_disabled: { status: 503, message: "Live lookups are disabled on the service's side. Cached properties still work." },
   upstream_auth: { status: 503, message: "Live lookups are unavailable on the service's side." },
@@ -30,10 +30,10 @@ export const ERROR_CODES = {
   upstream_actor_missing: { status: 503, message: "Live lookups are unavailable on the service's side." },
   upstream_misconfigured: { status: 503, message: "Live lookups are unavailable on the service's side." },
   live_lookups_capped: { status: 503, message: 'The daily live-lookup limit is reached; new lookups resume at 00:00 UTC. Cached properties still work.' },
-  store_unavailable: { status: 503, message: 'The usage and cache store is unreachable. Retry in 30 seconds.' },
+  store_unavailable: { status: 503, message: 'The usage and cache store is unreachable. Retry in 30 seconds.', retryAfter: 30 },
   upstream_timeout: { status: 504, message: 'The live lookup took too long. Safe to retry.' },
   batch_deadline: { status: 504, message: 'The item could not finish within the batch time limit. Retry it.' },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; retryAfter?: number }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -61,6 +61,12 @@ export class LookupError extends Error {
 
   get status(): number {
     return ERROR_CODES[this.code].status;
+  }
+
+  /** Seconds a client should wait before retrying (REST: the retry-after header), when there is a wait. */
+  get retryAfterSeconds(): number | undefined {
+    const entry = ERROR_CODES[this.code];
+    return this.retryAfter ?? ('retryAfter' in entry ? entry.retryAfter : undefined);
   }
 
   toBody(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {

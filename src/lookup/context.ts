@@ -5,7 +5,8 @@ import type { Config } from '../config.js';
 import type { Collector } from '../collector/types.js';
 import type { Account, Store } from '../store/index.js';
 import { Limiter } from './limiter.js';
-import { createHomeLoader, type HomeRequest, type Loaded } from './loader.js';
+import type { CacheHit } from './cache.js';
+import { createCacheLoader, type Loaded } from './loader.js';
 import type { SingleFlight } from './single-flight.js';
 
 /** Long-lived parts shared by all requests of one process. */
@@ -30,8 +31,10 @@ export interface RequestContext {
   deadline: AbortSignal | null;
   /** Bounds how many live lookups of this request run at once. */
   limiter: Limiter;
+  /** Cache reads of the request, batched into one store round trip per tick. */
+  cache: DataLoader<string, CacheHit | null>;
   /** One load per home per request: duplicates meet here and are read and billed once. */
-  loader: DataLoader<HomeRequest, Loaded, string>;
+  homes: Map<string, Promise<Loaded>>;
   /** Homes whose live charge was already reported to a consumer of this request. */
   reported: Set<string>;
 }
@@ -44,7 +47,7 @@ export interface ContextOptions {
 }
 
 export function createRequestContext(deps: CoreDeps, account: Account, opts: ContextOptions): RequestContext {
-  const ctx = {
+  const ctx: RequestContext = {
     deps,
     account,
     requestId: opts.requestId,
@@ -52,8 +55,9 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
     signal: opts.signal ?? new AbortController().signal,
     deadline: opts.deadlineMs === undefined ? null : AbortSignal.timeout(opts.deadlineMs),
     limiter: new Limiter(deps.config.batchConcurrency),
+    cache: createCacheLoader(deps.store),
+    homes: new Map<string, Promise<Loaded>>(),
     reported: new Set<string>(),
-  } as Omit<RequestContext, 'loader'> as RequestContext;
-  ctx.loader = createHomeLoader(ctx);
+  };
   return ctx;
 }

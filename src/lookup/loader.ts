@@ -1,9 +1,10 @@
-// The per-request loader: every lookup of a request (a REST call, a batch, a GraphQL operation)
-// goes through it, so one home is loaded once and the cache is read in one round trip.
+// The per-request loading of homes: every lookup of a request (a REST call, a batch, a GraphQL
+// operation) goes through it, so one home is loaded once and the cache is read in one round trip.
 import DataLoader from 'dataloader';
 import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
+import type { Store } from '../store/index.js';
 import type { RequestContext } from './context.js';
-import { readCache } from './cache.js';
+import { readCache, type CacheHit } from './cache.js';
 import { addressKey, zpidKey } from './keys.js';
 import { liveLookup, throwIfAborted, type Loaded } from './live.js';
 
@@ -16,26 +17,29 @@ export interface HomeRequest {
   options: LookupOptions;
 }
 
-export function createHomeLoader(ctx: RequestContext): DataLoader<HomeRequest, Loaded, string> {
-  return new DataLoader<HomeRequest, Loaded, string>((reqs) => loadHomes(ctx, reqs), {
-    cacheKeyFn: (r) => r.key,
-    maxBatchSize: 100,
-  });
+export function createCacheLoader(store: Store): DataLoader<string, CacheHit | null> {
+  return new DataLoader<string, CacheHit | null>((keys) => readCache(store, keys), { maxBatchSize: 100 });
 }
 
-async function loadHomes(ctx: RequestContext, reqs: readonly HomeRequest[]): Promise<(Loaded | Error)[]> {
-  const hits = await readCache(ctx.deps.store, reqs.map((r) => r.key));
-  return Promise.all(
-    reqs.map(async (req, i): Promise<Loaded | Error> => {
-      const hit = hits[i];
-      if (hit) return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.locator.kind === 'address' ? req.key : hit.entryKey, cached: true, credits: 0 };
-      try {
-        return await loadUncached(ctx, req);
-      } catch (e) {
-        return toLookupError(e);
-      }
-    }),
-  );
+/**
+ * Loads a home once per request. Each home settles on its own (a slow read never holds back the
+ * others), while the cache reads of all homes asked for in one tick share one round trip.
+ */
+export function loadHome(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
+  let loading = ctx.homes.get(req.key);
+  if (!loading) {
+    loading = loadOne(ctx, req);
+    ctx.homes.set(req.key, loading);
+  }
+  return loading;
+}
+
+async function loadOne(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
+  const hit = await ctx.cache.load(req.key);
+  if (hit) {
+    return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.locator.kind === 'address' ? req.key : hit.entryKey, cached: true, credits: 0 };
+  }
+  return loadUncached(ctx, req);
 }
 
 /** A miss: wait for a slot of the request, then resolve the address (if any) and read live. */

@@ -5,6 +5,7 @@ import {
 } from '../contract/index.js';
 import type { RequestContext } from './context.js';
 import { homeKeyOf } from './keys.js';
+import { loadHome } from './loader.js';
 
 export interface LookupOutcome {
   data: PortalProperty;
@@ -16,8 +17,7 @@ export const RELEASE = 'v1';
 /** One home (spec 4.1). Throws a LookupError. */
 export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
   const started = performance.now();
-  const key = homeKeyOf(locator);
-  const loaded = await ctx.loader.load({ key, locator, options });
+  const loaded = await loadHome(ctx, { key: homeKeyOf(locator), locator, options });
   let { credits, cached } = loaded;
   // The same home twice in one request: read once, billed once; the later consumers see a hit.
   if (credits === 1) {
@@ -40,36 +40,47 @@ export async function lookupOne(ctx: RequestContext, locator: Locator, options: 
   return { data, meta };
 }
 
-/** Up to 50 homes (spec 4.2): one result per item, in order; one failed item never fails the batch. */
-export async function lookupBatch(
-  ctx: RequestContext,
-  items: readonly BatchItemResult[],
-  options: LookupOptions,
-): Promise<{ data: BatchResult[]; meta: BatchMeta }> {
+/** A batch under way: each item's result as it settles (in item order), and the totals once all have. */
+export interface BatchRun {
+  /** Never reject. */
+  results: Promise<BatchResult>[];
+  meta: Promise<BatchMeta>;
+}
+
+/** Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. */
+export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions): BatchRun {
   const started = performance.now();
-  const data = await Promise.all(
-    items.map(async (item, index): Promise<BatchResult> => {
-      if (!item.ok) return { index, ok: false, error: item.error.toBody() };
-      try {
-        const o = await lookupOne(ctx, item.locator, options);
-        return { index, ok: true, data: o.data, meta: o.meta };
-      } catch (e) {
-        const err = toLookupError(e);
-        if (err.code === 'internal') ctx.logger.error({ err: e, index }, 'batch item failed');
-        return { index, ok: false, error: err.toBody() };
-      }
-    }),
-  );
-  const ok = data.filter((r): r is Extract<BatchResult, { ok: true }> => r.ok);
-  return {
-    data,
-    meta: {
+  const results = items.map(async (item, index): Promise<BatchResult> => {
+    if (!item.ok) return { index, ok: false, error: item.error.toBody() };
+    try {
+      const o = await lookupOne(ctx, item.locator, options);
+      return { index, ok: true, data: o.data, meta: o.meta };
+    } catch (e) {
+      const err = toLookupError(e);
+      if (err.code === 'internal') ctx.logger.error({ err: e, index }, 'batch item failed');
+      return { index, ok: false, error: err.toBody() };
+    }
+  });
+  const meta = Promise.all(results).then((data): BatchMeta => {
+    const ok = data.filter((r): r is Extract<BatchResult, { ok: true }> => r.ok);
+    return {
       count: data.length,
       succeeded: ok.length,
       failed: data.length - ok.length,
       cache_hits: ok.filter((r) => r.meta.cached).length,
       credits: ok.reduce((n, r) => n + r.meta.credits, 0),
       took_ms: Math.round(performance.now() - started),
-    },
-  };
+    };
+  });
+  return { results, meta };
+}
+
+/** A whole batch, once every item has settled. */
+export async function lookupBatch(
+  ctx: RequestContext,
+  items: readonly BatchItemResult[],
+  options: LookupOptions,
+): Promise<{ data: BatchResult[]; meta: BatchMeta }> {
+  const run = startBatch(ctx, items, options);
+  return { data: await Promise.all(run.results), meta: await run.meta };
 }

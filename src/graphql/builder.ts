@@ -1,0 +1,30 @@
+// The Pothos builder: its options and the Context type only. No GraphQL type is defined here
+// (types live in schema/*.ts, which import this file; this file imports none of them).
+import SchemaBuilder from '@pothos/core';
+import type { CoreDeps, RequestContext } from '../lookup/index.js';
+
+/** What every resolver receives. */
+export interface GraphqlContext {
+  core: CoreDeps;
+  /**
+   * The one per-request lookup context (account, DataLoader, deadline, client-gone signal), shared by
+   * every field of the operation and by every operation of a batched HTTP request.
+   * Null only for introspection-only operations, which need no API key.
+   */
+  lookup: RequestContext | null;
+}
+
+export interface BuilderTypes {
+  Context: GraphqlContext;
+  DefaultFieldNullability: false;
+  Scalars: {
+    JSON: { Input: unknown; Output: unknown };
+  };
+}
+
+/** The builder's full type set (what Pothos helper types take). */
+export type Types = PothosSchemaTypes.ExtendDefaultTypes<BuilderTypes>;
+
+export const builder = new SchemaBuilder<BuilderTypes>({ defaultFieldNullability: false });
+
+builder.queryType({ description: "Property lookups (the same core as REST /v1), and the caller's account." });

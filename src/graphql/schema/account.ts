@@ -1,0 +1,30 @@
+// The caller's plan and usage: Query.account, the GraphQL face of GET /v1/account.
+import { AccountUsage, isLookupError, type AccountUsage as AccountUsageShape } from '../../contract/index.js';
+import { accountUsage } from '../../accounts/index.js';
+import { builder } from '../builder.js';
+import { toGraphQLError } from '../errors.js';
+import { contractFields, planFields } from '../typebox.js';
+import { contractTypes, requireLookup } from './property.js';
+
+export const AccountUsageType = builder.objectRef<AccountUsageShape>('AccountUsage');
+
+AccountUsageType.implement({
+  description: "The caller's plan and usage (REST: data of GET /v1/account).",
+  fields: (t) => contractFields(t, planFields(AccountUsage, contractTypes)),
+});
+
+builder.queryField('account', (t) =>
+  t.field({
+    type: AccountUsageType,
+    description: "The caller's plan and usage (REST: GET /v1/account). Free: no lookup is made.",
+    resolve: async (_root, _args, ctx) => {
+      const { deps, account } = requireLookup(ctx);
+      try {
+        return await accountUsage(deps.store, account, deps.clock());
+      } catch (e) {
+        if (isLookupError(e)) throw toGraphQLError(e, { http: true });
+        throw e;
+      }
+    },
+  }),
+);

@@ -1,0 +1,102 @@
+// Many homes: Query.properties, the GraphQL face of POST /v1/portal/batch. Items are parsed by the
+// contract's batch parser and looked up by the core's startBatch, in the request's one context
+// (one DataLoader: duplicates, and homes also asked for by Query.property, are read and billed once).
+import {
+  BatchMeta, BatchResult, isLookupError, parseBatchBody,
+  type BatchItemResult as ParsedItem, type BatchMeta as BatchMetaShape, type BatchResult as BatchResultShape,
+  type LookupOptions,
+} from '../../contract/index.js';
+import { startBatch, type BatchRun } from '../../lookup/index.js';
+import { builder } from '../builder.js';
+import { toGraphQLError } from '../errors.js';
+import { selectsPath, streamRequested } from '../selection.js';
+import { contractFields, planFields, type TypeMap } from '../typebox.js';
+import { LookupErrorType } from './errors.js';
+import { contractTypes, requireLookup, StatusHintEnum } from './property.js';
+
+export const LookupItemInput = builder.inputType('LookupItem', {
+  description: 'One home to look up: exactly one of url, address, zpid (REST: a batch item object).',
+  isOneOf: true,
+  fields: (t) => ({
+    url: t.string({ required: false, description: 'A property link on the listing site.' }),
+    address: t.string({ required: false, description: 'A one-line US address.' }),
+    zpid: t.string({ required: false, description: 'The property ID, 1 to 12 digits.' }),
+  }),
+});
+
+export const BatchItemResultType = builder.objectRef<BatchResultShape>('BatchItemResult');
+export const BatchMetaType = builder.objectRef<BatchMetaShape>('BatchMeta');
+
+export const BatchLookupType = builder.objectRef<BatchRun>('BatchLookup');
+
+const batchTypes: TypeMap = {
+  ...contractTypes,
+  objects: { ...contractTypes.objects, ErrorBody: { ref: LookupErrorType, name: 'LookupError', description: 'Why this item failed; null when ok' } },
+};
+
+BatchItemResultType.implement({
+  description: 'The result of one item, in its own right: one failed item never fails the batch (REST: an element of data).',
+  fields: (t) =>
+    contractFields(t, planFields(BatchResult, batchTypes)),
+});
+
+BatchMetaType.implement({
+  description: 'Totals of the batch (REST: meta).',
+  fields: (t) => contractFields(t, planFields(BatchMeta, batchTypes)),
+});
+
+/** Each result as soon as it settles (for @stream): the slowest home no longer holds back the rest. */
+async function* inCompletionOrder<T>(promises: readonly Promise<T>[]): AsyncGenerator<T> {
+  const pending = new Map(promises.map((p, i) => [i, p.then((value) => ({ i, value }))]));
+  while (pending.size > 0) {
+    const { i, value } = await Promise.race(pending.values());
+    pending.delete(i);
+    yield value;
+  }
+}
+
+BatchLookupType.implement({
+  description: 'The results of Query.properties (REST: the 200 body of POST /v1/portal/batch; `data` is called `results` here).',
+  fields: (t) => ({
+    results: t.field({
+      type: [BatchItemResultType],
+      description:
+        'One result per item, each with its `index`. In item order; with @stream, in the order the homes finish (read `index`), so the first homes arrive while slow ones are still being read.',
+      resolve: (run, _args, _ctx, info) => (streamRequested(info) ? inCompletionOrder(run.results) : Promise.all(run.results)),
+    }),
+    meta: t.field({ type: BatchMetaType, description: 'Totals of the batch', resolve: (run) => run.meta }),
+  }),
+});
+
+builder.queryField('properties', (t) =>
+  t.field({
+    type: BatchLookupType,
+    // Nullable: a refused batch (bad_body) leaves the operation's other fields standing.
+    nullable: true,
+    description:
+      'Up to 50 homes (REST: POST /v1/portal/batch). Each item is looked up exactly as Query.property would; failed items come back as results with ok: false. All lookups of one operation (property fields and properties items together) count against the limit of 50.',
+    args: {
+      items: t.arg({ type: [LookupItemInput], required: true, description: '1 to 50 homes.' }),
+      status: t.arg({ type: StatusHintEnum, required: false, description: 'Applies to every item.' }),
+      raw: t.arg.boolean({ required: false, description: 'Applies to every item (only built when results.data.raw is selected).' }),
+    },
+    resolve: (_root, args, ctx, info) => {
+      const lookup = requireLookup(ctx);
+      let parsed: { items: ParsedItem[]; options: LookupOptions };
+      try {
+        // The contract's batch parser: bad_body for no items, too_many_items past 50, per-item errors in place.
+        parsed = parseBatchBody({
+          items: args.items.map((i) => ({ ...i })),
+          ...(args.status == null ? {} : { status: args.status }),
+          ...(args.raw == null ? {} : { raw: args.raw }),
+        });
+      } catch (e) {
+        if (isLookupError(e)) throw toGraphQLError(e);
+        throw e;
+      }
+      const rawSelected = selectsPath(info, ['results', 'data', 'raw']);
+      const options = { ...parsed.options, raw: parsed.options.raw && rawSelected };
+      return startBatch(lookup, parsed.items, options);
+    },
+  }),
+);

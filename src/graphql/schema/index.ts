@@ -1,0 +1,11 @@
+// The schema: every type file, then toSchema (sorted, so the printed SDL is stable).
+import { specifiedDirectives } from 'graphql';
+import { builder } from '../builder.js';
+import './scalars.js';
+import './errors.js';
+import './property.js';
+import './batch.js';
+import './account.js';
+import { DeferDirective, StreamDirective } from './directives.js';
+
+export const schema = builder.toSchema({ directives: [...specifiedDirectives, DeferDirective, StreamDirective] });

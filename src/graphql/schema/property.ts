@@ -1,0 +1,144 @@
+// One home: the contract's record types (generated from the TypeBox schemas), the enums, and
+// Query.property, which calls the same core function as GET /v1/portal/property.
+import {
+  HOME_STATUSES, isLookupError, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent,
+  PropertyResponse, STATUS_HINTS, parseLocator, parseRaw, parseStatus,
+  type LookupMeta as LookupMetaShape, type LookupOptions, type LookupSource as LookupSourceShape,
+  type PortalPriceEvent as PriceEventShape, type PortalProperty as PropertyShape, type PortalSchool as SchoolShape,
+  type PortalTaxEvent as TaxEventShape,
+} from '../../contract/index.js';
+import { lookupOne, type LookupOutcome } from '../../lookup/index.js';
+import { builder, type GraphqlContext } from '../builder.js';
+import { selectsPath } from '../selection.js';
+import { contractFields, planFields, type TypeMap } from '../typebox.js';
+import { errorValue, LookupErrorType } from './errors.js';
+import { JsonScalar } from './scalars.js';
+
+export const HomeStatusEnum = builder.enumType('HomeStatus', {
+  description: 'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
+  values: HOME_STATUSES,
+});
+
+/** GraphQL enum values are upper case; their values are the contract's hints (for_sale, sold, for_rent). */
+export const StatusHintEnum = builder.enumType('StatusHint', {
+  description: 'Hint for which listing to read (REST: status=for_sale|sold|for_rent). If omitted, detected automatically.',
+  values: Object.fromEntries(STATUS_HINTS.map((h) => [h.toUpperCase(), { value: h, description: `REST: ${h}` }])),
+});
+
+export const PriceEventType = builder.objectRef<PriceEventShape>('PortalPriceEvent');
+export const TaxEventType = builder.objectRef<TaxEventShape>('PortalTaxEvent');
+export const SchoolType = builder.objectRef<SchoolShape>('PortalSchool');
+export const PropertyType = builder.objectRef<PropertyShape>('PortalProperty');
+export const LookupSourceType = builder.objectRef<LookupSourceShape>('LookupSource');
+export const LookupMetaType = builder.objectRef<LookupMetaShape>('LookupMeta');
+export const PropertyLookupType = builder.objectRef<LookupOutcome>('PropertyLookup');
+
+/** Which GraphQL type stands for each contract schema and enum. Shared by every schema file. */
+export const contractTypes: TypeMap = {
+  objects: {
+    PortalPriceEvent: { ref: PriceEventType, name: 'PortalPriceEvent', description: PortalPriceEvent.description },
+    PortalTaxEvent: { ref: TaxEventType, name: 'PortalTaxEvent', description: PortalTaxEvent.description },
+    PortalSchool: { ref: SchoolType, name: 'PortalSchool', description: PortalSchool.description },
+    PortalProperty: { ref: PropertyType, name: 'PortalProperty', description: PortalProperty.description },
+    LookupSource: { ref: LookupSourceType, name: 'LookupSource', description: LookupSource.description },
+    LookupMeta: { ref: LookupMetaType, name: 'LookupMeta', description: 'How the lookup was served and billed' },
+  },
+  enums: [{ values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' }],
+};
+
+PriceEventType.implement({
+  description: PortalPriceEvent.description,
+  fields: (t) => contractFields(t, planFields(PortalPriceEvent, contractTypes)),
+});
+TaxEventType.implement({
+  description: PortalTaxEvent.description,
+  fields: (t) => contractFields(t, planFields(PortalTaxEvent, contractTypes)),
+});
+SchoolType.implement({
+  description: PortalSchool.description,
+  fields: (t) => contractFields(t, planFields(PortalSchool, contractTypes)),
+});
+PropertyType.implement({
+  description: PortalProperty.description,
+  fields: (t) => contractFields(t, planFields(PortalProperty, contractTypes)),
+});
+
+const declaredSourceKeys = new Set(Object.keys(LookupSource.properties));
+LookupSourceType.implement({
+  description: LookupSource.description,
+  fields: (t) => ({
+    ...contractFields(t, planFields(LookupSource, contractTypes)),
+    // The contract allows provider-specific descriptor fields beyond the declared ones.
+    descriptors: t.field({
+      type: JsonScalar,
+      nullable: true,
+      description: 'Provider-specific descriptor fields (e.g. page_generation), under their REST names; null when there are none',
+      resolve: (s) => {
+        const extra = Object.entries(s).filter(([k]) => !declaredSourceKeys.has(k));
+        return extra.length > 0 ? Object.fromEntries(extra) : null;
+      },
+    }),
+  }),
+});
+LookupMetaType.implement({
+  description: 'How the lookup was served and billed (REST: meta).',
+  fields: (t) => contractFields(t, planFields(LookupMeta, contractTypes)),
+});
+PropertyLookupType.implement({
+  description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).',
+  fields: (t) => contractFields(t, planFields(PropertyResponse, contractTypes)),
+});
+
+/** The request's lookup context; only introspection-only operations run without one. */
+export function requireLookup(ctx: GraphqlContext) {
+  if (!ctx.lookup) throw new Error('no lookup context: the operation was taken for introspection only');
+  return ctx.lookup;
+}
+
+/** Lookup options as REST reads them; `raw` is only built when the operation selects `data.raw`. */
+export function lookupOptions(status: unknown, raw: unknown, rawSelected: boolean): LookupOptions {
+  const options: LookupOptions = { raw: parseRaw(raw) && rawSelected };
+  const hint = parseStatus(status);
+  if (hint) options.status = hint;
+  return options;
+}
+
+/** The home, or why not: a LookupError is data here, like REST's error envelope. */
+export const PropertyResultType = builder.unionType('PropertyResult', {
+  description: 'The home (PropertyLookup), or why not (LookupError).',
+  types: [PropertyLookupType, LookupErrorType],
+  resolveType: (value) => ('code' in value ? LookupErrorType : PropertyLookupType),
+});
+
+builder.queryField('property', (t) =>
+  t.field({
+    type: PropertyResultType,
+    description:
+      'One home by link, zpid or address (REST: GET /v1/portal/property). Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0. Failures, including invalid input, come back as LookupError.',
+    args: {
+      url: t.arg.string({
+        required: false,
+        description: 'A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). Max 500 characters.',
+      }),
+      zpid: t.arg.string({ required: false, description: 'The property ID, 1 to 12 digits.' }),
+      address: t.arg.string({
+        required: false,
+        description: 'One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments.',
+      }),
+      status: t.arg({ type: StatusHintEnum, required: false, description: 'Hint for which listing to read.' }),
+      raw: t.arg.boolean({ required: false, description: 'Adds data.raw, the unmapped source record (only built when data.raw is selected).' }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const lookup = requireLookup(ctx);
+      try {
+        const options = lookupOptions(args.status, args.raw, selectsPath(info, ['data', 'raw']));
+        const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
+        return await lookupOne(lookup, locator, options);
+      } catch (e) {
+        // A LookupError (invalid input included) is the answer; anything else is unexpected and masked.
+        if (isLookupError(e)) return errorValue(e);
+        throw e;
+      }
+    },
+  }),
+);

@@ -1,0 +1,131 @@
+// GraphQL object fields generated from the contract's TypeBox schemas (src/contract/schema.ts), so the
+// TypeScript types, the OpenAPI document and the GraphQL schema are one source and cannot drift:
+// a field added, removed, renamed or re-typed in the contract changes schema.graphql (and the drift
+// test fails until schema.graphql is re-printed). A TypeBox shape this file cannot map throws when
+// the schema is built, never silently.
+//
+// Mapping: String → String, Number → Float, Integer → Int, Boolean → Boolean, Unknown → JSON,
+// Array(x) → [x!]!, Ref(schema with $id) → the object type registered for that $id,
+// Union(x, Null) → nullable x, Optional(x) → nullable x, a union of string literals → the enum
+// registered for exactly that set of values (else String). Names: snake_case → camelCase.
+import { KindGuard, type TObject, type TSchema } from '@sinclair/typebox';
+import type { ObjectFieldBuilder, OutputType } from '@pothos/core';
+import type { Types } from './builder.js';
+
+type Output = OutputType<Types>;
+
+/** `cache_key` → `cacheKey`; names already in camelCase are unchanged. */
+export const toGraphqlName = (restName: string): string => restName.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** What a contract field becomes in GraphQL. */
+export interface FieldPlan {
+  /** The contract (REST) property name. */
+  restName: string;
+  /** The GraphQL field name. */
+  name: string;
+  /** The GraphQL type of the field, or of its items for a list. */
+  type: Output;
+  list: boolean;
+  nullable: boolean;
+  description: string | undefined;
+}
+
+export interface TypeMap {
+  /** Object types by the TypeBox $id they stand for. */
+  objects: Record<string, { ref: Output; name: string; description?: string | undefined }>;
+  /** Enums by the exact set of string literals they stand for. */
+  enums: Array<{ values: readonly string[]; ref: Output; name: string }>;
+}
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+
+function unwrapNullable(s: TSchema): { inner: TSchema; nullable: boolean } {
+  if (KindGuard.IsUnion(s)) {
+    const rest = s.anyOf.filter((m) => !KindGuard.IsNull(m));
+    if (rest.length === 1 && rest.length < s.anyOf.length) return { inner: rest[0]!, nullable: true };
+  }
+  return { inner: s, nullable: false };
+}
+
+function literalStrings(s: TSchema): string[] | null {
+  if (!KindGuard.IsUnion(s)) return null;
+  const values: string[] = [];
+  for (const m of s.anyOf) {
+    if (!KindGuard.IsLiteralString(m)) return null;
+    values.push(m.const);
+  }
+  return values;
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((v) => b.includes(v));
+
+function leaf(s: TSchema, map: TypeMap, where: string): { type: Output } {
+  if (KindGuard.IsString(s)) return { type: 'String' };
+  if (KindGuard.IsInteger(s)) return { type: 'Int' };
+  if (KindGuard.IsNumber(s)) return { type: 'Float' };
+  if (KindGuard.IsBoolean(s)) return { type: 'Boolean' };
+  if (KindGuard.IsUnknown(s)) return { type: 'JSON' };
+  if (KindGuard.IsRef(s)) {
+    const target = map.objects[s.$ref];
+    if (!target) throw new Error(`${where}: no GraphQL object type is registered for $ref ${s.$ref}`);
+    return { type: target.ref };
+  }
+  const literals = literalStrings(s);
+  if (literals) {
+    const e = map.enums.find((x) => sameSet(x.values, literals));
+    return e ? { type: e.ref } : { type: 'String' };
+  }
+  throw new Error(`${where}: cannot map this TypeBox schema to GraphQL: ${JSON.stringify(s)}`);
+}
+
+/** The GraphQL plan of every property of a contract object schema, in the contract's order. */
+export function planFields(schema: TObject, map: TypeMap, where = schema.$id ?? 'object'): FieldPlan[] {
+  return Object.entries(schema.properties).map(([restName, prop]) => {
+    const at = `${where}.${restName}`;
+    const name = toGraphqlName(restName);
+    if (!GRAPHQL_NAME.test(name)) throw new Error(`${at}: ${name} is not a valid GraphQL name`);
+    const optional = KindGuard.IsOptional(prop);
+    const { inner, nullable } = unwrapNullable(prop);
+    const description = prop.description ?? inner.description ?? refDescription(inner, map);
+    if (KindGuard.IsArray(inner)) {
+      return { restName, name, ...leaf(inner.items, map, `${at}[]`), list: true, nullable: nullable || optional, description };
+    }
+    return { restName, name, ...leaf(inner, map, at), list: false, nullable: nullable || optional, description };
+  });
+}
+
+/** A reference field without its own description takes the referenced schema's. */
+function refDescription(s: TSchema, map: TypeMap): string | undefined {
+  return KindGuard.IsRef(s) ? map.objects[s.$ref]?.description : undefined;
+}
+
+/** Extra resolvers by contract property name, for fields whose value needs translating. */
+export type Overrides<Shape> = Partial<Record<string, (parent: Shape) => unknown>>;
+
+/**
+ * The Pothos fields of a contract object: one per property, named in camelCase, typed and described
+ * from the schema, resolving the contract (REST) property of the parent.
+ */
+export function contractFields<Shape extends object>(
+  t: ObjectFieldBuilder<Types, Shape>,
+  plans: readonly FieldPlan[],
+  overrides: Overrides<Shape> = {},
+): Record<string, ReturnType<typeof t.field>> {
+  const fields: Record<string, ReturnType<typeof t.field>> = {};
+  for (const p of plans) {
+    const override = overrides[p.restName];
+    const read = override ?? ((parent: Shape) => (parent as Record<string, unknown>)[p.restName]);
+    fields[p.name] = t.field({
+      // The type is only known at run time (it comes from the contract), so the static field type
+      // is erased here; the generated schema (schema.graphql) and its drift test are the check.
+      type: (p.list ? [p.type] : p.type) as never,
+      nullable: (p.list ? { list: p.nullable, items: false } : p.nullable) as never,
+      ...(p.description ? { description: p.description } : {}),
+      resolve: (parent: Shape) => {
+        const value = read(parent);
+        return (value === undefined ? null : value) as never;
+      },
+    });
+  }
+  return fields;
+}

@@ -1,0 +1,107 @@
+// Builds the Yoga instance (no listening; index.ts mounts it on Fastify, tests may call yoga.fetch).
+// The context factory is the GraphQL side of REST's contextFor: authenticate the x-api-key, then one
+// createRequestContext per HTTP request (shared by the operations of a batched request), with the
+// batch deadline and the client-gone signal.
+import { GraphQLError, parse } from 'graphql';
+import { createYoga, maskError, type YogaInitialContext, type YogaLogger } from 'graphql-yoga';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from '../accounts/index.js';
+import { ERROR_CODES, isLookupError } from '../contract/index.js';
+import { createRequestContext, type CoreDeps, type RequestContext } from '../lookup/index.js';
+import type { GraphqlContext } from './builder.js';
+import { toGraphQLError } from './errors.js';
+import { graphiqlOptions } from './graphiql.js';
+import { isIntrospectionOnly } from './lookup-count.js';
+import { useArmor } from './plugins/use-armor.js';
+import { useLookupLimit } from './plugins/use-lookup-limit.js';
+import { usePersisted } from './plugins/use-persisted.js';
+import { schema } from './schema/index.js';
+
+export const GRAPHQL_PATH = '/graphql';
+/** Operations per batched request (a JSON array body); their lookups count together. */
+export const MAX_BATCHED_OPERATIONS = 5;
+/** Request bodies past this are refused (413), like REST's batch body limit. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ServerContext {
+  req?: FastifyRequest;
+  reply?: FastifyReply;
+}
+
+function yogaLogger(core: CoreDeps): YogaLogger {
+  const log = core.logger.child({ face: 'graphql' });
+  const at = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
+    const [first, ...rest] = args;
+    if (first instanceof Error) log[level]({ err: first }, typeof rest[0] === 'string' ? rest[0] : first.message);
+    else log[level]({ detail: rest.length > 0 ? rest : undefined }, String(first));
+  };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/** Unexpected errors stay masked, with the spec's `internal` code and message (REST's 500 body). */
+function maskAsInternal(error: unknown, message: string, isDev?: boolean): Error {
+  const masked = maskError(error, message, isDev);
+  if (masked === error || !(masked instanceof GraphQLError)) return masked;
+  return new GraphQLError(masked.message, {
+    nodes: masked.nodes ?? null,
+    source: masked.source ?? null,
+    positions: masked.positions ?? null,
+    path: masked.path ?? null,
+    extensions: { ...masked.extensions, code: 'internal' },
+  });
+}
+
+function wantsLookups(params: { query?: string | undefined; operationName?: string | null | undefined }): boolean {
+  if (!params.query) return true;
+  try {
+    return !isIntrospectionOnly(parse(params.query), params.operationName);
+  } catch {
+    return true;
+  }
+}
+
+export function buildYoga(core: CoreDeps) {
+  const contexts = new WeakMap<Request, Promise<RequestContext>>();
+
+  /** One authenticated lookup context per HTTP request. */
+  const lookupContext = (request: Request, req: FastifyRequest | undefined): Promise<RequestContext> => {
+    let ctx = contexts.get(request);
+    if (!ctx) {
+      ctx = (async () => {
+        try {
+          const account = await authenticate(core.store, core.config.apiKeySecret, request.headers.get('x-api-key') ?? undefined);
+          return createRequestContext(core, account, {
+            requestId: req ? String(req.id) : core.newId(),
+            signal: request.signal,
+            deadlineMs: core.config.batchDeadlineMs,
+          });
+        } catch (e) {
+          throw isLookupError(e) ? toGraphQLError(e, { http: true }) : e;
+        }
+      })();
+      contexts.set(request, ctx);
+    }
+    return ctx;
+  };
+
+  return createYoga<ServerContext, GraphqlContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    landingPage: false,
+    logging: yogaLogger(core),
+    maskedErrors: { maskError: maskAsInternal, errorMessage: ERROR_CODES.internal.message },
+    batching: { limit: MAX_BATCHED_OPERATIONS },
+    maxRequestBodySize: MAX_BODY_BYTES,
+    graphiql: graphiqlOptions,
+    renderGraphiQL,
+    context: async ({ request, params, req }: YogaInitialContext & ServerContext): Promise<GraphqlContext> => ({
+      core,
+      lookup: wantsLookups(params) ? await lookupContext(request, req) : null,
+    }),
+    plugins: [useDeferStream(), useArmor(), usePersisted(), useLookupLimit()],
+  });
+}
+
+export type Yoga = ReturnType<typeof buildYoga>;

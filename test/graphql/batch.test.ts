@@ -1,0 +1,205 @@
+// Query.properties, many lookups in one operation, the lookup limit, batched requests and @stream.
+import { buildHTTPExecutor } from '@graphql-tools/executor-http';
+import { print } from 'graphql';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../src/store/index.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { endpoint, gql, postGql } from './client.js';
+import { AccountDocument, BatchDocument, BatchRawDocument, BatchStreamedDocument, MixedDocument } from './gql/graphql.js';
+import { switchableStore } from './switchable-store.js';
+
+const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
+const SOLD_ADDRESS = '2435 Aspen Rd Unit 104, Ames, IA 50010';
+
+const { store, sw } = switchableStore(new MemoryStore());
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ store });
+});
+afterAll(() => svc.close());
+afterEach(() => svc.replay.faults.clear());
+
+const reads = (needle: string) => svc.replay.requests.filter((r) => r.path.includes(needle)).length;
+const used = async (key = svc.keys.free) => (await gql(svc, key).request(AccountDocument)).account.used;
+const zpidItems = (n: number, zpid = '15192198') => Array.from({ length: n }, () => ({ zpid }));
+
+describe('Query.properties', () => {
+  it('one result per item, in item order; failed items are results; totals as REST counts them', async () => {
+    const before = await used();
+    const { properties } = await gql(svc).request(BatchDocument, {
+      items: [{ url: HOME_URL }, { address: 'nowhere' }, { zpid: '114303858' }, { zpid: '999999999' }, { zpid: '2146993218' }],
+    });
+    expect(properties).not.toBeNull();
+    const results = properties!.results;
+    expect(results.map((r) => [r.index, r.ok, r.data?.zpid ?? r.error?.code])).toEqual([
+      [0, true, '2146993218'],
+      [1, false, 'bad_param'],
+      [2, true, '114303858'],
+      [3, false, 'not_found'],
+      [4, true, '2146993218'],
+    ]);
+    // The same home twice in one batch: read once, billed once; the second is a hit.
+    expect(results[0]!.meta).toMatchObject({ credits: 1, cached: false });
+    expect(results[4]!.meta).toMatchObject({ credits: 0, cached: true });
+    expect(results[1]!.data).toBeNull();
+    expect(results[1]!.meta).toBeNull();
+    expect(results[0]!.error).toBeNull();
+    expect(properties!.meta).toMatchObject({ count: 5, succeeded: 3, failed: 2, cacheHits: 1, credits: 2 });
+    expect(reads('2146993218')).toBe(1);
+    expect(await used()).toBe(before + 2);
+  });
+
+  it('raw only when asked for and selected', async () => {
+    const { properties } = await gql(svc).request(BatchRawDocument, { items: [{ zpid: '114303858' }], raw: true });
+    expect(properties!.results[0]!.data!.raw).toMatchObject({ zpid: 114303858 });
+    const plain = await gql(svc).request(BatchRawDocument, { items: [{ zpid: '114303858' }] });
+    expect(plain.properties!.results[0]!.data!.raw).toBeNull();
+  });
+
+  it('an item with two locators is refused by the oneOf input before anything runs', async () => {
+    const r = await postGql(svc, { query: print(BatchDocument), variables: { items: [{ zpid: '1', url: HOME_URL }] } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].message).toMatch(/exactly one key/i);
+  });
+
+  it('no items → bad_body (as REST), as a coded error', async () => {
+    const r = await postGql(svc, { query: print(BatchDocument), variables: { items: [] } });
+    expect(r.body.data).toEqual({ properties: null });
+    expect(r.body.errors[0].extensions.code).toBe('bad_body');
+  });
+});
+
+describe('every lookup of an operation shares the request\'s one loader', () => {
+  it('aliases of property plus a batch read each home once and bill it once', async () => {
+    const before = await used();
+    const readsBefore = reads('/homedetails/15192198_zpid/');
+    const r = await gql(svc).request(MixedDocument, {
+      zpid: '15192198',
+      url: 'https://www.zillow.com/homedetails/15192198_zpid/',
+      items: [{ zpid: '15192198' }, { zpid: '15192198' }],
+    });
+    expect(reads('/homedetails/15192198_zpid/')).toBe(readsBefore + 1);
+    const metas = [r.a, r.b, r.c].map((p) => ('meta' in p ? p.meta : null));
+    const batchMetas = r.properties!.results.map((x) => x.meta);
+    const credits = [...metas, ...batchMetas].map((m) => m!.credits);
+    expect(credits.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(r.properties!.meta.credits + metas.reduce((n, m) => n + m!.credits, 0)).toBe(1);
+    expect(await used()).toBe(before + 1);
+  });
+});
+
+describe('the limit of 50 lookups per operation (property fields + properties items)', () => {
+  const aliased = (n: number) =>
+    Array.from({ length: n }, (_, i) => `p${i}: property(zpid: "15192198") { __typename }`).join('\n');
+
+  it('51 items in a variable: refused with too_many_items before any upstream call or charge', async () => {
+    const before = await used();
+    const requests = svc.replay.requests.length;
+    const r = await postGql(svc, { query: print(BatchDocument), variables: { items: zpidItems(51, '114303858') } });
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toEqual([
+      expect.objectContaining({ extensions: { code: 'too_many_items', details: { max: 50, received: 51 } } }),
+    ]);
+    expect(r.body.data).toBeUndefined();
+    expect(svc.replay.requests.length).toBe(requests);
+    expect(await used()).toBe(before);
+  });
+
+  it('counts property fields and items together: 30 aliases + 21 items is refused, 30 + 20 runs', async () => {
+    const requests = svc.replay.requests.length;
+    const query = `query($items: [LookupItem!]!) { ${aliased(30)} properties(items: $items) { meta { count } } }`;
+    const over = await postGql(svc, { query, variables: { items: zpidItems(21) } });
+    expect(over.body.errors[0].extensions).toEqual({ code: 'too_many_items', details: { max: 50, received: 51 } });
+    expect(svc.replay.requests.length).toBe(requests);
+    const ok = await postGql(svc, { query, variables: { items: zpidItems(20) } });
+    expect(ok.body.errors).toBeUndefined();
+    expect(ok.body.data.properties.meta.count).toBe(20);
+  });
+
+  it('reads the variables of every request, though Yoga caches validation per document', async () => {
+    const query = print(BatchDocument);
+    const small = await postGql(svc, { query, variables: { items: zpidItems(2) } });
+    expect(small.body.errors).toBeUndefined();
+    const big = await postGql(svc, { query, variables: { items: zpidItems(60) } });
+    expect(big.body.errors[0].extensions.code).toBe('too_many_items');
+  });
+
+  it('counts literal lists and variable defaults too', async () => {
+    const literal = `{ properties(items: [${zpidItems(51).map(() => '{ zpid: "15192198" }').join(', ')}]) { meta { count } } }`;
+    expect((await postGql(svc, { query: literal })).body.errors[0].extensions.code).toBe('too_many_items');
+    const withDefault = `query($items: [LookupItem!]! = [${zpidItems(51).map(() => '{ zpid: "15192198" }').join(', ')}]) { properties(items: $items) { meta { count } } }`;
+    expect((await postGql(svc, { query: withDefault })).body.errors[0].extensions.code).toBe('too_many_items');
+  });
+});
+
+describe('batched requests (a JSON array of operations)', () => {
+  it('share one lookup context: the same home in two operations is read and billed once', async () => {
+    const before = await used();
+    const readsBefore = reads('114303858');
+    // 114303858 is cached by now; use a home not looked up in this file yet.
+    const home = '/apartments/austin-tx/lenox-grand/CmB93F/';
+    const op = { query: 'query($u: String) { property(url: $u) { ... on PropertyLookup { meta { credits cached } } ... on LookupError { code } } }', variables: { u: `https://www.zillow.com${home}` } };
+    const authBefore = sw.calls.get('getAccountByKeyHash') ?? 0;
+    const r = await postGql(svc, [op, op, { query: '{ account { used } }' }]);
+    expect(r.status).toBe(200);
+    // One context for the whole HTTP request: the key is checked once, not once per operation.
+    expect(sw.calls.get('getAccountByKeyHash')).toBe(authBefore + 1);
+    expect(Array.isArray(r.body)).toBe(true);
+    const credits = (r.body as Array<{ data: { property: { meta: { credits: number } } } }>).slice(0, 2).map((x) => x.data.property.meta.credits);
+    expect(credits.sort()).toEqual([0, 1]);
+    expect(reads('lenox-grand')).toBe(1);
+    expect(reads('114303858')).toBe(readsBefore);
+    expect(await used()).toBe(before + 1);
+  });
+
+  it('count their lookups together: 2 × 30 items is refused as a whole, before any operation runs', async () => {
+    const requests = svc.replay.requests.length;
+    const op = { query: print(BatchDocument), variables: { items: zpidItems(30, '777000001') } };
+    const r = await postGql(svc, [op, op]);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].extensions).toEqual({ code: 'too_many_items', details: { max: 50, received: 60 } });
+    expect(svc.replay.requests.length).toBe(requests);
+  });
+
+  it('at most 5 operations per request', async () => {
+    const op = { query: '{ account { used } }' };
+    expect((await postGql(svc, Array.from({ length: 5 }, () => op))).status).toBe(200);
+    const r = await postGql(svc, Array.from({ length: 6 }, () => op));
+    expect(r.status).toBe(413);
+    expect(r.body.errors[0].message).toMatch(/limited to 5/);
+  });
+});
+
+describe('@stream on results', () => {
+  it('sends each home as it finishes: a fast one arrives while a slow one is still being read', async () => {
+    svc.replay.faults.set('/homedetails/999000777_zpid/', { delayMs: 1500 });
+    const executor = buildHTTPExecutor({ endpoint: endpoint(svc), headers: { 'x-api-key': svc.keys.free! } });
+    const started = Date.now();
+    const result = await executor({
+      document: BatchStreamedDocument,
+      variables: { items: [{ zpid: '999000777' }, { zpid: '2146993218' }, { address: 'x' }] },
+    });
+    expect(Symbol.asyncIterator in Object(result)).toBe(true);
+    const arrivals: Array<{ at: number; indexes: number[] }> = [];
+    let last: any;
+    for await (const payload of result as AsyncIterable<any>) {
+      last = payload;
+      const indexes = (payload.data?.properties?.results ?? []).map((r: { index: number }) => r.index);
+      arrivals.push({ at: Date.now() - started, indexes });
+    }
+    // Items come in the order they finish, each with its index; the slow one last.
+    const firstWithItems = arrivals.find((a) => a.indexes.length > 0)!;
+    expect(firstWithItems.at).toBeLessThan(1400);
+    const order = last.data.properties.results.map((r: { index: number }) => r.index);
+    expect(order.slice(0, 2).sort()).toEqual([1, 2]);
+    expect(order[2]).toBe(0);
+    expect(last.data.properties.results[2]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
+    expect(last.data.properties.meta).toEqual({ count: 3, credits: 0 });
+    expect(arrivals.at(-1)!.at).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('without @stream the same field is one list in item order', async () => {
+    const { properties } = await gql(svc).request(BatchDocument, { items: [{ address: 'x' }, { zpid: '2146993218' }] });
+    expect(properties!.results.map((r) => r.index)).toEqual([0, 1]);
+  });
+});

@@ -1,0 +1,444 @@
+/* eslint-disable */
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = T | null | undefined;
+export type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: Maybe<T[SubKey]> };
+export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
+export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /** Any JSON value, passed through unchanged (objects keep their REST key names). */
+  JSON: { input: unknown; output: unknown; }
+};
+
+/** The caller's plan and usage (REST: data of GET /v1/account). */
+export type AccountUsage = {
+  __typename?: 'AccountUsage';
+  /** Lookups the plan includes in the period (free plan: the one-time allotment) */
+  included: Scalars['Int']['output'];
+  /** The visible prefix of the API key in use */
+  keyPrefix: Scalars['String']['output'];
+  overageEnabled: Scalars['Boolean']['output'];
+  /** Overage charges so far in this period, USD */
+  overageUsd: Scalars['Float']['output'];
+  /** Lookups billed past the included ones in this period */
+  overageUsed: Scalars['Int']['output'];
+  /** End of the billing period; null for the free plan */
+  periodEnd?: Maybe<Scalars['String']['output']>;
+  plan: Scalars['String']['output'];
+  /** Included lookups left */
+  remaining: Scalars['Int']['output'];
+  /** Monthly overage spend limit, USD; null when none is set */
+  spendLimitUsd?: Maybe<Scalars['Float']['output']>;
+  /** Live lookups billed in the current period (free plan: ever) */
+  used: Scalars['Int']['output'];
+};
+
+/** The result of one item, in its own right: one failed item never fails the batch (REST: an element of data). */
+export type BatchItemResult = {
+  __typename?: 'BatchItemResult';
+  /** One home. Every field is present; null means the listing site does not display it, never zero. */
+  data?: Maybe<PortalProperty>;
+  /** Why this item failed; null when ok */
+  error?: Maybe<LookupError>;
+  index: Scalars['Int']['output'];
+  /** How the lookup was served and billed */
+  meta?: Maybe<LookupMeta>;
+  ok: Scalars['Boolean']['output'];
+};
+
+/** The results of Query.properties (REST: the 200 body of POST /v1/portal/batch; `data` is called `results` here). */
+export type BatchLookup = {
+  __typename?: 'BatchLookup';
+  /** Totals of the batch */
+  meta: BatchMeta;
+  /** One result per item, each with its `index`. In item order; with @stream, in the order the homes finish (read `index`), so the first homes arrive while slow ones are still being read. */
+  results: Array<BatchItemResult>;
+};
+
+/** Totals of the batch (REST: meta). */
+export type BatchMeta = {
+  __typename?: 'BatchMeta';
+  cacheHits: Scalars['Int']['output'];
+  count: Scalars['Int']['output'];
+  /** Credits charged: successful live lookups only */
+  credits: Scalars['Int']['output'];
+  failed: Scalars['Int']['output'];
+  succeeded: Scalars['Int']['output'];
+  tookMs: Scalars['Int']['output'];
+};
+
+/** The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER. */
+export type HomeStatus =
+  | 'COMING_SOON'
+  | 'FORECLOSURE'
+  | 'FOR_RENT'
+  | 'FOR_SALE'
+  | 'OFF_MARKET'
+  | 'OTHER'
+  | 'PENDING'
+  | 'RECENTLY_SOLD';
+
+/** A lookup that failed, as data. `code` is the stable spec code (REST: the error envelope's `error.code`); switch on it, not on the message. */
+export type LookupError = {
+  __typename?: 'LookupError';
+  /** Stable error code (spec section 7) */
+  code: Scalars['String']['output'];
+  /** Code-specific details, e.g. `candidate` for address_ambiguous or `upgrade_url` for credits_exhausted (REST: `error.details`) */
+  details?: Maybe<Scalars['JSON']['output']>;
+  /** What happened, for people */
+  message: Scalars['String']['output'];
+  /** Seconds to wait before retrying, when the failure says so (REST: the retry-after header of a single lookup) */
+  retryAfter?: Maybe<Scalars['Int']['output']>;
+};
+
+/** One home to look up: exactly one of url, address, zpid (REST: a batch item object). */
+export type LookupItem =
+  /** A one-line US address. */
+  { address: Scalars['String']['input']; url?: never; zpid?: never; }
+  |  /** A property link on the listing site. */
+  { address?: never; url: Scalars['String']['input']; zpid?: never; }
+  |  /** The property ID, 1 to 12 digits. */
+  { address?: never; url?: never; zpid: Scalars['String']['input']; };
+
+/** How the lookup was served and billed (REST: meta). */
+export type LookupMeta = {
+  __typename?: 'LookupMeta';
+  /** zpid:<zpid> or addr:<normalized address> */
+  cacheKey: Scalars['String']['output'];
+  /** True when served from the 24-hour cache */
+  cached: Scalars['Boolean']['output'];
+  /** Credits billed: 1 for a successful live lookup, 0 on a cache hit */
+  credits: Scalars['Int']['output'];
+  /** When the data was collected; a cache hit keeps the original time */
+  fetchedAt: Scalars['String']['output'];
+  /** Release label (v1) */
+  release?: Maybe<Scalars['String']['output']>;
+  /** Who collected the record, plus provider-specific descriptors */
+  source: LookupSource;
+  /** Milliseconds taken */
+  tookMs: Scalars['Int']['output'];
+  /** Present only when something needs checking */
+  warning?: Maybe<Scalars['String']['output']>;
+};
+
+/** Who collected the record, plus provider-specific descriptors */
+export type LookupSource = {
+  __typename?: 'LookupSource';
+  /** Provider-specific descriptor fields (e.g. page_generation), under their REST names; null when there are none */
+  descriptors?: Maybe<Scalars['JSON']['output']>;
+  /** self_hosted when the fallback provider was used */
+  fallbackFrom?: Maybe<Scalars['String']['output']>;
+  /** How the record was collected */
+  note: Scalars['String']['output'];
+  /** self_hosted, or the name of the fallback provider */
+  provider: Scalars['String']['output'];
+};
+
+/** One event of the price history. Every field is null when the page does not show it. */
+export type PortalPriceEvent = {
+  __typename?: 'PortalPriceEvent';
+  /** Date of the event, YYYY-MM-DD */
+  date?: Maybe<Scalars['String']['output']>;
+  /** What happened, e.g. listed for sale, sold, price change */
+  event?: Maybe<Scalars['String']['output']>;
+  /** Price at the event, USD */
+  price?: Maybe<Scalars['Float']['output']>;
+  /** Change versus the previous event, as a fraction */
+  priceChangeRate?: Maybe<Scalars['Float']['output']>;
+  /** Price per square foot at the event, USD */
+  pricePerSquareFoot?: Maybe<Scalars['Float']['output']>;
+  /** Where the event was reported, e.g. the MLS */
+  source?: Maybe<Scalars['String']['output']>;
+};
+
+/** One home. Every field is present; null means the listing site does not display it, never zero. */
+export type PortalProperty = {
+  __typename?: 'PortalProperty';
+  /** One-line address */
+  address?: Maybe<Scalars['String']['output']>;
+  /** Agent licence number */
+  agentLicenseNumber?: Maybe<Scalars['String']['output']>;
+  /** Listing agent; null when none is named or the home is not listed */
+  agentName?: Maybe<Scalars['String']['output']>;
+  /** Agent phone */
+  agentPhone?: Maybe<Scalars['String']['output']>;
+  /** Bathrooms; null when not listed */
+  baths?: Maybe<Scalars['Float']['output']>;
+  /** Bedrooms; null when not listed */
+  beds?: Maybe<Scalars['Float']['output']>;
+  /** Listing broker; null when none is named or the home is not listed */
+  brokerName?: Maybe<Scalars['String']['output']>;
+  /** Broker phone */
+  brokerPhone?: Maybe<Scalars['String']['output']>;
+  /** City */
+  city?: Maybe<Scalars['String']['output']>;
+  /** County */
+  county?: Maybe<Scalars['String']['output']>;
+  /** Currency code of price */
+  currency?: Maybe<Scalars['String']['output']>;
+  /** Date listed, YYYY-MM-DD */
+  datePosted?: Maybe<Scalars['String']['output']>;
+  /** Date of last sale, YYYY-MM-DD */
+  dateSold?: Maybe<Scalars['String']['output']>;
+  /** Days the current listing has been up; null when not currently listed */
+  daysOnPortal?: Maybe<Scalars['Int']['output']>;
+  /** Listing description */
+  description?: Maybe<Scalars['String']['output']>;
+  /** The listing site's page for the property */
+  detailUrl?: Maybe<Scalars['String']['output']>;
+  /** The listing site's value estimate, when displayed */
+  estimate?: Maybe<Scalars['Float']['output']>;
+  /** Favorites supplied by the source; zero is meaningful; null when not returned */
+  favoriteCount?: Maybe<Scalars['Int']['output']>;
+  /** One of FOR_SALE, FOR_RENT, RECENTLY_SOLD, PENDING, COMING_SOON, FORECLOSURE, OFF_MARKET, OTHER */
+  homeStatus?: Maybe<HomeStatus>;
+  /** e.g. SINGLE_FAMILY, CONDO, TOWNHOUSE, MULTI_FAMILY, APARTMENT, LOT, MANUFACTURED */
+  homeType?: Maybe<Scalars['String']['output']>;
+  /** Main photo URL */
+  imgSrc?: Maybe<Scalars['String']['output']>;
+  /** Price of the last sale, USD */
+  lastSoldPrice?: Maybe<Scalars['Float']['output']>;
+  /** Latitude */
+  latitude?: Maybe<Scalars['Float']['output']>;
+  /** Living area, square feet; null when not listed */
+  livingArea?: Maybe<Scalars['Float']['output']>;
+  /** Longitude */
+  longitude?: Maybe<Scalars['Float']['output']>;
+  /** Lot size, square feet (acres converted); null when not listed */
+  lotSize?: Maybe<Scalars['Float']['output']>;
+  /** MLS listing number */
+  mlsId?: Maybe<Scalars['String']['output']>;
+  /** MLS name */
+  mlsName?: Maybe<Scalars['String']['output']>;
+  /** HOA fee per month, USD */
+  monthlyHoaFee?: Maybe<Scalars['Float']['output']>;
+  /** Neighborhood */
+  neighborhood?: Maybe<Scalars['String']['output']>;
+  /** Cumulative page views supplied by the source; zero is meaningful; null when not returned */
+  pageViewCount?: Maybe<Scalars['Int']['output']>;
+  /** Parcel (APN) number */
+  parcelId?: Maybe<Scalars['String']['output']>;
+  /** Number of photos the page reports */
+  photoCount?: Maybe<Scalars['Int']['output']>;
+  /** Photo URLs as published on the listing, never re-hosted; may be empty */
+  photos: Array<Scalars['String']['output']>;
+  /** List price; monthly rent for rentals; sale price for sold homes. Never 0; null when not shown or undisclosed */
+  price?: Maybe<Scalars['Float']['output']>;
+  /** Price events, newest first; may be empty */
+  priceHistory: Array<PortalPriceEvent>;
+  /** Price per square foot, USD */
+  pricePerSquareFoot?: Maybe<Scalars['Float']['output']>;
+  /** Property tax rate, percent */
+  propertyTaxRate?: Maybe<Scalars['Float']['output']>;
+  /** Present only when raw=true was requested: the unmapped source record. Its shape is unspecified and may change */
+  raw?: Maybe<Scalars['JSON']['output']>;
+  /** The listing site's monthly rent estimate, when displayed */
+  rentEstimate?: Maybe<Scalars['Float']['output']>;
+  /** Nearby schools; may be empty */
+  schools: Array<PortalSchool>;
+  /** When the data was collected, ISO 8601 */
+  scrapedAt?: Maybe<Scalars['String']['output']>;
+  /** Two-letter state code */
+  state?: Maybe<Scalars['String']['output']>;
+  /** Readable status; null when the status is unclear */
+  statusText?: Maybe<Scalars['String']['output']>;
+  /** Street line */
+  streetAddress?: Maybe<Scalars['String']['output']>;
+  /** Annual property tax, USD */
+  taxAnnualAmount?: Maybe<Scalars['Float']['output']>;
+  /** Tax assessed value, USD */
+  taxAssessedValue?: Maybe<Scalars['Float']['output']>;
+  /** Tax years, newest first; may be empty */
+  taxHistory: Array<PortalTaxEvent>;
+  /** Unit number. For an apartment-building link: the unit that price describes */
+  unit?: Maybe<Scalars['String']['output']>;
+  /** Virtual tour link */
+  virtualTourUrl?: Maybe<Scalars['String']['output']>;
+  /** Year built; usually null for land and new construction */
+  yearBuilt?: Maybe<Scalars['Int']['output']>;
+  /** ZIP code */
+  zipcode?: Maybe<Scalars['String']['output']>;
+  /** Property ID on the listing site */
+  zpid?: Maybe<Scalars['String']['output']>;
+};
+
+/** A nearby school as listed on the page. Every field is null when the page does not show it. */
+export type PortalSchool = {
+  __typename?: 'PortalSchool';
+  /** Distance from the home, miles */
+  distance?: Maybe<Scalars['Float']['output']>;
+  /** Grade range, e.g. K-5 */
+  grades?: Maybe<Scalars['String']['output']>;
+  /** Level, e.g. Elementary */
+  level?: Maybe<Scalars['String']['output']>;
+  /** School page */
+  link?: Maybe<Scalars['String']['output']>;
+  /** School name */
+  name?: Maybe<Scalars['String']['output']>;
+  /** Rating shown by the listing site */
+  rating?: Maybe<Scalars['Float']['output']>;
+  /** Type, e.g. Public */
+  type?: Maybe<Scalars['String']['output']>;
+};
+
+/** One year of the tax history. Every field is null when the page does not show it. */
+export type PortalTaxEvent = {
+  __typename?: 'PortalTaxEvent';
+  /** Change of the tax versus the previous year, as a fraction */
+  taxIncreaseRate?: Maybe<Scalars['Float']['output']>;
+  /** Tax paid, USD */
+  taxPaid?: Maybe<Scalars['Float']['output']>;
+  /** Assessed value, USD */
+  value?: Maybe<Scalars['Float']['output']>;
+  /** Change of the assessed value versus the previous year, as a fraction */
+  valueIncreaseRate?: Maybe<Scalars['Float']['output']>;
+  /** Tax year */
+  year?: Maybe<Scalars['Int']['output']>;
+};
+
+/** A home that was found (REST: the 200 body of GET /v1/portal/property). */
+export type PropertyLookup = {
+  __typename?: 'PropertyLookup';
+  /** One home. Every field is present; null means the listing site does not display it, never zero. */
+  data: PortalProperty;
+  /** How the lookup was served and billed */
+  meta: LookupMeta;
+};
+
+/** The home (PropertyLookup), or why not (LookupError). */
+export type PropertyResult = LookupError | PropertyLookup;
+
+/** Property lookups (the same core as REST /v1), and the caller's account. */
+export type Query = {
+  __typename?: 'Query';
+  /** The caller's plan and usage (REST: GET /v1/account). Free: no lookup is made. */
+  account: AccountUsage;
+  /** Up to 50 homes (REST: POST /v1/portal/batch). Each item is looked up exactly as Query.property would; failed items come back as results with ok: false. All lookups of one operation (property fields and properties items together) count against the limit of 50. */
+  properties?: Maybe<BatchLookup>;
+  /** One home by link, zpid or address (REST: GET /v1/portal/property). Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0. Failures, including invalid input, come back as LookupError. */
+  property: PropertyResult;
+};
+
+
+/** Property lookups (the same core as REST /v1), and the caller's account. */
+export type QueryPropertiesArgs = {
+  items: Array<LookupItem>;
+  raw?: InputMaybe<Scalars['Boolean']['input']>;
+  status?: InputMaybe<StatusHint>;
+};
+
+
+/** Property lookups (the same core as REST /v1), and the caller's account. */
+export type QueryPropertyArgs = {
+  address?: InputMaybe<Scalars['String']['input']>;
+  raw?: InputMaybe<Scalars['Boolean']['input']>;
+  status?: InputMaybe<StatusHint>;
+  url?: InputMaybe<Scalars['String']['input']>;
+  zpid?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Hint for which listing to read (REST: status=for_sale|sold|for_rent). If omitted, detected automatically. */
+export type StatusHint =
+  /** REST: for_rent */
+  | 'FOR_RENT'
+  /** REST: for_sale */
+  | 'FOR_SALE'
+  /** REST: sold */
+  | 'SOLD';
+
+export type AccountQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AccountQuery = { __typename?: 'Query', account: { __typename?: 'AccountUsage', plan: string, keyPrefix: string, used: number, included: number, remaining: number, periodEnd?: string | null, overageEnabled: boolean, overageUsed: number, overageUsd: number, spendLimitUsd?: number | null } };
+
+export type BatchQueryVariables = Exact<{
+  items: Array<LookupItem> | LookupItem;
+  status?: InputMaybe<StatusHint>;
+  raw?: InputMaybe<Scalars['Boolean']['input']>;
+}>;
+
+
+export type BatchQuery = { __typename?: 'Query', properties?: { __typename?: 'BatchLookup', results: Array<{ __typename?: 'BatchItemResult', index: number, ok: boolean, data?: { __typename?: 'PortalProperty', zpid?: string | null, detailUrl?: string | null, address?: string | null, streetAddress?: string | null, unit?: string | null, city?: string | null, state?: string | null, zipcode?: string | null, county?: string | null, neighborhood?: string | null, latitude?: number | null, longitude?: number | null, price?: number | null, currency?: string | null, homeStatus?: HomeStatus | null, statusText?: string | null, homeType?: string | null, beds?: number | null, baths?: number | null, livingArea?: number | null, lotSize?: number | null, yearBuilt?: number | null, pricePerSquareFoot?: number | null, estimate?: number | null, rentEstimate?: number | null, daysOnPortal?: number | null, datePosted?: string | null, dateSold?: string | null, lastSoldPrice?: number | null, monthlyHoaFee?: number | null, taxAnnualAmount?: number | null, taxAssessedValue?: number | null, propertyTaxRate?: number | null, pageViewCount?: number | null, favoriteCount?: number | null, parcelId?: string | null, description?: string | null, imgSrc?: string | null, photos: Array<string>, photoCount?: number | null, brokerName?: string | null, brokerPhone?: string | null, agentName?: string | null, agentPhone?: string | null, agentLicenseNumber?: string | null, mlsId?: string | null, mlsName?: string | null, virtualTourUrl?: string | null, scrapedAt?: string | null, priceHistory: Array<{ __typename?: 'PortalPriceEvent', date?: string | null, event?: string | null, price?: number | null, pricePerSquareFoot?: number | null, priceChangeRate?: number | null, source?: string | null }>, taxHistory: Array<{ __typename?: 'PortalTaxEvent', year?: number | null, taxPaid?: number | null, value?: number | null, taxIncreaseRate?: number | null, valueIncreaseRate?: number | null }>, schools: Array<{ __typename?: 'PortalSchool', name?: string | null, rating?: number | null, distance?: number | null, level?: string | null, type?: string | null, grades?: string | null, link?: string | null }> } | null, meta?: { __typename?: 'LookupMeta', credits: number, cached: boolean, cacheKey: string, fetchedAt: string, release?: string | null, tookMs: number, warning?: string | null, source: { __typename?: 'LookupSource', provider: string, note: string, fallbackFrom?: string | null, descriptors?: unknown | null } } | null, error?: { __typename?: 'LookupError', code: string, message: string, details?: unknown | null, retryAfter?: number | null } | null }>, meta: { __typename?: 'BatchMeta', count: number, succeeded: number, failed: number, cacheHits: number, credits: number, tookMs: number } } | null };
+
+export type BatchRawQueryVariables = Exact<{
+  items: Array<LookupItem> | LookupItem;
+  raw?: InputMaybe<Scalars['Boolean']['input']>;
+}>;
+
+
+export type BatchRawQuery = { __typename?: 'Query', properties?: { __typename?: 'BatchLookup', results: Array<{ __typename?: 'BatchItemResult', index: number, ok: boolean, data?: { __typename?: 'PortalProperty', zpid?: string | null, raw?: unknown | null } | null }> } | null };
+
+export type BatchStreamedQueryVariables = Exact<{
+  items: Array<LookupItem> | LookupItem;
+}>;
+
+
+export type BatchStreamedQuery = { __typename?: 'Query', properties?: { __typename?: 'BatchLookup', results: Array<{ __typename?: 'BatchItemResult', index: number, ok: boolean, data?: { __typename?: 'PortalProperty', zpid?: string | null } | null, meta?: { __typename?: 'LookupMeta', credits: number, cached: boolean } | null, error?: { __typename?: 'LookupError', code: string } | null }> } & ({ __typename?: 'BatchLookup', meta: { __typename?: 'BatchMeta', count: number, credits: number } } | { __typename?: 'BatchLookup', meta?: never }) | null };
+
+export type PropertyFieldsFragment = { __typename?: 'PortalProperty', zpid?: string | null, detailUrl?: string | null, address?: string | null, streetAddress?: string | null, unit?: string | null, city?: string | null, state?: string | null, zipcode?: string | null, county?: string | null, neighborhood?: string | null, latitude?: number | null, longitude?: number | null, price?: number | null, currency?: string | null, homeStatus?: HomeStatus | null, statusText?: string | null, homeType?: string | null, beds?: number | null, baths?: number | null, livingArea?: number | null, lotSize?: number | null, yearBuilt?: number | null, pricePerSquareFoot?: number | null, estimate?: number | null, rentEstimate?: number | null, daysOnPortal?: number | null, datePosted?: string | null, dateSold?: string | null, lastSoldPrice?: number | null, monthlyHoaFee?: number | null, taxAnnualAmount?: number | null, taxAssessedValue?: number | null, propertyTaxRate?: number | null, pageViewCount?: number | null, favoriteCount?: number | null, parcelId?: string | null, description?: string | null, imgSrc?: string | null, photos: Array<string>, photoCount?: number | null, brokerName?: string | null, brokerPhone?: string | null, agentName?: string | null, agentPhone?: string | null, agentLicenseNumber?: string | null, mlsId?: string | null, mlsName?: string | null, virtualTourUrl?: string | null, scrapedAt?: string | null, priceHistory: Array<{ __typename?: 'PortalPriceEvent', date?: string | null, event?: string | null, price?: number | null, pricePerSquareFoot?: number | null, priceChangeRate?: number | null, source?: string | null }>, taxHistory: Array<{ __typename?: 'PortalTaxEvent', year?: number | null, taxPaid?: number | null, value?: number | null, taxIncreaseRate?: number | null, valueIncreaseRate?: number | null }>, schools: Array<{ __typename?: 'PortalSchool', name?: string | null, rating?: number | null, distance?: number | null, level?: string | null, type?: string | null, grades?: string | null, link?: string | null }> };
+
+export type MetaFieldsFragment = { __typename?: 'LookupMeta', credits: number, cached: boolean, cacheKey: string, fetchedAt: string, release?: string | null, tookMs: number, warning?: string | null, source: { __typename?: 'LookupSource', provider: string, note: string, fallbackFrom?: string | null, descriptors?: unknown | null } };
+
+export type ErrorFieldsFragment = { __typename?: 'LookupError', code: string, message: string, details?: unknown | null, retryAfter?: number | null };
+
+export type MixedQueryVariables = Exact<{
+  zpid: Scalars['String']['input'];
+  url: Scalars['String']['input'];
+  items: Array<LookupItem> | LookupItem;
+}>;
+
+
+export type MixedQuery = { __typename?: 'Query', a:
+    | { __typename?: 'LookupError', code: string }
+    | { __typename?: 'PropertyLookup', data: { __typename?: 'PortalProperty', zpid?: string | null }, meta: { __typename?: 'LookupMeta', credits: number, cached: boolean, cacheKey: string } }
+  , b:
+    | { __typename?: 'LookupError', code: string }
+    | { __typename?: 'PropertyLookup', data: { __typename?: 'PortalProperty', zpid?: string | null }, meta: { __typename?: 'LookupMeta', credits: number, cached: boolean, cacheKey: string } }
+  , c:
+    | { __typename?: 'LookupError', code: string }
+    | { __typename?: 'PropertyLookup', data: { __typename?: 'PortalProperty', zpid?: string | null }, meta: { __typename?: 'LookupMeta', credits: number, cached: boolean, cacheKey: string } }
+  , properties?: { __typename?: 'BatchLookup', results: Array<{ __typename?: 'BatchItemResult', index: number, ok: boolean, data?: { __typename?: 'PortalProperty', zpid?: string | null } | null, meta?: { __typename?: 'LookupMeta', credits: number, cached: boolean } | null, error?: { __typename?: 'LookupError', code: string } | null }>, meta: { __typename?: 'BatchMeta', count: number, credits: number, cacheHits: number } } | null, account: { __typename?: 'AccountUsage', used: number } };
+
+export type PropertyQueryVariables = Exact<{
+  url?: InputMaybe<Scalars['String']['input']>;
+  zpid?: InputMaybe<Scalars['String']['input']>;
+  address?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<StatusHint>;
+  raw?: InputMaybe<Scalars['Boolean']['input']>;
+}>;
+
+
+export type PropertyQuery = { __typename?: 'Query', property:
+    | { __typename: 'LookupError', code: string, message: string, details?: unknown | null, retryAfter?: number | null }
+    | { __typename: 'PropertyLookup', data: { __typename?: 'PortalProperty', zpid?: string | null, detailUrl?: string | null, address?: string | null, streetAddress?: string | null, unit?: string | null, city?: string | null, state?: string | null, zipcode?: string | null, county?: string | null, neighborhood?: string | null, latitude?: number | null, longitude?: number | null, price?: number | null, currency?: string | null, homeStatus?: HomeStatus | null, statusText?: string | null, homeType?: string | null, beds?: number | null, baths?: number | null, livingArea?: number | null, lotSize?: number | null, yearBuilt?: number | null, pricePerSquareFoot?: number | null, estimate?: number | null, rentEstimate?: number | null, daysOnPortal?: number | null, datePosted?: string | null, dateSold?: string | null, lastSoldPrice?: number | null, monthlyHoaFee?: number | null, taxAnnualAmount?: number | null, taxAssessedValue?: number | null, propertyTaxRate?: number | null, pageViewCount?: number | null, favoriteCount?: number | null, parcelId?: string | null, description?: string | null, imgSrc?: string | null, photos: Array<string>, photoCount?: number | null, brokerName?: string | null, brokerPhone?: string | null, agentName?: string | null, agentPhone?: string | null, agentLicenseNumber?: string | null, mlsId?: string | null, mlsName?: string | null, virtualTourUrl?: string | null, scrapedAt?: string | null, priceHistory: Array<{ __typename?: 'PortalPriceEvent', date?: string | null, event?: string | null, price?: number | null, pricePerSquareFoot?: number | null, priceChangeRate?: number | null, source?: string | null }>, taxHistory: Array<{ __typename?: 'PortalTaxEvent', year?: number | null, taxPaid?: number | null, value?: number | null, taxIncreaseRate?: number | null, valueIncreaseRate?: number | null }>, schools: Array<{ __typename?: 'PortalSchool', name?: string | null, rating?: number | null, distance?: number | null, level?: string | null, type?: string | null, grades?: string | null, link?: string | null }> }, meta: { __typename?: 'LookupMeta', credits: number, cached: boolean, cacheKey: string, fetchedAt: string, release?: string | null, tookMs: number, warning?: string | null, source: { __typename?: 'LookupSource', provider: string, note: string, fallbackFrom?: string | null, descriptors?: unknown | null } } }
+   };
+
+export type PropertyRawQueryVariables = Exact<{
+  zpid: Scalars['String']['input'];
+  raw?: InputMaybe<Scalars['Boolean']['input']>;
+}>;
+
+
+export type PropertyRawQuery = { __typename?: 'Query', property:
+    | { __typename: 'LookupError', code: string, message: string, details?: unknown | null, retryAfter?: number | null }
+    | { __typename: 'PropertyLookup', data: { __typename?: 'PortalProperty', zpid?: string | null, raw?: unknown | null }, meta: { __typename?: 'LookupMeta', credits: number, cached: boolean } }
+   };
+
+export const PropertyFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PropertyFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PortalProperty"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}},{"kind":"Field","name":{"kind":"Name","value":"detailUrl"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"streetAddress"}},{"kind":"Field","name":{"kind":"Name","value":"unit"}},{"kind":"Field","name":{"kind":"Name","value":"city"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"zipcode"}},{"kind":"Field","name":{"kind":"Name","value":"county"}},{"kind":"Field","name":{"kind":"Name","value":"neighborhood"}},{"kind":"Field","name":{"kind":"Name","value":"latitude"}},{"kind":"Field","name":{"kind":"Name","value":"longitude"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"homeStatus"}},{"kind":"Field","name":{"kind":"Name","value":"statusText"}},{"kind":"Field","name":{"kind":"Name","value":"homeType"}},{"kind":"Field","name":{"kind":"Name","value":"beds"}},{"kind":"Field","name":{"kind":"Name","value":"baths"}},{"kind":"Field","name":{"kind":"Name","value":"livingArea"}},{"kind":"Field","name":{"kind":"Name","value":"lotSize"}},{"kind":"Field","name":{"kind":"Name","value":"yearBuilt"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerSquareFoot"}},{"kind":"Field","name":{"kind":"Name","value":"estimate"}},{"kind":"Field","name":{"kind":"Name","value":"rentEstimate"}},{"kind":"Field","name":{"kind":"Name","value":"daysOnPortal"}},{"kind":"Field","name":{"kind":"Name","value":"datePosted"}},{"kind":"Field","name":{"kind":"Name","value":"dateSold"}},{"kind":"Field","name":{"kind":"Name","value":"lastSoldPrice"}},{"kind":"Field","name":{"kind":"Name","value":"monthlyHoaFee"}},{"kind":"Field","name":{"kind":"Name","value":"taxAnnualAmount"}},{"kind":"Field","name":{"kind":"Name","value":"taxAssessedValue"}},{"kind":"Field","name":{"kind":"Name","value":"propertyTaxRate"}},{"kind":"Field","name":{"kind":"Name","value":"pageViewCount"}},{"kind":"Field","name":{"kind":"Name","value":"favoriteCount"}},{"kind":"Field","name":{"kind":"Name","value":"parcelId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"imgSrc"}},{"kind":"Field","name":{"kind":"Name","value":"photos"}},{"kind":"Field","name":{"kind":"Name","value":"photoCount"}},{"kind":"Field","name":{"kind":"Name","value":"brokerName"}},{"kind":"Field","name":{"kind":"Name","value":"brokerPhone"}},{"kind":"Field","name":{"kind":"Name","value":"agentName"}},{"kind":"Field","name":{"kind":"Name","value":"agentPhone"}},{"kind":"Field","name":{"kind":"Name","value":"agentLicenseNumber"}},{"kind":"Field","name":{"kind":"Name","value":"mlsId"}},{"kind":"Field","name":{"kind":"Name","value":"mlsName"}},{"kind":"Field","name":{"kind":"Name","value":"priceHistory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"date"}},{"kind":"Field","name":{"kind":"Name","value":"event"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerSquareFoot"}},{"kind":"Field","name":{"kind":"Name","value":"priceChangeRate"}},{"kind":"Field","name":{"kind":"Name","value":"source"}}]}},{"kind":"Field","name":{"kind":"Name","value":"taxHistory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"year"}},{"kind":"Field","name":{"kind":"Name","value":"taxPaid"}},{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"taxIncreaseRate"}},{"kind":"Field","name":{"kind":"Name","value":"valueIncreaseRate"}}]}},{"kind":"Field","name":{"kind":"Name","value":"schools"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"distance"}},{"kind":"Field","name":{"kind":"Name","value":"level"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"grades"}},{"kind":"Field","name":{"kind":"Name","value":"link"}}]}},{"kind":"Field","name":{"kind":"Name","value":"virtualTourUrl"}},{"kind":"Field","name":{"kind":"Name","value":"scrapedAt"}}]}}]} as unknown as DocumentNode<PropertyFieldsFragment, unknown>;
+export const MetaFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MetaFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupMeta"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}},{"kind":"Field","name":{"kind":"Name","value":"cacheKey"}},{"kind":"Field","name":{"kind":"Name","value":"fetchedAt"}},{"kind":"Field","name":{"kind":"Name","value":"source"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"note"}},{"kind":"Field","name":{"kind":"Name","value":"fallbackFrom"}},{"kind":"Field","name":{"kind":"Name","value":"descriptors"}}]}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"tookMs"}},{"kind":"Field","name":{"kind":"Name","value":"warning"}}]}}]} as unknown as DocumentNode<MetaFieldsFragment, unknown>;
+export const ErrorFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ErrorFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"retryAfter"}}]}}]} as unknown as DocumentNode<ErrorFieldsFragment, unknown>;
+export const AccountDocument = {"__meta__":{"hash":"89bba1a97af46c5c7ac022843d3954a7ae09815629592defc00cfa2a379e97b5"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Account"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"account"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"plan"}},{"kind":"Field","name":{"kind":"Name","value":"keyPrefix"}},{"kind":"Field","name":{"kind":"Name","value":"used"}},{"kind":"Field","name":{"kind":"Name","value":"included"}},{"kind":"Field","name":{"kind":"Name","value":"remaining"}},{"kind":"Field","name":{"kind":"Name","value":"periodEnd"}},{"kind":"Field","name":{"kind":"Name","value":"overageEnabled"}},{"kind":"Field","name":{"kind":"Name","value":"overageUsed"}},{"kind":"Field","name":{"kind":"Name","value":"overageUsd"}},{"kind":"Field","name":{"kind":"Name","value":"spendLimitUsd"}}]}}]}}]} as unknown as DocumentNode<AccountQuery, AccountQueryVariables>;
+export const BatchDocument = {"__meta__":{"hash":"46ff6bbf8d57bed35a355be9e8edaa840e23affdeb29d75598febfd656e1f354"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Batch"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"items"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LookupItem"}}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"StatusHint"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"raw"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"properties"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"items"},"value":{"kind":"Variable","name":{"kind":"Name","value":"items"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"raw"},"value":{"kind":"Variable","name":{"kind":"Name","value":"raw"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"results"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"ok"}},{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"PropertyFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MetaFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ErrorFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"succeeded"}},{"kind":"Field","name":{"kind":"Name","value":"failed"}},{"kind":"Field","name":{"kind":"Name","value":"cacheHits"}},{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"tookMs"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PropertyFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PortalProperty"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}},{"kind":"Field","name":{"kind":"Name","value":"detailUrl"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"streetAddress"}},{"kind":"Field","name":{"kind":"Name","value":"unit"}},{"kind":"Field","name":{"kind":"Name","value":"city"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"zipcode"}},{"kind":"Field","name":{"kind":"Name","value":"county"}},{"kind":"Field","name":{"kind":"Name","value":"neighborhood"}},{"kind":"Field","name":{"kind":"Name","value":"latitude"}},{"kind":"Field","name":{"kind":"Name","value":"longitude"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"homeStatus"}},{"kind":"Field","name":{"kind":"Name","value":"statusText"}},{"kind":"Field","name":{"kind":"Name","value":"homeType"}},{"kind":"Field","name":{"kind":"Name","value":"beds"}},{"kind":"Field","name":{"kind":"Name","value":"baths"}},{"kind":"Field","name":{"kind":"Name","value":"livingArea"}},{"kind":"Field","name":{"kind":"Name","value":"lotSize"}},{"kind":"Field","name":{"kind":"Name","value":"yearBuilt"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerSquareFoot"}},{"kind":"Field","name":{"kind":"Name","value":"estimate"}},{"kind":"Field","name":{"kind":"Name","value":"rentEstimate"}},{"kind":"Field","name":{"kind":"Name","value":"daysOnPortal"}},{"kind":"Field","name":{"kind":"Name","value":"datePosted"}},{"kind":"Field","name":{"kind":"Name","value":"dateSold"}},{"kind":"Field","name":{"kind":"Name","value":"lastSoldPrice"}},{"kind":"Field","name":{"kind":"Name","value":"monthlyHoaFee"}},{"kind":"Field","name":{"kind":"Name","value":"taxAnnualAmount"}},{"kind":"Field","name":{"kind":"Name","value":"taxAssessedValue"}},{"kind":"Field","name":{"kind":"Name","value":"propertyTaxRate"}},{"kind":"Field","name":{"kind":"Name","value":"pageViewCount"}},{"kind":"Field","name":{"kind":"Name","value":"favoriteCount"}},{"kind":"Field","name":{"kind":"Name","value":"parcelId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"imgSrc"}},{"kind":"Field","name":{"kind":"Name","value":"photos"}},{"kind":"Field","name":{"kind":"Name","value":"photoCount"}},{"kind":"Field","name":{"kind":"Name","value":"brokerName"}},{"kind":"Field","name":{"kind":"Name","value":"brokerPhone"}},{"kind":"Field","name":{"kind":"Name","value":"agentName"}},{"kind":"Field","name":{"kind":"Name","value":"agentPhone"}},{"kind":"Field","name":{"kind":"Name","value":"agentLicenseNumber"}},{"kind":"Field","name":{"kind":"Name","value":"mlsId"}},{"kind":"Field","name":{"kind":"Name","value":"mlsName"}},{"kind":"Field","name":{"kind":"Name","value":"priceHistory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"date"}},{"kind":"Field","name":{"kind":"Name","value":"event"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerSquareFoot"}},{"kind":"Field","name":{"kind":"Name","value":"priceChangeRate"}},{"kind":"Field","name":{"kind":"Name","value":"source"}}]}},{"kind":"Field","name":{"kind":"Name","value":"taxHistory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"year"}},{"kind":"Field","name":{"kind":"Name","value":"taxPaid"}},{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"taxIncreaseRate"}},{"kind":"Field","name":{"kind":"Name","value":"valueIncreaseRate"}}]}},{"kind":"Field","name":{"kind":"Name","value":"schools"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"distance"}},{"kind":"Field","name":{"kind":"Name","value":"level"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"grades"}},{"kind":"Field","name":{"kind":"Name","value":"link"}}]}},{"kind":"Field","name":{"kind":"Name","value":"virtualTourUrl"}},{"kind":"Field","name":{"kind":"Name","value":"scrapedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MetaFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupMeta"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}},{"kind":"Field","name":{"kind":"Name","value":"cacheKey"}},{"kind":"Field","name":{"kind":"Name","value":"fetchedAt"}},{"kind":"Field","name":{"kind":"Name","value":"source"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"note"}},{"kind":"Field","name":{"kind":"Name","value":"fallbackFrom"}},{"kind":"Field","name":{"kind":"Name","value":"descriptors"}}]}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"tookMs"}},{"kind":"Field","name":{"kind":"Name","value":"warning"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ErrorFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"retryAfter"}}]}}]} as unknown as DocumentNode<BatchQuery, BatchQueryVariables>;
+export const BatchRawDocument = {"__meta__":{"hash":"a639603f7b6f3e3766a147ead20715a8c456552d36025c4b915e200c37a2dcc2"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"BatchRaw"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"items"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LookupItem"}}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"raw"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"properties"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"items"},"value":{"kind":"Variable","name":{"kind":"Name","value":"items"}}},{"kind":"Argument","name":{"kind":"Name","value":"raw"},"value":{"kind":"Variable","name":{"kind":"Name","value":"raw"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"results"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"ok"}},{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}}]}}]}}]}}]} as unknown as DocumentNode<BatchRawQuery, BatchRawQueryVariables>;
+export const BatchStreamedDocument = {"__meta__":{"hash":"b66fc0980de152e24b1707d137eaae6e099fb937c3e1db70618d9bee36f079f1"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"BatchStreamed"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"items"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LookupItem"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"properties"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"items"},"value":{"kind":"Variable","name":{"kind":"Name","value":"items"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"results"},"directives":[{"kind":"Directive","name":{"kind":"Name","value":"stream"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"initialCount"},"value":{"kind":"IntValue","value":"0"}}]}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"ok"}},{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}}]}}]}},{"kind":"InlineFragment","directives":[{"kind":"Directive","name":{"kind":"Name","value":"defer"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"credits"}}]}}]}}]}}]}}]} as unknown as DocumentNode<BatchStreamedQuery, BatchStreamedQueryVariables>;
+export const MixedDocument = {"__meta__":{"hash":"8c67d7aff3d59f040475ea5bfe0a1b20773956ecbc227a8d3008249a4b0061a0"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Mixed"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"url"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"items"}},"type":{"kind":"NonNullType","type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"LookupItem"}}}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","alias":{"kind":"Name","value":"a"},"name":{"kind":"Name","value":"property"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"zpid"},"value":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PropertyLookup"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}},{"kind":"Field","name":{"kind":"Name","value":"cacheKey"}}]}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}}]}}]}},{"kind":"Field","alias":{"kind":"Name","value":"b"},"name":{"kind":"Name","value":"property"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"url"},"value":{"kind":"Variable","name":{"kind":"Name","value":"url"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PropertyLookup"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}},{"kind":"Field","name":{"kind":"Name","value":"cacheKey"}}]}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}}]}}]}},{"kind":"Field","alias":{"kind":"Name","value":"c"},"name":{"kind":"Name","value":"property"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"zpid"},"value":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PropertyLookup"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}},{"kind":"Field","name":{"kind":"Name","value":"cacheKey"}}]}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"properties"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"items"},"value":{"kind":"Variable","name":{"kind":"Name","value":"items"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"results"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"index"}},{"kind":"Field","name":{"kind":"Name","value":"ok"}},{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cacheHits"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"account"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"used"}}]}}]}}]} as unknown as DocumentNode<MixedQuery, MixedQueryVariables>;
+export const PropertyDocument = {"__meta__":{"hash":"14ed32c5db9ee4bf06fda9c2935a4a0aca878d429f8ef3c37203435da6e52423"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Property"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"url"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"address"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"StatusHint"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"raw"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"property"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"url"},"value":{"kind":"Variable","name":{"kind":"Name","value":"url"}}},{"kind":"Argument","name":{"kind":"Name","value":"zpid"},"value":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}}},{"kind":"Argument","name":{"kind":"Name","value":"address"},"value":{"kind":"Variable","name":{"kind":"Name","value":"address"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"raw"},"value":{"kind":"Variable","name":{"kind":"Name","value":"raw"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PropertyLookup"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"PropertyFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"MetaFields"}}]}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ErrorFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"PropertyFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PortalProperty"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}},{"kind":"Field","name":{"kind":"Name","value":"detailUrl"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"streetAddress"}},{"kind":"Field","name":{"kind":"Name","value":"unit"}},{"kind":"Field","name":{"kind":"Name","value":"city"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"zipcode"}},{"kind":"Field","name":{"kind":"Name","value":"county"}},{"kind":"Field","name":{"kind":"Name","value":"neighborhood"}},{"kind":"Field","name":{"kind":"Name","value":"latitude"}},{"kind":"Field","name":{"kind":"Name","value":"longitude"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"homeStatus"}},{"kind":"Field","name":{"kind":"Name","value":"statusText"}},{"kind":"Field","name":{"kind":"Name","value":"homeType"}},{"kind":"Field","name":{"kind":"Name","value":"beds"}},{"kind":"Field","name":{"kind":"Name","value":"baths"}},{"kind":"Field","name":{"kind":"Name","value":"livingArea"}},{"kind":"Field","name":{"kind":"Name","value":"lotSize"}},{"kind":"Field","name":{"kind":"Name","value":"yearBuilt"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerSquareFoot"}},{"kind":"Field","name":{"kind":"Name","value":"estimate"}},{"kind":"Field","name":{"kind":"Name","value":"rentEstimate"}},{"kind":"Field","name":{"kind":"Name","value":"daysOnPortal"}},{"kind":"Field","name":{"kind":"Name","value":"datePosted"}},{"kind":"Field","name":{"kind":"Name","value":"dateSold"}},{"kind":"Field","name":{"kind":"Name","value":"lastSoldPrice"}},{"kind":"Field","name":{"kind":"Name","value":"monthlyHoaFee"}},{"kind":"Field","name":{"kind":"Name","value":"taxAnnualAmount"}},{"kind":"Field","name":{"kind":"Name","value":"taxAssessedValue"}},{"kind":"Field","name":{"kind":"Name","value":"propertyTaxRate"}},{"kind":"Field","name":{"kind":"Name","value":"pageViewCount"}},{"kind":"Field","name":{"kind":"Name","value":"favoriteCount"}},{"kind":"Field","name":{"kind":"Name","value":"parcelId"}},{"kind":"Field","name":{"kind":"Name","value":"description"}},{"kind":"Field","name":{"kind":"Name","value":"imgSrc"}},{"kind":"Field","name":{"kind":"Name","value":"photos"}},{"kind":"Field","name":{"kind":"Name","value":"photoCount"}},{"kind":"Field","name":{"kind":"Name","value":"brokerName"}},{"kind":"Field","name":{"kind":"Name","value":"brokerPhone"}},{"kind":"Field","name":{"kind":"Name","value":"agentName"}},{"kind":"Field","name":{"kind":"Name","value":"agentPhone"}},{"kind":"Field","name":{"kind":"Name","value":"agentLicenseNumber"}},{"kind":"Field","name":{"kind":"Name","value":"mlsId"}},{"kind":"Field","name":{"kind":"Name","value":"mlsName"}},{"kind":"Field","name":{"kind":"Name","value":"priceHistory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"date"}},{"kind":"Field","name":{"kind":"Name","value":"event"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerSquareFoot"}},{"kind":"Field","name":{"kind":"Name","value":"priceChangeRate"}},{"kind":"Field","name":{"kind":"Name","value":"source"}}]}},{"kind":"Field","name":{"kind":"Name","value":"taxHistory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"year"}},{"kind":"Field","name":{"kind":"Name","value":"taxPaid"}},{"kind":"Field","name":{"kind":"Name","value":"value"}},{"kind":"Field","name":{"kind":"Name","value":"taxIncreaseRate"}},{"kind":"Field","name":{"kind":"Name","value":"valueIncreaseRate"}}]}},{"kind":"Field","name":{"kind":"Name","value":"schools"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"rating"}},{"kind":"Field","name":{"kind":"Name","value":"distance"}},{"kind":"Field","name":{"kind":"Name","value":"level"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"grades"}},{"kind":"Field","name":{"kind":"Name","value":"link"}}]}},{"kind":"Field","name":{"kind":"Name","value":"virtualTourUrl"}},{"kind":"Field","name":{"kind":"Name","value":"scrapedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"MetaFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupMeta"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}},{"kind":"Field","name":{"kind":"Name","value":"cacheKey"}},{"kind":"Field","name":{"kind":"Name","value":"fetchedAt"}},{"kind":"Field","name":{"kind":"Name","value":"source"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"note"}},{"kind":"Field","name":{"kind":"Name","value":"fallbackFrom"}},{"kind":"Field","name":{"kind":"Name","value":"descriptors"}}]}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"tookMs"}},{"kind":"Field","name":{"kind":"Name","value":"warning"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ErrorFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"retryAfter"}}]}}]} as unknown as DocumentNode<PropertyQuery, PropertyQueryVariables>;
+export const PropertyRawDocument = {"__meta__":{"hash":"a5fd1e81a13449fa7e9c0eea4c429fa3abb60cf42029836f3c5fe8b11e3040cd"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"PropertyRaw"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"raw"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Boolean"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"property"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"zpid"},"value":{"kind":"Variable","name":{"kind":"Name","value":"zpid"}}},{"kind":"Argument","name":{"kind":"Name","value":"raw"},"value":{"kind":"Variable","name":{"kind":"Name","value":"raw"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"__typename"}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"PropertyLookup"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"data"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"zpid"}},{"kind":"Field","name":{"kind":"Name","value":"raw"}}]}},{"kind":"Field","name":{"kind":"Name","value":"meta"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"credits"}},{"kind":"Field","name":{"kind":"Name","value":"cached"}}]}}]}},{"kind":"InlineFragment","typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ErrorFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ErrorFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LookupError"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"retryAfter"}}]}}]} as unknown as DocumentNode<PropertyRawQuery, PropertyRawQueryVariables>;

@@ -1,0 +1,146 @@
+// The GraphQL schema against its sources: schema.graphql is what the code prints, every contract field
+// is there under its camelCase name with the contract's type and nullability, and the committed
+// codegen artefacts and docs agree with it.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KindGuard, type TObject, type TSchema } from '@sinclair/typebox';
+import {
+  getNamedType, getNullableType, isListType, isNonNullType, isObjectType, Kind, parse, print, type FragmentDefinitionNode, type GraphQLField,
+  type GraphQLObjectType, type GraphQLOutputType,
+} from 'graphql';
+import { describe, expect, it } from 'vitest';
+import {
+  AccountUsage, BatchMeta, BatchResult, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty,
+  PortalSchool, PortalTaxEvent, PROPERTY_FIELDS, PropertyResponse, STATUS_HINTS,
+} from '../../src/contract/index.js';
+import { printSchemaSdl, schema } from '../../src/graphql/index.js';
+
+const root = new URL('../../', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
+const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+
+describe('schema.graphql', () => {
+  it('is exactly what the code prints (run npm run schema:print after changing the schema)', () => {
+    expect(read('schema.graphql')).toBe(printSchemaSdl());
+  });
+
+  it('scripts/print-schema.ts --check passes on it and exits 1 on a stale copy', () => {
+    const run = (...args: string[]) => spawnSync('npx', ['tsx', 'scripts/print-schema.ts', '--check', ...args], { cwd: root, encoding: 'utf8' });
+    const current = run();
+    expect(current.status).toBe(0);
+    expect(current.stdout).toContain('current');
+    const dir = mkdtempSync(join(tmpdir(), 'schema-'));
+    const stale = join(dir, 'schema.graphql');
+    writeFileSync(stale, read('schema.graphql').replace('cacheKey: String!', 'cacheKey: String'));
+    const r = run('--file', stale);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('schema.graphql is stale');
+  });
+});
+
+// The contract schema each GraphQL object type is generated from.
+const GENERATED: Array<[string, TObject]> = [
+  ['PortalProperty', PortalProperty],
+  ['PortalPriceEvent', PortalPriceEvent],
+  ['PortalTaxEvent', PortalTaxEvent],
+  ['PortalSchool', PortalSchool],
+  ['LookupMeta', LookupMeta],
+  ['LookupSource', LookupSource],
+  ['PropertyLookup', PropertyResponse],
+  ['BatchItemResult', BatchResult],
+  ['BatchMeta', BatchMeta],
+  ['AccountUsage', AccountUsage],
+];
+
+const REF_TYPES: Record<string, string> = {
+  PortalPriceEvent: 'PortalPriceEvent', PortalTaxEvent: 'PortalTaxEvent', PortalSchool: 'PortalSchool',
+  PortalProperty: 'PortalProperty', LookupSource: 'LookupSource', LookupMeta: 'LookupMeta', ErrorBody: 'LookupError',
+};
+
+const literalSet = (s: TSchema): string =>
+  KindGuard.IsUnion(s) ? s.anyOf.map((m) => String(m.const)).sort().join() : '';
+
+/** The GraphQL type the test expects for a contract property, written independently of src/graphql/typebox.ts. */
+function expected(prop: TSchema): { name: string; list: boolean; nullable: boolean } {
+  let s = prop;
+  let nullable = KindGuard.IsOptional(prop);
+  if (KindGuard.IsUnion(s) && s.anyOf.some((m) => KindGuard.IsNull(m))) {
+    nullable = true;
+    s = s.anyOf.find((m) => !KindGuard.IsNull(m))!;
+  }
+  const list = KindGuard.IsArray(s);
+  const item: TSchema = KindGuard.IsArray(s) ? s.items : s;
+  const name = KindGuard.IsString(item) ? 'String'
+    : KindGuard.IsInteger(item) ? 'Int'
+    : KindGuard.IsNumber(item) ? 'Float'
+    : KindGuard.IsBoolean(item) ? 'Boolean'
+    : KindGuard.IsUnknown(item) ? 'JSON'
+    : KindGuard.IsRef(item) ? REF_TYPES[item.$ref]!
+    : literalSet(item) === [...HOME_STATUSES].sort().join() ? 'HomeStatus'
+    : 'String';
+  return { name, list, nullable };
+}
+
+function actual(type: GraphQLOutputType): { name: string; list: boolean; nullable: boolean } {
+  const nullable = !isNonNullType(type);
+  const inner = getNullableType(type);
+  const list = isListType(inner);
+  if (list) expect(isNonNullType(inner.ofType), 'list items are never null').toBe(true);
+  return { name: getNamedType(type).name, list, nullable };
+}
+
+describe('object types generated from the contract (TypeBox) schemas', () => {
+  it.each(GENERATED)('%s has every contract field, camelCased, with its type, nullability and description', (typeName, contract) => {
+    const type = schema.getType(typeName) as GraphQLObjectType;
+    expect(isObjectType(type)).toBe(true);
+    const fields = type.getFields();
+    for (const [restName, prop] of Object.entries(contract.properties)) {
+      const field: GraphQLField<unknown, unknown> | undefined = fields[camel(restName)];
+      expect(field, `${typeName}.${camel(restName)} (REST ${restName})`).toBeDefined();
+      expect(actual(field!.type), `${typeName}.${camel(restName)}`).toEqual(expected(prop));
+      if (prop.description) expect(field!.description).toBe(prop.description);
+    }
+    const extra = Object.keys(fields).filter((f) => !Object.keys(contract.properties).map(camel).includes(f));
+    // The only field not in the contract: LookupSource's provider-specific descriptors (additionalProperties).
+    expect(extra).toEqual(typeName === 'LookupSource' ? ['descriptors'] : []);
+  });
+
+  it('enums carry the contract values', () => {
+    const homeStatus = schema.getType('HomeStatus') as unknown as { getValues(): Array<{ name: string; value: unknown }> };
+    expect(homeStatus.getValues().map((v) => v.value).sort()).toEqual([...HOME_STATUSES].sort());
+    const hint = schema.getType('StatusHint') as unknown as { getValues(): Array<{ name: string; value: unknown }> };
+    expect(hint.getValues().map((v) => [v.name, v.value]).sort()).toEqual(STATUS_HINTS.map((h) => [h.toUpperCase(), h]).sort());
+  });
+
+  it('LookupItem is a oneOf input of url, address, zpid', () => {
+    expect(read('schema.graphql')).toMatch(/input LookupItem @oneOf \{[^}]*address: String[^}]*url: String[^}]*zpid: String\s*\}/);
+  });
+});
+
+describe('committed artefacts', () => {
+  it('the test fragment PropertyFields selects every PortalProperty field but raw', () => {
+    const doc = parse(read('test/graphql/operations/fragments.graphql'));
+    const fragment = doc.definitions.find((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === 'PropertyFields');
+    const names = fragment!.selectionSet.selections.map((s) => (s.kind === Kind.FIELD ? s.name.value : s.kind));
+    expect([...names].sort()).toEqual([...PROPERTY_FIELDS].sort());
+  });
+
+  it("the server's persisted operations are codegen's persisted documents, and each one parses", () => {
+    const served = JSON.parse(read('src/graphql/persisted-documents.json')) as Record<string, string>;
+    expect(served).toEqual(JSON.parse(read('test/graphql/gql/persisted-documents.json')));
+    expect(Object.keys(served).length).toBeGreaterThan(3);
+    for (const text of Object.values(served)) expect(print(parse(text))).toBeTruthy();
+  });
+
+  it('docs/graphql.md maps every REST field name to its GraphQL name', () => {
+    const docs = read('docs/graphql.md');
+    for (const [, contract] of GENERATED) {
+      for (const restName of Object.keys(contract.properties)) {
+        if (restName === camel(restName)) continue;
+        expect(docs, `${restName} → ${camel(restName)}`).toContain(`| \`${restName}\` | \`${camel(restName)}\` |`);
+      }
+    }
+  });
+});
