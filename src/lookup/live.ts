@@ -27,26 +27,65 @@ export interface LiveRequest {
   options: LookupOptions;
   /** Already read while resolving the address (the fallback provider does both in one paid run). */
   prefetched?: Collected;
+  /** A reservation the caller already holds; liveLookup owns it from then on (uses or releases it). */
+  reservation?: Reservation;
+}
+
+export interface Reservation {
+  id: string;
+  kind: 'included' | 'overage';
 }
 
 const POLL_MS = 150;
 
+/** Holds one credit and one daily-budget slot for a live lookup, or throws the plan's refusal. */
+export async function reserve(ctx: RequestContext): Promise<Reservation> {
+  const { store, config, clock } = ctx.deps;
+  const now = clock();
+  const id = ctx.deps.newId();
+  const result = await store.reserve(reserveRequest(ctx.account, config, now, id));
+  if (!result.ok) throw refusal(result, ctx.account, config, now);
+  return { id, kind: result.kind };
+}
+
+export async function release(ctx: RequestContext, r: Reservation): Promise<void> {
+  await ctx.deps.store.release(r.id).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId: r.id }, 'release failed; the sweep will return it'));
+}
+
+// A leader's failure that says nothing about this request: its client left, its deadline passed,
+// or its own account could not pay. The follower then tries again, leading if need be.
+const NOT_OURS = new Set(['batch_deadline', 'credits_exhausted', 'spend_limit_reached', 'live_lookups_capped']);
+
 /** Reads a home that is not cached, once per home across requests and instances. */
 export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise<Loaded> {
   const { flights } = ctx.deps;
-  for (;;) {
-    const running = flights.join<Loaded>(req.homeKey);
-    if (!running) return flights.lead(req.homeKey, () => leadAcrossInstances(ctx, req));
-    try {
-      return asFollower(await running, req);
-    } catch (e) {
-      // A leader stopped by its own client or deadline says nothing about this request: try again.
-      if (!isAbort(e) || aborted(ctx)) throw e;
+  let held = req.reservation;
+  const take = (): Reservation | undefined => {
+    const r = held;
+    held = undefined;
+    return r;
+  };
+  try {
+    for (;;) {
+      const running = flights.join<Loaded>(req.homeKey);
+      if (!running) return await flights.lead(req.homeKey, () => leadAcrossInstances(ctx, req, take));
+      try {
+        return asFollower(await running, req);
+      } catch (e) {
+        if (aborted(ctx) || !notOurs(e)) throw e;
+      }
     }
+  } finally {
+    if (held) await release(ctx, held);
   }
 }
 
-async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest): Promise<Loaded> {
+function notOurs(e: unknown): boolean {
+  const le = toLookupError(e);
+  return NOT_OURS.has(le.code) || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
+}
+
+async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: () => Reservation | undefined): Promise<Loaded> {
   const { store, config } = ctx.deps;
   const token = ctx.deps.newId();
   const lock = lockKey(req.homeKey);
@@ -59,7 +98,7 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest): Promi
         // The previous holder may have cached the home just before letting go of the lock.
         const [cached] = await readCache(store, [req.homeKey]);
         if (cached) return asFollower({ entry: cached.entry, entryKey: cached.entryKey, cacheKey: req.reportAs ?? cached.entryKey, cached: true, credits: 0 }, req);
-        return await readAndCharge(ctx, req);
+        return await readAndCharge(ctx, req, take() ?? (await reserve(ctx)));
       } finally {
         await store.unlock(lock, token).catch(() => undefined);
       }
@@ -72,13 +111,9 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest): Promi
   }
 }
 
-async function readAndCharge(ctx: RequestContext, req: LiveRequest): Promise<Loaded> {
+async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation: Reservation): Promise<Loaded> {
   const { store, config, collector, clock } = ctx.deps;
   const now = clock();
-  const reservationId = ctx.deps.newId();
-  const reserved = await store.reserve(reserveRequest(ctx.account, config, now, reservationId));
-  if (!reserved.ok) throw refusal(reserved, ctx.account, config, now);
-
   // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
   let commitSent = false;
   try {
@@ -105,26 +140,24 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest): Promise<Loa
         ? `The listing site answered zpid ${asked} with a different property (zpid ${collected.zpid}); that property is returned, billed and cached under its own zpid.`
         : undefined;
 
-    // Cache before charging: if the charge cannot be recorded the client gets an error and is not
-    // billed, and the next lookup of this home is a free hit rather than a second upstream read.
+    // Cache before charging: once the charge may be recorded, the home can always be served.
     await store.putEntry(entryKey, entry, config.cacheTtlMs);
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);
     }
-    const ledger = {
-      reservationId,
+    commitSent = true;
+    const charged = await commitOnce(ctx, {
+      reservationId: reservation.id,
       accountId: ctx.account.id,
       cacheKey: entryKey,
       requestId: ctx.requestId,
-      kind: reserved.kind,
+      kind: reservation.kind,
       at: clock().toISOString(),
-    };
-    commitSent = true;
-    const charged = await commitOnce(ctx, ledger);
+    });
     const loaded: Loaded = { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: charged ? 1 : 0 };
     return warning && charged ? { ...loaded, warning } : loaded;
   } finally {
-    if (!commitSent) await store.release(reservationId).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId }, 'release failed; the sweep will return it'));
+    if (!commitSent) await release(ctx, reservation);
   }
 }
 
@@ -133,9 +166,10 @@ const COMMIT_RETRY_MS = [200, 400, 800, 1600];
 /**
  * Records the charge exactly once. A first answer of false means the reservation was gone before
  * the commit (the store lost it): not charged, so the home is served free. When the answer is lost
- * (the store went away mid-commit), the commit is sent again: it only acts on a held reservation,
- * so true or false then both mean the charge is recorded. If the store stays away, the client gets
- * store_unavailable and the reservation, if still held, is returned by the sweep.
+ * (the store went away mid-commit) the commit is sent again; it only acts on a held reservation, so
+ * true or false then both mean the charge is recorded. If the store stays away the outcome is
+ * unknown: the home is served (it is read and cached) rather than an error that might have been
+ * billed, and a charge that was never recorded is returned by the sweep.
  */
 async function commitOnce(ctx: RequestContext, ledger: LedgerEntry): Promise<boolean> {
   const { store } = ctx.deps;
@@ -153,7 +187,8 @@ async function commitOnce(ctx: RequestContext, ledger: LedgerEntry): Promise<boo
         // still unreachable; try again
       }
     }
-    throw first;
+    ctx.logger.error({ err: first, reservationId: ledger.reservationId }, 'charge outcome unknown: the store stayed unreachable');
+    return true;
   }
 }
 
@@ -170,11 +205,6 @@ export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (
 function deadlineError(ctx: RequestContext, cause: unknown): LookupError {
   if (ctx.deadline?.aborted) return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
   return new LookupError('upstream_timeout', { cause, details: { reason: 'client_closed' } });
-}
-
-function isAbort(e: unknown): boolean {
-  const le = toLookupError(e);
-  return le.code === 'batch_deadline' || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
 }
 
 export function throwIfAborted(ctx: RequestContext): void {

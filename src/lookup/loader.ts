@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js';
 import type { RequestContext } from './context.js';
 import { readCache, type CacheHit } from './cache.js';
 import { addressKey, zpidKey } from './keys.js';
-import { liveLookup, throwIfAborted, type Loaded } from './live.js';
+import { liveLookup, release, reserve, throwIfAborted, type Loaded } from './live.js';
 
 export type { Loaded } from './live.js';
 
@@ -75,32 +75,42 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Load
 
 async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Extract<Locator, { kind: 'address' }>): Promise<Loaded> {
   const { store, collector, clock, config } = ctx.deps;
-  const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
-  if (ctx.deadline) signals.push(ctx.deadline);
-  const readCtx = { signal: AbortSignal.any(signals), now: clock(), ...(req.options.status ? { status: req.options.status } : {}) };
-  let resolved;
+  // Reserved before resolving: resolving can start the fallback provider's paid read, and an account
+  // that cannot pay gets no lookup at all.
+  const reservation = await reserve(ctx);
+  let handedOver = false;
   try {
-    resolved = await collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx);
-  } catch (e) {
-    const err = toLookupError(e);
-    if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), config.ambiguityMemoTtlMs);
-    throw err;
+    const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
+    if (ctx.deadline) signals.push(ctx.deadline);
+    const readCtx = { signal: AbortSignal.any(signals), now: clock(), ...(req.options.status ? { status: req.options.status } : {}) };
+    let resolved;
+    try {
+      resolved = await collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx);
+    } catch (e) {
+      const err = toLookupError(e);
+      if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), config.ambiguityMemoTtlMs);
+      throw err;
+    }
+    throwIfAborted(ctx);
+    const homeKey = zpidKey(resolved.zpid);
+    // The home may already be cached under its zpid (looked up before by link or zpid).
+    const [hit] = await readCache(store, [homeKey]);
+    if (hit) {
+      await store.putAlias(req.key, hit.entryKey, config.cacheTtlMs);
+      return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.key, cached: true, credits: 0 };
+    }
+    handedOver = true;
+    const loaded = await liveLookup(ctx, {
+      homeKey,
+      reportAs: req.key,
+      target: { path: resolved.path, zpid: resolved.zpid, building: false },
+      options: req.options,
+      reservation,
+      ...(resolved.collected ? { prefetched: resolved.collected } : {}),
+    });
+    await store.putAlias(req.key, loaded.entryKey, config.cacheTtlMs);
+    return loaded;
+  } finally {
+    if (!handedOver) await release(ctx, reservation);
   }
-  throwIfAborted(ctx);
-  const homeKey = zpidKey(resolved.zpid);
-  // The home may already be cached under its zpid (looked up before by link or zpid).
-  const [hit] = await readCache(store, [homeKey]);
-  if (hit) {
-    await store.putAlias(req.key, hit.entryKey, config.cacheTtlMs);
-    return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.key, cached: true, credits: 0 };
-  }
-  const loaded = await liveLookup(ctx, {
-    homeKey,
-    reportAs: req.key,
-    target: { path: resolved.path, zpid: resolved.zpid, building: false },
-    options: req.options,
-    ...(resolved.collected ? { prefetched: resolved.collected } : {}),
-  });
-  await store.putAlias(req.key, loaded.entryKey, config.cacheTtlMs);
-  return loaded;
 }
