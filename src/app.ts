@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
 import { registerGraphql } from './graphql/index.js';
-import { registerRest } from './http/index.js';
+import { clientError, frameworkError, registerRest } from './http/index.js';
 import { createLogger } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
 import type { Store } from './store/index.js';
@@ -38,9 +38,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A batch may run up to its deadline; keep the socket open a little longer than that.
     requestTimeout: deps.config.batchDeadlineMs + 30_000,
     return503OnClosing: true,
-  });
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', String(request.id));
+    // HEAD would run (and bill) a whole lookup for a body nobody receives.
+    exposeHeadRoutes: false,
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
   await registerRest(app, core);
   await registerGraphql(app, core);

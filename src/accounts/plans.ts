@@ -47,8 +47,9 @@ export function reserveRequest(
   };
 }
 
-export const secondsToMidnightUtc = (now: Date): number =>
-  Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
+const nextMidnightUtc = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+
+export const secondsToMidnightUtc = (now: Date): number => Math.max(1, Math.ceil((nextMidnightUtc(now).getTime() - now.getTime()) / 1000));
 
 /** A refused reservation as the spec's error. */
 export function refusal(result: Exclude<ReserveResult, { ok: true }>, account: Account, config: Config, now: Date): LookupError {
@@ -76,7 +77,7 @@ export function refusal(result: Exclude<ReserveResult, { ok: true }>, account: A
         retryAfter: secondsToMidnightUtc(now),
         details: {
           scope: account.plan === 'paid' ? 'paid_daily_budget' : 'service_daily_budget',
-          resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString(),
+          resets_at: nextMidnightUtc(now).toISOString(),
         },
       });
   }

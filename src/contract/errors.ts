@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   not_found: { status: 404, message: 'No property matches.' },
   route_not_found: { status: 404, message: 'No such route.' },
   method_not_allowed: { status: 405, message: 'Method not allowed on this route.' },
+  request_timeout: { status: 408, message: 'The request was not received in time.' },
+  headers_too_large: { status: 431, message: 'The request headers are too large.' },
   address_ambiguous: { status: 409, message: 'The closest match for the address is a different home.' },
   unprocessable_input: { status: 422, message: 'The data provider rejected the input. Check the link or address.' },
   internal: { status: 500, message: "Failure on the service's side. Safe to retry with backoff." },
@@ -83,4 +85,3 @@ export function toLookupError(e: unknown): LookupError {
   return isLookupError(e) ? e : new LookupError('internal', { cause: e });
 }
 
-export const statusOf = (code: ErrorCode): number => ERROR_CODES[code].status;

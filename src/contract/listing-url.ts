@@ -29,13 +29,14 @@ export function checkListingUrl(input: string): ListingLink {
   const pathname = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
   const path = pathname + u.search;
   const home = HOME_PATH.exec(pathname);
-  if (home && /^\/(homedetails|community|b)\//.test(pathname)) return { ok: true, kind: 'home', zpid: stripZeros(home[1]!), path };
+  if (home && /^\/(homedetails|community|b)\//.test(pathname)) return { ok: true, kind: 'home', zpid: canonicalZpid(home[1]!), path };
   const building = BUILDING_PATH.exec(pathname);
   if (building) return { ok: true, kind: 'building', buildingKey: (building[1] ?? building[2])!, path };
   return { ok: false, reason: 'url is not a property link: expected a home-details link ending in <zpid>_zpid/ or an apartment-building link' };
 }
 
-const stripZeros = (digits: string): string => digits.replace(/^0+(?=\d)/, '');
+/** One spelling per home: `007` and `7` name the same zpid. */
+export const canonicalZpid = (digits: string): string => digits.replace(/^0+(?=\d)/, '');
 
 /** The home-details path the site serves for a zpid (it redirects to the slugged page). */
 export const homePathForZpid = (zpid: string): string => `/homedetails/${zpid}_zpid/`;

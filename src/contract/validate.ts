@@ -2,7 +2,7 @@
 // It runs before any lookup, so an invalid request never costs anything.
 import { checkAddress, type AddressParts } from './address.js';
 import { LookupError } from './errors.js';
-import { checkListingUrl, homePathForZpid } from './listing-url.js';
+import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
 import { STATUS_HINTS, type StatusHint } from './schema.js';
 
 export const MAX_BATCH_ITEMS = 50;
@@ -51,9 +51,8 @@ export function parseUrl(value: string): Locator {
 }
 
 export function parseZpid(value: string): Locator {
-  const v = value.trim();
-  if (!ZPID.test(v)) throw bad('zpid', 'must be 1 to 12 digits');
-  const zpid = v.replace(/^0+(?=\d)/, '');
+  if (!ZPID.test(value)) throw bad('zpid', 'must be 1 to 12 digits');
+  const zpid = canonicalZpid(value);
   return { kind: 'zpid', input: value, zpid, path: homePathForZpid(zpid) };
 }
 
@@ -69,11 +68,19 @@ export function parseStatus(value: unknown): StatusHint | undefined {
   throw bad('status', `must be one of ${STATUS_HINTS.join(', ')}`);
 }
 
+/** `raw` as a query parameter: the text true or false. */
+export function parseRawQuery(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw bad('raw', 'must be true or false');
+}
+
+/** `raw` in a JSON body or a GraphQL argument: a boolean. */
 export function parseRaw(value: unknown): boolean {
   if (value === undefined || value === null) return false;
-  if (value === true || value === 'true') return true;
-  if (value === false || value === 'false') return false;
-  throw bad('raw', 'must be true or false');
+  if (typeof value === 'boolean') return value;
+  throw bad('raw', 'must be a boolean');
 }
 
 const QUERY_PARAMS = new Set(['url', 'zpid', 'address', 'status', 'raw']);
@@ -84,7 +91,7 @@ export function parseLookupQuery(query: Record<string, unknown>): { locator: Loc
     if (!QUERY_PARAMS.has(k)) throw bad(k, 'unknown parameter (expected url, zpid, address, status, raw)');
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
-  const options: LookupOptions = { raw: parseRaw(query.raw) };
+  const options: LookupOptions = { raw: parseRawQuery(query.raw) };
   const status = parseStatus(query.status);
   if (status) options.status = status;
   return { locator: parseLocator(query), options };

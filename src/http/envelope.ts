@@ -4,6 +4,13 @@ import { toLookupError } from '../contract/index.js';
 
 export const tookMs = (reply: FastifyReply): number => Math.round(reply.elapsedTime);
 
+/** The headers every response carries (spec 4, 7, 9). */
+export function v1Headers(reply: FastifyReply): void {
+  reply.header('x-api-version', 'v1');
+  reply.header('cache-control', 'no-store');
+  reply.header('x-request-id', String(reply.request.id));
+}
+
 export function sendError(reply: FastifyReply, e: unknown): FastifyReply {
   const err = toLookupError(e);
   if (err.code === 'internal') reply.log.error({ err: e }, 'internal error');

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CoreDeps } from '../lookup/index.js';
 import { docsRoutes } from './docs.js';
+import { v1Headers } from './envelope.js';
 import { fallbackHandlers } from './fallbacks.js';
 import { accountRoute } from './routes/account.js';
 import { batchRoute } from './routes/batch.js';
@@ -10,11 +11,11 @@ import { propertyRoute } from './routes/property.js';
 
 export { buildOpenApi } from './openapi.js';
 export { sendError } from './envelope.js';
+export { clientError, frameworkError } from './fallbacks.js';
 
 export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('x-api-version', 'v1');
-    reply.header('cache-control', 'no-store');
+    v1Headers(reply);
     return payload;
   });
   fallbackHandlers(app);

@@ -16,8 +16,4 @@ export class SingleFlight {
     this.inflight.set(key, p);
     return p;
   }
-
-  get size(): number {
-    return this.inflight.size;
-  }
 }

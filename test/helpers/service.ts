@@ -58,13 +58,14 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     LOG_LEVEL: 'silent',
     ...opts.env,
   });
-  const store = opts.store ?? new MemoryStore();
+  // The store keeps time with the service, so tests can move past the cache's and the memo's lifetimes.
+  const store = opts.store ?? new MemoryStore(opts.clock ? () => opts.clock!().getTime() : Date.now);
   const accounts = opts.accounts ?? DEFAULT_ACCOUNTS;
   await seedAccounts(store, Object.values(accounts), config.apiKeySecret);
   const app = await buildApp({
     config,
     store,
-    collector: createCollector(config),
+    collector: createCollector(config, opts.clock ? { clock: opts.clock } : {}),
     logger: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });

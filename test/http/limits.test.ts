@@ -68,6 +68,31 @@ describe('paid plan', () => {
   });
 });
 
+describe('billing periods', () => {
+  it('a paid plan\'s included lookups and spend limit start again with the calendar month (UTC)', async () => {
+    let now = new Date('2026-11-30T23:00:00Z');
+    svc = await startTestService({
+      clock: () => now,
+      accounts: { p: { key: 'paid_key_000005', plan: 'paid', included: 1, overage: false } },
+    });
+    expect((await svc.get(HOME, svc.keys.p)).status).toBe(200);
+    expect((await svc.get(OTHER, svc.keys.p)).body.error.code).toBe('credits_exhausted');
+    now = new Date('2026-12-01T00:30:00Z');
+    const r = await svc.get(OTHER, svc.keys.p);
+    expect(r.status).toBe(200);
+    expect(r.body.meta.credits).toBe(1);
+    expect((await svc.get('/v1/account', svc.keys.p)).body.data).toMatchObject({ used: 1, remaining: 0, period_end: '2027-01-01T00:00:00.000Z' });
+  });
+
+  it('the free allotment is one-time: a new month does not restore it', async () => {
+    let now = new Date('2026-11-30T23:00:00Z');
+    svc = await startTestService({ clock: () => now, accounts: { f: { key: 'free_key_000006', plan: 'free', allotment: 1 } } });
+    expect((await svc.get(HOME, svc.keys.f)).status).toBe(200);
+    now = new Date('2027-02-01T00:00:00Z');
+    expect((await svc.get(OTHER, svc.keys.f)).body.error.code).toBe('credits_exhausted');
+  });
+});
+
 describe('service-wide daily budget', () => {
   it('reached → 503 live_lookups_capped with retry-after to midnight UTC; not charged; cached still served', async () => {
     const now = new Date('2026-11-22T23:00:00Z');

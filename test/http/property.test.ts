@@ -135,6 +135,29 @@ describe('address_ambiguous', () => {
     expect(again.body.error).toEqual(first.body.error);
     expect(svc.replay.requests.length).toBe(before);
   });
+
+  it('after the hour the address is resolved again', async () => {
+    const before = svc.replay.requests.length;
+    now = new Date(now.getTime() + 2 * 60_000);
+    const r = await svc.get(`/v1/portal/property?${q({ address: WRONG_UNIT })}`);
+    expect(r.status).toBe(409);
+    expect(svc.replay.requests.length).toBe(before + 1);
+  });
+});
+
+describe('the 24 h cache', () => {
+  it('a hit until 24 h after fetched_at, then a new billed live lookup', async () => {
+    const first = await svc.get('/v1/portal/property?zpid=2146993218');
+    const fetched = Date.parse(first.body.meta.fetched_at);
+    const usedBefore = (await usage()).used;
+    now = new Date(fetched + 24 * 3600_000 - 60_000);
+    expect((await svc.get('/v1/portal/property?zpid=2146993218')).headers.get('x-cache')).toBe('HIT');
+    now = new Date(fetched + 24 * 3600_000 + 60_000);
+    const fresh = await svc.get('/v1/portal/property?zpid=2146993218');
+    expect(fresh.headers.get('x-cache')).toBe('MISS');
+    expect(fresh.body.meta.credits).toBe(1);
+    expect((await usage()).used).toBe(usedBefore + 1);
+  });
 });
 
 describe('not_found', () => {

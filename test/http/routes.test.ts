@@ -62,4 +62,33 @@ describe('every response', () => {
     const r = await svc.get('/healthz', null);
     expect(r.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
+
+  it('a malformed URL is a 400 in the envelope with the v1 headers', async () => {
+    for (const path of ['/v1/portal/property%E0%A4%A?zpid=1', '/%']) {
+      const res = await fetch(svc.url + path, { headers: { 'x-api-key': svc.keys.free! } });
+      const body = await res.json();
+      expect(res.status).toBe(400);
+      expect(body.error.code).toBe('bad_param');
+      expectSchema(ErrorEnvelope, body);
+      expectV1Headers(res.headers);
+      expect(res.headers.get('x-request-id')).toMatch(/\S/);
+    }
+  });
+
+  it('headers too large for the HTTP parser are a 431 in the envelope with the v1 headers', async () => {
+    const res = await fetch(`${svc.url}/healthz`, { headers: { 'x-big': 'x'.repeat(20_000) } });
+    const body = await res.json();
+    expect(res.status).toBe(431);
+    expect(body.error.code).toBe('headers_too_large');
+    expectV1Headers(res.headers);
+  });
+
+  it('HEAD of a lookup is refused (405) and costs nothing; HEAD of the health checks works', async () => {
+    const head = await fetch(`${svc.url}/v1/portal/property?zpid=114303858`, { method: 'HEAD', headers: { 'x-api-key': svc.keys.free! } });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('GET');
+    expect(head.headers.get('x-api-version')).toBe('v1');
+    expect(svc.replay.requests).toEqual([]);
+    expect((await fetch(`${svc.url}/healthz`, { method: 'HEAD' })).status).toBe(200);
+  });
 });

@@ -27,6 +27,7 @@ describe('GET /v1/portal/property validation', () => {
     ['a link over 500 characters', { url: `https://www.zillow.com/homedetails/${'a'.repeat(480)}/2146993218_zpid/` }],
     ['a zpid with letters', { zpid: '12ab' }],
     ['a zpid of 13 digits', { zpid: '1234567890123' }],
+    ['a zpid with spaces', { zpid: ' 2146993218' }],
     ['an empty zpid', { zpid: '' }],
     ['an address under 5 characters', { address: '1 Ma' }],
     ['an address over 200 characters', { address: `1 ${'Main '.repeat(45)}St, Austin, TX 78701` }],
@@ -80,9 +81,10 @@ describe('POST /v1/portal/batch validation', () => {
     expect(r.body.error).toMatchObject({ code: 'too_many_items', details: { max: 50, received: 51 } });
   });
 
-  it('a bad status or raw for the batch → 400 bad_param', async () => {
+  it('a bad status or raw for the batch → 400 bad_param (raw is a JSON boolean there)', async () => {
     expect((await svc.post('/v1/portal/batch', { items: ['x'], status: 'nope' })).body.error.code).toBe('bad_param');
     expect((await svc.post('/v1/portal/batch', { items: ['x'], raw: 'maybe' })).body.error.code).toBe('bad_param');
+    expect((await svc.post('/v1/portal/batch', { items: ['x'], raw: 'true' })).body.error.code).toBe('bad_param');
   });
 
   it('a body over 1 MB → 400 bad_body', async () => {

@@ -4,13 +4,13 @@ import type { CoreDeps } from '../../lookup/index.js';
 import { sendError } from '../envelope.js';
 
 export function healthRoutes(app: FastifyInstance, deps: CoreDeps): void {
-  app.get('/healthz', async (_request, reply) => reply.send({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.route({ method: ['GET', 'HEAD'], url: '/healthz', handler: async (_request, reply) => reply.send({ status: 'ok' }) });
+  app.route({ method: ['GET', 'HEAD'], url: '/readyz', handler: async (_request, reply) => {
     try {
       await deps.store.ping();
       return reply.send({ status: 'ready', store: deps.store.kind });
     } catch (e) {
       return sendError(reply, e);
     }
-  });
+  } });
 }
