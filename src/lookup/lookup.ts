@@ -1,6 +1,6 @@
 // One lookup and a batch of them, as both faces call them.
 import {
-  toLookupError, type BatchItemResult, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
+  toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import type { RequestContext } from './context.js';
@@ -58,7 +58,7 @@ export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[
     } catch (e) {
       const err = toLookupError(e);
       if (err.code === 'internal') ctx.logger.error({ err: e, index }, 'batch item failed');
-      return { index, ok: false, error: err.toBody() };
+      return { index, ok: false, error: itemError(err) };
     }
   });
   const meta = Promise.all(results).then((data): BatchMeta => {
@@ -73,6 +73,13 @@ export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[
     };
   });
   return { results, meta };
+}
+
+/** A failed item's error. With no response header per item, a wait goes in `details.retry_after` (seconds). */
+function itemError(err: LookupError): ErrorBody {
+  const body = err.toBody();
+  const wait = err.retryAfterSeconds;
+  return wait === undefined ? body : { ...body, details: { ...body.details, retry_after: wait } };
 }
 
 /** A whole batch, once every item has settled. */

@@ -104,6 +104,8 @@ describe('service-wide daily budget', () => {
     expect(r.headers.get('retry-after')).toBe('3600');
     expect((await svc.get(HOME)).headers.get('x-cache')).toBe('HIT');
     expect((await svc.get('/v1/account')).body.data.used).toBe(1);
+    const batch = await svc.post('/v1/portal/batch', { items: [{ zpid: '114303858' }] });
+    expect(batch.body.data[0].error).toMatchObject({ code: 'live_lookups_capped', details: { scope: 'service_daily_budget', retry_after: 3600 } });
   });
 
   it('paid plans draw on their own budget, reported as paid_daily_budget', async () => {
