@@ -1,9 +1,12 @@
 // Does a suggested address name the home the user asked for? Both sides go through the same
-// parser (parse-address via checkAddress), so "North Main Street" and "N Main St" compare equal.
-import { checkAddress, type AddressParts } from '../contract/index.js';
+// parser (parseStreetLine, on parse-address), so "North Main Street" and "N Main St" compare equal.
+import { normalizeUnit, parseStreetLine, stateCode, type AddressParts } from '../contract/index.js';
+
+export { normalizeUnit };
 
 /** What may differ between the asked address and a candidate (spec 7, address_ambiguous). */
 export type MismatchPart = 'number' | 'street' | 'directional' | 'unit' | 'zip' | 'city' | 'state';
+const PART_ORDER: readonly MismatchPart[] = ['number', 'street', 'directional', 'unit', 'zip', 'city', 'state'];
 
 /** An address as the listing site gives it in pieces (suggestion metaData, a provider item). */
 export interface AddressPieces {
@@ -14,19 +17,6 @@ export interface AddressPieces {
   city?: string | null;
   state?: string | null;
   zipCode?: string | null;
-}
-
-const UNIT_DESIGNATOR = /^(?:#|APT|APARTMENT|UNIT|STE|SUITE|BLDG|FL|FLOOR|RM|ROOM|LOT|SPC|SPACE|NO|NUMBER)\.?\s*/;
-
-/** `Apt #04B` → `4B`: designators, punctuation and leading zeros carry no identity. */
-export function normalizeUnit(unit: string | null | undefined): string | null {
-  let u = (unit ?? '').toUpperCase().trim();
-  for (let prev = ''; prev !== u; ) {
-    prev = u;
-    u = u.replace(UNIT_DESIGNATOR, '').trim();
-  }
-  u = u.replace(/[\s\-.#]/g, '').replace(/^0+(?=\w)/, '');
-  return u || null;
 }
 
 // Saint/St, Fort/Ft, Mount/Mt are written both ways in names and cities.
@@ -43,17 +33,15 @@ const name = (s: string | null | undefined): string | null => {
   return t || null;
 };
 const zip5 = (z: string | null | undefined): string | null => /^\d{5}/.exec((z ?? '').trim())?.[0] ?? null;
-const houseNumber = (n: string): string => n.toUpperCase().replace(/\s+/g, '').replace(/^0+(?=\d)/, '');
-
-// The street line is parsed on its own (a placeholder ZIP satisfies the parser); city, state and ZIP
-// already come as separate fields and are taken as they are.
-const PLACEHOLDER_ZIP = '00000';
+// `0012-B` and `12B` are the same house number; `123 1/2` keeps its fraction.
+const houseNumber = (n: string): string =>
+  n.toUpperCase().replace(/\s+/g, '').replace(/^0+(?=\d)/, '').replace(/(\d)-(?=[A-Z]$)/, '$1');
 
 /** Parses a street line (`2435 Aspen Rd UNIT 104`) plus separate city/state/ZIP into comparable parts. */
 export function partsFromStreetLine(streetLine: string, city?: string | null, state?: string | null, zip?: string | null): AddressParts {
-  const where = { city: name(city), state: state?.trim().toUpperCase() || null, zip: zip5(zip) };
-  const checked = checkAddress(`${streetLine}, ${PLACEHOLDER_ZIP}`);
-  if (checked.ok) return { ...checked.parts, ...where };
+  const where = { city: name(city), state: stateCode(state) ?? (state?.trim().toUpperCase() || null), zip: zip5(zip) };
+  const parsed = parseStreetLine(streetLine);
+  if (parsed) return { ...parsed, ...where };
   // The parser gave up: keep the number, the rest is the street; a doubtful match errs towards a 409.
   const [number = '', ...rest] = streetLine.trim().toUpperCase().split(/\s+/);
   return { number, prefix: null, street: rest.join(' '), type: null, suffix: null, unit: null, ...where };
@@ -61,9 +49,8 @@ export function partsFromStreetLine(streetLine: string, city?: string | null, st
 
 /** The site's address pieces (suggestion metaData) as comparable parts. */
 export function partsFromPieces(p: AddressPieces): AddressParts {
-  const unit = normalizeUnit(p.unitNumber);
   const parts = partsFromStreetLine(`${p.streetNumber} ${p.streetName}`, p.city, p.state, p.zipCode);
-  return { ...parts, unit };
+  return { ...parts, unit: normalizeUnit(p.unitNumber) ?? parts.unit };
 }
 
 const directionals = (a: AddressParts): string[] => [a.prefix, a.suffix].filter((d): d is string => !!d).sort();
@@ -91,18 +78,32 @@ export function compareAddress(input: AddressParts, candidate: AddressParts): Mi
 export interface Ranked<T> {
   candidate: T;
   mismatch: MismatchPart[];
+  /**
+   * Set when several candidates match all the user gave and differ in what the user left out
+   * (`123 Main St` for `123 N Main St` and `123 S Main St`): `mismatch` names what to add.
+   */
+  ambiguous?: true;
 }
 
 /**
- * The best candidate: the first exact match, else the one with the fewest differences
- * (ties keep the site's order). Null when there are no candidates.
+ * The best candidate: the exact match, else the one with the fewest differences (ties keep the
+ * site's order). When several candidates match exactly but are told apart by parts the user did
+ * not give, the first of them comes back with those parts as `mismatch`: picking one would be a
+ * guess. Null when there are no candidates.
  */
 export function bestCandidate<T>(input: AddressParts, candidates: readonly T[], partsOf: (c: T) => AddressParts): Ranked<T> | null {
   let best: Ranked<T> | null = null;
+  const exact: Array<{ candidate: T; parts: AddressParts }> = [];
   for (const candidate of candidates) {
-    const mismatch = compareAddress(input, partsOf(candidate));
-    if (mismatch.length === 0) return { candidate, mismatch };
-    if (!best || mismatch.length < best.mismatch.length) best = { candidate, mismatch };
+    const parts = partsOf(candidate);
+    const mismatch = compareAddress(input, parts);
+    if (mismatch.length === 0) exact.push({ candidate, parts });
+    else if (!best || mismatch.length < best.mismatch.length) best = { candidate, mismatch };
   }
-  return best;
+  const [first, ...others] = exact;
+  if (!first) return best;
+  // Both directions: what either side has and the other lacks or has otherwise.
+  const apart = new Set(others.flatMap((o) => [...compareAddress(first.parts, o.parts), ...compareAddress(o.parts, first.parts)]));
+  const mismatch = PART_ORDER.filter((p) => apart.has(p));
+  return mismatch.length > 0 ? { candidate: first.candidate, mismatch, ambiguous: true } : { candidate: first.candidate, mismatch: [] };
 }

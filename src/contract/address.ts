@@ -1,8 +1,14 @@
 // One-line US addresses: validation (spec 4.1) and the normalized form used in `addr:` cache keys.
-// Parsing (USPS suffixes, directionals, unit designators, ZIP+4) is done by parse-address.
-import parseAddress from 'parse-address';
+//
+// The end of the line (ZIP, state, city) is split off here, because parse-address misreads it when a
+// part is missing: a state without a city makes the street type the city ("661 Lakeview Ave, CA" →
+// city "Ave") or loses the ZIP ("2435 Aspen Rd #104, IA 50010"). The street line itself (USPS
+// suffixes, directionals, unit designators) is left to parse-address; only the house number (1A,
+// 10-12, 123 1/2) and a second unit designator (BLDG 3 APT 4) are read here, as the parser drops them.
+import parseAddress, { type ParsedLocation } from 'parse-address';
 
 export interface AddressParts {
+  /** House number as written, upper case, without leading zeros: `123`, `12B`, `10-12`, `123 1/2`. */
   number: string;
   /** Directional before the street name, upper case (N, SE, ...), or null. */
   prefix: string | null;
@@ -12,7 +18,7 @@ export interface AddressParts {
   type: string | null;
   /** Directional after the street name, or null. */
   suffix: string | null;
-  /** Unit number without its designator (APT, UNIT, #, STE all mean the same here), or null. */
+  /** Unit in the form of `normalizeUnit` (`4B`, `BLDG 3 4`, `PH`), or null. */
   unit: string | null;
   city: string | null;
   /** Two-letter state code, or null. */
@@ -21,6 +27,9 @@ export interface AddressParts {
   zip: string | null;
 }
 
+/** The street-line half of AddressParts. */
+export type StreetLineParts = Pick<AddressParts, 'number' | 'prefix' | 'street' | 'type' | 'suffix' | 'unit'>;
+
 export type AddressCheck =
   | { ok: true; parts: AddressParts; normalized: string }
   | { ok: false; reason: string };
@@ -28,10 +37,214 @@ export type AddressCheck =
 export const ADDRESS_MIN = 5;
 export const ADDRESS_MAX = 200;
 
-const up = (s: string | undefined): string | null => {
+// ---------------------------------------------------------------------------------------------
+// States. parse-address keeps its table private, so this is the same table (50 states, DC,
+// territories and freely associated states).
+
+const STATE_NAMES: Record<string, string> = {
+  ALABAMA: 'AL', ALASKA: 'AK', 'AMERICAN SAMOA': 'AS', ARIZONA: 'AZ', ARKANSAS: 'AR', CALIFORNIA: 'CA',
+  COLORADO: 'CO', CONNECTICUT: 'CT', DELAWARE: 'DE', 'DISTRICT OF COLUMBIA': 'DC',
+  'FEDERATED STATES OF MICRONESIA': 'FM', FLORIDA: 'FL', GEORGIA: 'GA', GUAM: 'GU', HAWAII: 'HI', IDAHO: 'ID',
+  ILLINOIS: 'IL', INDIANA: 'IN', IOWA: 'IA', KANSAS: 'KS', KENTUCKY: 'KY', LOUISIANA: 'LA', MAINE: 'ME',
+  'MARSHALL ISLANDS': 'MH', MARYLAND: 'MD', MASSACHUSETTS: 'MA', MICHIGAN: 'MI', MINNESOTA: 'MN',
+  MISSISSIPPI: 'MS', MISSOURI: 'MO', MONTANA: 'MT', NEBRASKA: 'NE', NEVADA: 'NV', 'NEW HAMPSHIRE': 'NH',
+  'NEW JERSEY': 'NJ', 'NEW MEXICO': 'NM', 'NEW YORK': 'NY', 'NORTH CAROLINA': 'NC', 'NORTH DAKOTA': 'ND',
+  'NORTHERN MARIANA ISLANDS': 'MP', OHIO: 'OH', OKLAHOMA: 'OK', OREGON: 'OR', PALAU: 'PW', PENNSYLVANIA: 'PA',
+  'PUERTO RICO': 'PR', 'RHODE ISLAND': 'RI', 'SOUTH CAROLINA': 'SC', 'SOUTH DAKOTA': 'SD', TENNESSEE: 'TN',
+  TEXAS: 'TX', UTAH: 'UT', VERMONT: 'VT', 'VIRGIN ISLANDS': 'VI', VIRGINIA: 'VA', WASHINGTON: 'WA',
+  'WEST VIRGINIA': 'WV', WISCONSIN: 'WI', WYOMING: 'WY',
+};
+const STATE_CODES = new Set(Object.values(STATE_NAMES));
+// Longest first, so "West Virginia" is not read as "Virginia".
+const STATE_NAME_AT_END = new RegExp(
+  `(?:^|[\\s,])(${Object.keys(STATE_NAMES).sort((a, b) => b.length - a.length).join('|').replace(/ /g, '\\s+')})$`,
+  'i',
+);
+
+/** `TX`, `tx`, `Texas`, `New  York` → the two-letter code; null for anything that is not a state. */
+export function stateCode(s: string | null | undefined): string | null {
+  const t = (s ?? '').replace(/[.,]/g, ' ').replace(/\s+/g, ' ').trim().toUpperCase();
+  if (STATE_CODES.has(t)) return t;
+  return STATE_NAMES[t] ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Units. One list for the whole service (address matching, the mapping's street-line split):
+// the USPS secondary unit designators (Publication 28, appendix C2) that take a number.
+
+export const UNIT_DESIGNATORS: readonly string[] = [
+  'APT', 'APARTMENT', 'BLDG', 'BUILDING', 'DEPT', 'FL', 'FLOOR', 'HNGR', 'HANGAR', 'LOT', 'PH', 'PIER',
+  'RM', 'ROOM', 'SLIP', 'SPC', 'SPACE', 'STE', 'SUITE', 'STOP', 'TRLR', 'TRAILER', 'UNIT',
+];
+// A building designator (BLDG, BUILDING and the other spellings parse-address accepts): its number
+// is kept apart from the unit's (`BLDG 3 APT 4`).
+const BUILDING_WORD = /^BU?I?LDI?N?G$/;
+const DESIGNATOR = new RegExp(`^(?:${UNIT_DESIGNATORS.join('|')})$`);
+// A designator and its id (`APT 4`, `UNIT #04-B`) or a bare `#4`.
+const UNIT_GROUP = `(?:(?:${UNIT_DESIGNATORS.join('|')})\\b\\.?\\s*#?\\s*|#\\s*)[A-Z0-9][A-Z0-9-]*`;
+// Units without a number, as parse-address reads them, with their USPS abbreviation.
+const UNNUMBERED: Array<[RegExp, string]> = [
+  [/^BA?SE?ME?N?T$/, 'BSMT'], [/^FRO?NT$/, 'FRNT'], [/^LO?BBY$/, 'LBBY'], [/^LOWE?R$/, 'LOWR'], [/^OFF?I?CE?$/, 'OFC'],
+  [/^PE?N?T?HO?U?S?E?$/, 'PH'], [/^REAR$/, 'REAR'], [/^SIDE$/, 'SIDE'], [/^UPPE?R$/, 'UPPR'],
+];
+const unnumbered = (word: string): string | null => UNNUMBERED.find(([re]) => re.test(word))?.[1] ?? null;
+
+/**
+ * A unit as compared and keyed: designators, `#`, punctuation and leading zeros carry no identity
+ * (`Apt #04-B` → `4B`), except that a building number stays apart (`Bldg 3 Apt 4` → `BLDG 3 4`), a
+ * penthouse is not the apartment of the same number (`PH 2` → `PH2`), and a unit without a number
+ * keeps its name (`Penthouse` → `PH`). Null when there is no unit.
+ */
+export function normalizeUnit(unit: string | null | undefined): string | null {
+  const words = (unit ?? '').toUpperCase().replace(/[#,.]/g, ' ').trim().split(/\s+/).filter(Boolean);
+  const buildings: string[] = [];
+  const ids: string[] = [];
+  let designator: string | null = null;
+  for (const w of words) {
+    if (BUILDING_WORD.test(w) || DESIGNATOR.test(w) || unnumbered(w) === 'PH') {
+      designator = unnumbered(w) === 'PH' ? 'PH' : w;
+      continue;
+    }
+    const id = w.replace(/-/g, '').replace(/^0+(?=\w)/, '');
+    if (!id) continue;
+    if (designator && BUILDING_WORD.test(designator)) buildings.push(id);
+    else ids.push(designator === 'PH' && ids.length === 0 ? `PH${id}` : id);
+    designator = null;
+  }
+  if (buildings.length === 0 && ids.length === 0) return designator ? unnumbered(designator) : null;
+  if (buildings.length === 0 && ids.length === 1 && unnumbered(ids[0]!)) return unnumbered(ids[0]!);
+  return [...buildings.map((b) => `BLDG ${b}`), ids.join('')].filter(Boolean).join(' ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Street line.
+
+const up = (s: string | undefined | null): string | null => {
   const t = s?.replace(/[.,]/g, ' ').replace(/\s+/g, ' ').trim().toUpperCase();
   return t ? t : null;
 };
+
+// 123, 12B, 1a, 123-A, 10-12, 10-12A, optionally followed by a fraction (123 1/2).
+const HOUSE_NUMBER = /^(\d+)(-?[A-Z](?![A-Z0-9'])|-\d+[A-Z]?(?![A-Z0-9']))?(?:\s+(\d+\/\d+))?(?=\s)/i;
+// Parsing the street line alone, with a placeholder ZIP as the whole "place", keeps parse-address on
+// its anchored pattern (without it, it may read a prefix of the line and drop the rest).
+const PLACEHOLDER_ZIP = '00000';
+// Designator groups the parser leaves in the street when there are two (`MAIN ST BLDG 3` + APT 4).
+const UNITS_IN_STREET = new RegExp(`^(.+?)((?:\\s+${UNIT_GROUP})+)$`);
+
+/**
+ * Parses a street line (`710 E Dean Keeton St Apt 111`) into its parts; null when it has no house
+ * number or no street. The line must not carry the city, state or ZIP.
+ */
+export function parseStreetLine(line: string): StreetLineParts | null {
+  const text = line.replace(/\s+/g, ' ').trim();
+  const house = HOUSE_NUMBER.exec(text);
+  let number: string | null = null;
+  let fed = text;
+  if (house) {
+    const [all, digits, tail, fraction] = house;
+    number = [digits!.replace(/^0+(?=\d)/, '') + (tail ?? '').toUpperCase().replace(/^-(?=[A-Z])/, ''), fraction]
+      .filter(Boolean)
+      .join(' ');
+    // The parser gets a plain number: it would read `1A Main` as number 1 on street "A Main".
+    fed = `${digits} ${text.slice(all.length).trim()}`;
+  }
+  const p = parseLocation(fed);
+  if (!p) return null;
+  number ??= up(p.number)?.replace(/^0+(?=\d)/, '') ?? null;
+  let street = up(p.street);
+  if (!number || !/\d/.test(number) || !street) return null;
+  let { type, suffix } = { type: up(p.type), suffix: up(p.suffix) };
+  let unitText = p.sec_unit_num ? `${p.sec_unit_type ?? ''} ${p.sec_unit_num}` : (p.sec_unit_type ?? '');
+  const more = UNITS_IN_STREET.exec(street);
+  if (more) {
+    // The parser reads one unit (or none, after `PH 2`); other designators stay in the street: read it again.
+    const again = parseLocation(`1 ${more[1]}`);
+    const againStreet = up(again?.street);
+    if (again && againStreet) {
+      street = againStreet;
+      type = up(again.type);
+      suffix = up(again.suffix);
+      unitText = `${more[2]} ${unitText}`;
+    }
+  }
+  return { number, prefix: up(p.prefix), street, type, suffix, unit: normalizeUnit(unitText) };
+}
+
+function parseLocation(streetLine: string): ParsedLocation | null {
+  const p = parseAddress.parseLocation(`${streetLine}, ${PLACEHOLDER_ZIP}`);
+  // Anything read as city or state came from the street line: not a reading to trust.
+  if (!p || p.city || p.state || p.zip !== PLACEHOLDER_ZIP) return null;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The whole line.
+
+const COUNTRY_AT_END = /,\s*(?:USA|U\.S\.A\.?|US|U\.S\.?|UNITED STATES(?: OF AMERICA)?)\.?$/i;
+const ZIP_AT_END = /(?:^|[\s,])(\d{5})(?:-?\d{4}|\s\d{4})?$/;
+const CODE_AT_END = /(?:^|[\s,])([A-Z]{2})$/i;
+const UNIT_DESIGNATOR_AT_END = new RegExp(`(?:^|\\s)(?:${UNIT_DESIGNATORS.join('|')})\\.?\\s*#?$|#$`, 'i');
+const trimEnd = (s: string) => s.replace(/[\s,]+$/, '');
+const UNIT_AT_START = new RegExp(`^${UNIT_GROUP}`, 'i');
+const hasUnitDesignator = (seg: string) => UNIT_AT_START.test(seg);
+// A comma-separated piece that belongs to the street line (`Apt 4`, `#4`, `4B`): cities have no digits.
+const isStreetPiece = (seg: string) => hasUnitDesignator(seg) || /\d/.test(seg);
+
+interface Tail {
+  rest: string;
+  state: string | null;
+  /** Set when the line has a state code the service does not know (`..., Springfield, XX`). */
+  unknownState?: string;
+}
+
+/** Takes a trailing state (code or name) off the line, if the line has one in a place a state can be. */
+function takeState(line: string): Tail {
+  const lastComma = line.lastIndexOf(',');
+  const lastPiece = line.slice(lastComma + 1).trim();
+  const name = STATE_NAME_AT_END.exec(line);
+  if (name) {
+    // A name alone after the street is a city as often as a state ("…, Washington 20001"): it is the
+    // state only after a city (`…, Springfield, Illinois`, `…, Springfield Illinois`, `… St Springfield Illinois`).
+    const state = STATE_NAMES[name[1]!.toUpperCase().replace(/\s+/g, ' ')]!;
+    const rest = trimEnd(line.slice(0, name.index));
+    const cityBefore =
+      lastComma >= 0 ? lastPiece.length > name[1]!.length || line.slice(0, lastComma).includes(',') : !!splitGluedCity(rest, state).city;
+    if (cityBefore) return { rest, state };
+  }
+  const code = CODE_AT_END.exec(line);
+  if (!code) return { rest: line, state: null };
+  const c = code[1]!.toUpperCase();
+  const rest = trimEnd(line.slice(0, code.index));
+  if (!STATE_CODES.has(c)) {
+    // Two letters alone after a comma can only be meant as a state (`PH` is a penthouse).
+    const meantAsState = lastComma >= 0 && lastPiece.length === 2 && !unnumbered(c);
+    return meantAsState ? { rest, state: null, unknownState: c } : { rest: line, state: null };
+  }
+  if (lastComma >= 0) return { rest, state: c };
+  // No comma at all: CT, MT, PR and NE are also a street type (Court, Mount, Prairie) or a directional.
+  // If the parser reads the whole line with that word as the street's last part, it is not a state.
+  const whole = parseStreetLine(line);
+  const endsInIt = whole && !whole.unit && (whole.suffix ?? whole.type) === c;
+  return endsInIt ? { rest: line, state: null } : { rest, state: c };
+}
+
+/**
+ * A line without commas that ends in a state: where the street line ends and the city begins.
+ * parse-address finds the city when the line has one; when the street line ends in a type,
+ * directional or unit, and the parser's "city" is that word ("661 Lakeview Ave CA"), there is none.
+ */
+function splitGluedCity(line: string, state: string): { streetLine: string; city: string | null } {
+  const whole = parseStreetLine(line);
+  if (whole && (whole.type || whole.suffix || whole.unit)) return { streetLine: line, city: null };
+  const city = up(parseAddress.parseLocation(`${line} ${state}`)?.city);
+  if (!city) return { streetLine: line, city: null };
+  const words = line.split(' ');
+  const cityWords = city.split(' ').length;
+  const tail = words.slice(-cityWords).join(' ');
+  if (up(tail) !== city || words.length <= cityWords) return { streetLine: line, city: null };
+  return { streetLine: words.slice(0, -cityWords).join(' '), city };
+}
 
 /** Parses and checks a one-line US address; never throws. */
 export function checkAddress(input: string): AddressCheck {
@@ -39,30 +252,46 @@ export function checkAddress(input: string): AddressCheck {
   if (text.length < ADDRESS_MIN || text.length > ADDRESS_MAX) {
     return { ok: false, reason: `address must be ${ADDRESS_MIN} to ${ADDRESS_MAX} characters` };
   }
-  const p = parseAddress.parseLocation(text);
-  const number = up(p?.number);
-  const street = up(p?.street);
-  if (!p || !number || !/\d/.test(number) || !street) {
-    return { ok: false, reason: 'address needs a house number and a street' };
+  let line = trimEnd(text.replace(/\s+/g, ' ').replace(COUNTRY_AT_END, ''));
+
+  let zip: string | null = null;
+  const z = ZIP_AT_END.exec(line);
+  // A ZIP needs something before it with letters in it (`12345` alone is a house number), and not a
+  // unit designator right before it (`Apt 10001` is a unit).
+  const beforeZip = z ? line.slice(0, z.index) : '';
+  if (z && /[A-Z]/i.test(beforeZip) && !UNIT_DESIGNATOR_AT_END.test(beforeZip)) {
+    zip = z[1]!;
+    line = trimEnd(line.slice(0, z.index));
   }
-  const city = up(p.city);
-  const state = up(p.state);
-  const zip = p.zip && /^\d{5}$/.test(p.zip) ? p.zip : null;
+
+  const tail = takeState(line);
+  if (tail.unknownState) return { ok: false, reason: `unknown state "${tail.unknownState}"` };
+  const state = tail.state;
+  line = tail.rest;
+
+  const pieces = line.split(',').map((s) => s.trim()).filter(Boolean);
+  let streetLine: string;
+  let city: string | null = null;
+  if (pieces.length >= 2) {
+    // The first piece is the street line, and so are unit pieces after it (`123 Main St, Apt 4, …`).
+    // The last other piece is the city; pieces between (a neighbourhood) carry no identity.
+    let n = 1;
+    while (n < pieces.length && isStreetPiece(pieces[n]!)) n++;
+    streetLine = pieces.slice(0, n).join(' ');
+    const rest = pieces.slice(n);
+    city = rest.length > 0 ? up(rest[rest.length - 1]) : null;
+  } else {
+    const glued = state && pieces[0] ? splitGluedCity(pieces[0], state) : { streetLine: pieces[0] ?? '', city: null };
+    streetLine = glued.streetLine;
+    city = glued.city;
+  }
+
+  const street = parseStreetLine(streetLine);
+  if (!street) return { ok: false, reason: 'address needs a house number and a street' };
   if (!zip && !(city && state)) {
     return { ok: false, reason: 'address needs either a city and state or a ZIP code' };
   }
-  const unitRaw = up(p.sec_unit_num);
-  const parts: AddressParts = {
-    number,
-    prefix: up(p.prefix),
-    street,
-    type: up(p.type),
-    suffix: up(p.suffix),
-    unit: unitRaw ? unitRaw.replace(/^#\s*/, '') : null,
-    city,
-    state: state && /^[A-Z]{2}$/.test(state) ? state : state,
-    zip,
-  };
+  const parts: AddressParts = { ...street, city, state, zip };
   return { ok: true, parts, normalized: normalizeParts(parts) };
 }
 

@@ -43,16 +43,10 @@ describe('extractPage: the real 2024 page', () => {
     expect(extras.jsonLd.map((o) => o['@type'])).toEqual(['BreadcrumbList']);
   });
 
-  it('reads the 1 MB page in a few milliseconds (string search + JSON.parse, no DOM)', () => {
-    const times: number[] = [];
-    for (let i = 0; i < 15; i++) {
-      const t = performance.now();
-      extractPage(HDP, home);
-      times.push(performance.now() - t);
-    }
-    const median = times.sort((a, b) => a - b)[7]!;
-    // ~5 ms on a laptop, of which ~3 ms is JSON.parse; the bound leaves room for slow CI machines.
-    expect(median).toBeLessThan(40);
+  it('reads the 1 MB page again and again to the same result (no state kept between calls)', () => {
+    // Speed is measured by the benchmarks in bench/, not asserted here.
+    const first = extractPage(HDP, home);
+    for (let i = 0; i < 3; i++) expect(extractPage(HDP, home)).toEqual(first);
   });
 
   it('reads the page when the data script is entity-escaped', () => {

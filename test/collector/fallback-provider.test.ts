@@ -2,10 +2,11 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LookupError, checkAddress, type ErrorCode } from '../../src/contract/index.js';
+import { checkAddress, type ErrorCode } from '../../src/contract/index.js';
 import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback-provider.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { RUN_ID, forSaleItem, startFakeActorPlatform, type ActorBehaviour, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { failure } from '../helpers/lookup-error.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const TARGET: ReadTarget = { path: '/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/', zpid: '15192198', building: false };
@@ -38,17 +39,6 @@ const provider = (over: Partial<FallbackProviderOptions> = {}) =>
     clock: () => NOW,
     ...over,
   });
-
-async function failure(p: Promise<unknown>): Promise<LookupError> {
-  const e = await p.then(
-    () => {
-      throw new Error('expected a LookupError, the call succeeded');
-    },
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(LookupError);
-  return e as LookupError;
-}
 
 describe('FallbackProvider.read', () => {
   it('runs the actor with the public link and the cost cap, and maps the item', async () => {

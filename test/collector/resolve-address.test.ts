@@ -1,12 +1,13 @@
 // Address → home through the replay server's suggestion endpoint (the site's JSON shape).
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LookupError, checkAddress } from '../../src/contract/index.js';
+import { checkAddress } from '../../src/contract/index.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient } from '../../src/collector/site-client.js';
 import type { AddressQuery, ReadContext } from '../../src/collector/types.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
+import { failure } from '../helpers/lookup-error.js';
 
 const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
 
@@ -27,6 +28,14 @@ const CATALOG: Catalog = [
   home('900000105', { streetNumber: '2435', streetName: 'Aspen Rd', unitNumber: '105', city: 'Ames', state: 'IA', zipCode: '50010' }),
   home('900000001', { streetNumber: '123', streetName: 'S Main St', city: 'Springfield', state: 'IL', zipCode: '62701' }),
   home('450233440', { streetNumber: '710', streetName: 'E Dean Keeton St', unitNumber: '111', city: 'Austin', state: 'TX', zipCode: '78705' }),
+  // Same number and street on both sides of the town's north-south line.
+  home('900000501', { streetNumber: '500', streetName: 'N Oak Ave', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000502', { streetNumber: '500', streetName: 'S Oak Ave', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  // A half-number lot listed before its neighbour, and two buildings with the same apartment number.
+  home('900000041', { streetNumber: '40 1/2', streetName: 'Pine St', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000040', { streetNumber: '40', streetName: 'Pine St', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000712', { streetNumber: '7', streetName: 'Birch Ln', unitNumber: 'Bldg 1 Apt 2', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000732', { streetNumber: '7', streetName: 'Birch Ln', unitNumber: 'Bldg 3 Apt 2', city: 'Springfield', state: 'IL', zipCode: '62701' }),
 ];
 
 let site: ReplayServer;
@@ -48,17 +57,6 @@ const address = (line: string): AddressQuery => {
   return { input: line, normalized: c.normalized, parts: c.parts };
 };
 const resolve = (line: string) => collector().resolveAddress(address(line), ctx());
-
-async function failure(p: Promise<unknown>): Promise<LookupError> {
-  const e = await p.then(
-    () => {
-      throw new Error('expected a LookupError, the call succeeded');
-    },
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(LookupError);
-  return e as LookupError;
-}
 
 async function ambiguous(line: string) {
   const e = await failure(resolve(line));
@@ -85,6 +83,30 @@ describe('resolveAddress', () => {
     expect((await resolve('661 Lakeview Ave, San Francisco, CA 94112-1234')).zpid).toBe('15192198');
     expect((await resolve('661 Lakeview Ave, San Francisco, CA')).zpid).toBe('15192198');
     expect((await resolve('710 East Dean Keeton Street Apt 111, Austin, TX 78705')).zpid).toBe('450233440');
+  });
+
+  it('a state and ZIP without a city: finds the home (no city mismatch, the ZIP is kept)', async () => {
+    expect((await resolve('661 Lakeview Ave, CA 94112')).zpid).toBe('15192198');
+    expect((await resolve('2435 Aspen Rd #104, IA 50010')).zpid).toBe('114303858');
+  });
+
+  it('an address without the directional, where the street has N and S: 409 asking for it', async () => {
+    const d = await ambiguous('500 Oak Ave, Springfield, IL 62701');
+    expect(d.mismatch).toEqual(['directional']);
+    expect(d.candidate.zpid).toBe('900000501');
+    expect((await resolve('500 S Oak Ave, Springfield, IL 62701')).zpid).toBe('900000502');
+    expect((await resolve('500 North Oak Avenue, Springfield, IL')).zpid).toBe('900000501');
+  });
+
+  it('tells a half number from the whole one', async () => {
+    expect((await resolve('40 Pine St, Springfield, IL 62701')).zpid).toBe('900000040');
+    expect((await resolve('40 1/2 Pine St, Springfield, IL 62701')).zpid).toBe('900000041');
+  });
+
+  it('finds the apartment in the right building', async () => {
+    expect((await resolve('7 Birch Ln Bldg 3 Apt 2, Springfield, IL 62701')).zpid).toBe('900000732');
+    expect((await resolve('7 Birch Ln Building 1 #2, Springfield, IL 62701')).zpid).toBe('900000712');
+    expect((await ambiguous('7 Birch Ln Apt 2, Springfield, IL 62701')).mismatch).toEqual(['unit']);
   });
 
   it('finds the right unit of a condo building', async () => {

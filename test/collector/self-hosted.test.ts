@@ -1,12 +1,12 @@
 // The own collector over real loopback HTTP, reading the real recorded pages through the replay server.
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LookupError } from '../../src/contract/index.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient, type SiteClientOptions } from '../../src/collector/site-client.js';
 import type { ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { loadCatalog, type Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
+import { failure } from '../helpers/lookup-error.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const HOME = fixture('hdp-2146993218-condo-for-sale-2024.html');
@@ -41,17 +41,6 @@ const collector = (opts: Partial<SiteClientOptions> = {}, origin = site.origin) 
   });
 const ctx = (signal = new AbortController().signal): ReadContext => ({ signal, now: NOW });
 const home = (zpid: string, path = `/homedetails/${zpid}_zpid/`): ReadTarget => ({ path, zpid, building: false });
-
-async function failure(p: Promise<unknown>): Promise<LookupError> {
-  const e = await p.then(
-    () => {
-      throw new Error('expected a LookupError, the call succeeded');
-    },
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(LookupError);
-  return e as LookupError;
-}
 
 describe('SelfHostedCollector.read', () => {
   it('reads the real 2024 condo page through the zpid-only link, like the site', async () => {

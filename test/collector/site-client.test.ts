@@ -8,6 +8,7 @@ import { LookupError } from '../../src/contract/index.js';
 import { SiteClient, boundedTimeouts, retryAfterSeconds, type SiteClientOptions } from '../../src/collector/site-client.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
 import type { Catalog } from '../../src/replay/catalog.js';
+import { failure } from '../helpers/lookup-error.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const WALL = fixture('blocked-press-and-hold-2025-04.html');
@@ -42,16 +43,50 @@ afterEach(() => {
 const client = (opts: Partial<SiteClientOptions> = {}) => new SiteClient({ totalTimeoutMs: 5_000, ...opts });
 const signal = () => new AbortController().signal;
 
-/** The LookupError a promise rejects with (fails the test when it resolves or throws something else). */
-async function failure(p: Promise<unknown>): Promise<LookupError> {
-  const e = await p.then(
-    () => {
-      throw new Error('expected a LookupError, the call succeeded');
+/**
+ * A site that takes its time: it answers the page after `answerAfterMs`, or sends it 100 bytes every
+ * `dripMs`. `hungUp` settles when the connection closes: true when the client hung up before the
+ * answer was complete, false when the site got to the end (so a client that waits fails the test).
+ */
+async function slowSite(how: { answerAfterMs: number } | { dripMs: number }) {
+  let settle!: (cut: boolean) => void;
+  const hungUp = new Promise<boolean>((resolve) => (settle = resolve));
+  let requests = 0;
+  const server = http.createServer((_req, res) => {
+    requests++;
+    const timers: NodeJS.Timeout[] = [];
+    res.on('close', () => {
+      timers.forEach(clearTimeout);
+      settle(!res.writableEnded);
+    });
+    if ('answerAfterMs' in how) {
+      timers.push(setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE), how.answerAfterMs));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' });
+    const body = Buffer.from(PAGE);
+    const drip = (at: number): void => {
+      if (at >= body.length) return void res.end();
+      res.write(body.subarray(at, at + 100));
+      timers.push(setTimeout(() => drip(at + 100), how.dripMs));
+    };
+    drip(0);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${PAGE_PATH}`,
+    hungUp,
+    get requests() {
+      return requests;
     },
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(LookupError);
-  return e as LookupError;
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
 }
 
 describe('SiteClient.page', () => {
@@ -141,15 +176,18 @@ describe('SiteClient.page', () => {
     expect(site.requests).toHaveLength(2);
   });
 
-  it('times out waiting for the answer, without retrying the timeout', async () => {
-    site.faults.set(PAGE_PATH, { delayMs: 1_000 });
-    const started = Date.now();
-    const e = await failure(client({ phases: { response: 150 } }).page(site.origin + PAGE_PATH, { signal: signal() }));
-    expect(e.code).toBe('upstream_timeout');
-    expect(e.status).toBe(504);
-    expect(e.details).toEqual({ reason: 'timeout', phase: 'response' });
-    expect(Date.now() - started).toBeLessThan(900);
-    expect(site.requests).toHaveLength(1);
+  it('times out waiting for the answer, hangs up, and does not retry the timeout', async () => {
+    const slow = await slowSite({ answerAfterMs: 2_000 });
+    try {
+      const e = await failure(client({ phases: { response: 150 } }).page(slow.url, { signal: signal() }));
+      expect(e.code).toBe('upstream_timeout');
+      expect(e.status).toBe(504);
+      expect(e.details).toEqual({ reason: 'timeout', phase: 'response' });
+      expect(await slow.hungUp).toBe(true);
+      expect(slow.requests).toBe(1);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('bounds the whole request by the lookup timeout even while bytes keep trickling in', async () => {
@@ -159,15 +197,18 @@ describe('SiteClient.page', () => {
     expect(e.details).toEqual({ reason: 'timeout', phase: 'request' });
   });
 
-  it('stops when the caller aborts mid-read (client gone)', async () => {
-    site.faults.set(PAGE_PATH, { dripMs: 50, dripBytes: 100 });
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    const started = Date.now();
-    const e = await failure(client().page(site.origin + PAGE_PATH, { signal: ac.signal }));
-    expect(e.code).toBe('upstream_timeout');
-    expect(e.details).toEqual({ reason: 'aborted' });
-    expect(Date.now() - started).toBeLessThan(1_500);
+  it('stops reading and hangs up when the caller aborts mid-read (client gone)', async () => {
+    const slow = await slowSite({ dripMs: 50 });
+    try {
+      const ac = new AbortController();
+      setTimeout(() => ac.abort(), 200);
+      const e = await failure(client().page(slow.url, { signal: ac.signal }));
+      expect(e.code).toBe('upstream_timeout');
+      expect(e.details).toEqual({ reason: 'aborted' });
+      expect(await slow.hungUp).toBe(true);
+    } finally {
+      await slow.close();
+    }
   });
 
   it('passes on the abort reason when it is already a LookupError (batch deadline)', async () => {

@@ -9,6 +9,7 @@ import { LookupError, checkAddress } from '../../src/contract/index.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
 import { RUN_ID, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { failure } from '../helpers/lookup-error.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const WALL = fixture('blocked-press-and-hold-2025-04.html');
@@ -70,17 +71,6 @@ const address = (line: string): AddressQuery => {
   if (!c.ok) throw new Error(c.reason);
   return { input: line, normalized: c.normalized, parts: c.parts };
 };
-
-async function failure(p: Promise<unknown>): Promise<LookupError> {
-  const e = await p.then(
-    () => {
-      throw new Error('expected a LookupError, the call succeeded');
-    },
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(LookupError);
-  return e as LookupError;
-}
 
 describe('createCollector: own collector with the provider as fallback', () => {
   it('reads with the own collector when it can, without touching the provider', async () => {

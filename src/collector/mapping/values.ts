@@ -1,6 +1,8 @@
 // Small, total conversions from the site's loosely typed values to the contract's types.
 // Every helper returns null for "not shown" (absent, empty, a sentinel) and never throws.
 
+import { UNIT_DESIGNATORS } from '../../contract/address.js';
+
 export type Json = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -147,8 +149,8 @@ export const yearOf = (v: unknown): number | null => {
   return ms === null ? null : new Date(ms).getUTCFullYear();
 };
 
-// APT O31, UNIT 104, STE 5, # 111, #503 at the end of a street line.
-const UNIT_AT_END = /\s+(?:(?:APT|APARTMENT|UNIT|STE|SUITE|BLDG|LOT|SPC|SPACE|RM|ROOM|PH)\.?\s*#?\s*|#\s*)([A-Z0-9][A-Z0-9-]*)$/i;
+// APT O31, UNIT 104, STE 5, # 111, #503 at the end of a street line (the service's one designator list).
+const UNIT_AT_END = new RegExp(`\\s+(?:(?:${UNIT_DESIGNATORS.join('|')})\\b\\.?\\s*#?\\s*|#\\s*)([A-Z0-9][A-Z0-9-]*)$`, 'i');
 
 // A unit has a digit or is a letter or two ("APT B"); "12 Apartment Row" is a street, not unit ROW.
 const looksLikeUnit = (id: string) => /\d/.test(id) || id.length <= 2;
