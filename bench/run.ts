@@ -3,16 +3,16 @@
 //
 //  1. Reading a real 1 MB listing page (extract + map) vs JSON.parse of its embedded data alone,
 //     and vs a full DOM parse (cheerio's default), which the collector avoids on the request path.
-//  2. A REST cache hit vs a bare node:http JSON answer, over loopback.
+//  2. A REST cache hit vs a bare node:http JSON answer, over loopback (servers in a child process).
 //  3. A GraphQL cache hit vs the same REST cache hit.
 //  4. A 50-home cached batch vs 50 single REST cache hits.
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { load as cheerioLoad } from 'cheerio';
 import { extractPage } from '../src/collector/page/index.js';
 import { mapProperty } from '../src/collector/mapping/index.js';
-import { startTestService } from '../test/helpers/service.js';
+import { BENCH_KEY, ZPIDS } from './constants.js';
 import { load, medianMs } from './load.js';
 
 const DURATION_MS = Number(process.env.BENCH_MS ?? 3000);
@@ -36,37 +36,32 @@ function parseBench() {
   console.log(`   full DOM parse (cheerio default), avoided  ${fmt(dom)}   (${ratio(dom, baseline)} baseline)`);
 }
 
-async function bareServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const body = JSON.stringify({ hello: 'world' });
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(body);
+/** Starts bench/servers.ts in a child process and waits for its URLs. */
+async function startServers(): Promise<{ urls: { service: string; bare: string }; stop: () => void }> {
+  const child = fork(fileURLToPath(new URL('./servers.ts', import.meta.url)), { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const urls = await new Promise<{ service: string; bare: string }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { service: string; bare: string }));
+    child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((r) => server.close(() => r())) };
+  return { urls, stop: () => child.disconnect() };
 }
 
 async function httpBench() {
-  const svc = await startTestService({ accounts: { bench: { key: 'bench_key_000001', plan: 'paid', included: 1_000_000 } } });
-  const headers = { 'x-api-key': 'bench_key_000001' };
-  const zpids = ['2146993218', '114303858', '15192198'];
-  for (const z of zpids) await svc.get(`/v1/portal/property?zpid=${z}`, headers['x-api-key']);
-  const bare = await bareServer();
+  const { urls, stop } = await startServers();
+  const headers = { 'x-api-key': BENCH_KEY };
   const opts = { concurrency: CONCURRENCY, durationMs: DURATION_MS };
   const gqlBody = JSON.stringify({ query: '{ property(zpid: "2146993218") { ... on PropertyLookup { data { zpid price } meta { cached } } } }' });
-  const batchBody = JSON.stringify({ items: Array.from({ length: 50 }, (_, i) => ({ zpid: zpids[i % 3]! })) });
+  const batchBody = JSON.stringify({ items: Array.from({ length: 50 }, (_, i) => ({ zpid: ZPIDS[i % ZPIDS.length]! })) });
 
-  const b = await load(bare.url, opts);
-  const rest = await load(`${svc.url}/v1/portal/property?zpid=2146993218`, { ...opts, headers });
-  const gql = await load(`${svc.url}/graphql`, { ...opts, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: gqlBody });
-  const batch = await load(`${svc.url}/v1/portal/batch`, { ...opts, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: batchBody });
-  await bare.close();
-  await svc.close();
+  const b = await load(urls.bare, opts);
+  const rest = await load(`${urls.service}/v1/portal/property?zpid=2146993218`, { ...opts, headers });
+  const gql = await load(`${urls.service}/graphql`, { ...opts, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: gqlBody });
+  const batch = await load(`${urls.service}/v1/portal/batch`, { ...opts, method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: batchBody });
+  stop();
 
   const row = (name: string, r: typeof b, base: typeof b, baseName: string) =>
     console.log(`   ${name.padEnd(34)} ${r.perSecond.toFixed(0).padStart(7)} req/s  p50 ${fmt(r.p50Ms)} ms  p99 ${fmt(r.p99Ms)} ms  errors ${r.errors}  (${ratio(r.perSecond, base.perSecond)} ${baseName})`);
-  console.log(`\n2-4. Loopback HTTP, ${CONCURRENCY} keep-alive clients, ${DURATION_MS} ms each`);
+  console.log(`\n2-4. Loopback HTTP, servers in a child process, ${CONCURRENCY} keep-alive clients, ${DURATION_MS} ms each`);
   row('bare node:http JSON (baseline)', b, b, 'bare');
   row('REST cache hit', rest, b, 'bare');
   row('GraphQL cache hit', gql, rest, 'REST hit');
