@@ -1,5 +1,9 @@
 // The embedded store: everything in this process's memory. Each method runs to completion
-// without awaiting, so each is atomic in the same way a Redis script is.
+// without awaiting, so each is atomic in the same way a Redis script is. It behaves like the Redis
+// store in every respect the shared suite (test/store/store-contract.ts) checks, including key
+// expiry: expired keys read as absent at once, and sweep() (run once a minute by the server) drops
+// them, so a long-running process holds only live keys. Usage buckets and the ledger are kept
+// forever, as in Redis.
 import type { ErrorBody } from '../contract/index.js';
 import type {
   Account, CacheEntry, LedgerEntry, ReserveRequest, ReserveResult, Store, UsageCounters,
@@ -7,10 +11,16 @@ import type {
 
 interface Expiring<T> { value: T; expiresAt: number }
 
+/** Mirrors the Redis daily budget key: a counter that expires this long after it was last drawn on. */
+const BUDGET_KEY_TTL_MS = 48 * 3600_000;
+
 interface Reservation {
   accountId: string;
   period: string;
+  /** What it was held as; the kind charged is decided at commit. */
   kind: 'included' | 'overage';
+  /** The bucket's included lookups when it was reserved. */
+  included: number;
   day: string;
   scope: 'service' | 'paid';
   expiresAt: number;
@@ -25,7 +35,7 @@ export class MemoryStore implements Store {
   private readonly memos = new Map<string, Expiring<ErrorBody>>();
   private readonly locks = new Map<string, Expiring<string>>();
   private readonly usageBuckets = new Map<string, UsageCounters>();
-  private readonly budgets = new Map<string, number>();
+  private readonly budgets = new Map<string, Expiring<number>>();
   private readonly reservations = new Map<string, Reservation>();
   private readonly ledgerEntries: LedgerEntry[] = [];
 
@@ -83,31 +93,19 @@ export class MemoryStore implements Store {
       return { ok: true, kind: this.reservations.get(req.reservationId)!.kind };
     }
     const u = this.bucket(req.accountId, req.period);
-    let kind: 'included' | 'overage';
-    if (u.used + u.reserved < req.included) {
-      kind = 'included';
-    } else if (req.overage) {
-      const overageHeld = [...this.reservations.values()].filter(
-        (r) => r.accountId === req.accountId && r.period === req.period && r.kind === 'overage',
-      ).length;
-      const limit = req.overage.spendLimitMicroUsd;
-      if (limit !== null && (u.overageUsed + overageHeld + 1) * req.overage.rateMicroUsd > limit) {
-        return { ok: false, reason: 'spend_limit_reached', overageUsed: u.overageUsed };
-      }
-      kind = 'overage';
-    } else {
-      return { ok: false, reason: 'credits_exhausted' };
-    }
+    const decision = decideReserve(u, req);
+    if (decision !== 'included' && decision !== 'overage') return decision;
     const budgetKey = `${req.budget.scope}:${req.budget.day}`;
-    const spent = this.budgets.get(budgetKey) ?? 0;
+    const spent = this.live(this.budgets, budgetKey) ?? 0;
     if (req.budget.cap !== null && spent >= req.budget.cap) return { ok: false, reason: 'live_lookups_capped' };
-    this.budgets.set(budgetKey, spent + 1);
+    const now = this.clock();
+    this.budgets.set(budgetKey, { value: spent + 1, expiresAt: now + BUDGET_KEY_TTL_MS });
     u.reserved += 1;
     this.reservations.set(req.reservationId, {
-      accountId: req.accountId, period: req.period, kind, day: req.budget.day, scope: req.budget.scope,
-      expiresAt: this.clock() + req.ttlMs,
+      accountId: req.accountId, period: req.period, kind: decision, included: req.included,
+      day: req.budget.day, scope: req.budget.scope, expiresAt: now + req.ttlMs,
     });
-    return { ok: true, kind };
+    return { ok: true, kind: decision };
   }
 
   async commit(entry: LedgerEntry): Promise<boolean> {
@@ -115,10 +113,13 @@ export class MemoryStore implements Store {
     if (!r) return false;
     this.reservations.delete(entry.reservationId);
     const u = this.bucket(r.accountId, r.period);
+    // The kind charged is decided now, from what is committed: an included lookup that failed and
+    // was released meanwhile leaves its credit to this one.
+    const kind = u.used - u.overageUsed < r.included ? 'included' : 'overage';
     u.reserved -= 1;
     u.used += 1;
-    if (r.kind === 'overage') u.overageUsed += 1;
-    this.ledgerEntries.push({ ...entry, accountId: r.accountId, kind: r.kind });
+    if (kind === 'overage') u.overageUsed += 1;
+    this.ledgerEntries.push({ ...entry, accountId: r.accountId, kind });
     return true;
   }
 
@@ -127,16 +128,34 @@ export class MemoryStore implements Store {
     if (!r) return false;
     this.reservations.delete(reservationId);
     this.bucket(r.accountId, r.period).reserved -= 1;
-    const budgetKey = `${r.scope}:${r.day}`;
-    this.budgets.set(budgetKey, (this.budgets.get(budgetKey) ?? 1) - 1);
+    // As in Redis: only a live counter above 0 is given back (it may have expired with its day).
+    const budget = this.liveEntry(this.budgets, `${r.scope}:${r.day}`);
+    if (budget && budget.value > 0) budget.value -= 1;
     return true;
   }
 
+  /** Releases expired reservations, and drops every expired key (cache, aliases, memos, locks, budgets). */
   async sweep(): Promise<number> {
     const now = this.clock();
     const expired = [...this.reservations.entries()].filter(([, r]) => r.expiresAt <= now).map(([id]) => id);
     for (const id of expired) await this.release(id);
+    for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets] as Map<string, Expiring<unknown>>[]) {
+      for (const [key, e] of map) if (e.expiresAt <= now) map.delete(key);
+    }
     return expired.length;
+  }
+
+  /** How many keys of each kind are held (for diagnostics and tests). */
+  stats(): { entries: number; aliases: number; memos: number; locks: number; budgets: number; reservations: number; ledger: number } {
+    return {
+      entries: this.entries.size,
+      aliases: this.aliases.size,
+      memos: this.memos.size,
+      locks: this.locks.size,
+      budgets: this.budgets.size,
+      reservations: this.reservations.size,
+      ledger: this.ledgerEntries.length,
+    };
   }
 
   async usage(accountId: string, period: string): Promise<UsageCounters> {
@@ -144,7 +163,7 @@ export class MemoryStore implements Store {
   }
 
   async budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number> {
-    return this.budgets.get(`${scope}:${day}`) ?? 0;
+    return this.live(this.budgets, `${scope}:${day}`) ?? 0;
   }
 
   async ledger(accountId?: string): Promise<LedgerEntry[]> {
@@ -172,16 +191,43 @@ export class MemoryStore implements Store {
   }
 
   private live<T>(map: Map<string, Expiring<T>>, key: string): T | null {
+    return this.liveEntry(map, key)?.value ?? null;
+  }
+
+  private liveEntry<T>(map: Map<string, Expiring<T>>, key: string): Expiring<T> | null {
     const e = map.get(key);
     if (!e) return null;
     if (e.expiresAt <= this.clock()) {
       map.delete(key);
       return null;
     }
-    return e.value;
+    return e;
   }
 
   private copy(a: Account | undefined): Account | null {
     return a ? { ...a } : null;
   }
+}
+
+/**
+ * The reserve decision, the same as the Redis script's. The kind is only what the lookup is held as
+ * (the kind charged is decided at commit); the spend limit is checked against the worst case: every
+ * lookup in flight plus this one is charged, and all past the remaining included ones are overage.
+ * So while included lookups are in flight, a lookup may be refused with spend_limit_reached (or
+ * credits_exhausted) that would have fitted had one of them failed: a transient refusal, never an
+ * overcharge.
+ */
+function decideReserve(
+  u: UsageCounters,
+  req: ReserveRequest,
+): 'included' | 'overage' | Exclude<ReserveResult, { ok: true }> {
+  const remaining = Math.max(0, req.included - (u.used - u.overageUsed));
+  if (u.reserved < remaining) return 'included';
+  if (!req.overage) return { ok: false, reason: 'credits_exhausted' };
+  const limit = req.overage.spendLimitMicroUsd;
+  const worstOverage = u.overageUsed + (u.reserved + 1 - remaining);
+  if (limit !== null && worstOverage * req.overage.rateMicroUsd > limit) {
+    return { ok: false, reason: 'spend_limit_reached', overageUsed: u.overageUsed };
+  }
+  return 'overage';
 }

@@ -1,24 +1,33 @@
 // The shared store on Redis: accounts, the 24 h cache, memos, usage and the single-flight lock,
 // for any number of service instances at once.
 //
-// Exactness: every check-and-charge is ONE Lua script (reserve, commit, release, sweep), so it runs
-// atomically on the server whatever the number of callers. Scripts that touch several keys keep all
-// of them in one hash slot (`{bill}` for billing, `{acct}` for accounts), so they also run on Redis
-// Cluster. Reservation expiry uses the server's clock (`TIME` inside the scripts), so instances with
-// skewed clocks agree on what is expired.
+// Exactness: every check-and-charge is ONE Lua script (reserve, commit, release), so it runs
+// atomically on the server whatever the number of callers. Reservation expiry uses the server's
+// clock (`TIME` inside the scripts), so instances with skewed clocks agree on what is expired.
+//
+// Scripts declare every key they touch in KEYS (the Redis rule, and what Redis Cluster needs), and
+// all the keys of one script share one hash slot: `{bill}` for billing, `{acct}` for accounts.
+// Where a script needs a key the caller does not know (the usage bucket and budget counter of a
+// reservation, an account's previous key index entry), the caller reads it first and the script
+// checks it is still the right one (-1: read again). Records never change once written, so that
+// retry does not happen in practice.
+//
+// Redis Cluster: NOT supported as is. The client is a plain `Redis` (no `Cluster`), and
+// `getEntries`/`getAliases` send one MGET over untagged cache/alias keys, which a cluster refuses
+// (CROSSSLOT). The billing and account scripts are cluster-ready. See docs/scaling.md.
 //
 // Outage: the client fails fast. No offline queue, no retries of a command, a short command timeout;
-// every failure of any method surfaces as LookupError('store_unavailable', { retryAfter: 30 }).
-// The connection itself is retried forever in the background (every ≤ 1 s), so the same instance
-// recovers by itself once Redis is back.
+// every failure of any method surfaces as LookupError('store_unavailable'), whose retry-after (30 s)
+// comes from the contract's error table. The connection itself is retried forever in the background
+// (every ≤ 1 s), so the same instance recovers by itself once Redis is back.
 //
 // Key layout (P = the configured prefix, default `pl:`):
 //   P{acct}:account:<id>        JSON of the Account
 //   P{acct}:key:<keyHash>       → account id (the key index)
 //   P{acct}:ids                 SET of account ids
-//   P{bill}:usage:<acct>:<per>  HASH used, reserved, overage_used, overage_reserved
+//   P{bill}:usage:<acct>:<per>  HASH used, reserved, overage_used, overage_reserved (held as overage)
 //   P{bill}:budget:<scope>:<d>  counter of live lookups held + committed that UTC day (expires 48 h)
-//   P{bill}:res:<reservation>   HASH account, period, kind, day, scope, bucket, budget, expires_at
+//   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
 //   Pcache:<cacheKey>           JSON CacheEntry, PX ttl
@@ -47,11 +56,11 @@ export interface RedisStoreOptions {
   onError?: (error: Error) => void;
 }
 
-/** Seconds a client is told to wait when the store is unreachable (spec 7). */
-export const STORE_RETRY_AFTER_S = 30;
 /** A daily budget counter outlives its day by a day, then expires. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
 const SWEEP_BATCH = 500;
+/** Reads of a record's keys before a script that checks them; only a record replaced meanwhile needs another. */
+const KEY_READ_ATTEMPTS = 3;
 /** Failed unlocks kept for a retry on reconnect (a lock's ttl is shorter than this age). */
 const MAX_PENDING_UNLOCKS = 10_000;
 const PENDING_UNLOCK_MAX_AGE_MS = 10 * 60_000;
@@ -60,25 +69,13 @@ const LEDGER_PAGE = 1000;
 // ---------------------------------------------------------------------------------------------
 // Lua. All integers cross as strings; replies are arrays of strings/integers.
 
-/** Releases one held reservation: gives back the bucket's hold and the budget's hold. */
-const LUA_RELEASE_ONE = `
-local function release_one(rec, zset, id)
-  local r = redis.call('HMGET', rec, 'kind', 'bucket', 'budget')
-  if not r[1] then
-    redis.call('ZREM', zset, id)
-    return 0
-  end
-  redis.call('HINCRBY', r[2], 'reserved', -1)
-  if r[1] == 'overage' then redis.call('HINCRBY', r[2], 'overage_reserved', -1) end
-  local spent = tonumber(redis.call('GET', r[3]))
-  if spent and spent > 0 then redis.call('DECR', r[3]) end
-  redis.call('DEL', rec)
-  redis.call('ZREM', zset, id)
-  return 1
-end
-`;
-
 /**
+ * The reserve decision. `kind` is only what the lookup is held as: the kind charged is decided at
+ * commit. The spend limit is checked against the worst case (every lookup in flight plus this one
+ * is charged, and all past the remaining included ones are overage), so it can never be exceeded
+ * whatever the order of commits; the price is a transient spend_limit_reached (or credits_exhausted)
+ * while included lookups are in flight that might still fail and be released.
+ *
  * KEYS: 1 reservation record, 2 usage bucket, 3 daily budget counter, 4 reservations-by-expiry zset
  * ARGV: 1 reservationId, 2 accountId, 3 period, 4 included, 5 overage allowed (1|0), 6 overage rate (micro-USD),
  *       7 spend limit (micro-USD, -1 = none), 8 day, 9 scope, 10 daily cap (-1 = none), 11 ttl ms, 12 budget key ttl ms
@@ -87,18 +84,19 @@ end
 const LUA_RESERVE = `
 local held = redis.call('HGET', KEYS[1], 'kind')
 if held then return {1, held} end
-local b = redis.call('HMGET', KEYS[2], 'used', 'reserved', 'overage_used', 'overage_reserved')
+local b = redis.call('HMGET', KEYS[2], 'used', 'reserved', 'overage_used')
 local used = tonumber(b[1]) or 0
 local reserved = tonumber(b[2]) or 0
 local overageUsed = tonumber(b[3]) or 0
-local overageReserved = tonumber(b[4]) or 0
+local remaining = tonumber(ARGV[4]) - (used - overageUsed)
+if remaining < 0 then remaining = 0 end
 local kind
-if used + reserved < tonumber(ARGV[4]) then
+if reserved < remaining then
   kind = 'included'
 elseif ARGV[5] == '1' then
   local rate = tonumber(ARGV[6])
   local limit = tonumber(ARGV[7])
-  if limit >= 0 and (overageUsed + overageReserved + 1) * rate > limit then
+  if limit >= 0 and (overageUsed + reserved + 1 - remaining) * rate > limit then
     return {0, 'spend_limit_reached', overageUsed}
   end
   kind = 'overage'
@@ -114,77 +112,89 @@ redis.call('HINCRBY', KEYS[2], 'reserved', 1)
 if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_reserved', 1) end
 local t = redis.call('TIME')
 local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[11]))
-redis.call('HSET', KEYS[1], 'account', ARGV[2], 'period', ARGV[3], 'kind', kind, 'day', ARGV[8],
-  'scope', ARGV[9], 'bucket', KEYS[2], 'budget', KEYS[3], 'expires_at', expiresAt)
+redis.call('HSET', KEYS[1], 'account', ARGV[2], 'period', ARGV[3], 'kind', kind, 'included', ARGV[4],
+  'day', ARGV[8], 'scope', ARGV[9], 'bucket', KEYS[2], 'budget', KEYS[3], 'expires_at', expiresAt)
 redis.call('ZADD', KEYS[4], expiresAt, ARGV[1])
 return {1, kind}
 `;
 
 /**
- * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream
+ * Charges a held reservation. The kind charged is decided here, from what is committed: included
+ * while the bucket's committed included lookups (used - overage_used) are fewer than its included
+ * ones, else overage. (A record written before this rule has no `included`: charged as held.)
+ *
+ * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream, 4 the record's usage bucket
  * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at
- * Reply: 1 committed | 0 not held
+ * Reply: 1 committed | 0 not held | -1 KEYS[4] is not the record's bucket (read it again)
  */
 const LUA_COMMIT = `
-local r = redis.call('HMGET', KEYS[1], 'account', 'kind', 'bucket')
+local r = redis.call('HMGET', KEYS[1], 'account', 'kind', 'bucket', 'included')
 if not r[1] then return 0 end
-redis.call('HINCRBY', r[3], 'reserved', -1)
-redis.call('HINCRBY', r[3], 'used', 1)
-if r[2] == 'overage' then
-  redis.call('HINCRBY', r[3], 'overage_reserved', -1)
-  redis.call('HINCRBY', r[3], 'overage_used', 1)
+if r[3] ~= KEYS[4] then return -1 end
+local kind = r[2]
+if r[4] then
+  local b = redis.call('HMGET', KEYS[4], 'used', 'overage_used')
+  local used = tonumber(b[1]) or 0
+  local overageUsed = tonumber(b[2]) or 0
+  if used - overageUsed < tonumber(r[4]) then kind = 'included' else kind = 'overage' end
 end
+redis.call('HINCRBY', KEYS[4], 'reserved', -1)
+redis.call('HINCRBY', KEYS[4], 'used', 1)
+if r[2] == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_reserved', -1) end
+if kind == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_used', 1) end
 redis.call('XADD', KEYS[3], '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
-  'request', ARGV[3], 'kind', r[2], 'at', ARGV[4])
+  'request', ARGV[3], 'kind', kind, 'at', ARGV[4])
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `;
 
-/** KEYS: 1 reservation record, 2 zset. ARGV: 1 reservationId. Reply: 1 released | 0 not held */
-const LUA_RELEASE = `${LUA_RELEASE_ONE}
-return release_one(KEYS[1], KEYS[2], ARGV[1])
+/**
+ * Gives a held reservation back: the bucket's hold and the budget's hold (only above 0: the
+ * counter may have expired with its day). A record that is gone is only dropped from the zset.
+ *
+ * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 the record's usage bucket, 4 its budget counter
+ *       (3 and 4 may repeat KEYS[1] when the record was not found)
+ * ARGV: 1 reservationId
+ * Reply: 1 released | 0 not held | -1 KEYS[3]/KEYS[4] are not the record's (read them again)
+ */
+const LUA_RELEASE = `
+local r = redis.call('HMGET', KEYS[1], 'kind', 'bucket', 'budget')
+if not r[1] then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return 0
+end
+if r[2] ~= KEYS[3] or r[3] ~= KEYS[4] then return -1 end
+redis.call('HINCRBY', KEYS[3], 'reserved', -1)
+if r[1] == 'overage' then redis.call('HINCRBY', KEYS[3], 'overage_reserved', -1) end
+local spent = tonumber(redis.call('GET', KEYS[4]))
+if spent and spent > 0 then redis.call('DECR', KEYS[4]) end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 1
 `;
 
-/**
- * KEYS: 1 reservations-by-expiry zset. ARGV: 1 reservation record key prefix, 2 batch size.
- * Reply: {released, expired ids seen}
- */
-const LUA_SWEEP = `${LUA_RELEASE_ONE}
+/** KEYS: 1 reservations-by-expiry zset. ARGV: 1 batch size. Reply: ids expired by the server's clock. */
+const LUA_EXPIRED = `
 local t = redis.call('TIME')
 local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local released = 0
-for _, id in ipairs(ids) do
-  released = released + release_one(ARGV[1] .. id, KEYS[1], id)
-end
-return {released, #ids}
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
 `;
 
 /**
- * KEYS: 1 account, 2 key index entry of the account's (new) key hash, 3 id set
- * ARGV: 1 account JSON, 2 account id, 3 key index prefix
+ * KEYS: 1 account, 2 key index entry of the account's (new) key hash, 3 id set,
+ *       4 key index entry of the stored account's key hash (= KEYS[2] when there is none)
+ * ARGV: 1 account JSON, 2 account id, 3 the stored account JSON the caller read ('' = none)
+ * Reply: 1 | -1 the stored account changed since the caller read it (read again)
  */
 const LUA_PUT_ACCOUNT = `
-local prev = redis.call('GET', KEYS[1])
-if prev then
-  local ok, old = pcall(cjson.decode, prev)
-  if ok and type(old) == 'table' and type(old.keyHash) == 'string' then
-    local oldKey = ARGV[3] .. old.keyHash
-    if oldKey ~= KEYS[2] and redis.call('GET', oldKey) == ARGV[2] then redis.call('DEL', oldKey) end
-  end
-end
+local prev = redis.call('GET', KEYS[1]) or ''
+if prev ~= ARGV[3] then return -1 end
+if KEYS[4] ~= KEYS[2] and redis.call('GET', KEYS[4]) == ARGV[2] then redis.call('DEL', KEYS[4]) end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[2])
 return 1
-`;
-
-/** KEYS: 1 key index entry. ARGV: 1 account key prefix. Reply: account JSON or nil. */
-const LUA_ACCOUNT_BY_KEY = `
-local id = redis.call('GET', KEYS[1])
-if not id then return false end
-return redis.call('GET', ARGV[1] .. id)
 `;
 
 /** KEYS: 1 lock. ARGV: 1 token. Deletes the lock only if the token still owns it. */
@@ -199,9 +209,8 @@ interface ScriptCommands {
   plReserve(...args: string[]): Promise<Reply[]>;
   plCommit(...args: string[]): Promise<number>;
   plRelease(...args: string[]): Promise<number>;
-  plSweep(...args: string[]): Promise<[number, number]>;
+  plExpired(...args: string[]): Promise<string[]>;
   plPutAccount(...args: string[]): Promise<number>;
-  plAccountByKey(...args: string[]): Promise<string | null>;
   plUnlock(...args: string[]): Promise<number>;
 }
 
@@ -217,11 +226,10 @@ export class RedisStore implements Store {
   private constructor(private readonly redis: Redis, prefix: string) {
     this.k = keyspace(prefix);
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
-    redis.defineCommand('plCommit', { numberOfKeys: 3, lua: LUA_COMMIT });
-    redis.defineCommand('plRelease', { numberOfKeys: 2, lua: LUA_RELEASE });
-    redis.defineCommand('plSweep', { numberOfKeys: 1, lua: LUA_SWEEP });
-    redis.defineCommand('plPutAccount', { numberOfKeys: 3, lua: LUA_PUT_ACCOUNT });
-    redis.defineCommand('plAccountByKey', { numberOfKeys: 1, lua: LUA_ACCOUNT_BY_KEY });
+    redis.defineCommand('plCommit', { numberOfKeys: 4, lua: LUA_COMMIT });
+    redis.defineCommand('plRelease', { numberOfKeys: 4, lua: LUA_RELEASE });
+    redis.defineCommand('plExpired', { numberOfKeys: 1, lua: LUA_EXPIRED });
+    redis.defineCommand('plPutAccount', { numberOfKeys: 4, lua: LUA_PUT_ACCOUNT });
     redis.defineCommand('plUnlock', { numberOfKeys: 1, lua: LUA_UNLOCK });
     this.scripts = redis as unknown as ScriptCommands;
     redis.on('ready', () => this.retryUnlocks());
@@ -280,9 +288,12 @@ export class RedisStore implements Store {
 
   // --- accounts ---------------------------------------------------------------------------
 
+  /** Two reads (index, then account); an account whose key changed in between is not the caller's. */
   async getAccountByKeyHash(keyHash: string): Promise<Account | null> {
-    const json = await this.run(() => this.scripts.plAccountByKey(this.k.keyIndex(keyHash), this.k.account('')));
-    return json ? parseAccount(json) : null;
+    const id = await this.run(() => this.redis.get(this.k.keyIndex(keyHash)));
+    if (id === null) return null;
+    const account = await this.getAccount(id);
+    return account && account.keyHash === keyHash ? account : null;
   }
 
   async getAccount(id: string): Promise<Account | null> {
@@ -291,12 +302,18 @@ export class RedisStore implements Store {
   }
 
   async putAccount(account: Account): Promise<void> {
-    await this.run(() =>
-      this.scripts.plPutAccount(
-        this.k.account(account.id), this.k.keyIndex(account.keyHash), this.k.accountIds,
-        JSON.stringify(account), account.id, this.k.keyIndex(''),
-      ),
-    );
+    const key = this.k.account(account.id);
+    const index = this.k.keyIndex(account.keyHash);
+    for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
+      const prev = await this.run(() => this.redis.get(key));
+      const prevHash = prev === null ? null : parseJson<Partial<Account>>(prev)?.keyHash;
+      const prevIndex = typeof prevHash === 'string' ? this.k.keyIndex(prevHash) : index;
+      const n = await this.run(() =>
+        this.scripts.plPutAccount(key, index, this.k.accountIds, prevIndex, JSON.stringify(account), account.id, prev ?? ''),
+      );
+      if (Number(n) === 1) return;
+    }
+    throw unavailable(new Error(`account ${account.id} kept changing while being written`));
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -374,30 +391,40 @@ export class RedisStore implements Store {
   }
 
   async commit(entry: LedgerEntry): Promise<boolean> {
-    const n = await this.run(() =>
-      this.scripts.plCommit(
-        this.k.reservation(entry.reservationId), this.k.reservationsByExpiry, this.k.ledger,
-        entry.reservationId, entry.cacheKey, entry.requestId, entry.at,
-      ),
-    );
-    return Number(n) === 1;
+    const rec = this.k.reservation(entry.reservationId);
+    for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
+      const bucket = await this.run(() => this.redis.hget(rec, 'bucket'));
+      if (bucket === null) return false;
+      const n = Number(await this.run(() =>
+        this.scripts.plCommit(
+          rec, this.k.reservationsByExpiry, this.k.ledger, bucket,
+          entry.reservationId, entry.cacheKey, entry.requestId, entry.at,
+        ),
+      ));
+      if (n !== -1) return n === 1;
+    }
+    throw unavailable(new Error(`reservation ${entry.reservationId} kept changing while being committed`));
   }
 
   async release(reservationId: string): Promise<boolean> {
-    const n = await this.run(() =>
-      this.scripts.plRelease(this.k.reservation(reservationId), this.k.reservationsByExpiry, reservationId),
-    );
-    return Number(n) === 1;
+    const rec = this.k.reservation(reservationId);
+    for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
+      const [bucket, budget] = await this.run(() => this.redis.hmget(rec, 'bucket', 'budget'));
+      const n = Number(await this.run(() =>
+        this.scripts.plRelease(rec, this.k.reservationsByExpiry, bucket ?? rec, budget ?? rec, reservationId),
+      ));
+      if (n !== -1) return n === 1;
+    }
+    throw unavailable(new Error(`reservation ${reservationId} kept changing while being released`));
   }
 
+  /** Releases the reservations past their expiry (server clock), in batches. */
   async sweep(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [released, seen] = await this.run(() =>
-        this.scripts.plSweep(this.k.reservationsByExpiry, this.k.reservation(''), String(SWEEP_BATCH)),
-      );
-      total += Number(released);
-      if (Number(seen) < SWEEP_BATCH) return total;
+      const ids = await this.run(() => this.scripts.plExpired(this.k.reservationsByExpiry, String(SWEEP_BATCH)));
+      for (const id of ids) if (await this.release(id)) total++;
+      if (ids.length < SWEEP_BATCH) return total;
     }
   }
 
@@ -510,8 +537,9 @@ function keyspace(p: string) {
   };
 }
 
+/** The store's one failure; its retry-after (30 s) comes from the contract's error table. */
 function unavailable(cause: unknown): LookupError {
-  return new LookupError('store_unavailable', { retryAfter: STORE_RETRY_AFTER_S, cause });
+  return new LookupError('store_unavailable', { cause });
 }
 
 /** A positive whole number of milliseconds, as Redis wants it. */

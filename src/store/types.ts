@@ -50,6 +50,7 @@ export interface ReserveRequest {
 }
 
 export type ReserveResult =
+  /** `kind`: what the lookup is held as; the kind charged is decided at commit. */
   | { ok: true; kind: 'included' | 'overage' }
   | { ok: false; reason: 'credits_exhausted' }
   | { ok: false; reason: 'spend_limit_reached'; overageUsed: number }
@@ -60,6 +61,7 @@ export interface LedgerEntry {
   accountId: string;
   cacheKey: string;
   requestId: string;
+  /** The kind charged, decided by the store at commit (a caller's value is ignored). */
   kind: 'included' | 'overage';
   at: string;
 }
@@ -93,13 +95,23 @@ export interface Store {
   getMemo(key: string): Promise<ErrorBody | null>;
   putMemo(key: string, body: ErrorBody, ttlMs: number): Promise<void>;
 
-  /** Atomically checks the account's allowance and the daily budget, and holds one unit of each. */
+  /**
+   * Atomically checks the account's allowance and the daily budget, and holds one unit of each.
+   * The spend limit is checked against the worst case (every lookup in flight is charged, all past
+   * the remaining included ones as overage), so a refusal while included lookups are in flight may
+   * be transient.
+   */
   reserve(req: ReserveRequest): Promise<ReserveResult>;
-  /** Turns a held reservation into a charge and appends it to the ledger; false if it was not held. */
+  /**
+   * Turns a held reservation into a charge and appends it to the ledger; false if it was not held.
+   * The charge is included while the bucket's charged included lookups (used - overageUsed) are fewer
+   * than the `included` it was reserved with, else overage; the ledger entry carries that kind and the
+   * reservation's account.
+   */
   commit(entry: LedgerEntry): Promise<boolean>;
   /** Gives a held reservation back; false if it was not held. */
   release(reservationId: string): Promise<boolean>;
-  /** Releases reservations past their ttl (after a crash); returns how many. */
+  /** Releases reservations past their ttl (after a crash); returns how many. The memory store also drops its expired keys. */
   sweep(): Promise<number>;
   usage(accountId: string, period: string): Promise<UsageCounters>;
   /** Live lookups committed plus held against a daily budget. */

@@ -181,6 +181,41 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
     }
   });
 
+  it('with failures (releases) mixed in, included lookups are charged first and the spend limit holds', async () => {
+    const { stores, close } = await instances();
+    try {
+      const acct = 'acct_paid_failures';
+      // 10 included, then $0.05 each up to $1.00 → at most 20 overage lookups; every third lookup fails.
+      const results = await Promise.all(
+        Array.from({ length: 300 }, async (_, i) => {
+          const r = req(acct, {
+            period: '2026-04', included: 10, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 1_000_000 },
+            budget: { day: '2026-04-05', scope: 'paid', cap: null },
+          });
+          const res = await stores[i % INSTANCES]!.reserve(r);
+          if (res.ok) {
+            await jitter();
+            if (i % 3 === 0) expect(await stores[(i + 1) % INSTANCES]!.release(r.reservationId)).toBe(true);
+            else expect(await stores[(i + 2) % INSTANCES]!.commit(ledgerEntry(r.reservationId, acct))).toBe(true);
+          }
+          return res;
+        }),
+      );
+      for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ ok: false, reason: 'spend_limit_reached' });
+      const u = await stores[0]!.usage(acct, '2026-04');
+      const ledger = await stores[1]!.ledger(acct);
+      expect(u.reserved).toBe(0);
+      expect(ledger).toHaveLength(u.used);
+      expect(ledger.filter((e) => e.kind === 'overage')).toHaveLength(u.overageUsed);
+      expect(u.overageUsed).toBeLessThanOrEqual(20);
+      // Overage only once all 10 included lookups are charged: failed ones left their credits.
+      expect(u.used).toBeGreaterThan(10);
+      expect(u.used - u.overageUsed).toBe(10);
+    } finally {
+      await close();
+    }
+  });
+
   it('racing commit, release and sweep on one reservation: exactly one wins', async () => {
     const { stores, close } = await instances();
     try {

@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LookupError } from '../../src/contract/errors.js';
 import { RedisStore } from '../../src/store/redis.js';
+import type { ReserveRequest } from '../../src/store/types.js';
 import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { account, entry, ledgerEntry, req, storeContract } from './store-contract.js';
 
@@ -80,7 +81,9 @@ describe('RedisStore specifics', () => {
       const err = await store.getAccount('x').then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(LookupError);
       expect((err as LookupError).code).toBe('store_unavailable');
-      expect((err as LookupError).retryAfter).toBe(30);
+      // retry-after 30 comes from the contract's table for store_unavailable, not from the store.
+      expect((err as LookupError).retryAfterSeconds).toBe(30);
+      expect((err as LookupError).retryAfter).toBeUndefined();
       await expect(store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
       await expect(store.reserve(req('a'))).rejects.toMatchObject({ code: 'store_unavailable' });
       expect(Date.now() - t1).toBeLessThan(3000);
@@ -100,6 +103,117 @@ describe('RedisStore specifics', () => {
         child.kill('SIGKILL');
       }
     } finally {
+      await store.close();
+    }
+  });
+
+  it('every Lua script touches only keys it declares (KEYS), all in one hash slot', async () => {
+    const prefix = `m${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    const monitor = await new Redis(server.url).monitor();
+    const events: { source: string; args: string[] }[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => events.push({ source, args }));
+    const marker = `end-${prefix}`;
+    try {
+      const a = account({ plan: 'paid' });
+      await store.putAccount(a);
+      await store.putAccount({ ...a, keyHash: 'cd'.repeat(32) }); // key rotation: the old index entry goes
+      expect(await store.getAccountByKeyHash('cd'.repeat(32))).toMatchObject({ id: a.id });
+      expect(await store.getAccountByKeyHash(a.keyHash)).toBeNull();
+      const paid = (over: Partial<ReserveRequest> = {}) =>
+        req(a.id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 1000, spendLimitMicroUsd: 1_000_000 }, budget: { day: '2026-03-01', scope: 'paid', cap: 100 }, ...over });
+      const [r1, r2, r3] = [paid(), paid(), paid()];
+      for (const r of [r1, r2, r3]) expect((await store.reserve(r)).ok).toBe(true);
+      expect(await store.commit(ledgerEntry(r2.reservationId, a.id))).toBe(true);
+      expect(await store.release(r1.reservationId)).toBe(true);
+      expect(await store.commit(ledgerEntry(r3.reservationId, a.id))).toBe(true);
+      const short = paid({ ttlMs: 1 });
+      expect((await store.reserve(short)).ok).toBe(true);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(await store.sweep()).toBe(1);
+      expect(await store.tryLock('zpid:1', 'tok', 60_000)).toBe(true);
+      await store.unlock('zpid:1', 'tok');
+      await raw.echo(marker);
+      for (let i = 0; i < 100 && !events.some((e) => e.args[1] === marker); i++) await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      monitor.disconnect();
+      raw.disconnect();
+      await store.close();
+    }
+    // MONITOR lists a script call (EVALSHA sha numkeys key…) and then the commands the script ran.
+    let declared: string[] | null = null;
+    let scripts = 0;
+    let scriptCommands = 0;
+    const slotTag = (key: string) => /\{([^}]*)\}/.exec(key)?.[1] ?? key;
+    for (const { source, args } of events) {
+      const cmd = args[0]!.toLowerCase();
+      if (source !== 'lua') {
+        declared = null;
+        if ((cmd === 'evalsha' || cmd === 'eval') && args[3]?.startsWith(prefix)) {
+          declared = args.slice(3, 3 + Number(args[2]));
+          scripts++;
+          expect(new Set(declared.map(slotTag)).size, `one slot: ${declared.join(' ')}`).toBe(1);
+        }
+        continue;
+      }
+      if (cmd === 'time') continue;
+      scriptCommands++;
+      expect(declared, `${args.join(' ')} outside a known script`).not.toBeNull();
+      expect(declared, `${args.join(' ')} touches an undeclared key`).toContain(args[1]);
+    }
+    expect(scripts).toBeGreaterThanOrEqual(8);
+    expect(scriptCommands).toBeGreaterThan(scripts);
+  });
+
+  it('a release after the daily budget key expired never takes it below 0 (the same numbers as the memory store)', async () => {
+    const prefix = `b${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    try {
+      const day = '2026-03-01';
+      const budgetKey = `${prefix}{bill}:budget:service:${day}`;
+      const r = (ttlMs: number) => req('acct_budget', { included: 10, ttlMs, budget: { day, scope: 'service', cap: 5 } });
+      const long1 = r(100 * 3600_000);
+      const long2 = r(100 * 3600_000);
+      expect((await store.reserve(long1)).ok).toBe(true);
+      expect((await store.reserve(long2)).ok).toBe(true);
+      expect(await store.budgetUsage(day, 'service')).toBe(2);
+      await raw.del(budgetKey); // what its 48 h expiry does
+      expect(await store.budgetUsage(day, 'service')).toBe(0);
+      expect(await store.release(long1.reservationId)).toBe(true);
+      expect(await store.budgetUsage(day, 'service')).toBe(0);
+      const late = r(60_000);
+      expect((await store.reserve(late)).ok).toBe(true);
+      expect(await store.budgetUsage(day, 'service')).toBe(1);
+      expect(await store.release(long2.reservationId)).toBe(true);
+      expect(await store.budgetUsage(day, 'service')).toBe(0);
+      expect(await store.release(late.reservationId)).toBe(true);
+      expect(await store.budgetUsage(day, 'service')).toBe(0);
+      expect(await raw.get(budgetKey)).toBe('0');
+      expect(await store.usage('acct_budget', 'lifetime')).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
+  it('a reservation held before kinds were decided at commit (no `included` on its record) is charged as it was held', async () => {
+    const prefix = `l${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    try {
+      const paid = () => req('acct_legacy', { period: '2026-03', included: 1, overage: { rateMicroUsd: 1000, spendLimitMicroUsd: null }, budget: { day: '2026-03-01', scope: 'paid', cap: null } });
+      const [a, b] = [paid(), paid()];
+      expect(await store.reserve(a)).toEqual({ ok: true, kind: 'included' });
+      expect(await store.reserve(b)).toEqual({ ok: true, kind: 'overage' });
+      await raw.hdel(`${prefix}{bill}:res:${b.reservationId}`, 'included');
+      expect(await store.release(a.reservationId)).toBe(true);
+      expect(await store.commit(ledgerEntry(b.reservationId, 'acct_legacy'))).toBe(true);
+      expect(await store.usage('acct_legacy', '2026-03')).toEqual({ used: 1, reserved: 0, overageUsed: 1 });
+      expect((await store.ledger('acct_legacy')).map((e) => e.kind)).toEqual(['overage']);
+    } finally {
+      raw.disconnect();
       await store.close();
     }
   });

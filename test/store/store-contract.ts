@@ -201,6 +201,67 @@ export function storeContract(label: string, factory: StoreFactory): void {
         expect(kinds).toEqual(['included', 'included', 'overage', 'overage']);
       });
 
+      describe('the charged kind is decided at commit, not at reserve', () => {
+        // 1 included lookup, then $0.05 each up to the limit given.
+        const paidOne = (id: string, spendLimitMicroUsd: number | null) =>
+          req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd }, budget: { day: '2026-03-01', scope: 'paid', cap: null } });
+        const kindOf = async (id: string, reservationId: string) =>
+          (await store.ledger(id)).find((e) => e.reservationId === reservationId)?.kind;
+
+        it('an included lookup that fails leaves its credit: the one held as overage meanwhile is charged as included', async () => {
+          const id = account({ plan: 'paid' }).id;
+          const first = paidOne(id, null);
+          const second = paidOne(id, null);
+          expect(await store.reserve(first)).toEqual({ ok: true, kind: 'included' });
+          // Held as overage only because `first` is in flight.
+          expect(await store.reserve(second)).toEqual({ ok: true, kind: 'overage' });
+          expect(await store.release(first.reservationId)).toBe(true);
+          expect(await store.commit(ledgerEntry(second.reservationId, id, { kind: 'overage' }))).toBe(true);
+          expect(await store.usage(id, '2026-03')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+          expect(await kindOf(id, second.reservationId)).toBe('included');
+        });
+
+        it('whichever commits first takes the last included lookup; the other is the overage one', async () => {
+          const id = account({ plan: 'paid' }).id;
+          const heldIncluded = paidOne(id, null);
+          const heldOverage = paidOne(id, null);
+          expect(await store.reserve(heldIncluded)).toEqual({ ok: true, kind: 'included' });
+          expect(await store.reserve(heldOverage)).toEqual({ ok: true, kind: 'overage' });
+          expect(await store.commit(ledgerEntry(heldOverage.reservationId, id))).toBe(true);
+          expect(await store.commit(ledgerEntry(heldIncluded.reservationId, id))).toBe(true);
+          expect(await kindOf(id, heldOverage.reservationId)).toBe('included');
+          expect(await kindOf(id, heldIncluded.reservationId)).toBe('overage');
+          expect(await store.usage(id, '2026-03')).toEqual({ used: 2, reserved: 0, overageUsed: 1 });
+        });
+
+        it('the spend limit still holds when the kinds swap at commit', async () => {
+          const id = account({ plan: 'paid' }).id;
+          // $0.05 limit: exactly one overage lookup.
+          const a = paidOne(id, 50_000);
+          const b = paidOne(id, 50_000);
+          expect(await store.reserve(a)).toEqual({ ok: true, kind: 'included' });
+          expect(await store.reserve(b)).toEqual({ ok: true, kind: 'overage' });
+          expect(await store.commit(ledgerEntry(b.reservationId, id))).toBe(true); // charged as included
+          // `a` is still in flight and can only be charged as overage now: that uses up the limit.
+          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0 });
+          expect(await store.commit(ledgerEntry(a.reservationId, id))).toBe(true);
+          expect(await store.usage(id, '2026-03')).toEqual({ used: 2, reserved: 0, overageUsed: 1 });
+          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 1 });
+        });
+
+        it('a spend-limit refusal while included lookups are in flight is transient', async () => {
+          const id = account({ plan: 'paid' }).id;
+          const a = paidOne(id, 0); // no overage money at all
+          expect(await store.reserve(a)).toEqual({ ok: true, kind: 'included' });
+          expect(await store.reserve(paidOne(id, 0))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0 });
+          expect(await store.release(a.reservationId)).toBe(true);
+          const c = paidOne(id, 0);
+          expect(await store.reserve(c)).toEqual({ ok: true, kind: 'included' });
+          expect(await store.commit(ledgerEntry(c.reservationId, id))).toBe(true);
+          expect(await store.usage(id, '2026-03')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+        });
+      });
+
       it('paid plan without a spend limit: overage is not capped', async () => {
         const id = account({ plan: 'paid' }).id;
         const r = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null } });
@@ -331,6 +392,8 @@ export function storeContract(label: string, factory: StoreFactory): void {
           expect(l.filter((e) => e.kind === 'overage').length).toBe(u.overageUsed);
           expect(u.reserved).toBe(held.filter((h) => h.r.accountId === acct).length);
           expect(u.used - u.overageUsed).toBeLessThanOrEqual(5);
+          // Overage is charged only once the included lookups are all charged.
+          if (u.overageUsed > 0) expect(u.used - u.overageUsed).toBe(5);
           expect(u.overageUsed).toBeLessThanOrEqual(15);
           total += u.used;
         }
