@@ -15,6 +15,18 @@ export const HOME_STATUSES = [
 ] as const;
 export type HomeStatus = (typeof HOME_STATUSES)[number];
 
+/** What each homeStatus value means (spec 2.1; docs/mapping.md section 2). */
+export const HOME_STATUS_DESCRIPTIONS: Record<HomeStatus, string> = {
+  FOR_SALE: 'Listed for sale (auctions, new construction and for-sale-by-owner included)',
+  FOR_RENT: 'Listed for rent',
+  RECENTLY_SOLD: 'Sold; price is the sale price',
+  PENDING: 'Under contract: pending or contingent',
+  COMING_SOON: 'Announced for sale, not yet on the market',
+  FORECLOSURE: 'In foreclosure or bank-owned',
+  OFF_MARKET: 'Off the market, as the listing site reports it',
+  OTHER: 'Any other status; homes that are not listed usually come back as OTHER',
+};
+
 export const STATUS_TEXTS = [
   'For sale', 'Pending', 'Coming soon', 'New construction', 'For sale by owner', 'Foreclosure', 'Auction',
   'For rent', 'Sold', 'Off market',
@@ -179,8 +191,8 @@ export const BatchRequest = Type.Object(
 
 export const BatchResult = Type.Object(
   {
-    index: Type.Integer(),
-    ok: Type.Boolean(),
+    index: Type.Integer({ description: 'Position of the item in the request, from 0' }),
+    ok: Type.Boolean({ description: 'True when the item succeeded (data and meta), false when it failed (error)' }),
     data: Type.Optional(Type.Ref(PortalProperty)),
     meta: Type.Optional(Type.Ref(LookupMeta)),
     error: Type.Optional(Type.Ref(ErrorBody)),
@@ -190,12 +202,12 @@ export const BatchResult = Type.Object(
 
 export const BatchMeta = Type.Object(
   {
-    count: Type.Integer(),
-    succeeded: Type.Integer(),
-    failed: Type.Integer(),
-    cache_hits: Type.Integer(),
+    count: Type.Integer({ description: 'Items in the request' }),
+    succeeded: Type.Integer({ description: 'Items that succeeded' }),
+    failed: Type.Integer({ description: 'Items that failed' }),
+    cache_hits: Type.Integer({ description: 'Succeeded items served from the cache (0 credits)' }),
     credits: Type.Integer({ description: 'Credits charged: successful live lookups only' }),
-    took_ms: Type.Integer(),
+    took_ms: Type.Integer({ description: 'Milliseconds taken by the whole batch' }),
   },
   { $id: 'BatchMeta' },
 );
@@ -207,13 +219,13 @@ export const BatchResponse = Type.Object(
 
 export const AccountUsage = Type.Object(
   {
-    plan: Type.Union([Type.Literal('free'), Type.Literal('paid')]),
+    plan: Type.Union([Type.Literal('free'), Type.Literal('paid')], { description: 'free (a one-time allotment) or paid (included lookups per billing period)' }),
     key_prefix: Type.String({ description: 'The visible prefix of the API key in use' }),
     used: Type.Integer({ description: 'Live lookups billed in the current period (free plan: ever)' }),
     included: Type.Integer({ description: 'Lookups the plan includes in the period (free plan: the one-time allotment)' }),
     remaining: Type.Integer({ description: 'Included lookups left' }),
     period_end: nullable(Type.String({ format: 'date-time' }), 'End of the billing period; null for the free plan'),
-    overage_enabled: Type.Boolean(),
+    overage_enabled: Type.Boolean({ description: 'True when lookups past the included ones are billed at the overage rate instead of refused' }),
     overage_used: Type.Integer({ description: 'Lookups billed past the included ones in this period' }),
     overage_usd: Type.Number({ description: 'Overage charges so far in this period, USD' }),
     spend_limit_usd: nullable(Type.Number(), 'Monthly overage spend limit, USD; null when none is set'),

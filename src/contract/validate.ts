@@ -6,6 +6,8 @@ import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.j
 import { STATUS_HINTS, type StatusHint } from './schema.js';
 
 export const MAX_BATCH_ITEMS = 50;
+/** The largest request body a face accepts (REST's batch body, a GraphQL request), bytes. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 const ZPID = /^\d{1,12}$/;
 
 export type Locator =
@@ -83,6 +85,14 @@ export function parseRaw(value: unknown): boolean {
   throw bad('raw', 'must be a boolean');
 }
 
+/** `status` and `raw` as a JSON body or GraphQL arguments carry them (raw a boolean): the lookup options. */
+export function parseLookupOptions(input: { status?: unknown; raw?: unknown }): LookupOptions {
+  const options: LookupOptions = { raw: parseRaw(input.raw) };
+  const status = parseStatus(input.status);
+  if (status) options.status = status;
+  return options;
+}
+
 const QUERY_PARAMS = new Set(['url', 'zpid', 'address', 'status', 'raw']);
 
 /** A single lookup's query string (REST). Repeated or unknown parameters are refused. */
@@ -91,9 +101,7 @@ export function parseLookupQuery(query: Record<string, unknown>): { locator: Loc
     if (!QUERY_PARAMS.has(k)) throw bad(k, 'unknown parameter (expected url, zpid, address, status, raw)');
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
-  const options: LookupOptions = { raw: parseRawQuery(query.raw) };
-  const status = parseStatus(query.status);
-  if (status) options.status = status;
+  const options = parseLookupOptions({ status: query.status, raw: parseRawQuery(query.raw) });
   return { locator: parseLocator(query), options };
 }
 
@@ -136,8 +144,5 @@ export function parseBatchBody(body: unknown): { items: BatchItemResult[]; optio
   }
   const unknown = Object.keys(b).filter((k) => !BATCH_FIELDS.has(k));
   if (unknown.length > 0) throw bad(unknown[0]!, 'unknown field (expected items, status, raw)');
-  const options: LookupOptions = { raw: parseRaw(b.raw) };
-  const status = parseStatus(b.status);
-  if (status) options.status = status;
-  return { items: b.items.map(parseBatchItem), options };
+  return { items: b.items.map(parseBatchItem), options: parseLookupOptions(b) };
 }

@@ -6,7 +6,6 @@ import type { CoreDeps } from '../lookup/index.js';
 import { schema } from './schema/index.js';
 import { buildYoga, GRAPHQL_PATH } from './yoga.js';
 
-export { buildYoga, GRAPHQL_PATH, MAX_BATCHED_OPERATIONS } from './yoga.js';
 export { schema } from './schema/index.js';
 
 /** schema.graphql's content: the sorted SDL of the schema. */
@@ -20,7 +19,8 @@ export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Pro
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     scope.route({
       url: GRAPHQL_PATH,
-      method: ['GET', 'POST', 'OPTIONS'],
+      // No OPTIONS: there is no CORS (yoga.ts); the server's 405 answers it, as on REST.
+      method: ['GET', 'POST'],
       schema: { hide: true },
       handler: async (request, reply) => {
         const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });

@@ -1,27 +1,60 @@
 // How many lookups an operation asks for: each `property` field is one, each `properties` field
 // counts its items (literal lists, or list variables with their values). Counted on the executed
-// document with the request's variables, so it is exact per request (Yoga caches validation per
-// document, so a validation rule could not see the variables).
+// document with the request's variables coerced as the executor coerces them (defaults applied), so
+// it is exact per request (Yoga caches validation per document, so a validation rule could not see
+// the variables).
 import {
-  getDirectiveValues, getOperationAST, GraphQLIncludeDirective, GraphQLSkipDirective, Kind,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode,
-  type SelectionSetNode, type ValueNode,
+  getDirectiveValues, getOperationAST, getVariableValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, parse,
+  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema,
+  type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
 } from 'graphql';
+import { operationText, type OperationParams } from './persisted.js';
+import { SHAPE_LIMITS } from './plugins/use-armor.js';
 
 type Variables = Readonly<Record<string, unknown>>;
+
+/**
+ * The document a request runs (its query, or its persisted operation), parsed under the same token
+ * limit as armor's; null when there is none or it does not parse (its own parse reports that).
+ */
+export function documentOf(params: OperationParams): DocumentNode | null {
+  const text = operationText(params);
+  if (!text) return null;
+  try {
+    return parse(text, { maxTokens: SHAPE_LIMITS.maxTokens });
+  } catch {
+    return null;
+  }
+}
+
+/** The operation's variables as the executor will see them, or why they cannot be coerced. */
+export function coerceVariables(
+  schema: GraphQLSchema,
+  op: OperationDefinitionNode,
+  raw: Variables | null | undefined,
+): { coerced: Record<string, unknown> } | { errors: readonly GraphQLError[] } {
+  const result = getVariableValues(schema, op.variableDefinitions ?? [], raw ?? {}, { maxErrors: 50 });
+  return result.errors ? { errors: result.errors } : { coerced: result.coerced };
+}
+
+const fragmentsOf = (document: DocumentNode): Map<string, FragmentDefinitionNode> =>
+  new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
 
 function included(node: FieldNode | { directives?: FieldNode['directives'] }, variables: Variables): boolean {
   try {
     if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
     if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
   } catch {
-    // Unreadable directive arguments: count the field (validation or execution reports the rest).
+    // Unreadable directive arguments (an invalid document): count the field; validation reports it.
   }
   return true;
 }
 
 /** The root fields the operation executes, by response key (merged like the executor does). */
-function rootFields(set: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, variables: Variables): Map<string, FieldNode> {
+function rootFields(document: DocumentNode, op: OperationDefinitionNode, variables: Variables): FieldNode[] {
+  const fragments = fragmentsOf(document);
   const fields = new Map<string, FieldNode>();
   const visited = new Set<string>();
   const walk = (s: SelectionSetNode) => {
@@ -39,50 +72,60 @@ function rootFields(set: SelectionSetNode, fragments: Map<string, FragmentDefini
       }
     }
   };
-  walk(set);
-  return fields;
+  walk(op.selectionSet);
+  return [...fields.values()];
 }
 
-function listLength(value: unknown): number {
-  if (value === undefined || value === null) return 0;
-  return Array.isArray(value) ? value.length : 1; // a single item is coerced to a list of one
-}
-
-function itemsCount(node: ValueNode | undefined, op: OperationDefinitionNode, variables: Variables): number {
+function itemsCount(node: ValueNode | undefined, variables: Variables): number {
   if (!node || node.kind === Kind.NULL) return 0;
   if (node.kind === Kind.LIST) return node.values.length;
   if (node.kind === Kind.VARIABLE) {
-    const name = node.name.value;
-    if (Object.hasOwn(variables, name)) return listLength(variables[name]);
-    const fallback = op.variableDefinitions?.find((d) => d.variable.name.value === name)?.defaultValue;
-    return fallback ? itemsCount(fallback, op, variables) : 0;
+    // Coerced values: a default is applied, a single item is already a list of one.
+    const value = variables[node.name.value];
+    if (value === undefined || value === null) return 0;
+    return Array.isArray(value) ? value.length : 1;
   }
-  return 1;
+  return 1; // a single object is coerced to a list of one
 }
 
-/** Lookups the selected operation of `document` asks for (0 for anything but a query). */
-export function countLookups(document: DocumentNode, operationName: string | null | undefined, variables: Variables | null | undefined): number {
-  const op = getOperationAST(document, operationName ?? undefined);
-  if (!op || op.operation !== 'query') return 0;
-  const vars = variables ?? {};
-  const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
+/**
+ * Lookups an operation asks for (0 for anything but a query), with its variables as coerced by
+ * coerceVariables (raw variables would miss their defaults).
+ */
+export function countLookups(document: DocumentNode, op: OperationDefinitionNode, coerced: Variables): number {
+  if (op.operation !== 'query') return 0;
   let n = 0;
-  for (const field of rootFields(op.selectionSet, fragments, vars).values()) {
+  for (const field of rootFields(document, op, coerced)) {
     if (field.name.value === 'property') n += 1;
-    else if (field.name.value === 'properties') n += itemsCount(field.arguments?.find((a) => a.name.value === 'items')?.value, op, vars);
+    else if (field.name.value === 'properties') n += itemsCount(field.arguments?.find((a) => a.name.value === 'items')?.value, coerced);
   }
   return n;
+}
+
+/**
+ * Lookups the request's operation asks for: 0 when it cannot run (no document, no such operation,
+ * invalid variables), since it then fails before any lookup.
+ */
+export function countRequestLookups(schema: GraphQLSchema, params: OperationParams): number {
+  const document = documentOf(params);
+  const op = document && getOperationAST(document, params.operationName ?? undefined);
+  if (!document || !op) return 0;
+  const vars = coerceVariables(schema, op, params.variables);
+  return 'coerced' in vars ? countLookups(document, op, vars.coerced) : 0;
 }
 
 /** True when the operation selects only introspection fields (__schema, __type, __typename). */
 export function isIntrospectionOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
   const op = getOperationAST(document, operationName ?? undefined);
   if (!op) return false;
-  const fragments = new Map(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
-  );
-  const fields = [...rootFields(op.selectionSet, fragments, {}).values()];
-  return fields.every((f) => f.name.value.startsWith('__'));
+  return rootFields(document, op, {}).every((f) => f.name.value.startsWith('__'));
+}
+
+/**
+ * True unless the request's operation is introspection only: every other operation needs the API
+ * key (as does one that cannot be read: its error is reported after the key is checked).
+ */
+export function needsApiKey(params: OperationParams): boolean {
+  const document = documentOf(params);
+  return document === null || !isIntrospectionOnly(document, params.operationName);
 }

@@ -1,6 +1,7 @@
 // What the operation selected below a field, read from the resolver's info: whether `data.raw` was
 // asked for (the core only builds `raw` then), and whether a list field is streamed.
 import { getDirectiveValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { LookupOptions } from '../contract/index.js';
 
 /** Sub-fields (by field name, not alias) of a selection set, through fragments and inline fragments. */
 function childFields(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, seen = new Set<string>()): FieldNode[] {
@@ -26,6 +27,12 @@ export function selectsPath(info: GraphQLResolveInfo, path: readonly string[]): 
   }
   return true;
 }
+
+/** The lookup options with `raw` kept only when the field selects the record's raw at `rawPath`. */
+export const rawOnlyWhenSelected = (options: LookupOptions, info: GraphQLResolveInfo, rawPath: readonly string[]): LookupOptions => ({
+  ...options,
+  raw: options.raw && selectsPath(info, rawPath),
+});
 
 function streamed(nodes: readonly FieldNode[], info: GraphQLResolveInfo): boolean {
   const directive = info.schema.getDirective('stream');

@@ -99,9 +99,6 @@ function refDescription(s: TSchema, map: TypeMap): string | undefined {
   return KindGuard.IsRef(s) ? map.objects[s.$ref]?.description : undefined;
 }
 
-/** Extra resolvers by contract property name, for fields whose value needs translating. */
-export type Overrides<Shape> = Partial<Record<string, (parent: Shape) => unknown>>;
-
 /**
  * The Pothos fields of a contract object: one per property, named in camelCase, typed and described
  * from the schema, resolving the contract (REST) property of the parent.
@@ -109,12 +106,9 @@ export type Overrides<Shape> = Partial<Record<string, (parent: Shape) => unknown
 export function contractFields<Shape extends object>(
   t: ObjectFieldBuilder<Types, Shape>,
   plans: readonly FieldPlan[],
-  overrides: Overrides<Shape> = {},
 ): Record<string, ReturnType<typeof t.field>> {
   const fields: Record<string, ReturnType<typeof t.field>> = {};
   for (const p of plans) {
-    const override = overrides[p.restName];
-    const read = override ?? ((parent: Shape) => (parent as Record<string, unknown>)[p.restName]);
     fields[p.name] = t.field({
       // The type is only known at run time (it comes from the contract), so the static field type
       // is erased here; the generated schema (schema.graphql) and its drift test are the check.
@@ -122,7 +116,7 @@ export function contractFields<Shape extends object>(
       nullable: (p.list ? { list: p.nullable, items: false } : p.nullable) as never,
       ...(p.description ? { description: p.description } : {}),
       resolve: (parent: Shape) => {
-        const value = read(parent);
+        const value = (parent as Record<string, unknown>)[p.restName];
         return (value === undefined ? null : value) as never;
       },
     });

@@ -1,20 +1,23 @@
-// Builds the Yoga instance (no listening; index.ts mounts it on Fastify, tests may call yoga.fetch).
-// The context factory is the GraphQL side of REST's contextFor: authenticate the x-api-key, then one
-// createRequestContext per HTTP request (shared by the operations of a batched request), with the
-// batch deadline and the client-gone signal.
-import { GraphQLError, parse } from 'graphql';
+// Builds the Yoga instance (no listening; index.ts mounts it on Fastify).
+// lookupContext is the GraphQL side of REST's contextFor: authenticate the x-api-key, then one
+// createRequestContext per HTTP request, with the batch deadline and the client-gone signal. A single
+// operation reaches it through the context factory; a batched request (a JSON array) through
+// use-batched-requests.ts, once, before any operation runs, so a refusal sets the whole response's
+// status; the operations' context factories then share that one context.
+import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaInitialContext, type YogaLogger } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../accounts/index.js';
-import { ERROR_CODES, isLookupError } from '../contract/index.js';
+import { ERROR_CODES, isLookupError, LookupError, MAX_BODY_BYTES } from '../contract/index.js';
 import { createRequestContext, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import type { GraphqlContext } from './builder.js';
 import { toGraphQLError } from './errors.js';
 import { graphiqlOptions } from './graphiql.js';
-import { isIntrospectionOnly } from './lookup-count.js';
+import { needsApiKey } from './lookup-count.js';
 import { useArmor } from './plugins/use-armor.js';
+import { useBatchedRequests } from './plugins/use-batched-requests.js';
 import { useLookupLimit } from './plugins/use-lookup-limit.js';
 import { usePersisted } from './plugins/use-persisted.js';
 import { schema } from './schema/index.js';
@@ -22,8 +25,6 @@ import { schema } from './schema/index.js';
 export const GRAPHQL_PATH = '/graphql';
 /** Operations per batched request (a JSON array body); their lookups count together. */
 export const MAX_BATCHED_OPERATIONS = 5;
-/** Request bodies past this are refused (413), like REST's batch body limit. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 export interface ServerContext {
   req?: FastifyRequest;
@@ -40,8 +41,22 @@ function yogaLogger(core: CoreDeps): YogaLogger {
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** Unexpected errors stay masked, with the spec's `internal` code and message (REST's 500 body). */
+/**
+ * Yoga's refusal of a body past maxRequestBodySize, with REST's code and details for a body past its
+ * limit (bad_body); the status stays 413.
+ */
+const bodyTooLarge = (): GraphQLError =>
+  toGraphQLError(
+    new LookupError('bad_body', { message: 'The request body is larger than 1 MB.', details: { reason: 'body is larger than 1 MB' } }),
+    { http: 'response', status: 413 },
+  );
+
+/**
+ * Every error of a response passes here. Yoga's oversized-body error gets the project's code;
+ * unexpected errors stay masked, with the spec's `internal` code and message (REST's 500 body).
+ */
 function maskAsInternal(error: unknown, message: string, isDev?: boolean): Error {
+  if (error instanceof GraphQLError && error.extensions.code === 'REQUEST_ENTITY_TOO_LARGE') return bodyTooLarge();
   const masked = maskError(error, message, isDev);
   if (masked === error || !(masked instanceof GraphQLError)) return masked;
   return new GraphQLError(masked.message, {
@@ -51,15 +66,6 @@ function maskAsInternal(error: unknown, message: string, isDev?: boolean): Error
     path: masked.path ?? null,
     extensions: { ...masked.extensions, code: 'internal' },
   });
-}
-
-function wantsLookups(params: { query?: string | undefined; operationName?: string | null | undefined }): boolean {
-  if (!params.query) return true;
-  try {
-    return !isIntrospectionOnly(parse(params.query), params.operationName);
-  } catch {
-    return true;
-  }
 }
 
 export function buildYoga(core: CoreDeps) {
@@ -78,7 +84,7 @@ export function buildYoga(core: CoreDeps) {
             deadlineMs: core.config.batchDeadlineMs,
           });
         } catch (e) {
-          throw isLookupError(e) ? toGraphQLError(e, { http: true }) : e;
+          throw isLookupError(e) ? toGraphQLError(e, { http: 'response' }) : e;
         }
       })();
       contexts.set(request, ctx);
@@ -92,16 +98,29 @@ export function buildYoga(core: CoreDeps) {
     landingPage: false,
     logging: yogaLogger(core),
     maskedErrors: { maskError: maskAsInternal, errorMessage: ERROR_CODES.internal.message },
+    // Enables batched requests; the limit is checked (with a coded error) by use-batched-requests.ts first.
     batching: { limit: MAX_BATCHED_OPERATIONS },
+    // Request bodies past this are refused (413), like REST's batch body.
     maxRequestBodySize: MAX_BODY_BYTES,
+    // No CORS, as on REST: browser clients call from their own backend (the key is a secret);
+    // GraphiQL is served from /graphql itself, so it is same-origin.
+    cors: false,
     graphiql: graphiqlOptions,
     renderGraphiQL,
     context: async ({ request, params, req }: YogaInitialContext & ServerContext): Promise<GraphqlContext> => ({
       core,
-      lookup: wantsLookups(params) ? await lookupContext(request, req) : null,
+      lookup: needsApiKey(params) ? await lookupContext(request, req) : null,
     }),
-    plugins: [useDeferStream(), useArmor(), usePersisted(), useLookupLimit()],
+    plugins: [
+      useDeferStream(),
+      useArmor(),
+      usePersisted(),
+      useBatchedRequests<ServerContext>({
+        schema,
+        maxOperations: MAX_BATCHED_OPERATIONS,
+        authenticate: (request, { req }) => lookupContext(request, req),
+      }),
+      useLookupLimit(),
+    ],
   });
 }
-
-export type Yoga = ReturnType<typeof buildYoga>;

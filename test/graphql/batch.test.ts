@@ -2,6 +2,7 @@
 import { buildHTTPExecutor } from '@graphql-tools/executor-http';
 import { print } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { endpoint, gql, postGql } from './client.js';
@@ -124,6 +125,21 @@ describe('the limit of 50 lookups per operation (property fields + properties it
     expect(big.body.errors[0].extensions.code).toBe('too_many_items');
   });
 
+  it('reads @skip/@include with the variables as the executor coerces them (defaults applied)', async () => {
+    // 50 items plus a property field skipped by a variable's default: 50 lookups run, not 51.
+    const query = `query($items: [LookupItem!]!, $skip: Boolean = true, $keep: Boolean = false) {
+      skipped: property(zpid: "15192198") @skip(if: $skip) { __typename }
+      notIncluded: property(zpid: "15192198") @include(if: $keep) { __typename }
+      properties(items: $items) { meta { count } }
+    }`;
+    const r = await postGql(svc, { query, variables: { items: zpidItems(50) } });
+    expect(r.body.errors).toBeUndefined();
+    expect(r.body.data).toEqual({ properties: { meta: { count: 50 } } });
+    // Sent explicitly, the same variables do count.
+    const over = await postGql(svc, { query, variables: { items: zpidItems(50), skip: false } });
+    expect(over.body.errors[0].extensions).toEqual({ code: 'too_many_items', details: { max: 50, received: 51 } });
+  });
+
   it('counts literal lists and variable defaults too', async () => {
     const literal = `{ properties(items: [${zpidItems(51).map(() => '{ zpid: "15192198" }').join(', ')}]) { meta { count } } }`;
     expect((await postGql(svc, { query: literal })).body.errors[0].extensions.code).toBe('too_many_items');
@@ -161,12 +177,52 @@ describe('batched requests (a JSON array of operations)', () => {
     expect(svc.replay.requests.length).toBe(requests);
   });
 
-  it('at most 5 operations per request', async () => {
+  it('at most 5 operations per request; beyond, HTTP 413 bad_body for the whole request', async () => {
     const op = { query: '{ account { used } }' };
     expect((await postGql(svc, Array.from({ length: 5 }, () => op))).status).toBe(200);
     const r = await postGql(svc, Array.from({ length: 6 }, () => op));
     expect(r.status).toBe(413);
-    expect(r.body.errors[0].message).toMatch(/limited to 5/);
+    expect(r.body.errors).toEqual([
+      {
+        message: 'At most 5 operations per batched request.',
+        extensions: { code: 'bad_body', details: { reason: 'too many operations', max: 5, received: 6 } },
+      },
+    ]);
+  });
+
+  describe('the API key is checked once for the whole request, which takes its status', () => {
+    const ops = [{ query: '{ account { used } }' }, { query: '{ __typename }' }];
+
+    it.each([
+      ['missing', null, 'missing_api_key'],
+      ['unknown', 'not_a_real_key', 'invalid_api_key'],
+    ])('%s → HTTP 401, one error with the spec code, nothing executed', async (_name, key, code) => {
+      const requests = svc.replay.requests.length;
+      const r = await postGql(svc, [...ops, { query: '{ property(zpid: "777000003") { __typename } }' }], { key });
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ errors: [{ message: ERROR_CODES[code as 'missing_api_key'].message, extensions: { code } }] });
+      expect(svc.replay.requests.length).toBe(requests);
+    });
+
+    it('the store down while authenticating → HTTP 503 store_unavailable, retry-after: 30', async () => {
+      sw.failing.set('getAccountByKeyHash', () => new LookupError('store_unavailable', { retryAfter: 30 }));
+      try {
+        const r = await postGql(svc, ops);
+        expect(r.status).toBe(503);
+        expect(r.headers.get('retry-after')).toBe('30');
+        expect(r.body).toEqual({
+          errors: [{ message: ERROR_CODES.store_unavailable.message, extensions: { code: 'store_unavailable', retryAfter: 30 } }],
+        });
+      } finally {
+        sw.failing.clear();
+      }
+    });
+
+    it('introspection-only operations need no key, batched or not', async () => {
+      const r = await postGql(svc, [{ query: '{ __typename }' }, { query: '{ __type(name: "Query") { name } }' }], { key: null });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual([{ data: { __typename: 'Query' } }, { data: { __type: { name: 'Query' } } }]);
+    });
   });
 });
 

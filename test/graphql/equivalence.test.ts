@@ -6,8 +6,8 @@
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
-import { MemoryStore } from '../../src/store/index.js';
-import { q, startTestService, type TestService } from '../helpers/service.js';
+import { MemoryStore, type Store } from '../../src/store/index.js';
+import { DEFAULT_ACCOUNTS, q, startTestService, type TestService, type TestServiceOptions } from '../helpers/service.js';
 import { gql, postGql } from './client.js';
 import {
   AccountDocument, BatchDocument, PropertyDocument, PropertyRawDocument,
@@ -17,26 +17,47 @@ import { switchableStore, type Switch } from './switchable-store.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
-const ENV = { LOOKUP_TIMEOUT_MS: '800' };
+// Paid plans get no live lookup today (live_lookups_capped); the free plan is not capped.
+const ENV = { LOOKUP_TIMEOUT_MS: '800', PAID_DAILY_LIVE_LOOKUP_BUDGET: '0' };
+const ACCOUNTS = {
+  ...DEFAULT_ACCOUNTS,
+  // A paid plan with nothing included and a spend limit of 0: every live lookup is spend_limit_reached.
+  spend: { key: 'test_spnd_key_0001', plan: 'paid' as const, included: 0, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0 },
+};
 
 let rest: TestService;
 let graph: TestService;
 const switches: Switch[] = [];
 
+/** Two identical services; their stores' switches go to `into`. */
+async function startPair(opts: Omit<TestServiceOptions, 'store' | 'clock'>, into: Switch[]): Promise<[TestService, TestService]> {
+  const start = async () => {
+    const { store, sw } = switchableStore(new MemoryStore());
+    into.push(sw);
+    return startTestService({ ...opts, store, clock: () => new Date() });
+  };
+  return Promise.all([start(), start()]);
+}
+
 beforeAll(async () => {
   // Frozen wall clock: both services stamp scrapedAt / fetched_at alike (timers still run).
   vi.useFakeTimers({ toFake: ['Date'], now: NOW });
-  const start = async () => {
-    const { store, sw } = switchableStore(new MemoryStore());
-    switches.push(sw);
-    return startTestService({ store, clock: () => new Date(), env: ENV });
-  };
-  [rest, graph] = await Promise.all([start(), start()]);
+  [rest, graph] = await startPair({ env: ENV, accounts: ACCOUNTS }, switches);
 });
 afterAll(async () => {
   vi.useRealTimers();
   await Promise.all([rest?.close(), graph?.close()]);
 });
+
+/** Runs `run` while a store method fails on every service of `on` (a LookupError: the store down; anything else: a bug). */
+async function withFailing<T>(on: Switch[], method: keyof Store, fail: () => unknown, run: () => Promise<T>): Promise<T> {
+  for (const sw of on) sw.failing.set(method, fail);
+  try {
+    return await run();
+  } finally {
+    for (const sw of on) sw.failing.clear();
+  }
+}
 
 // ---- GraphQL → REST shapes -------------------------------------------------------------------
 
@@ -142,6 +163,7 @@ describe('single lookups: same data, meta, billing and errors', () => {
     ['a server error', { status: 503, body: 'oops' }, 'upstream_error'],
     ['a dropped connection', { closeSocket: true }, 'upstream_unreachable'],
     ['a read slower than the lookup timeout', { delayMs: 1500 }, 'upstream_timeout'],
+    ['rate limiting (429, retry-after 7)', { status: 429, headers: { 'retry-after': '7' } }, 'upstream_busy'],
   ])('the site fails: %s', (_name, fault, code) => {
     it(`→ ${code} on both, unbilled`, async () => {
       const usedBefore = [(await rest.get('/v1/account')).body.data.used, (await gql(graph).request(AccountDocument)).account.used];
@@ -164,24 +186,71 @@ describe('single lookups: same data, meta, billing and errors', () => {
     expect(expectSame(await both({ zpid: '2146993218' }, tiny))).toBe('ok');
   });
 
+  it('the spend limit reached: the same 402 body; cached homes still work', async () => {
+    const key = rest.keys.spend!;
+    const refused = await both({ zpid: '999000103' }, key);
+    expect(expectSame(refused)).toBe('spend_limit_reached');
+    expect(refused.r.status).toBe(402);
+    expect(expectSame(await both({ zpid: '2146993218' }, key))).toBe('ok');
+  });
+
+  it('live lookups capped for the day: the same 503 body, retry-after until 00:00 UTC', async () => {
+    const refused = await both({ zpid: '999000103' }, rest.keys.paid);
+    expect(expectSame(refused)).toBe('live_lookups_capped');
+    expect(refused.r.status).toBe(503);
+    expect(Number(refused.r.headers.get('retry-after'))).toBe(12 * 3600); // NOW is 12:00 UTC
+    expect(expectSame(await both({ zpid: '2146993218' }, rest.keys.paid))).toBe('ok');
+  });
+
+  it('a bug in one lookup (a store method throws a TypeError): the same masked internal error', async () => {
+    const pair = await withFailing(switches, 'getMemo', () => new TypeError("Cannot read properties of undefined (reading 'ttl')"), () =>
+      both({ address: '100 Nowhere St, Springfield, IL 62701' }),
+    );
+    expect(expectSame(pair)).toBe('internal');
+    expect(pair.r.status).toBe(500);
+    expect(JSON.stringify(pair.g)).not.toContain('ttl');
+  });
+
+  it('a bug in one alias leaves the others standing: their data, and their credits billed as REST bills them', async () => {
+    const address = '101 Nowhere St, Springfield, IL 62701';
+    const usedBefore = [(await rest.get('/v1/account')).body.data.used, (await gql(graph).request(AccountDocument)).account.used];
+    const { r, g } = await withFailing(switches, 'getMemo', () => new TypeError('boom'), async () => {
+      // 999000102: not read yet (tiny was refused it above), so a live lookup, billed.
+      const ok = await rest.get('/v1/portal/property?zpid=999000102');
+      const failed = await rest.get(`/v1/portal/property?${q({ address })}`);
+      const op = await postGql(graph, {
+        query: `query($address: String!) {
+          a: property(zpid: "999000102") { __typename ... on PropertyLookup { data { zpid } meta { credits cached } } }
+          b: property(address: $address) { __typename ... on LookupError { code message details retryAfter } }
+        }`,
+        variables: { address },
+      });
+      return { r: { ok, failed }, g: op };
+    });
+    expect([r.ok.status, r.failed.status]).toEqual([200, 500]);
+    expect(r.ok.body.meta.credits).toBe(1);
+    expect(g.status).toBe(200);
+    expect(g.body.errors).toBeUndefined();
+    expect(g.body.data.a).toEqual({ __typename: 'PropertyLookup', data: { zpid: r.ok.body.data.zpid }, meta: { credits: r.ok.body.meta.credits, cached: r.ok.body.meta.cached } });
+    expect(g.body.data.b).toEqual({ __typename: 'LookupError', ...r.failed.body.error, details: null, retryAfter: null });
+    const usedAfter = [(await rest.get('/v1/account')).body.data.used, (await gql(graph).request(AccountDocument)).account.used];
+    expect(usedAfter).toEqual([usedBefore[0]! + 1, usedBefore[1]! + 1]);
+  });
+
   it('the store down mid-lookup: the same store_unavailable, retry-after 30', async () => {
-    for (const sw of switches) sw.failing.set('getEntries', () => new LookupError('store_unavailable', { retryAfter: 30 }));
-    try {
-      const pair = await both({ zpid: '999000103' });
-      expect(expectSame(pair)).toBe('store_unavailable');
-      expect(pair.r.status).toBe(503);
-    } finally {
-      for (const sw of switches) sw.failing.clear();
-    }
+    const pair = await withFailing(switches, 'getEntries', () => new LookupError('store_unavailable', { retryAfter: 30 }), () => both({ zpid: '999000103' }));
+    expect(expectSame(pair)).toBe('store_unavailable');
+    expect(pair.r.status).toBe(503);
   });
 });
 
 describe('batches: same results, meta and billing', () => {
   type Item = { url: string } | { zpid: string } | { address: string };
 
-  async function batchBoth(items: Item[], status?: 'for_sale' | 'sold' | 'for_rent') {
-    const r = await rest.post('/v1/portal/batch', { items, ...(status ? { status } : {}) });
-    const g = await gql(graph).request(BatchDocument, { items, ...(status ? { status: status.toUpperCase() as StatusHint } : {}) });
+  async function batchBoth(items: Item[], status?: 'for_sale' | 'sold' | 'for_rent', key?: string, on: [TestService, TestService] = [rest, graph]) {
+    const [restSvc, graphSvc] = on;
+    const r = await restSvc.post('/v1/portal/batch', { items, ...(status ? { status } : {}) }, key);
+    const g = await gql(graphSvc, key ?? graphSvc.keys.free!).request(BatchDocument, { items, ...(status ? { status: status.toUpperCase() as StatusHint } : {}) });
     return { r, g: g.properties! };
   }
 
@@ -197,11 +266,14 @@ describe('batches: same results, meta and billing', () => {
         expect(gr.error).toBeNull();
       } else {
         expect(restError(gr.error!)).toEqual(rr.error);
+        // A batch item's wait is REST's details.retry_after (an item has no header of its own).
+        expect(gr.error!.retryAfter ?? null).toBe(rr.error.details?.retry_after ?? null);
         expect(gr.data).toBeNull();
         expect(gr.meta).toBeNull();
       }
     });
     expect(withoutTook(snake(g.meta))).toEqual(withoutTook(r.body.meta));
+    return r.body.data.map((x: { ok: boolean; error?: { code: string } }) => (x.ok ? 'ok' : x.error!.code));
   }
 
   it('a mixed batch: hits, live reads, duplicates, invalid items and every failure kind', async () => {
@@ -231,6 +303,33 @@ describe('batches: same results, meta and billing', () => {
     expectSameBatch(await batchBoth([{ zpid: '999000106' }, { zpid: '114303858' }], 'for_sale'));
   });
 
+  it('the plan refuses live lookups: spend_limit_reached, live_lookups_capped (with details.retry_after = retryAfter)', async () => {
+    const items = [{ zpid: '999000103' }, { zpid: '2146993218' }];
+    expect(expectSameBatch(await batchBoth(items, undefined, rest.keys.spend))).toEqual(['spend_limit_reached', 'ok']);
+    const capped = await batchBoth(items, undefined, rest.keys.paid);
+    expect(expectSameBatch(capped)).toEqual(['live_lookups_capped', 'ok']);
+    expect(capped.r.body.data[0].error.details.retry_after).toBe(12 * 3600);
+    expect(capped.g.results[0]!.error!.retryAfter).toBe(12 * 3600);
+  });
+
+  it('the site busy for one item: upstream_busy, its wait in retryAfter', async () => {
+    for (const s of [rest, graph]) s.replay.faults.set('/homedetails/777000002_zpid/', { status: 429, headers: { 'retry-after': '7' } });
+    try {
+      const pair = await batchBoth([{ zpid: '777000002' }, { zpid: '2146993218' }]);
+      expect(expectSameBatch(pair)).toEqual(['upstream_busy', 'ok']);
+      expect(pair.g.results[0]!.error!.retryAfter).toBe(7);
+    } finally {
+      for (const s of [rest, graph]) s.replay.faults.clear();
+    }
+  });
+
+  it('a bug in one item: the same masked internal error, the other items stand', async () => {
+    const pair = await withFailing(switches, 'getMemo', () => new TypeError('boom'), () =>
+      batchBoth([{ address: '102 Nowhere St, Springfield, IL 62701' }, { zpid: '2146993218' }]),
+    );
+    expect(expectSameBatch(pair)).toEqual(['internal', 'ok']);
+  });
+
   it('the request-level refusals: no items → bad_body, 51 items → too_many_items', async () => {
     const empty = await rest.post('/v1/portal/batch', { items: [] });
     const gEmpty = await postGql(graph, { query: print(BatchDocument), variables: { items: [] } });
@@ -246,6 +345,49 @@ describe('batches: same results, meta and billing', () => {
     expect(gTooMany.status).toBe(400);
     const e = gTooMany.body.errors[0];
     expect({ code: e.extensions.code, message: e.message, details: e.extensions.details }).toEqual(tooMany.body.error);
+  });
+});
+
+describe('a batch past its deadline: the same batch_deadline items', () => {
+  const SLOW = '/homedetails/114303858_zpid/';
+  let pair: [TestService, TestService];
+  beforeAll(async () => {
+    // One lookup at a time, a 600 ms deadline, and a home that takes 3 s: the slow item is aborted at
+    // the deadline, the one queued behind it never starts.
+    pair = await startPair(
+      { env: { BATCH_DEADLINE_MS: '600', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '10000' }, replay: { faults: { [SLOW]: { delayMs: 3000 } } } },
+      [],
+    );
+    // A cached home (read over REST on both: a single REST lookup has no deadline).
+    for (const s of pair) expect((await s.get('/v1/portal/property?zpid=2146993218')).status).toBe(200);
+  });
+  afterAll(async () => {
+    await Promise.all(pair.map((s) => s.close()));
+  });
+
+  it('aborted and never-started items fail alike, the cached one stands, nothing is billed', async () => {
+    const [r, g] = pair;
+    const items = [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }];
+    const restBody = (await r.post('/v1/portal/batch', { items })).body;
+    const graphBody = (await gql(g).request(BatchDocument, { items })).properties!;
+    expect(restBody.data.map((x: { ok: boolean; error?: { code: string; details?: unknown } }) => (x.ok ? 'ok' : [x.error!.code, x.error!.details]))).toEqual([
+      'ok',
+      ['batch_deadline', { reason: 'aborted at the deadline' }],
+      ['batch_deadline', { reason: 'not started before the deadline' }],
+    ]);
+    graphBody.results.forEach((gr, i) => {
+      const rr = restBody.data[i];
+      expect({ index: gr.index, ok: gr.ok }).toEqual({ index: rr.index, ok: rr.ok });
+      if (rr.ok) {
+        expect(gr.data).toEqual(rr.data);
+        expect(restMeta(gr.meta!)).toEqual(withoutTook(rr.meta));
+      } else {
+        expect(restError(gr.error!)).toEqual(rr.error);
+        expect(gr.error!.retryAfter).toBeNull();
+      }
+    });
+    expect(withoutTook(snake(graphBody.meta))).toEqual(withoutTook(restBody.meta));
+    expect(restBody.meta).toMatchObject({ count: 3, succeeded: 1, failed: 2, credits: 0 });
   });
 });
 
@@ -275,7 +417,7 @@ describe('the caller and the account', () => {
     }
   });
 
-  it.each(['free', 'tiny', 'paid'])('account %s: the same usage after everything above', async (name) => {
+  it.each(['free', 'tiny', 'paid', 'spend'])('account %s: the same usage after everything above', async (name) => {
     const r = await rest.get('/v1/account', rest.keys[name]);
     const g = await gql(graph, graph.keys[name]!).request(AccountDocument);
     expect(snake(g.account)).toEqual(r.body.data);

@@ -1,6 +1,11 @@
 // GraphQL over HTTP conformance: graphql-http's server audits against the real server on loopback,
 // with the API key supplied by a fetch wrapper (every non-introspection operation needs one).
 // Every audit passes, or is listed in DEVIATIONS with its reason (also in docs/graphql.md).
+//
+// Plainly: the audits themselves only send introspection-only documents ({ __typename } and the
+// like), which need no key, so they never touch an authenticated field. The last test shows that the
+// wrapper's key does reach one: { account { plan } } through the same wrapper succeeds, and fails
+// (401) without it.
 import { serverAudits } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -40,4 +45,19 @@ describe('graphql-http server audits', () => {
       expect(['ok', 'warn']).toContain(result.status);
     });
   }
+
+  it("the fetch wrapper's key reaches an authenticated field ({ account { plan } }): 200 with it, 401 without", async () => {
+    const ask = (f: typeof fetch) =>
+      f(`${svc.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query: '{ account { plan } }' }),
+      });
+    const withIt = await ask(withKey);
+    expect(withIt.status).toBe(200);
+    expect(await withIt.json()).toEqual({ data: { account: { plan: 'free' } } });
+    const without = await ask(fetch);
+    expect(without.status).toBe(401);
+    expect((await without.json()).errors[0].extensions.code).toBe('missing_api_key');
+  });
 });

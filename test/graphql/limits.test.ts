@@ -1,5 +1,5 @@
 // Abuse limits checked before execution (depth, aliases, tokens, directives: coded query_too_complex
-// errors), and persisted operations.
+// errors), invalid variables (bad_param), CORS (none), and persisted operations.
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHAPE_LIMITS } from '../../src/graphql/plugins/use-armor.js';
@@ -47,9 +47,12 @@ describe('shape limits (graphql-armor), coded', () => {
     expect(r.body.errors).toBeUndefined();
   });
 
-  it('a body over 1 MiB is refused with 413, as REST refuses a large batch body', async () => {
+  it('a body over 1 MiB is refused with 413 and REST\'s code for a large body (bad_body)', async () => {
     const r = await postGql(svc, { query: '{ account { used } }', variables: { pad: 'x'.repeat(1024 * 1024) } });
     expect(r.status).toBe(413);
+    expect(r.body).toEqual({
+      errors: [{ message: 'The request body is larger than 1 MB.', extensions: { code: 'bad_body', details: { reason: 'body is larger than 1 MB' } } }],
+    });
   });
 
   it('introspection (GraphiQL, codegen) is not limited by depth', async () => {
@@ -57,6 +60,49 @@ describe('shape limits (graphql-armor), coded', () => {
     const r = await postGql(svc, { query }, { key: null });
     expect(r.status).toBe(200);
     expect(r.body.errors).toBeUndefined();
+  });
+});
+
+describe('variables the executor cannot coerce', () => {
+  it.each([
+    ['a number for a String', 'query($z: String) { property(zpid: $z) { __typename } }', { z: 123 }],
+    ['a required variable left out', 'query($z: String!) { property(zpid: $z) { __typename } }', {}],
+    ['a LookupItem with an unknown key', 'query($i: [LookupItem!]!) { properties(items: $i) { meta { count } } }', { i: [{ zip: '1' }] }],
+  ])('%s → bad_param naming the variable, HTTP 400, nothing executed', async (_name, query, variables) => {
+    const before = svc.replay.requests.length;
+    const r = await postGql(svc, { query, variables });
+    expect(r.status).toBe(400);
+    expect(r.body.data).toBeUndefined();
+    expect(r.body.errors.length).toBeGreaterThan(0);
+    for (const e of r.body.errors) {
+      expect(e.message).toMatch(/^Variable "\$[iz]"/);
+      expect(e.locations).toEqual([{ line: 1, column: 7 }]);
+      expect(e.extensions).toEqual({ code: 'bad_param', details: { param: query.slice(6, 8) } });
+    }
+    expect(svc.replay.requests.length).toBe(before);
+  });
+});
+
+describe('CORS: none, as on REST', () => {
+  const origin = 'https://elsewhere.example';
+
+  it('a cross-origin request gets no access-control-allow-* headers', async () => {
+    const r = await postGql(svc, { query: '{ account { used } }' }, { headers: { origin } });
+    expect(r.status).toBe(200);
+    expect([...r.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  });
+
+  it('a preflight is not granted', async () => {
+    const r = await fetch(`${svc.url}/graphql`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+    });
+    expect(r.headers.get('access-control-allow-origin')).toBeNull();
+    expect(r.headers.get('access-control-allow-headers')).toBeNull();
+    // /graphql answers GET and POST only; OPTIONS gets the server's 405, as every REST route does.
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET, POST');
+    expect((await r.json()).error.code).toBe('method_not_allowed');
   });
 });
 

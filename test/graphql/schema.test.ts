@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KindGuard, type TObject, type TSchema } from '@sinclair/typebox';
 import {
-  getNamedType, getNullableType, isListType, isNonNullType, isObjectType, Kind, parse, print, type FragmentDefinitionNode, type GraphQLField,
-  type GraphQLObjectType, type GraphQLOutputType,
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isInterfaceType, isIntrospectionType, isListType, isNonNullType,
+  isObjectType, isSpecifiedScalarType, Kind, parse, print, type FragmentDefinitionNode, type GraphQLField, type GraphQLObjectType,
+  type GraphQLOutputType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
@@ -90,6 +91,36 @@ function actual(type: GraphQLOutputType): { name: string; list: boolean; nullabl
   if (list) expect(isNonNullType(inner.ofType), 'list items are never null').toBe(true);
   return { name: getNamedType(type).name, list, nullable };
 }
+
+describe('descriptions', () => {
+  /** Every schema element of ours (not introspection's or the built-in scalars') without a description. */
+  function undescribed(): string[] {
+    const missing: string[] = [];
+    const need = (description: string | null | undefined, where: string) => {
+      if (!description?.trim()) missing.push(where);
+    };
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
+      need(type.description, type.name);
+      if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
+        for (const field of Object.values(type.getFields())) {
+          need(field.description, `${type.name}.${field.name}`);
+          for (const arg of 'args' in field ? field.args : []) need(arg.description, `${type.name}.${field.name}(${arg.name})`);
+        }
+      }
+      if (isEnumType(type)) for (const value of type.getValues()) need(value.description, `${type.name}.${value.name}`);
+    }
+    for (const directive of schema.getDirectives()) {
+      need(directive.description, `@${directive.name}`);
+      for (const arg of directive.args) need(arg.description, `@${directive.name}(${arg.name})`);
+    }
+    return missing;
+  }
+
+  it('every type, field, argument, enum value and directive has one', () => {
+    expect(undescribed()).toEqual([]);
+  });
+});
 
 describe('object types generated from the contract (TypeBox) schemas', () => {
   it.each(GENERATED)('%s has every contract field, camelCased, with its type, nullability and description', (typeName, contract) => {

@@ -3,10 +3,12 @@
 // stay allowed, so ordinary clients and GraphiQL work unchanged.
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
-import { persistedOperation } from '../persisted.js';
+import { persistedOperation, persistedOperationId } from '../persisted.js';
 
 export function usePersisted(): Plugin {
   return usePersistedOperations({
+    // The same reading of the hash as the checks that run before this plugin (persisted.ts).
+    extractPersistedOperationId: (params) => persistedOperationId(params),
     getPersistedOperation: (hash) => persistedOperation(hash),
     allowArbitraryOperations: true,
     customErrors: {

@@ -22,7 +22,7 @@ builder.queryField('account', (t) =>
       try {
         return await accountUsage(deps.store, account, deps.clock());
       } catch (e) {
-        if (isLookupError(e)) throw toGraphQLError(e, { http: true });
+        if (isLookupError(e)) throw toGraphQLError(e, { http: 'response' });
         throw e;
       }
     },

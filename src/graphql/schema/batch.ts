@@ -9,7 +9,7 @@ import {
 import { startBatch, type BatchRun } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { toGraphQLError } from '../errors.js';
-import { selectsPath, streamRequested } from '../selection.js';
+import { rawOnlyWhenSelected, streamRequested } from '../selection.js';
 import { contractFields, planFields, type TypeMap } from '../typebox.js';
 import { LookupErrorType } from './errors.js';
 import { contractTypes, requireLookup, StatusHintEnum } from './property.js';
@@ -94,9 +94,7 @@ builder.queryField('properties', (t) =>
         if (isLookupError(e)) throw toGraphQLError(e);
         throw e;
       }
-      const rawSelected = selectsPath(info, ['results', 'data', 'raw']);
-      const options = { ...parsed.options, raw: parsed.options.raw && rawSelected };
-      return startBatch(lookup, parsed.items, options);
+      return startBatch(lookup, parsed.items, rawOnlyWhenSelected(parsed.options, info, ['results', 'data', 'raw']));
     },
   }),
 );

@@ -1,6 +1,9 @@
 // @defer and @stream, declared in the schema itself so that schema.graphql tells clients (and codegen)
 // that they are available. useDeferStream() finds them and does not add them again; the executor
-// reads them by name. Same definitions as @graphql-tools/utils (the incremental-delivery RFC).
+// reads them by name. Same locations and arguments as @graphql-tools/utils' GraphQLDeferDirective and
+// GraphQLStreamDirective (the incremental-delivery RFC), written here because that package is only a
+// transitive dependency (not in package.json), and with our descriptions (the streaming order of
+// BatchLookup.results).
 import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQLNonNull, GraphQLString } from 'graphql';
 
 export const DeferDirective = new GraphQLDirective({

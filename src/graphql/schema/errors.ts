@@ -1,10 +1,15 @@
 // The LookupError type: a failed lookup as data, with the spec's code (the same codes, messages and
 // details REST puts in its error envelope). Its values are plain error bodies, never Error
 // instances (an Error returned by a resolver is treated by GraphQL as a thrown field error).
-import { ErrorBody, type LookupError } from '../../contract/index.js';
+import { ErrorBody, toLookupError, type LookupError } from '../../contract/index.js';
+import type { RequestContext } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { JsonScalar } from './scalars.js';
 
+/**
+ * A thrown LookupError (errorValue), or a batch item's error body as the core's startBatch builds it,
+ * with the item's wait in `details.retry_after` (a batch item has no header of its own).
+ */
 export interface LookupErrorValue {
   code: string;
   message: string;
@@ -17,6 +22,22 @@ export function errorValue(e: LookupError): LookupErrorValue {
   const retryAfter = e.retryAfterSeconds;
   return { ...e.toBody(), ...(retryAfter === undefined ? {} : { retryAfter }) };
 }
+
+/**
+ * Anything a lookup threw, as the LookupError value: a LookupError as is, anything else as the
+ * masked `internal` (logged with the request's logger), as the core's startBatch does for batch items.
+ */
+export function failureValue(e: unknown, lookup: Pick<RequestContext, 'logger'>): LookupErrorValue {
+  const err = toLookupError(e);
+  if (err.code === 'internal') lookup.logger.error({ err: e }, 'lookup failed');
+  return errorValue(err);
+}
+
+const retryAfterOf = (e: LookupErrorValue): number | null => {
+  if (e.retryAfter !== undefined) return e.retryAfter;
+  const wait = e.details?.retry_after;
+  return typeof wait === 'number' ? wait : null;
+};
 
 export const LookupErrorType = builder.objectRef<LookupErrorValue>('LookupError').implement({
   description:
@@ -32,8 +53,9 @@ export const LookupErrorType = builder.objectRef<LookupErrorValue>('LookupError'
     }),
     retryAfter: t.int({
       nullable: true,
-      description: 'Seconds to wait before retrying, when the failure says so (REST: the retry-after header of a single lookup)',
-      resolve: (e) => e.retryAfter ?? null,
+      description:
+        'Seconds to wait before retrying, when the failure says so (REST: the retry-after header of a single lookup; `details.retry_after` of a batch item)',
+      resolve: retryAfterOf,
     }),
   }),
 });

@@ -1,22 +1,22 @@
 // One home: the contract's record types (generated from the TypeBox schemas), the enums, and
 // Query.property, which calls the same core function as GET /v1/portal/property.
 import {
-  HOME_STATUSES, isLookupError, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent,
-  PropertyResponse, STATUS_HINTS, parseLocator, parseRaw, parseStatus,
-  type LookupMeta as LookupMetaShape, type LookupOptions, type LookupSource as LookupSourceShape,
+  HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent,
+  PropertyResponse, STATUS_HINTS, parseLocator, parseLookupOptions,
+  type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
   type PortalPriceEvent as PriceEventShape, type PortalProperty as PropertyShape, type PortalSchool as SchoolShape,
   type PortalTaxEvent as TaxEventShape,
 } from '../../contract/index.js';
 import { lookupOne, type LookupOutcome } from '../../lookup/index.js';
 import { builder, type GraphqlContext } from '../builder.js';
-import { selectsPath } from '../selection.js';
+import { rawOnlyWhenSelected } from '../selection.js';
 import { contractFields, planFields, type TypeMap } from '../typebox.js';
-import { errorValue, LookupErrorType } from './errors.js';
+import { failureValue, LookupErrorType } from './errors.js';
 import { JsonScalar } from './scalars.js';
 
 export const HomeStatusEnum = builder.enumType('HomeStatus', {
   description: 'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
-  values: HOME_STATUSES,
+  values: Object.fromEntries(HOME_STATUSES.map((s) => [s, { value: s, description: HOME_STATUS_DESCRIPTIONS[s] }])),
 });
 
 /** GraphQL enum values are upper case; their values are the contract's hints (for_sale, sold, for_rent). */
@@ -95,14 +95,6 @@ export function requireLookup(ctx: GraphqlContext) {
   return ctx.lookup;
 }
 
-/** Lookup options as REST reads them; `raw` is only built when the operation selects `data.raw`. */
-export function lookupOptions(status: unknown, raw: unknown, rawSelected: boolean): LookupOptions {
-  const options: LookupOptions = { raw: parseRaw(raw) && rawSelected };
-  const hint = parseStatus(status);
-  if (hint) options.status = hint;
-  return options;
-}
-
 /** The home, or why not: a LookupError is data here, like REST's error envelope. */
 export const PropertyResultType = builder.unionType('PropertyResult', {
   description: 'The home (PropertyLookup), or why not (LookupError).',
@@ -131,13 +123,15 @@ builder.queryField('property', (t) =>
     resolve: async (_root, args, ctx, info) => {
       const lookup = requireLookup(ctx);
       try {
-        const options = lookupOptions(args.status, args.raw, selectsPath(info, ['data', 'raw']));
+        // `raw` is only built when the operation selects data.raw.
+        const options = rawOnlyWhenSelected(parseLookupOptions({ status: args.status, raw: args.raw }), info, ['data', 'raw']);
         const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
         return await lookupOne(lookup, locator, options);
       } catch (e) {
-        // A LookupError (invalid input included) is the answer; anything else is unexpected and masked.
-        if (isLookupError(e)) return errorValue(e);
-        throw e;
+        // Every failure is the answer, never a thrown field error (the field is non-null: a throw
+        // would null the whole operation, whose other lookups may already be billed). A LookupError
+        // (invalid input included) as is; anything else masked as `internal` and logged.
+        return failureValue(e, lookup);
       }
     },
   }),

@@ -1,12 +1,10 @@
 // POST /v1/portal/batch (spec 4.2). The body is parsed here, after authentication, so a bad key
 // is reported as such even when the body is bad too.
 import type { FastifyInstance } from 'fastify';
-import { LookupError, parseBatchBody } from '../../contract/index.js';
+import { LookupError, MAX_BODY_BYTES, parseBatchBody } from '../../contract/index.js';
 import { lookupBatch, type CoreDeps } from '../../lookup/index.js';
 import { sendError, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
-
-export const BATCH_BODY_LIMIT = 1024 * 1024;
 
 function parseJson(text: unknown): unknown {
   if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { details: { reason: 'body is empty' } });
@@ -20,7 +18,7 @@ function parseJson(text: unknown): unknown {
 export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: BATCH_BODY_LIMIT }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
     scope.post('/v1/portal/batch', async (request, reply) => {
       try {
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);

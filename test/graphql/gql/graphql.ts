@@ -25,6 +25,7 @@ export type AccountUsage = {
   included: Scalars['Int']['output'];
   /** The visible prefix of the API key in use */
   keyPrefix: Scalars['String']['output'];
+  /** True when lookups past the included ones are billed at the overage rate instead of refused */
   overageEnabled: Scalars['Boolean']['output'];
   /** Overage charges so far in this period, USD */
   overageUsd: Scalars['Float']['output'];
@@ -32,6 +33,7 @@ export type AccountUsage = {
   overageUsed: Scalars['Int']['output'];
   /** End of the billing period; null for the free plan */
   periodEnd?: Maybe<Scalars['String']['output']>;
+  /** free (a one-time allotment) or paid (included lookups per billing period) */
   plan: Scalars['String']['output'];
   /** Included lookups left */
   remaining: Scalars['Int']['output'];
@@ -48,9 +50,11 @@ export type BatchItemResult = {
   data?: Maybe<PortalProperty>;
   /** Why this item failed; null when ok */
   error?: Maybe<LookupError>;
+  /** Position of the item in the request, from 0 */
   index: Scalars['Int']['output'];
   /** How the lookup was served and billed */
   meta?: Maybe<LookupMeta>;
+  /** True when the item succeeded (data and meta), false when it failed (error) */
   ok: Scalars['Boolean']['output'];
 };
 
@@ -66,24 +70,37 @@ export type BatchLookup = {
 /** Totals of the batch (REST: meta). */
 export type BatchMeta = {
   __typename?: 'BatchMeta';
+  /** Succeeded items served from the cache (0 credits) */
   cacheHits: Scalars['Int']['output'];
+  /** Items in the request */
   count: Scalars['Int']['output'];
   /** Credits charged: successful live lookups only */
   credits: Scalars['Int']['output'];
+  /** Items that failed */
   failed: Scalars['Int']['output'];
+  /** Items that succeeded */
   succeeded: Scalars['Int']['output'];
+  /** Milliseconds taken by the whole batch */
   tookMs: Scalars['Int']['output'];
 };
 
 /** The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER. */
 export type HomeStatus =
+  /** Announced for sale, not yet on the market */
   | 'COMING_SOON'
+  /** In foreclosure or bank-owned */
   | 'FORECLOSURE'
+  /** Listed for rent */
   | 'FOR_RENT'
+  /** Listed for sale (auctions, new construction and for-sale-by-owner included) */
   | 'FOR_SALE'
+  /** Off the market, as the listing site reports it */
   | 'OFF_MARKET'
+  /** Any other status; homes that are not listed usually come back as OTHER */
   | 'OTHER'
+  /** Under contract: pending or contingent */
   | 'PENDING'
+  /** Sold; price is the sale price */
   | 'RECENTLY_SOLD';
 
 /** A lookup that failed, as data. `code` is the stable spec code (REST: the error envelope's `error.code`); switch on it, not on the message. */
@@ -95,7 +112,7 @@ export type LookupError = {
   details?: Maybe<Scalars['JSON']['output']>;
   /** What happened, for people */
   message: Scalars['String']['output'];
-  /** Seconds to wait before retrying, when the failure says so (REST: the retry-after header of a single lookup) */
+  /** Seconds to wait before retrying, when the failure says so (REST: the retry-after header of a single lookup; `details.retry_after` of a batch item) */
   retryAfter?: Maybe<Scalars['Int']['output']>;
 };
 

@@ -1,0 +1,51 @@
+// A batched request (a JSON array of operations) is checked as a whole once its body is parsed,
+// before any of its operations runs:
+// 1. at most `maxOperations` operations (bad_body, HTTP 413, beyond);
+// 2. the API key, once for the whole HTTP request, when any operation needs it: a missing or unknown
+//    key (401) or a store that is down (503, retry-after) fails the whole response with that status
+//    (per operation, Yoga would answer 200 with one error per operation);
+// 3. the lookups of all operations count together against the batch limit (too_many_items).
+import type { GraphQLSchema } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
+import { toGraphQLError } from '../errors.js';
+import { countRequestLookups, needsApiKey } from '../lookup-count.js';
+import type { OperationParams } from '../persisted.js';
+import { tooManyLookups } from './use-lookup-limit.js';
+
+export interface BatchedRequestsOptions<ServerContext> {
+  schema: GraphQLSchema;
+  maxOperations: number;
+  maxLookups?: number;
+  /**
+   * Authenticates the HTTP request (once: the operations' context factory reuses the result);
+   * rejects with the coded GraphQL error of a failed authentication.
+   */
+  authenticate: (request: Request, serverContext: ServerContext) => Promise<unknown>;
+}
+
+export function useBatchedRequests<ServerContext extends Record<string, any>>(opts: BatchedRequestsOptions<ServerContext>): Plugin<Record<string, unknown>, ServerContext> {
+  const maxLookups = opts.maxLookups ?? MAX_BATCH_ITEMS;
+  return {
+    onRequestParse({ request, serverContext }) {
+      return {
+        async onRequestParseDone({ requestParserResult }) {
+          if (!Array.isArray(requestParserResult)) return;
+          const operations = requestParserResult as OperationParams[];
+          if (operations.length > opts.maxOperations) {
+            throw toGraphQLError(
+              new LookupError('bad_body', {
+                message: `At most ${opts.maxOperations} operations per batched request.`,
+                details: { reason: 'too many operations', max: opts.maxOperations, received: operations.length },
+              }),
+              { http: 'response', status: 413 },
+            );
+          }
+          if (operations.some(needsApiKey)) await opts.authenticate(request, serverContext);
+          const total = operations.reduce((n, params) => n + countRequestLookups(opts.schema, params), 0);
+          if (total > maxLookups) throw tooManyLookups(maxLookups, total);
+        },
+      };
+    },
+  };
+}
