@@ -1,12 +1,10 @@
-import { once } from 'node:events';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkAddress, type ErrorCode } from '../../src/contract/index.js';
 import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback-provider.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { RUN_ID, forSaleItem, startFakeActorPlatform, type ActorBehaviour, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
 import { failure } from '../helpers/lookup-error.js';
+import { closedPort } from '../helpers/replay.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const TARGET: ReadTarget = { path: '/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/', zpid: '15192198', building: false };
@@ -124,12 +122,7 @@ describe('FallbackProvider.read', () => {
   });
 
   it('nothing listening → upstream_unreachable', async () => {
-    const closed = http.createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as AddressInfo;
-    closed.close();
-    await once(closed, 'close');
+    const port = await closedPort();
     const e = await failure(provider({ url: `http://127.0.0.1:${port}` }).read(TARGET, ctx()));
     expect(e.code).toBe('upstream_unreachable');
     expect(e.status).toBe(502);

@@ -1,13 +1,13 @@
 // Address → home through the replay server's suggestion endpoint (the site's JSON shape).
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkAddress } from '../../src/contract/index.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient } from '../../src/collector/site-client.js';
 import type { AddressQuery, ReadContext } from '../../src/collector/types.js';
 import type { Catalog } from '../../src/replay/catalog.js';
-import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
 import { failure } from '../helpers/lookup-error.js';
+import { useReplayServer } from '../helpers/replay.js';
 
 const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
 
@@ -38,18 +38,10 @@ const CATALOG: Catalog = [
   home('900000732', { streetNumber: '7', streetName: 'Birch Ln', unitNumber: 'Bldg 3 Apt 2', city: 'Springfield', state: 'IL', zipCode: '62701' }),
 ];
 
-let site: ReplayServer;
-beforeAll(async () => {
-  site = await startReplayServer({ catalog: CATALOG });
-});
-afterAll(() => site.close());
-afterEach(() => {
-  site.faults.clear();
-  site.requests.length = 0;
-});
+const replay = useReplayServer(CATALOG);
 
 const collector = () =>
-  new SelfHostedCollector({ origin: site.origin, suggestUrl: site.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), clock: () => new Date() });
+  new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), clock: () => new Date() });
 const ctx = (): ReadContext => ({ signal: new AbortController().signal, now: new Date() });
 const address = (line: string): AddressQuery => {
   const c = checkAddress(line);
@@ -68,8 +60,8 @@ async function ambiguous(line: string) {
 describe('resolveAddress', () => {
   it('finds a single home and asks the endpoint the way the site does', async () => {
     expect(await resolve('661 Lakeview Avenue, San Francisco, CA 94112')).toEqual({ zpid: '15192198', path: '/homedetails/15192198_zpid/' });
-    expect(site.requests).toHaveLength(1);
-    const asked = new URL(site.requests[0]!.path, site.origin);
+    expect(replay.current.requests).toHaveLength(1);
+    const asked = new URL(replay.current.requests[0]!.path, replay.current.origin);
     expect(asked.pathname).toBe('/autocomplete/v3/suggestions');
     expect(Object.fromEntries(asked.searchParams)).toMatchObject({
       q: '661 Lakeview Avenue, San Francisco, CA 94112',
@@ -150,7 +142,7 @@ describe('resolveAddress', () => {
   });
 
   it('only region rows → 404 not_found', async () => {
-    site.faults.set('/autocomplete/v3/suggestions', {
+    replay.current.faults.set('/autocomplete/v3/suggestions', {
       status: 200,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ results: [{ display: 'Ames, IA', resultType: 'Region', metaData: { regionId: 1, regionType: 'city', city: 'Ames', state: 'IA' } }] }),
@@ -160,13 +152,13 @@ describe('resolveAddress', () => {
 
   it('a captcha page instead of JSON → upstream_blocked, as 200 and as 403', async () => {
     for (const status of [200, 403]) {
-      site.faults.set('/autocomplete/v3/suggestions', { status, headers: { 'content-type': 'text/html' }, body: WALL });
+      replay.current.faults.set('/autocomplete/v3/suggestions', { status, headers: { 'content-type': 'text/html' }, body: WALL });
       expect((await failure(resolve('661 Lakeview Ave, San Francisco, CA 94112'))).code).toBe('upstream_blocked');
     }
   });
 
   it('JSON of another shape → upstream_bad_response', async () => {
-    site.faults.set('/autocomplete/v3/suggestions', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"data":[]}' });
+    replay.current.faults.set('/autocomplete/v3/suggestions', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"data":[]}' });
     const e = await failure(resolve('661 Lakeview Ave, San Francisco, CA 94112'));
     expect(e.code).toBe('upstream_bad_response');
   });

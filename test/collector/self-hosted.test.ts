@@ -1,12 +1,13 @@
 // The own collector over real loopback HTTP, reading the real recorded pages through the replay server.
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient, type SiteClientOptions } from '../../src/collector/site-client.js';
 import type { ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { loadCatalog, type Catalog } from '../../src/replay/catalog.js';
-import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
+import { startReplayServer } from '../../src/replay/server.js';
 import { failure } from '../helpers/lookup-error.js';
+import { useReplayServer } from '../helpers/replay.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const HOME = fixture('hdp-2146993218-condo-for-sale-2024.html');
@@ -22,20 +23,12 @@ const CATALOG: Catalog = [
   { path: '/homes/for_sale/', status: 200, html: '<html><body>search</body></html>', zpid: null, address: null, label: 'synthetic', note: 'search page' },
 ];
 
-let site: ReplayServer;
-beforeAll(async () => {
-  site = await startReplayServer({ catalog: CATALOG });
-});
-afterAll(() => site.close());
-afterEach(() => {
-  site.faults.clear();
-  site.requests.length = 0;
-});
+const replay = useReplayServer(CATALOG);
 
-const collector = (opts: Partial<SiteClientOptions> = {}, origin = site.origin) =>
+const collector = (opts: Partial<SiteClientOptions> = {}, origin = replay.current.origin) =>
   new SelfHostedCollector({
     origin,
-    suggestUrl: site.suggestUrl,
+    suggestUrl: replay.current.suggestUrl,
     client: new SiteClient({ totalTimeoutMs: 5_000, ...opts }),
     clock: () => NOW,
   });
@@ -45,7 +38,7 @@ const home = (zpid: string, path = `/homedetails/${zpid}_zpid/`): ReadTarget => 
 describe('SelfHostedCollector.read', () => {
   it('reads the real 2024 condo page through the zpid-only link, like the site', async () => {
     const got = await collector().read(home('2146993218'), ctx());
-    expect(site.requests.map((r) => r.path)).toEqual(['/homedetails/2146993218_zpid/', HOME_PATH]);
+    expect(replay.current.requests.map((r) => r.path)).toEqual(['/homedetails/2146993218_zpid/', HOME_PATH]);
     expect(got.zpid).toBe('2146993218');
     expect(got.source).toMatchObject({ provider: 'self_hosted', note: expect.any(String) });
     expect(got.property).toMatchObject({
@@ -61,7 +54,7 @@ describe('SelfHostedCollector.read', () => {
   });
 
   it('returns the zpid of the page actually served when it differs from the one asked', async () => {
-    site.faults.set('/homedetails/55555_zpid/', { status: 200, body: HOME });
+    replay.current.faults.set('/homedetails/55555_zpid/', { status: 200, body: HOME });
     const got = await collector().read(home('55555'), ctx());
     expect(got.zpid).toBe('2146993218');
   });
@@ -81,7 +74,7 @@ describe('SelfHostedCollector.read', () => {
   });
 
   it('reports a redirect to a search page as not_found', async () => {
-    site.faults.set('/homedetails/4_zpid/', { status: 302, headers: { location: '/homes/for_sale/' } });
+    replay.current.faults.set('/homedetails/4_zpid/', { status: 302, headers: { location: '/homes/for_sale/' } });
     const e = await failure(collector().read(home('4'), ctx()));
     expect(e.code).toBe('not_found');
     expect(e.details).toEqual({ reason: 'redirected_to_search' });
@@ -96,7 +89,7 @@ describe('SelfHostedCollector.read', () => {
   it('refuses a redirect off the site and never follows it', async () => {
     const elsewhere = await startReplayServer({ catalog: CATALOG });
     try {
-      site.faults.set('/homedetails/5_zpid/', { status: 301, headers: { location: `${elsewhere.origin}${HOME_PATH}` } });
+      replay.current.faults.set('/homedetails/5_zpid/', { status: 301, headers: { location: `${elsewhere.origin}${HOME_PATH}` } });
       const e = await failure(collector().read(home('5'), ctx()));
       expect(e.code).toBe('upstream_bad_response');
       expect(e.details).toMatchObject({ reason: 'offsite_redirect' });
@@ -107,20 +100,20 @@ describe('SelfHostedCollector.read', () => {
   });
 
   it('times out on a slow site', async () => {
-    site.faults.set(HOME_PATH, { delayMs: 1_000 });
+    replay.current.faults.set(HOME_PATH, { delayMs: 1_000 });
     const e = await failure(collector({ totalTimeoutMs: 200 }).read(home('2146993218', HOME_PATH), ctx()));
     expect(e.code).toBe('upstream_timeout');
     expect(e.details).toMatchObject({ reason: 'timeout' });
   });
 
   it('stops mid-read when the signal aborts', async () => {
-    site.faults.set(HOME_PATH, { dripMs: 20, dripBytes: 16_384 });
+    replay.current.faults.set(HOME_PATH, { dripMs: 20, dripBytes: 16_384 });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 150);
     const e = await failure(collector().read(home('2146993218', HOME_PATH), ctx(ac.signal)));
     expect(e.code).toBe('upstream_timeout');
     expect(e.details).toEqual({ reason: 'aborted' });
-    expect(site.requests).toHaveLength(1);
+    expect(replay.current.requests).toHaveLength(1);
   });
 });
 
@@ -130,18 +123,18 @@ describe('SelfHostedCollector with the default replay catalog', () => {
     // Walls and malformed pages carry a note; every other page must read.
     const pages = catalog.filter((e) => e.status === 200 && !e.note);
     expect(pages.length).toBeGreaterThan(0);
-    const replay = await startReplayServer({ catalog });
+    const full = await startReplayServer({ catalog });
     try {
-      const c = collector({}, replay.origin);
+      const c = collector({}, full.origin);
       for (const entry of pages) {
         const building = /^\/(apartments|b)\//.test(entry.path);
         const got = await c.read({ path: entry.path, zpid: building ? null : entry.zpid, building }, ctx());
         expect(got.property.scrapedAt).toBe(NOW.toISOString());
         expect(got.zpid).toBe(entry.zpid);
       }
-      expect(replay.requests.length).toBe(pages.length);
+      expect(full.requests.length).toBe(pages.length);
     } finally {
-      await replay.close();
+      await full.close();
     }
   });
 });

@@ -3,12 +3,13 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LookupError } from '../../src/contract/index.js';
 import { SiteClient, boundedTimeouts, retryAfterSeconds, type SiteClientOptions } from '../../src/collector/site-client.js';
-import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
+import { startReplayServer } from '../../src/replay/server.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { failure } from '../helpers/lookup-error.js';
+import { closedPort, useReplayServer } from '../helpers/replay.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const WALL = fixture('blocked-press-and-hold-2025-04.html');
@@ -30,15 +31,7 @@ const CATALOG: Catalog = [
   entry('/homedetails/plain-403/', '<html><body>Forbidden</body></html>', 403),
 ];
 
-let site: ReplayServer;
-beforeAll(async () => {
-  site = await startReplayServer({ catalog: CATALOG });
-});
-afterAll(() => site.close());
-afterEach(() => {
-  site.faults.clear();
-  site.requests.length = 0;
-});
+const replay = useReplayServer(CATALOG);
 
 const client = (opts: Partial<SiteClientOptions> = {}) => new SiteClient({ totalTimeoutMs: 5_000, ...opts });
 const signal = () => new AbortController().signal;
@@ -91,21 +84,21 @@ async function slowSite(how: { answerAfterMs: number } | { dripMs: number }) {
 
 describe('SiteClient.page', () => {
   it('reads a page', async () => {
-    const page = await client().page(site.origin + PAGE_PATH, { signal: signal() });
-    expect(page).toEqual({ status: 200, url: site.origin + PAGE_PATH, body: PAGE });
+    const page = await client().page(replay.current.origin + PAGE_PATH, { signal: signal() });
+    expect(page).toEqual({ status: 200, url: replay.current.origin + PAGE_PATH, body: PAGE });
   });
 
   it('follows a redirect within the origin, like zpid-only links to the slugged page', async () => {
-    const page = await client().page(`${site.origin}/homedetails/111_zpid/`, { signal: signal() });
-    expect(page.url).toBe(site.origin + PAGE_PATH);
-    expect(site.requests.map((r) => r.path)).toEqual(['/homedetails/111_zpid/', PAGE_PATH]);
+    const page = await client().page(`${replay.current.origin}/homedetails/111_zpid/`, { signal: signal() });
+    expect(page.url).toBe(replay.current.origin + PAGE_PATH);
+    expect(replay.current.requests.map((r) => r.path)).toEqual(['/homedetails/111_zpid/', PAGE_PATH]);
   });
 
   it('refuses a redirect to another origin and never contacts it', async () => {
     const elsewhere = await startReplayServer({ catalog: CATALOG });
     try {
-      site.faults.set('/moved/', { status: 302, headers: { location: `${elsewhere.origin}${PAGE_PATH}` } });
-      const e = await failure(client().page(`${site.origin}/moved/`, { signal: signal() }));
+      replay.current.faults.set('/moved/', { status: 302, headers: { location: `${elsewhere.origin}${PAGE_PATH}` } });
+      const e = await failure(client().page(`${replay.current.origin}/moved/`, { signal: signal() }));
       expect(e.code).toBe('upstream_bad_response');
       expect(e.details).toMatchObject({ reason: 'offsite_redirect', status: 302, location: elsewhere.origin });
       expect(elsewhere.requests).toEqual([]);
@@ -115,65 +108,60 @@ describe('SiteClient.page', () => {
   });
 
   it('maps 404 and 410 to not_found with a reason', async () => {
-    const e404 = await failure(client().page(`${site.origin}/homedetails/nothing-here/`, { signal: signal() }));
+    const e404 = await failure(client().page(`${replay.current.origin}/homedetails/nothing-here/`, { signal: signal() }));
     expect(e404.code).toBe('not_found');
     expect(e404.status).toBe(404);
     expect(e404.details).toEqual({ reason: 'page_not_found', status: 404 });
-    site.faults.set('/gone/', { status: 410, body: 'gone' });
-    const e410 = await failure(client().page(`${site.origin}/gone/`, { signal: signal() }));
+    replay.current.faults.set('/gone/', { status: 410, body: 'gone' });
+    const e410 = await failure(client().page(`${replay.current.origin}/gone/`, { signal: signal() }));
     expect(e410.details).toEqual({ reason: 'page_gone', status: 410 });
   });
 
   it('reports the bot wall as upstream_blocked whether it comes as 403 or 200', async () => {
     for (const [path, status] of [['/homedetails/wall-403/', 403], ['/homedetails/wall-200/', 200]] as const) {
-      const e = await failure(client().page(site.origin + path, { signal: signal() }));
+      const e = await failure(client().page(replay.current.origin + path, { signal: signal() }));
       expect(e.code).toBe('upstream_blocked');
       expect(e.details).toEqual({ reason: 'bot_wall', status });
     }
   });
 
   it('reports a plain 403 as blocked (forbidden)', async () => {
-    const e = await failure(client().page(`${site.origin}/homedetails/plain-403/`, { signal: signal() }));
+    const e = await failure(client().page(`${replay.current.origin}/homedetails/plain-403/`, { signal: signal() }));
     expect(e.code).toBe('upstream_blocked');
     expect(e.details).toEqual({ reason: 'forbidden', status: 403 });
   });
 
   it('maps 429 to upstream_busy with the retry-after seconds (30 when absent)', async () => {
-    site.faults.set(PAGE_PATH, { status: 429, headers: { 'retry-after': '7' } });
-    const e = await failure(client().page(site.origin + PAGE_PATH, { signal: signal() }));
+    replay.current.faults.set(PAGE_PATH, { status: 429, headers: { 'retry-after': '7' } });
+    const e = await failure(client().page(replay.current.origin + PAGE_PATH, { signal: signal() }));
     expect(e.code).toBe('upstream_busy');
     expect(e.retryAfter).toBe(7);
     expect(e.details).toEqual({ reason: 'rate_limited', status: 429 });
-    site.faults.set(PAGE_PATH, { status: 429 });
-    expect((await failure(client().page(site.origin + PAGE_PATH, { signal: signal() }))).retryAfter).toBe(30);
+    replay.current.faults.set(PAGE_PATH, { status: 429 });
+    expect((await failure(client().page(replay.current.origin + PAGE_PATH, { signal: signal() }))).retryAfter).toBe(30);
   });
 
   it('maps 5xx to upstream_error and does not retry it', async () => {
-    site.faults.set(PAGE_PATH, { status: 503, body: 'down' });
-    const e = await failure(client().page(site.origin + PAGE_PATH, { signal: signal() }));
+    replay.current.faults.set(PAGE_PATH, { status: 503, body: 'down' });
+    const e = await failure(client().page(replay.current.origin + PAGE_PATH, { signal: signal() }));
     expect(e.code).toBe('upstream_error');
     expect(e.details).toEqual({ status: 503 });
-    expect(site.requests).toHaveLength(1);
+    expect(replay.current.requests).toHaveLength(1);
   });
 
   it('maps a refused connection to upstream_unreachable', async () => {
-    const closed = http.createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const { port } = closed.address() as AddressInfo;
-    closed.close();
-    await once(closed, 'close');
+    const port = await closedPort();
     const e = await failure(client().page(`http://127.0.0.1:${port}/`, { signal: signal() }));
     expect(e.code).toBe('upstream_unreachable');
     expect(e.details).toEqual({ reason: 'ECONNREFUSED' });
   });
 
   it('maps a reset connection to upstream_unreachable after one immediate re-send', async () => {
-    site.faults.set(PAGE_PATH, { closeSocket: true });
-    const e = await failure(client().page(site.origin + PAGE_PATH, { signal: signal() }));
+    replay.current.faults.set(PAGE_PATH, { closeSocket: true });
+    const e = await failure(client().page(replay.current.origin + PAGE_PATH, { signal: signal() }));
     expect(e.code).toBe('upstream_unreachable');
     expect(e.details).toEqual({ reason: 'ECONNRESET' });
-    expect(site.requests).toHaveLength(2);
+    expect(replay.current.requests).toHaveLength(2);
   });
 
   it('times out waiting for the answer, hangs up, and does not retry the timeout', async () => {
@@ -191,8 +179,8 @@ describe('SiteClient.page', () => {
   });
 
   it('bounds the whole request by the lookup timeout even while bytes keep trickling in', async () => {
-    site.faults.set(PAGE_PATH, { dripMs: 50, dripBytes: 100 });
-    const e = await failure(client({ totalTimeoutMs: 300 }).page(site.origin + PAGE_PATH, { signal: signal() }));
+    replay.current.faults.set(PAGE_PATH, { dripMs: 50, dripBytes: 100 });
+    const e = await failure(client({ totalTimeoutMs: 300 }).page(replay.current.origin + PAGE_PATH, { signal: signal() }));
     expect(e.code).toBe('upstream_timeout');
     expect(e.details).toEqual({ reason: 'timeout', phase: 'request' });
   });
@@ -212,22 +200,22 @@ describe('SiteClient.page', () => {
   });
 
   it('passes on the abort reason when it is already a LookupError (batch deadline)', async () => {
-    site.faults.set(PAGE_PATH, { delayMs: 2_000 });
+    replay.current.faults.set(PAGE_PATH, { delayMs: 2_000 });
     const deadline = new LookupError('batch_deadline');
     const ac = new AbortController();
     setTimeout(() => ac.abort(deadline), 100);
-    expect(await failure(client().page(site.origin + PAGE_PATH, { signal: ac.signal }))).toBe(deadline);
+    expect(await failure(client().page(replay.current.origin + PAGE_PATH, { signal: ac.signal }))).toBe(deadline);
   });
 
   it('treats a deadline signal (AbortSignal.timeout) as aborted by the caller', async () => {
-    site.faults.set(PAGE_PATH, { delayMs: 2_000 });
-    const e = await failure(client().page(site.origin + PAGE_PATH, { signal: AbortSignal.timeout(100) }));
+    replay.current.faults.set(PAGE_PATH, { delayMs: 2_000 });
+    const e = await failure(client().page(replay.current.origin + PAGE_PATH, { signal: AbortSignal.timeout(100) }));
     expect(e.code).toBe('upstream_timeout');
     expect(e.details).toEqual({ reason: 'aborted' });
   });
 
   it('cuts a body over the size limit', async () => {
-    const e = await failure(client({ maxBytes: 1_000 }).page(site.origin + PAGE_PATH, { signal: signal() }));
+    const e = await failure(client({ maxBytes: 1_000 }).page(replay.current.origin + PAGE_PATH, { signal: signal() }));
     expect(e.code).toBe('upstream_bad_response');
     expect(e.details).toEqual({ reason: 'too_large', maxBytes: 1_000 });
   });
@@ -275,9 +263,9 @@ describe('SiteClient.page', () => {
     await once(proxy, 'listening');
     try {
       const { port } = proxy.address() as AddressInfo;
-      const page = await client({ proxyUrl: `http://127.0.0.1:${port}` }).page(site.origin + PAGE_PATH, { signal: signal() });
+      const page = await client({ proxyUrl: `http://127.0.0.1:${port}` }).page(replay.current.origin + PAGE_PATH, { signal: signal() });
       expect(page.body).toBe(PAGE);
-      expect(tunnels).toEqual([new URL(site.origin).host]);
+      expect(tunnels).toEqual([new URL(replay.current.origin).host]);
     } finally {
       // Tunnelled sockets are not the server's connections any more: close them by hand.
       for (const s of sockets) s.destroy();
@@ -288,20 +276,20 @@ describe('SiteClient.page', () => {
 
 describe('SiteClient.json', () => {
   it('parses JSON', async () => {
-    site.faults.set('/api/', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"results":[]}' });
-    expect(await client().json(`${site.origin}/api/`, { signal: signal() })).toEqual({ results: [] });
+    replay.current.faults.set('/api/', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"results":[]}' });
+    expect(await client().json(`${replay.current.origin}/api/`, { signal: signal() })).toEqual({ results: [] });
   });
 
   it('reports an HTML answer (captcha) as upstream_blocked', async () => {
-    site.faults.set('/api/', { status: 200, headers: { 'content-type': 'text/html' }, body: WALL });
-    const e = await failure(client().json(`${site.origin}/api/`, { signal: signal() }));
+    replay.current.faults.set('/api/', { status: 200, headers: { 'content-type': 'text/html' }, body: WALL });
+    const e = await failure(client().json(`${replay.current.origin}/api/`, { signal: signal() }));
     expect(e.code).toBe('upstream_blocked');
     expect(e.details).toEqual({ reason: 'captcha', status: 200 });
   });
 
   it('reports unparseable JSON as upstream_bad_response', async () => {
-    site.faults.set('/api/', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"results":' });
-    const e = await failure(client().json(`${site.origin}/api/`, { signal: signal() }));
+    replay.current.faults.set('/api/', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"results":' });
+    const e = await failure(client().json(`${replay.current.origin}/api/`, { signal: signal() }));
     expect(e.code).toBe('upstream_bad_response');
     expect(e.details).toEqual({ reason: 'not_json' });
   });
