@@ -165,8 +165,7 @@ describe('Redis outage under HTTP load, two app instances', () => {
     for (const o of charged) expect(entriesOf.get(o.requestId!) ?? 0, `ledger entries of charged request ${o.requestId}`).toBe(1);
     for (const e of ledger) {
       const o = byRequest.get(e.requestId);
-      expect(o, `ledger entry without a request ${e.requestId}`).toBeDefined();
-      expect({ status: o!.status, credits: o!.credits }, `ledger entry of request ${e.requestId}`).toEqual({ status: 200, credits: 1 });
+      expect({ status: o?.status, credits: o?.credits }, `ledger entry of request ${e.requestId}`).toEqual({ status: 200, credits: 1 });
     }
     expect(ledger.length).toBe(charged.length);
     let held = 0;

@@ -129,7 +129,7 @@ describe('object types generated from the contract (TypeBox) schemas', () => {
     const fields = type.getFields();
     for (const [restName, prop] of Object.entries(contract.properties)) {
       const field: GraphQLField<unknown, unknown> | undefined = fields[camel(restName)];
-      expect(field, `${typeName}.${camel(restName)} (REST ${restName})`).toBeDefined();
+      expect(Object.keys(fields), `${typeName}.${camel(restName)} (REST ${restName})`).toContain(camel(restName));
       expect(actual(field!.type), `${typeName}.${camel(restName)}`).toEqual(expected(prop));
       if (prop.description) expect(field!.description).toBe(prop.description);
     }

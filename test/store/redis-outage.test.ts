@@ -122,8 +122,7 @@ async function checkBooks(stores: RedisStore[], load: Load): Promise<{ charged: 
   let ambiguous = 0;
   for (const id of ids) {
     const o = byId.get(id);
-    expect(o).toBeDefined();
-    expect(['true', 'error']).toContain(o!.commit);
+    expect(['true', 'error'], `charge ${id} without a commit`).toContain(o?.commit);
     if (o!.commit === 'error') ambiguous++;
   }
   let used = 0;
