@@ -6,10 +6,9 @@
 // names; failures are `{ error: { type, message } }` with the platform's status code. The run id comes
 // from an `x-apify-run-id` header when present, else from a run-failed message "(run ID: …)".
 import got, { type Got, type Response } from 'got';
-import { LookupError, homePathForZpid, type ErrorCode, type StatusHint } from '../contract/index.js';
+import { LookupError, homePathForZpid, publicLink, type ErrorCode, type StatusHint } from '../contract/index.js';
 import { compareAddress, partsFromStreetLine } from './address-match.js';
 import { mapBuilding, mapProperty } from './mapping/index.js';
-import { publicLink } from './self-hosted.js';
 import { DEFAULT_MAX_BYTES, boundedTimeouts, retryAfterSeconds, transportError, type PhaseTimeouts } from './site-client.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 

@@ -9,7 +9,7 @@ import { WithFallback } from './with-fallback.js';
 
 export type * from './types.js';
 export { FallbackProvider, type FallbackProviderOptions } from './fallback-provider.js';
-export { SelfHostedCollector, SELF_HOSTED, publicLink, type SelfHostedOptions } from './self-hosted.js';
+export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
 export { SiteClient, type SiteClientOptions } from './site-client.js';
 export { WithFallback, FALLBACK_CODES } from './with-fallback.js';
 export { compareAddress, bestCandidate, type MismatchPart } from './address-match.js';

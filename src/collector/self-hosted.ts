@@ -1,5 +1,5 @@
 // The own collector: reads the listing site's public pages and its address-suggestion endpoint.
-import { LISTING_SITE_HOSTS, LookupError, homePathForZpid } from '../contract/index.js';
+import { LookupError, homePathForZpid, publicLink } from '../contract/index.js';
 import { bestCandidate, partsFromPieces, type AddressPieces } from './address-match.js';
 import { mapBuilding, mapProperty } from './mapping/index.js';
 import { extractPage } from './page/index.js';
@@ -7,9 +7,6 @@ import type { SiteClient } from './site-client.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
 export const SELF_HOSTED = 'self_hosted';
-
-/** Links handed to clients always point at the public site, whatever origin the service reads from. */
-export const publicLink = (path: string): string => `https://${LISTING_SITE_HOSTS[0]}${path}`;
 
 // Pages that describe one property; anything else after redirects is a search or landing page.
 const PROPERTY_PAGE = /^\/(?:homedetails|apartments|b|community)\//;

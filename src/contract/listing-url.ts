@@ -38,5 +38,8 @@ export function checkListingUrl(input: string): ListingLink {
 /** One spelling per home: `007` and `7` name the same zpid. */
 export const canonicalZpid = (digits: string): string => digits.replace(/^0+(?=\d)/, '');
 
+/** Links handed to clients always point at the public site, whatever origin the service reads from. */
+export const publicLink = (path: string): string => `https://${LISTING_SITE_HOSTS[0]}${path}`;
+
 /** The home-details path the site serves for a zpid (it redirects to the slugged page). */
 export const homePathForZpid = (zpid: string): string => `/homedetails/${zpid}_zpid/`;

@@ -8,6 +8,10 @@ import { STATUS_HINTS, type StatusHint } from './schema.js';
 export const MAX_BATCH_ITEMS = 50;
 /** The largest request body a face accepts (REST's batch body, a GraphQL request), bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** A request body past MAX_BODY_BYTES, as both faces refuse it. */
+export const bodyTooLarge = (): LookupError =>
+  new LookupError('bad_body', { message: 'The request body is larger than 1 MB.', details: { reason: 'body is larger than 1 MB' } });
 const ZPID = /^\d{1,12}$/;
 
 export type Locator =

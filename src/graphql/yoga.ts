@@ -9,9 +9,8 @@ import { createYoga, maskError, type YogaInitialContext, type YogaLogger } from 
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../accounts/index.js';
-import { ERROR_CODES, isLookupError, LookupError, MAX_BODY_BYTES } from '../contract/index.js';
-import { createRequestContext, type CoreDeps, type RequestContext } from '../lookup/index.js';
+import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
+import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import type { GraphqlContext } from './builder.js';
 import { toGraphQLError } from './errors.js';
 import { graphiqlOptions } from './graphiql.js';
@@ -45,18 +44,14 @@ function yogaLogger(core: CoreDeps): YogaLogger {
  * Yoga's refusal of a body past maxRequestBodySize, with REST's code and details for a body past its
  * limit (bad_body); the status stays 413.
  */
-const bodyTooLarge = (): GraphQLError =>
-  toGraphQLError(
-    new LookupError('bad_body', { message: 'The request body is larger than 1 MB.', details: { reason: 'body is larger than 1 MB' } }),
-    { http: 'response', status: 413 },
-  );
+const tooLargeForYoga = (): GraphQLError => toGraphQLError(bodyTooLarge(), { http: 'response', status: 413 });
 
 /**
  * Every error of a response passes here. Yoga's oversized-body error gets the project's code;
  * unexpected errors stay masked, with the spec's `internal` code and message (REST's 500 body).
  */
 function maskAsInternal(error: unknown, message: string, isDev?: boolean): Error {
-  if (error instanceof GraphQLError && error.extensions.code === 'REQUEST_ENTITY_TOO_LARGE') return bodyTooLarge();
+  if (error instanceof GraphQLError && error.extensions.code === 'REQUEST_ENTITY_TOO_LARGE') return tooLargeForYoga();
   const masked = maskError(error, message, isDev);
   if (masked === error || !(masked instanceof GraphQLError)) return masked;
   return new GraphQLError(masked.message, {
@@ -77,8 +72,7 @@ export function buildYoga(core: CoreDeps) {
     if (!ctx) {
       ctx = (async () => {
         try {
-          const account = await authenticate(core.store, core.config.apiKeySecret, request.headers.get('x-api-key') ?? undefined);
-          return createRequestContext(core, account, {
+          return await openRequest(core, request.headers.get('x-api-key') ?? undefined, {
             requestId: req ? String(req.id) : core.newId(),
             signal: request.signal,
             deadlineMs: core.config.batchDeadlineMs,

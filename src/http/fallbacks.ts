@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LookupError } from '../contract/index.js';
+import { bodyTooLarge, LookupError } from '../contract/index.js';
 import { sendError, v1Headers } from './envelope.js';
 
 /** Fastify's `frameworkErrors` option: a malformed URL and the like, before routing. */
@@ -47,7 +47,7 @@ export function fallbackHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error instanceof LookupError) return sendError(reply, error);
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, new LookupError('bad_body', { details: { reason: 'body is larger than 1 MB' } }));
+      return sendError(reply, bodyTooLarge());
     }
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(reply, new LookupError('bad_param', { message: error.message, details: { reason: error.code ?? 'bad request' } }));

@@ -1,8 +1,7 @@
 // From a Fastify request to the core's request context: who is calling, and a signal that
 // aborts when the client goes away.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../accounts/index.js';
-import { createRequestContext, type CoreDeps, type RequestContext } from '../lookup/index.js';
+import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 
 export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
@@ -19,8 +18,7 @@ export async function contextFor(
   reply: FastifyReply,
   deadlineMs?: number,
 ): Promise<RequestContext> {
-  const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key']);
-  return createRequestContext(deps, account, {
+  return openRequest(deps, request.headers['x-api-key'], {
     requestId: String(request.id),
     signal: clientGone(request, reply),
     ...(deadlineMs === undefined ? {} : { deadlineMs }),

@@ -3,6 +3,7 @@ import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Collector } from '../collector/types.js';
+import { authenticate } from '../accounts/index.js';
 import type { Account, Store } from '../store/index.js';
 import { Limiter } from './limiter.js';
 import type { CacheHit } from './cache.js';
@@ -44,6 +45,15 @@ export interface ContextOptions {
   signal?: AbortSignal;
   /** Overall deadline in ms from now (batches); none for a single lookup. */
   deadlineMs?: number;
+}
+
+/**
+ * Opens a request for either face: who is calling (spec 5: before any validation; a store that
+ * cannot be reached is store_unavailable, never a 401), then their context.
+ */
+export async function openRequest(deps: CoreDeps, apiKey: string | string[] | undefined, opts: ContextOptions): Promise<RequestContext> {
+  const account = await authenticate(deps.store, deps.config.apiKeySecret, apiKey);
+  return createRequestContext(deps, account, opts);
 }
 
 export function createRequestContext(deps: CoreDeps, account: Account, opts: ContextOptions): RequestContext {

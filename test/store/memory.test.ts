@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
-import { entry, req, storeContract } from './store-contract.js';
+import { budgetExpiryScenario, entry, storeContract } from './store-contract.js';
 
 storeContract('memory', async () => new MemoryStore());
 
@@ -31,27 +31,10 @@ describe('MemoryStore specifics', () => {
   it('a daily budget counter expires 48 h after it was last drawn on (like the Redis key); a late release never takes it below 0', async () => {
     let now = Date.parse('2026-03-01T12:00:00Z');
     const store = new MemoryStore(() => now);
-    const day = '2026-03-01';
-    const r = (ttlMs: number) => req('acct_budget', { included: 10, ttlMs, budget: { day, scope: 'service', cap: 5 } });
-    const long1 = r(100 * HOUR);
-    const long2 = r(100 * HOUR);
-    expect((await store.reserve(long1)).ok).toBe(true);
-    expect((await store.reserve(long2)).ok).toBe(true);
-    expect(await store.budgetUsage(day, 'service')).toBe(2);
-    now += 48 * HOUR;
-    expect(await store.budgetUsage(day, 'service')).toBe(0);
-    expect(await store.sweep()).toBe(0); // the reservations themselves are not expired yet
-    expect(store.stats()).toMatchObject({ budgets: 0, reservations: 2 });
-    // The same sequence as test/store/redis.test.ts runs against an expired Redis key; same numbers.
-    expect(await store.release(long1.reservationId)).toBe(true);
-    expect(await store.budgetUsage(day, 'service')).toBe(0);
-    const late = r(60_000);
-    expect((await store.reserve(late)).ok).toBe(true);
-    expect(await store.budgetUsage(day, 'service')).toBe(1);
-    expect(await store.release(long2.reservationId)).toBe(true);
-    expect(await store.budgetUsage(day, 'service')).toBe(0);
-    expect(await store.release(late.reservationId)).toBe(true);
-    expect(await store.budgetUsage(day, 'service')).toBe(0);
-    expect(await store.usage('acct_budget', 'lifetime')).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+    await budgetExpiryScenario(store, async () => {
+      now += 48 * HOUR;
+      expect(await store.sweep()).toBe(0); // the reservations themselves are not expired yet
+      expect(store.stats()).toMatchObject({ budgets: 0, reservations: 2 });
+    });
   });
 });

@@ -5,7 +5,7 @@ import { LookupError } from '../../src/contract/errors.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { ReserveRequest } from '../../src/store/types.js';
 import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { account, entry, ledgerEntry, req, storeContract } from './store-contract.js';
+import { account, budgetExpiryScenario, entry, ledgerEntry, req, storeContract } from './store-contract.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -170,28 +170,12 @@ describe('RedisStore specifics', () => {
     const prefix = `b${randomUUID().slice(0, 8)}:`;
     const store = await RedisStore.connect(server.url, { prefix });
     const raw = new Redis(server.url);
+    const budgetKey = `${prefix}{bill}:budget:service:2026-03-01`;
     try {
-      const day = '2026-03-01';
-      const budgetKey = `${prefix}{bill}:budget:service:${day}`;
-      const r = (ttlMs: number) => req('acct_budget', { included: 10, ttlMs, budget: { day, scope: 'service', cap: 5 } });
-      const long1 = r(100 * 3600_000);
-      const long2 = r(100 * 3600_000);
-      expect((await store.reserve(long1)).ok).toBe(true);
-      expect((await store.reserve(long2)).ok).toBe(true);
-      expect(await store.budgetUsage(day, 'service')).toBe(2);
-      await raw.del(budgetKey); // what its 48 h expiry does
-      expect(await store.budgetUsage(day, 'service')).toBe(0);
-      expect(await store.release(long1.reservationId)).toBe(true);
-      expect(await store.budgetUsage(day, 'service')).toBe(0);
-      const late = r(60_000);
-      expect((await store.reserve(late)).ok).toBe(true);
-      expect(await store.budgetUsage(day, 'service')).toBe(1);
-      expect(await store.release(long2.reservationId)).toBe(true);
-      expect(await store.budgetUsage(day, 'service')).toBe(0);
-      expect(await store.release(late.reservationId)).toBe(true);
-      expect(await store.budgetUsage(day, 'service')).toBe(0);
+      await budgetExpiryScenario(store, async () => {
+        await raw.del(budgetKey); // what its 48 h expiry does
+      });
       expect(await raw.get(budgetKey)).toBe('0');
-      expect(await store.usage('acct_budget', 'lifetime')).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
     } finally {
       raw.disconnect();
       await store.close();

@@ -1,7 +1,7 @@
 // A home's property object (from a page's cache, or a provider item with the site's own field
 // names) → the contract record. Every field's source and fallbacks are in docs/mapping.md; the
 // order of the `??` chains below is that table's order.
-import type { PortalProperty } from '../../contract/index.js';
+import { homePathForZpid, publicLink, type PortalProperty } from '../../contract/index.js';
 import type { PageExtras } from '../page/extras.js';
 import { isListingEvent, isSaleEvent, priceEvents, schools, taxEvents } from './history.js';
 import { photoUrls } from './photos.js';
@@ -94,7 +94,7 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
 
   return {
     zpid,
-    detailUrl: hdpUrl ?? (zpid ? `https://www.zillow.com/homedetails/${zpid}_zpid/` : null),
+    detailUrl: hdpUrl ?? (zpid ? publicLink(homePathForZpid(zpid)) : null),
     address: oneLineAddress(streetAddress, city, state, zipcode),
     streetAddress,
     unit: unitLabel(p.unitNumber) ?? unitLabel(p.unit) ?? (streetAddress ? splitUnit(streetAddress).unit : null),

@@ -1,7 +1,7 @@
 // Small, total conversions from the site's loosely typed values to the contract's types.
 // Every helper returns null for "not shown" (absent, empty, a sentinel) and never throws.
 
-import { UNIT_DESIGNATORS } from '../../contract/address.js';
+import { UNIT_DESIGNATORS, publicLink } from '../../contract/index.js';
 
 export type Json = Record<string, unknown>;
 
@@ -181,7 +181,7 @@ export function siteUrl(pathOrUrl: unknown): string | null {
   const t = text(pathOrUrl);
   if (t === null) return null;
   if (/^https?:\/\//i.test(t)) return t;
-  return t.startsWith('/') ? `https://www.zillow.com${t}` : null;
+  return t.startsWith('/') ? publicLink(t) : null;
 }
 
 /** The site's CamelCase and lower-camel enums in its UPPER_SNAKE form ("SingleFamily" → "SINGLE_FAMILY"). */
