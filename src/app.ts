@@ -45,5 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await registerRest(app, core);
   await registerGraphql(app, core);
+  // The collector's page-reading workers stop with the app.
+  app.addHook('onClose', async () => deps.collector.close?.());
   return app;
 }

@@ -1,4 +1,5 @@
 // Configuration from the environment. Every variable is documented in the README.
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   port: number;
@@ -30,6 +31,9 @@ export interface Config {
   batchDeadlineMs: number;
   batchConcurrency: number;
   lookupTimeoutMs: number;
+  /** Worker threads that read listing pages, and how many pages may wait for one. */
+  pageWorkers: number;
+  pageQueueMax: number;
   liveLookupsEnabled: boolean;
   /** Service-wide live lookups per UTC day for free plans; null = unlimited. */
   dailyLiveLookupBudget: number | null;
@@ -96,6 +100,8 @@ export function loadConfig(env: Env = process.env): Config {
     batchDeadlineMs: int(env, 'BATCH_DEADLINE_MS', 280_000, 1),
     batchConcurrency: int(env, 'BATCH_CONCURRENCY', 10, 1),
     lookupTimeoutMs: int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1),
+    pageWorkers: int(env, 'PAGE_WORKERS', availableParallelism(), 1),
+    pageQueueMax: int(env, 'PAGE_QUEUE_MAX', 128, 1),
     liveLookupsEnabled: bool(env, 'LIVE_LOOKUPS_ENABLED', true),
     dailyLiveLookupBudget: optInt(env, 'DAILY_LIVE_LOOKUP_BUDGET'),
     paidDailyLiveLookupBudget: optInt(env, 'PAID_DAILY_LIVE_LOOKUP_BUDGET'),

@@ -2,6 +2,7 @@
 import type { Config } from '../config.js';
 import { LookupError, type ErrorCode } from '../contract/index.js';
 import { FallbackProvider } from './fallback-provider.js';
+import { PagePool } from './page-pool.js';
 import { SelfHostedCollector } from './self-hosted.js';
 import { SiteClient } from './site-client.js';
 import type { Collector } from './types.js';
@@ -11,6 +12,7 @@ export type * from './types.js';
 export { FallbackProvider, type FallbackProviderOptions } from './fallback-provider.js';
 export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
 export { SiteClient, type SiteClientOptions } from './site-client.js';
+export { PagePool, type PagePoolOptions } from './page-pool.js';
 export { WithFallback, FALLBACK_CODES } from './with-fallback.js';
 export { compareAddress, bestCandidate, type MismatchPart } from './address-match.js';
 
@@ -50,6 +52,7 @@ export function createCollector(config: Config, deps: CollectorDeps = {}): Colle
     origin: config.portalOrigin,
     suggestUrl: config.portalSuggestUrl,
     client: new SiteClient({ totalTimeoutMs: config.lookupTimeoutMs, proxyUrl: config.portalProxyUrl }),
+    pages: new PagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }),
     clock,
   });
   return new WithFallback(own, provider);

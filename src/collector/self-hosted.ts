@@ -1,8 +1,7 @@
 // The own collector: reads the listing site's public pages and its address-suggestion endpoint.
 import { LookupError, homePathForZpid, publicLink } from '../contract/index.js';
 import { bestCandidate, partsFromPieces, type AddressPieces } from './address-match.js';
-import { mapBuilding, mapProperty } from './mapping/index.js';
-import { extractPage } from './page/index.js';
+import type { PagePool } from './page-pool.js';
 import type { SiteClient } from './site-client.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
@@ -17,6 +16,8 @@ export interface SelfHostedOptions {
   /** config.portalSuggestUrl */
   suggestUrl: string;
   client: SiteClient;
+  /** Reads pages off the event loop. */
+  pages: PagePool;
   clock: () => Date;
 }
 
@@ -34,25 +35,29 @@ export class SelfHostedCollector implements Collector {
     if (!PROPERTY_PAGE.test(new URL(page.url).pathname)) {
       throw new LookupError('not_found', { details: { reason: 'redirected_to_search' } });
     }
-    const data = extractPage(page.body, { zpid: target.zpid, building: target.building });
-    const scrapedAt = this.opts.clock().toISOString();
+    const data = await this.opts.pages.read(page.body, {
+      want: { zpid: target.zpid, building: target.building },
+      scrapedAt: this.opts.clock().toISOString(),
+      now: ctx.now.toISOString(),
+    });
     switch (data.kind) {
       case 'blocked':
         throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });
-      case 'building': {
-        const property = mapBuilding(data.building, { now: ctx.now, scrapedAt });
-        return { property, raw: data.building, zpid: property.zpid, source: { provider: SELF_HOSTED, note: 'Read from the public apartment-building page.' } };
-      }
-      case 'property': {
-        const property = mapProperty(data.property, data.extras, { scrapedAt });
+      case 'building':
+        return { property: data.property, raw: data.raw, zpid: data.zpid, source: { provider: SELF_HOSTED, note: 'Read from the public apartment-building page.' } };
+      case 'property':
         return {
-          property,
-          raw: data.property,
-          zpid: data.zpid ?? property.zpid,
+          property: data.property,
+          raw: data.raw,
+          zpid: data.zpid,
           source: { provider: SELF_HOSTED, note: 'Read from the public listing page.', page_generation: data.generation },
         };
-      }
     }
+  }
+
+  /** Stops the page-reading workers. */
+  close(): Promise<void> {
+    return this.opts.pages.close();
   }
 
   async resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress> {

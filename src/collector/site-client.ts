@@ -6,7 +6,7 @@
 import got, { MaxRedirectsError, ReadError, RequestError, TimeoutError, type Got, type PlainResponse, type Response } from 'got';
 import { HttpProxyAgent, HttpsProxyAgent } from 'hpagent';
 import { LookupError } from '../contract/index.js';
-import { isBotWall } from './page/index.js';
+import { isBotWallBytes } from './page/index.js';
 
 export interface PhaseTimeouts {
   lookup: number;
@@ -120,7 +120,8 @@ export interface SitePage {
   status: number;
   /** Final URL after same-origin redirects. */
   url: string;
-  body: string;
+  /** The page's bytes: the reader decodes only the parts it needs. */
+  body: Buffer;
 }
 
 export class SiteClient {
@@ -150,7 +151,7 @@ export class SiteClient {
   /** An HTML page; a bot wall (any status) is `upstream_blocked`. */
   async page(url: string, req: SiteRequest): Promise<SitePage> {
     const res = await this.get(url, 'html', req);
-    if (isBotWall(res.body)) throw blocked('bot_wall', res.statusCode);
+    if (isBotWallBytes(res.body)) throw blocked('bot_wall', res.statusCode);
     return { status: res.statusCode, url: res.url, body: res.body };
   }
 
@@ -158,27 +159,29 @@ export class SiteClient {
   async json(url: string, req: SiteRequest): Promise<unknown> {
     const res = await this.get(url, 'json', req);
     const type = String(res.headers['content-type'] ?? '');
-    if (type.includes('html') || res.body.trimStart().startsWith('<')) throw blocked('captcha', res.statusCode);
+    const body = res.body.toString('utf8');
+    if (type.includes('html') || body.trimStart().startsWith('<')) throw blocked('captcha', res.statusCode);
     try {
-      return JSON.parse(res.body) as unknown;
+      return JSON.parse(body) as unknown;
     } catch (e) {
       throw new LookupError('upstream_bad_response', { details: { reason: 'not_json' }, cause: e });
     }
   }
 
-  private async get(url: string, kind: 'html' | 'json', req: SiteRequest): Promise<Response<string>> {
+  private async get(url: string, kind: 'html' | 'json', req: SiteRequest): Promise<Response<Buffer>> {
     const origin = new URL(url).origin;
     const tooLarge = new AbortController();
     const request = this.http.get(url, {
       headers: { ...ACCEPT[kind], ...(req.referer ? { referer: req.referer } : {}) },
       signal: AbortSignal.any([req.signal, tooLarge.signal]),
+      responseType: 'buffer',
       followRedirect: (r: PlainResponse) => redirectTarget(r)?.origin === origin,
     });
     // Counts decompressed bytes, so a compressed bomb is cut too.
     request.on('downloadProgress', ({ transferred, total }) => {
       if (transferred > this.maxBytes || (total ?? 0) > this.maxBytes) tooLarge.abort();
     });
-    let res: Response<string>;
+    let res: Response<Buffer>;
     try {
       res = await request;
     } catch (e) {
@@ -207,7 +210,7 @@ const blocked = (reason: string, status: number) =>
   new LookupError('upstream_blocked', { details: { reason, status } });
 
 /** Non-2xx answers of the listing site as spec codes; null for success. */
-function statusError(res: Response<string>, origin: string): LookupError | null {
+function statusError(res: Response<Buffer>, origin: string): LookupError | null {
   const status = res.statusCode;
   if (status >= 200 && status < 300) return null;
   if (status >= 300 && status < 400) {
@@ -218,7 +221,7 @@ function statusError(res: Response<string>, origin: string): LookupError | null 
   if (status === 404 || status === 410) {
     return new LookupError('not_found', { details: { reason: status === 404 ? 'page_not_found' : 'page_gone', status } });
   }
-  if (status === 403) return blocked(isBotWall(res.body) ? 'bot_wall' : 'forbidden', status);
+  if (status === 403) return blocked(isBotWallBytes(res.body) ? 'bot_wall' : 'forbidden', status);
   if (status === 429) {
     return new LookupError('upstream_busy', {
       details: { reason: 'rate_limited', status },

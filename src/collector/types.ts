@@ -56,4 +56,6 @@ export interface Collector {
   resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress>;
   /** Reads one property page and maps it. */
   read(target: ReadTarget, ctx: ReadContext): Promise<Collected>;
+  /** Releases what it holds (worker threads); called when the service closes. */
+  close?(): Promise<void>;
 }

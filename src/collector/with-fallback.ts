@@ -31,6 +31,10 @@ export class WithFallback implements Collector {
     );
   }
 
+  async close(): Promise<void> {
+    await Promise.all([this.own.close?.(), this.provider?.close?.()]);
+  }
+
   private async attempt<T>(ctx: ReadContext, first: () => Promise<T>, fallback: (p: Collector) => Promise<T>): Promise<T> {
     try {
       return await first();

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkAddress } from '../../src/contract/index.js';
+import { PagePool } from '../../src/collector/page-pool.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient } from '../../src/collector/site-client.js';
 import type { AddressQuery, ReadContext } from '../../src/collector/types.js';
@@ -40,8 +41,10 @@ const CATALOG: Catalog = [
 
 const replay = useReplayServer(CATALOG);
 
+// Resolving never reads a page, so the page pool's workers are never started.
+const pages = new PagePool({ workers: 1, maxQueue: 1 });
 const collector = () =>
-  new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), clock: () => new Date() });
+  new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), pages, clock: () => new Date() });
 const ctx = (): ReadContext => ({ signal: new AbortController().signal, now: new Date() });
 const address = (line: string): AddressQuery => {
   const c = checkAddress(line);

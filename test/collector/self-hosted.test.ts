@@ -1,6 +1,7 @@
 // The own collector over real loopback HTTP, reading the real recorded pages through the replay server.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PagePool } from '../../src/collector/page-pool.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient, type SiteClientOptions } from '../../src/collector/site-client.js';
 import type { ReadContext, ReadTarget } from '../../src/collector/types.js';
@@ -24,12 +25,15 @@ const CATALOG: Catalog = [
 ];
 
 const replay = useReplayServer(CATALOG);
+const pages = new PagePool({ workers: 2, maxQueue: 16 });
+afterAll(() => pages.close());
 
 const collector = (opts: Partial<SiteClientOptions> = {}, origin = replay.current.origin) =>
   new SelfHostedCollector({
     origin,
     suggestUrl: replay.current.suggestUrl,
     client: new SiteClient({ totalTimeoutMs: 5_000, ...opts }),
+    pages,
     clock: () => NOW,
   });
 const ctx = (signal = new AbortController().signal): ReadContext => ({ signal, now: NOW });

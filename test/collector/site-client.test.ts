@@ -85,7 +85,7 @@ async function slowSite(how: { answerAfterMs: number } | { dripMs: number }) {
 describe('SiteClient.page', () => {
   it('reads a page', async () => {
     const page = await client().page(replay.current.origin + PAGE_PATH, { signal: signal() });
-    expect(page).toEqual({ status: 200, url: replay.current.origin + PAGE_PATH, body: PAGE });
+    expect(page).toEqual({ status: 200, url: replay.current.origin + PAGE_PATH, body: Buffer.from(PAGE) });
   });
 
   it('follows a redirect within the origin, like zpid-only links to the slugged page', async () => {
@@ -264,7 +264,7 @@ describe('SiteClient.page', () => {
     try {
       const { port } = proxy.address() as AddressInfo;
       const page = await client({ proxyUrl: `http://127.0.0.1:${port}` }).page(replay.current.origin + PAGE_PATH, { signal: signal() });
-      expect(page.body).toBe(PAGE);
+      expect(page.body.toString('utf8')).toBe(PAGE);
       expect(tunnels).toEqual([new URL(replay.current.origin).host]);
     } finally {
       // Tunnelled sockets are not the server's connections any more: close them by hand.

@@ -15,23 +15,42 @@ export type MappedProperty = Omit<PortalProperty, 'raw'>;
 
 const PROPERTY_PHOTO_ARRAYS = ['originalPhotos', 'responsivePhotos', 'photos'] as const;
 
+/** A value computed on first use: the extras are only read when a field falls back to them. */
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
+}
+
 /** What the page says besides the property object: JSON-LD, meta tags, title, canonical link. */
 function secondarySources(extras: PageExtras | null) {
-  const ld = extras?.jsonLd ?? [];
-  const typed = (t: string): Json => ld.find((o) => [o['@type']].flat().includes(t)) ?? {};
-  const listing = typed('RealEstateListing');
-  const offers = listing.offers;
-  const offer: Json = (Array.isArray(offers) ? offers.find(isObject) : isObject(offers) ? offers : undefined) ?? {};
-  const breadcrumbs = list(typed('BreadcrumbList'), 'itemListElement').map((e) => text(obj(e, 'item').name) ?? text(e.name));
+  const typed = (t: string): Json => (extras?.jsonLd ?? []).find((o) => [o['@type']].flat().includes(t)) ?? {};
+  const listing = once(() => typed('RealEstateListing'));
+  const offer = once((): Json => {
+    const offers = listing().offers;
+    return (Array.isArray(offers) ? offers.find(isObject) : isObject(offers) ? offers : undefined) ?? {};
+  });
+  const item = once(() => obj(offer(), 'itemOffered'));
   const meta = (key: string) => text(extras?.meta[key]);
   return {
     listing,
     offer,
-    item: obj(offer, 'itemOffered'),
+    item,
+    address: once(() => obj(item(), 'address')),
+    geo: once(() => obj(item(), 'geo')),
     meta,
     /** The county the breadcrumb trail names ("Fulton County"). */
-    county: breadcrumbs.find((n) => n !== null && /\s(?:County|Parish|Borough)$/.test(n)) ?? null,
-    canonical: text(extras?.canonical) ?? meta('og:url'),
+    county: once(() => {
+      const breadcrumbs = list(typed('BreadcrumbList'), 'itemListElement').map((e) => text(obj(e, 'item').name) ?? text(e.name));
+      return breadcrumbs.find((n) => n !== null && /\s(?:County|Parish|Borough)$/.test(n)) ?? null;
+    }),
+    canonical: () => text(extras?.canonical) ?? meta('og:url'),
     /** A pattern's first group in the meta description, else in the title ("MLS #7477717", "built in 1964"). */
     find(pattern: RegExp): string | null {
       for (const source of [meta('description'), extras?.title ?? null]) {
@@ -64,18 +83,16 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
   const ai = obj(p, 'attributionInfo');
   const addr = obj(p, 'address');
   const page = secondarySources(extras);
-  const ldAddr = obj(page.item, 'address');
-  const geo = obj(page.item, 'geo');
   const { homeStatus, statusText, listing } = statusOf(p);
 
-  const hdpUrl = siteUrl(p.hdpUrl) ?? siteUrl(p.detailUrl) ?? page.canonical;
+  const hdpUrl = siteUrl(p.hdpUrl) ?? siteUrl(p.detailUrl) ?? page.canonical();
   const zpid = text(p.zpid) ?? (hdpUrl ? (/\/(\d+)_zpid/.exec(hdpUrl)?.[1] ?? null) : null);
-  const streetAddress = text(addr.streetAddress) ?? text(p.streetAddress) ?? text(ldAddr.streetAddress) ?? page.meta('og:zillow_fb:address');
-  const city = text(addr.city) ?? text(p.city) ?? text(ldAddr.addressLocality);
-  const state = text(addr.state) ?? text(p.state) ?? text(ldAddr.addressRegion);
-  const zipcode = text(addr.zipcode) ?? text(p.zipcode) ?? text(ldAddr.postalCode);
+  const streetAddress = text(addr.streetAddress) ?? text(p.streetAddress) ?? text(page.address().streetAddress) ?? page.meta('og:zillow_fb:address');
+  const city = text(addr.city) ?? text(p.city) ?? text(page.address().addressLocality);
+  const state = text(addr.state) ?? text(p.state) ?? text(page.address().addressRegion);
+  const zipcode = text(addr.zipcode) ?? text(p.zipcode) ?? text(page.address().postalCode);
 
-  const homeType = text(p.homeType) ?? upperSnake(rf.homeType) ?? LD_HOME_TYPES[String(page.item['@type'])] ?? null;
+  const homeType = text(p.homeType) ?? upperSnake(rf.homeType) ?? LD_HOME_TYPES[String(page.item()['@type'])] ?? null;
   // On land, 0 bedrooms / 0 sqft is "not applicable", which the page shows as "--".
   const isLot = homeType === 'LOT';
   const bedsOf = isLot ? positive : nonNegative;
@@ -84,7 +101,7 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
   const taxes = taxEvents(list(p, 'taxHistory'));
   const lastSale = history.find(isSaleEvent) ?? null;
 
-  const listPrice = positive(p.price) ?? positive(page.offer.price);
+  const listPrice = positive(p.price) ?? positive(page.offer().price);
   const price =
     listing === 'sold' ? (positive(p.lastSoldPrice) ?? lastSale?.price ?? null) : listing === 'none' ? null : listPrice;
 
@@ -101,22 +118,22 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     city,
     state,
     zipcode,
-    county: text(p.county) ?? page.county,
+    county: text(p.county) ?? page.county(),
     neighborhood: text(obj(p, 'neighborhoodRegion').name) ?? text(addr.neighborhood) ?? text(obj(p, 'parentRegion').name),
-    latitude: num(p.latitude) ?? num(geo.latitude),
-    longitude: num(p.longitude) ?? num(geo.longitude),
+    latitude: num(p.latitude) ?? num(page.geo().latitude),
+    longitude: num(p.longitude) ?? num(page.geo().longitude),
     price,
-    currency: price === null ? null : (text(p.currency) ?? text(page.offer.priceCurrency)),
+    currency: price === null ? null : (text(p.currency) ?? text(page.offer().priceCurrency)),
     homeStatus,
     statusText,
     homeType,
-    beds: first(bedsOf(p.bedrooms), bedsOf(rf.bedrooms), bedsOf(page.item.numberOfBedrooms), bedsOf(page.meta('zillow_fb:beds'))),
+    beds: first(bedsOf(p.bedrooms), bedsOf(rf.bedrooms), bedsOf(page.item().numberOfBedrooms), bedsOf(page.meta('zillow_fb:beds'))),
     baths: first(positive(p.bathrooms), positive(rf.bathrooms), positive(page.meta('zillow_fb:baths'))),
     livingArea: first(
       positive(p.livingArea),
       areaSqft(p.livingAreaValue, p.livingAreaUnits ?? p.livingAreaUnitsShort),
       areaSqftFromText(rf.livingArea),
-      positive(obj(page.item, 'floorSize').value),
+      positive(obj(page.item(), 'floorSize').value),
     ),
     lotSize: first(positive(p.lotSize), areaSqft(p.lotAreaValue, p.lotAreaUnits), areaSqftFromText(rf.lotSize)),
     yearBuilt: first(year(p.yearBuilt), year(rf.yearBuilt), year(page.find(/\bbuilt in (\d{4})\b/i))),
@@ -136,7 +153,7 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     pageViewCount: count(p.pageViewCount),
     favoriteCount: count(p.favoriteCount),
     parcelId: text(p.parcelId) ?? text(rf.parcelNumber),
-    description: text(p.description) ?? text(page.listing.description),
+    description: text(p.description) ?? text(page.listing().description),
     imgSrc: photos[0] ?? text(p.hiResImageLink) ?? text(p.desktopWebHdpImageLink) ?? page.meta('og:image'),
     photos,
     photoCount: first(count(p.photoCount), count(page.find(/\bhas (\d+) photos\b/i)), photos.length > 0 ? photos.length : null),

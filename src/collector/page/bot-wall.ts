@@ -2,6 +2,7 @@
 // Every normal page also inlines PerimeterX (`_pxAppId = 'PXHYx10rg3'`, `scripts.perimeterX`),
 // and a browser-rendered page can carry an injected `px-captcha-modal` while holding full data,
 // so only the wall's own markers count, and a page with listing data is never a wall.
+import { hasListingDataBytes } from './bytes.js';
 
 const WALL_TITLE = /<title\b[^>]*>\s*Access to this page has been denied\s*<\/title>/i;
 const CAPTCHA_DIV = /\bid\s*=\s*["']?px-captcha["'\s>]/i;
@@ -18,4 +19,9 @@ function hasListingData(html: string): boolean {
 export function isBotWall(html: string): boolean {
   if (hasListingData(html)) return false;
   return WALL_TITLE.test(html) || CAPTCHA_DIV.test(html) || CAPTCHA_META.test(html);
+}
+
+/** isBotWall of a page's bytes; a page with listing data (every normal page) is told without decoding it. */
+export function isBotWallBytes(page: Buffer): boolean {
+  return !hasListingDataBytes(page) && isBotWall(page.toString('utf8'));
 }

@@ -1,13 +1,16 @@
 // Finds the listing data embedded in a page without building a DOM: the data script is located by
 // scanning start tags, its text is JSON.parsed, and the home's cache (a JSON string) is parsed again.
+// A page given as bytes is read without decoding it: only the data script's text is decoded, and the
+// extras (which the mapper needs only for fields the data lacks) decode the page on first use.
 // Generations handled (see docs/mapping.md): __NEXT_DATA__ with gdpClientCache under
 // props.pageProps.componentProps or props.pageProps, keyed by any query signature; the legacy
 // hdpApolloPreloadedData.apiCache; apartment buildings at componentProps.initialReduxState.gdp.building.
 import { LookupError } from '../../contract/index.js';
 import { isObject, obj, text, type Json } from '../mapping/values.js';
 import { isBotWall } from './bot-wall.js';
-import { readExtras, type PageExtras } from './extras.js';
-import { decodeEntities, findScripts } from './html-text.js';
+import { findDataScripts } from './bytes.js';
+import { lazyExtras, type PageExtras } from './extras.js';
+import { decodeEntities, findScripts, type ScriptBlock } from './html-text.js';
 
 export type { PageExtras } from './extras.js';
 
@@ -79,7 +82,7 @@ function pickProperty(cache: Json, source: string, wantZpid: string | null): { p
   };
 }
 
-function fromNextData(body: string, html: string, want: PageWant): PageData | null {
+function fromNextData(body: string, extras: PageExtras, want: PageWant): PageData | null {
   const data = parseJson(body, 'next_data_invalid_json');
   const pageProps = obj(obj(data, 'props'), 'pageProps');
   const componentProps = obj(pageProps, 'componentProps');
@@ -87,36 +90,57 @@ function fromNextData(body: string, html: string, want: PageWant): PageData | nu
   const building = isObject(buildingNode) && Object.keys(buildingNode).length > 0 ? buildingNode : null;
   const cache = parseCache(componentProps.gdpClientCache ?? pageProps.gdpClientCache, 'gdpClientCache');
 
-  if (building && (want.building || cache === null)) return { kind: 'building', building, extras: readExtras(html) };
+  if (building && (want.building || cache === null)) return { kind: 'building', building, extras };
   if (cache === null) return null;
   const { property, generation } = pickProperty(cache, 'gdpClientCache', want.zpid);
   const zpid = text(property.zpid) ?? text(obj(data, 'query').zpid) ?? text(componentProps.zpid);
-  return { kind: 'property', property, generation, zpid, extras: readExtras(html) };
+  return { kind: 'property', property, generation, zpid, extras };
 }
 
-function fromApolloPreloaded(body: string, html: string, want: PageWant): PageData | null {
+function fromApolloPreloaded(body: string, extras: PageExtras, want: PageWant): PageData | null {
   const data = parseJson(body, 'apollo_invalid_json');
   const root = isObject(data) ? data : {};
   const cache = parseCache(root.apiCache, 'apiCache');
   if (cache === null) return null;
   const { property, generation } = pickProperty(cache, 'apiCache', want.zpid);
   const zpid = text(property.zpid) ?? text(root.zpid);
-  return { kind: 'property', property, generation, zpid, extras: readExtras(html) };
+  return { kind: 'property', property, generation, zpid, extras };
 }
 
-/**
- * Reads one listing page. Returns the home's property object, the building node, or `blocked` for
- * the bot wall; anything else (truncated page, broken JSON, no data) is `upstream_bad_response`.
- */
-export function extractPage(html: string, want: PageWant): PageData {
-  const scripts = findScripts(html, (a) => a.id === '__NEXT_DATA__' || a.id === 'hdpApolloPreloadedData');
+/** The first data script that holds listing data; throws on a broken one, null when none does. */
+function fromScripts(scripts: ScriptBlock[], extras: PageExtras, want: PageWant): PageData | null {
   for (const script of scripts) {
     if (script.body === null) return bad('data_script_unterminated', { script: script.attrs.id });
     const found =
-      script.attrs.id === '__NEXT_DATA__' ? fromNextData(script.body, html, want) : fromApolloPreloaded(script.body, html, want);
+      script.attrs.id === '__NEXT_DATA__' ? fromNextData(script.body, extras, want) : fromApolloPreloaded(script.body, extras, want);
     if (found) return found;
   }
+  return null;
+}
+
+function fromText(html: string, want: PageWant): PageData {
+  const scripts = findScripts(html, (a) => a.id === '__NEXT_DATA__' || a.id === 'hdpApolloPreloadedData');
+  const found = fromScripts(scripts, lazyExtras(() => html), want);
+  if (found) return found;
   if (isBotWall(html)) return { kind: 'blocked' };
   if (scripts.length > 0) return bad('no_listing_data');
   return bad(/<\/html\s*>\s*$/i.test(html) ? 'no_data_script' : 'truncated_page');
+}
+
+/**
+ * Reads one listing page (its text, or its bytes as they arrived). Returns the home's property object,
+ * the building node, or `blocked` for the bot wall; anything else (truncated page, broken JSON, no data)
+ * is `upstream_bad_response`.
+ */
+export function extractPage(page: string | Buffer, want: PageWant): PageData {
+  if (typeof page === 'string') return fromText(page, want);
+  let text: string | undefined;
+  const decoded = () => (text ??= page.toString('utf8'));
+  try {
+    const found = fromScripts(findDataScripts(page), lazyExtras(decoded), want);
+    if (found) return found;
+  } catch {
+    // The string path below gives the exact answer for every page the bytes path cannot read.
+  }
+  return fromText(decoded(), want);
 }

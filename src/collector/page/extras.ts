@@ -44,7 +44,28 @@ function jsonLd(html: string): Record<string, unknown>[] {
   return out;
 }
 
-export function readExtras(html: string): PageExtras {
+/** The extras of a page, each part read from the page text on first use (most pages never need them). */
+export function lazyExtras(page: () => string): PageExtras {
+  let head: Omit<PageExtras, 'jsonLd'> | undefined;
+  let ld: Record<string, unknown>[] | undefined;
+  const fromHead = () => (head ??= readHead(page()));
+  return {
+    get jsonLd() {
+      return (ld ??= jsonLd(page()));
+    },
+    get meta() {
+      return fromHead().meta;
+    },
+    get title() {
+      return fromHead().title;
+    },
+    get canonical() {
+      return fromHead().canonical;
+    },
+  };
+}
+
+function readHead(html: string): Omit<PageExtras, 'jsonLd'> {
   const headEnd = html.search(/<\/head\s*>/i);
   const head = headEnd === -1 ? html : html.slice(0, headEnd);
   const meta: Record<string, string> = {};
@@ -58,5 +79,5 @@ export function readExtras(html: string): PageExtras {
     const key = (a.property ?? a.name ?? '').toLowerCase();
     if (KEPT_META.test(key) && a.content !== undefined && !(key in meta)) meta[key] = a.content.trim();
   }
-  return { jsonLd: jsonLd(html), meta, title: pageTitle(head), canonical };
+  return { meta, title: pageTitle(head), canonical };
 }

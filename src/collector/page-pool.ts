@@ -1,0 +1,81 @@
+// Listing pages are read (decoded, extracted, mapped: a few ms of CPU each) on worker threads, so the
+// event loop stays free for cache hits. The queue is bounded: when it is full a read is refused at
+// once with upstream_busy and a short retry-after, instead of piling pages (about 1 MB each) up in memory.
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { Piscina } from 'piscina';
+import { LookupError } from '../contract/index.js';
+import { failureError, type PageRead, type PageFailure, type PageTask } from './read-page.js';
+
+export interface PagePoolOptions {
+  /** Worker threads (config.pageWorkers). */
+  workers: number;
+  /** Pages that may wait for a worker (config.pageQueueMax). */
+  maxQueue: number;
+  /** Heap limit of one worker, MB: a hostile page that needs more fails alone. */
+  workerMemoryMb?: number;
+}
+
+const DEFAULT_WORKER_MEMORY_MB = 256;
+/** Seconds a refused read should wait: the queue drains in well under a second. */
+const BUSY_RETRY_AFTER = 1;
+
+// Run from TypeScript (tsx, vitest) the worker is the .ts file and needs tsx's loader; run from the
+// compiled build it is the .js file beside this one.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_FILE = fileURLToPath(new URL(FROM_SOURCE ? './page-worker.ts' : './page-worker.js', import.meta.url));
+const workerExecArgv = (): string[] =>
+  FROM_SOURCE ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
+
+/** The page as a Uint8Array owning its whole ArrayBuffer, which can be transferred (a pooled slice cannot). */
+function transferable(page: Buffer): Uint8Array {
+  if (page.byteOffset === 0 && page.byteLength === page.buffer.byteLength) return new Uint8Array(page.buffer, 0, page.byteLength);
+  return new Uint8Array(page);
+}
+
+export class PagePool {
+  private pool: Piscina<PageTask, PageRead | PageFailure> | null = null;
+
+  constructor(private readonly opts: PagePoolOptions) {}
+
+  /** Reads one page on a worker. The page's bytes are handed over: the caller must not use them again. */
+  async read(page: Buffer, task: Omit<PageTask, 'page'>): Promise<PageRead> {
+    const pool = (this.pool ??= this.start());
+    if (pool.queueSize >= this.opts.maxQueue) {
+      throw new LookupError('upstream_busy', {
+        message: 'Too many listing pages are waiting to be read. Retry after the retry-after header.',
+        details: { reason: 'page_readers_busy', queued: pool.queueSize },
+        retryAfter: BUSY_RETRY_AFTER,
+      });
+    }
+    const bytes = transferable(page);
+    let outcome: PageRead | PageFailure;
+    try {
+      outcome = await pool.run({ ...task, page: bytes }, { transferList: [bytes.buffer as ArrayBuffer] });
+    } catch (e) {
+      // The worker died on this page (out of memory, a crash): piscina replaces it; the page is unreadable.
+      throw new LookupError('upstream_bad_response', { details: { reason: 'page_reader_failed' }, cause: e });
+    }
+    if ('failure' in outcome) throw failureError(outcome);
+    return outcome;
+  }
+
+  /** Stops the workers; a later read starts them again. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.destroy();
+  }
+
+  private start(): Piscina<PageTask, PageRead | PageFailure> {
+    return new Piscina({
+      filename: WORKER_FILE,
+      minThreads: 1,
+      maxThreads: this.opts.workers,
+      // Workers past the first stay a while, so bursts do not pay for thread start-up each time.
+      idleTimeout: 60_000,
+      execArgv: workerExecArgv(),
+      resourceLimits: { maxOldGenerationSizeMb: this.opts.workerMemoryMb ?? DEFAULT_WORKER_MEMORY_MB },
+    });
+  }
+}
