@@ -14,18 +14,20 @@ export interface PagePoolOptions {
   maxQueue: number;
   /** Heap limit of one worker, MB: a hostile page that needs more fails alone. */
   workerMemoryMb?: number;
+  /** The worker's module (default page-worker); tests give one that holds reads at a gate. */
+  worker?: URL;
 }
 
 const DEFAULT_WORKER_MEMORY_MB = 256;
 /** Seconds a refused read should wait: the queue drains in well under a second. */
 const BUSY_RETRY_AFTER = 1;
 
-// Run from TypeScript (tsx, vitest) the worker is the .ts file and needs tsx's loader; run from the
+const WORKER = new URL(import.meta.url.endsWith('.ts') ? './page-worker.ts' : './page-worker.js', import.meta.url);
+
+// Run from TypeScript (tsx, vitest) the worker is a .ts file and needs tsx's loader; run from the
 // compiled build it is the .js file beside this one.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_FILE = fileURLToPath(new URL(FROM_SOURCE ? './page-worker.ts' : './page-worker.js', import.meta.url));
-const workerExecArgv = (): string[] =>
-  FROM_SOURCE ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
+const execArgvFor = (worker: URL): string[] =>
+  worker.pathname.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
 
 /** The page as a Uint8Array owning its whole ArrayBuffer, which can be transferred (a pooled slice cannot). */
 function transferable(page: Buffer): Uint8Array {
@@ -68,13 +70,14 @@ export class PagePool {
   }
 
   private start(): Piscina<PageTask, PageRead | PageFailure> {
+    const worker = this.opts.worker ?? WORKER;
     return new Piscina({
-      filename: WORKER_FILE,
+      filename: fileURLToPath(worker),
       minThreads: 1,
       maxThreads: this.opts.workers,
       // Workers past the first stay a while, so bursts do not pay for thread start-up each time.
       idleTimeout: 60_000,
-      execArgv: workerExecArgv(),
+      execArgv: execArgvFor(worker),
       resourceLimits: { maxOldGenerationSizeMb: this.opts.workerMemoryMb ?? DEFAULT_WORKER_MEMORY_MB },
     });
   }
