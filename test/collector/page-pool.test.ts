@@ -30,7 +30,7 @@ function gate() {
   let started = 0;
   const waiters: Array<() => void> = [];
   channel.onmessage = (m) => {
-    if ((m as MessageEvent).data !== 'started') return;
+    if ((m as { data?: unknown }).data !== 'started') return;
     started += 1;
     waiters.splice(0).forEach((w) => w());
   };

@@ -10,7 +10,7 @@ channel.unref();
 let open!: () => void;
 const opened = new Promise<void>((resolve) => (open = resolve));
 channel.onmessage = (m) => {
-  if ((m as MessageEvent).data === 'open') open();
+  if ((m as { data?: unknown }).data === 'open') open();
 };
 
 export default async (task: PageTask) => {
