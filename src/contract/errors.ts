@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   upstream_actor_missing: { status: 503, message: "Live lookups are unavailable on the service's side." },
   upstream_misconfigured: { status: 503, message: "Live lookups are unavailable on the service's side." },
   live_lookups_capped: { status: 503, message: 'The daily live-lookup limit is reached; new lookups resume at 00:00 UTC. Cached properties still work.' },
+  overloaded: { status: 503, message: 'This instance is too busy to answer in time. Retry in a second.', retryAfter: 1 },
   store_unavailable: { status: 503, message: 'The usage and cache store is unreachable. Retry in 30 seconds.', retryAfter: 30 },
   upstream_timeout: { status: 504, message: 'The live lookup took too long. Safe to retry.' },
   batch_deadline: { status: 504, message: 'The item could not finish within the batch time limit. Retry it.' },

@@ -21,6 +21,12 @@
 // comes from the contract's error table. The connection itself is retried forever in the background
 // (every ≤ 1 s), so the same instance recovers by itself once Redis is back.
 //
+// A busy process is not a dead store: the command timeout is this file's own, not ioredis', and it
+// only blames the store for silence while this process was free to hear an answer (the event loop
+// spent at least half the window idle, waiting for I/O). A window the loop spent busy (a saturated
+// process: timers fire late, before the answer that is already in the socket is read) does not
+// count; after a few such windows the command is shed as 503 `overloaded` (retry-after 1 s).
+//
 // Key layout (P = the configured prefix, default `pl:`):
 //   P{acct}:account:<id>        JSON of the Account
 //   P{acct}:key:<keyHash>       → account id (the key index)
@@ -34,6 +40,7 @@
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
+import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
@@ -44,7 +51,10 @@ import type {
 export interface RedisStoreOptions {
   /** Prefix of every key (default `pl:`). Must not contain `{` or `}` (they would change the hash slot). */
   prefix?: string;
-  /** A command that has not answered within this time fails with store_unavailable (default 1000 ms). */
+  /**
+   * A command that has not answered within this time, while the event loop was mostly idle, fails
+   * with store_unavailable (default 1000 ms). Windows the loop spent busy do not count (see above).
+   */
   commandTimeoutMs?: number;
   /** TCP connect timeout (default 1000 ms). */
   connectTimeoutMs?: number;
@@ -65,6 +75,10 @@ const KEY_READ_ATTEMPTS = 3;
 const MAX_PENDING_UNLOCKS = 10_000;
 const PENDING_UNLOCK_MAX_AGE_MS = 10 * 60_000;
 const LEDGER_PAGE = 1000;
+/** Share of a timeout window the event loop must have spent idle for the store's silence to count. */
+const IDLE_SHARE = 0.5;
+/** Windows a command may wait while the process is too busy to judge the store, before it is shed. */
+const MAX_BUSY_WINDOWS = 5;
 
 // ---------------------------------------------------------------------------------------------
 // Lua. All integers cross as strings; replies are arrays of strings/integers.
@@ -223,7 +237,7 @@ export class RedisStore implements Store {
   /** Unlocks that failed (Redis unreachable): retried on reconnect, so no lock outlives its holder's intent. */
   private readonly pendingUnlocks = new Map<string, { key: string; token: string; since: number }>();
 
-  private constructor(private readonly redis: Redis, prefix: string) {
+  private constructor(private readonly redis: Redis, prefix: string, private readonly timeoutMs: number) {
     this.k = keyspace(prefix);
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
     redis.defineCommand('plCommit', { numberOfKeys: 4, lua: LUA_COMMIT });
@@ -248,7 +262,6 @@ export class RedisStore implements Store {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
-      commandTimeout: opts.commandTimeoutMs ?? 1000,
       connectTimeout: opts.connectTimeoutMs ?? 1000,
       retryStrategy: (times: number) => Math.min(times * 100, maxDelay),
       enableReadyCheck: true,
@@ -256,7 +269,7 @@ export class RedisStore implements Store {
     };
     const redis = new Redis(url, options);
     redis.on('error', (e: Error) => opts.onError?.(e));
-    const store = new RedisStore(redis, prefix);
+    const store = new RedisStore(redis, prefix, opts.commandTimeoutMs ?? 1000);
     // The first attempt may fail (Redis down): the retry strategy keeps trying in the background.
     const first = redis.connect().catch(() => undefined);
     await Promise.race([first, new Promise((resolve) => setTimeout(resolve, opts.startupWaitMs ?? 1500).unref())]);
@@ -508,13 +521,43 @@ export class RedisStore implements Store {
     }
   }
 
-  /** Runs one Redis call; any failure (down, timeout, reply error) becomes store_unavailable. */
-  private async run<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one Redis call; any failure (down, no answer, reply error) becomes store_unavailable, and
+   * a process too busy to read the answer sheds the call as overloaded (see the top of this file).
+   */
+  private run<T>(call: () => Promise<T>): Promise<T> {
+    let pending: Promise<T>;
     try {
-      return await call();
+      pending = call();
     } catch (e) {
-      throw unavailable(e);
+      return Promise.reject(unavailable(e));
     }
+    return new Promise<T>((resolve, reject) => {
+      let busyWindows = 0;
+      let since = performance.eventLoopUtilization();
+      const judge = () => {
+        const window = performance.eventLoopUtilization(since);
+        since = performance.eventLoopUtilization();
+        if (window.idle >= this.timeoutMs * IDLE_SHARE) {
+          reject(unavailable(new Error(`no answer within ${this.timeoutMs} ms`)));
+        } else if (++busyWindows >= MAX_BUSY_WINDOWS) {
+          reject(new LookupError('overloaded', { cause: new Error(`event loop busy for ${busyWindows} command windows`) }));
+        } else {
+          timer = setTimeout(judge, this.timeoutMs);
+        }
+      };
+      let timer = setTimeout(judge, this.timeoutMs);
+      pending.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(unavailable(e));
+        },
+      );
+    });
   }
 }
 
