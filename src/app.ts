@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
 import { registerGraphql } from './graphql/index.js';
-import { clientError, frameworkError, registerRest } from './http/index.js';
+import { clientError, Drain, frameworkError, registerRest } from './http/index.js';
 import { createLogger } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
 import type { Store } from './store/index.js';
@@ -31,18 +31,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
     flights: new SingleFlight(),
   };
+  const { headersTimeoutMs, requestTimeoutMs } = deps.config;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => core.newId(),
     requestIdHeader: false,
-    // A batch may run up to its deadline; keep the socket open a little longer than that.
-    requestTimeout: deps.config.batchDeadlineMs + 30_000,
-    return503OnClosing: true,
+    // The time a client has to send its request (headers, then body): Node checks only the receiving,
+    // never the answer, so a batch may work up to its own deadline.
+    requestTimeout: requestTimeoutMs,
+    http: {
+      headersTimeout: headersTimeoutMs,
+      // Node checks both limits on this tick; the default (30 s) would let a slow client overstay them.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+      // A missing Host is answered in the envelope (http/fallbacks.ts), not by Node's empty 400.
+      requireHostHeader: false,
+    },
+    // The drain answers in the envelope (http/drain.ts).
+    return503OnClosing: false,
     // HEAD would run (and bill) a whole lookup for a body nobody receives.
     exposeHeadRoutes: false,
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
   });
+  app.decorate('drain', new Drain());
   await registerRest(app, core);
   await registerGraphql(app, core);
   // The collector's page-reading workers stop with the app.

@@ -34,6 +34,14 @@ export interface Config {
   /** Worker threads that read listing pages, and how many pages may wait for one. */
   pageWorkers: number;
   pageQueueMax: number;
+  /** Time a client has to send a request's headers, and its whole request (headers and body). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** On SIGTERM: how long running requests may go on before their lookups are aborted. */
+  shutdownGraceMs: number;
+  /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
+  keylessBurst: number;
+  keylessPerSecond: number;
   liveLookupsEnabled: boolean;
   /** Service-wide live lookups per UTC day for free plans; null = unlimited. */
   dailyLiveLookupBudget: number | null;
@@ -74,6 +82,14 @@ const str = (env: Env, name: string): string | null => {
   return v ? v : null;
 };
 
+/** Node refuses a headers limit above the whole request's. */
+function timeouts(env: Env): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1);
+  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
+  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
 export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
 export const DEFAULT_SUGGEST_URL = 'https://www.zillowstatic.com/autocomplete/v3/suggestions';
 const DEV_SECRET = 'dev-only-secret-change-me';
@@ -102,6 +118,10 @@ export function loadConfig(env: Env = process.env): Config {
     lookupTimeoutMs: int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1),
     pageWorkers: int(env, 'PAGE_WORKERS', availableParallelism(), 1),
     pageQueueMax: int(env, 'PAGE_QUEUE_MAX', 128, 1),
+    ...timeouts(env),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000),
+    keylessBurst: int(env, 'KEYLESS_BURST', 60, 1),
+    keylessPerSecond: int(env, 'KEYLESS_PER_SECOND', 1, 1),
     liveLookupsEnabled: bool(env, 'LIVE_LOOKUPS_ENABLED', true),
     dailyLiveLookupBudget: optInt(env, 'DAILY_LIVE_LOOKUP_BUDGET'),
     paidDailyLiveLookupBudget: optInt(env, 'PAID_DAILY_LIVE_LOOKUP_BUDGET'),

@@ -14,13 +14,13 @@ export interface RunningService {
   app: FastifyInstance;
   store: Store;
   url: string;
+  /** The graceful stop (see shutdown): resolves once every connection is closed and the store is closed. */
   close(): Promise<void>;
 }
 
 const SWEEP_EVERY_MS = 60_000;
 
-export async function startService(config: Config): Promise<RunningService> {
-  const logger = createLogger(config.logLevel);
+export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
   if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set: API keys are hashed with a development secret');
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
@@ -44,10 +44,48 @@ export async function startService(config: Config): Promise<RunningService> {
     async close() {
       clearInterval(sweeper);
       seeding?.stop();
-      await app.close();
+      await shutdown(app, config.shutdownGraceMs);
       await store.close();
     },
   };
+}
+
+/** After the grace: how long aborted requests get to answer (their items fail unbilled) before sockets are cut. */
+const ABORTED_ANSWER_MS = 3_000;
+
+const timer = (ms: number): { done: Promise<void>; clear(): void } => {
+  let t: NodeJS.Timeout | undefined;
+  const done = new Promise<void>((resolve) => {
+    t = setTimeout(resolve, ms);
+    t.unref();
+  });
+  return { done, clear: () => clearTimeout(t) };
+};
+
+/**
+ * The graceful stop: no new connections; idle keep-alive sockets closed at once; requests arriving on
+ * open connections refused (503 shutting_down, readyz included); running requests answered, each
+ * closing its connection. Requests still running after `graceMs` have their lookups aborted, which
+ * releases their reservations, so their items fail unbilled; they get ABORTED_ANSWER_MS to answer,
+ * then any connection left is cut. Keep graceMs + ABORTED_ANSWER_MS under the orchestrator's grace
+ * period (compose: 40 s), or a SIGKILL may land between a charge and its answer.
+ */
+export async function shutdown(app: FastifyInstance, graceMs: number): Promise<void> {
+  app.drain.start();
+  const closed = app.close();
+  app.server.closeIdleConnections();
+  const grace = timer(graceMs);
+  const finished = await Promise.race([app.drain.whenIdle().then(() => true), grace.done.then(() => false)]);
+  grace.clear();
+  if (!finished) {
+    app.log.warn({ requests: app.drain.inFlight }, 'shutdown grace over: aborting the lookups still running');
+    app.drain.abortAll();
+  }
+  const cut = timer(finished ? graceMs : ABORTED_ANSWER_MS);
+  await Promise.race([closed, cut.done]);
+  cut.clear();
+  app.server.closeAllConnections();
+  await closed;
 }
 
 const SEED_RETRY_MS = 2_000;
@@ -74,15 +112,33 @@ async function seedWhenReachable(store: Store, file: string, secret: string, log
   return { stop: () => clearTimeout(timer) };
 }
 
-/** Stops cleanly on SIGINT/SIGTERM: no new requests, running ones finish, then the store closes. */
+/** Stops gracefully on SIGINT/SIGTERM (shutdown), then exits 0. */
 export function stopOnSignals(service: RunningService, extra: () => Promise<void> = async () => {}): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     service.app.log.info({ signal }, 'stopping');
-    service.close().then(extra).then(() => process.exit(0), () => process.exit(1));
+    service.close().then(extra).then(
+      () => {
+        service.app.log.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        service.app.log.error({ err }, 'stopping failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * Process warnings (deprecations, listener limits) as JSON log lines instead of Node's text on stderr,
+ * so every line the service writes can be parsed.
+ */
+export function logProcessWarnings(logger: Logger): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => logger.warn({ warning: { name: w.name, message: w.message, code: (w as NodeJS.ErrnoException).code } }, 'process warning'));
 }

@@ -53,3 +53,21 @@ export function requestError(code: string, message: string, details?: Record<str
     extensions: { code, ...(details ? { details } : {}), http: { status: 400, spec: true } },
   });
 }
+
+/**
+ * A whole response body in GraphQL's format for a refusal that never reached Yoga's executor (the
+ * HTTP layer's own answers on /graphql: a bad content-type, the drain, an empty 406/415 from Yoga).
+ */
+export function graphqlErrorBody(err: LookupError): { errors: Array<{ message: string; extensions: Record<string, unknown> }> } {
+  const retryAfter = err.retryAfterSeconds;
+  return {
+    errors: [{
+      message: err.message,
+      extensions: {
+        code: err.code,
+        ...(err.details === undefined ? {} : { details: err.details }),
+        ...(retryAfter === undefined ? {} : { retryAfter }),
+      },
+    }],
+  };
+}

@@ -10,6 +10,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
+import { stopSignal } from '../http/drain.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import type { GraphqlContext } from './builder.js';
 import { toGraphQLError } from './errors.js';
@@ -17,6 +18,9 @@ import { graphiqlOptions } from './graphiql.js';
 import { needsApiKey } from './lookup-count.js';
 import { useArmor } from './plugins/use-armor.js';
 import { useBatchedRequests } from './plugins/use-batched-requests.js';
+import { useHttpRefusals } from './plugins/use-http-refusals.js';
+import { useIntrospectionLimits } from './plugins/use-introspection-limits.js';
+import { useKeylessBudget } from './plugins/use-keyless-budget.js';
 import { useLookupLimit } from './plugins/use-lookup-limit.js';
 import { usePersisted } from './plugins/use-persisted.js';
 import { schema } from './schema/index.js';
@@ -74,7 +78,8 @@ export function buildYoga(core: CoreDeps) {
         try {
           return await openRequest(core, request.headers.get('x-api-key') ?? undefined, {
             requestId: req ? String(req.id) : core.newId(),
-            signal: request.signal,
+            // The client-gone signal, also aborted when the drain gives up on the request at shutdown.
+            signal: req ? stopSignal(req, request.signal) : request.signal,
             deadlineMs: core.config.batchDeadlineMs,
           });
         } catch (e) {
@@ -106,7 +111,10 @@ export function buildYoga(core: CoreDeps) {
       lookup: needsApiKey(params) ? await lookupContext(request, req) : null,
     }),
     plugins: [
+      useHttpRefusals(),
+      useKeylessBudget({ burst: core.config.keylessBurst, perSecond: core.config.keylessPerSecond, now: () => core.clock().getTime() }),
       useDeferStream(),
+      useIntrospectionLimits(),
       useArmor(),
       usePersisted(),
       useBatchedRequests<ServerContext>({

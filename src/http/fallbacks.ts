@@ -1,41 +1,120 @@
-// Everything that is not a route answers in the same envelope: unknown paths (404), known paths
-// with the wrong method (405), requests Fastify itself refused (a malformed URL, a bad body), and
-// requests Node's HTTP parser refused before Fastify saw them (oversized headers, garbage).
+// Everything that is not a route answers in the same envelope (on /graphql: in GraphQL's format), with
+// the v1 headers: unknown paths (404), known paths with the wrong method (405), requests Fastify itself
+// refused (a malformed URL, an unreadable body), and requests Node's HTTP server refused before Fastify
+// saw them (unparsable or oversized headers, a missing Host, an unsupported Expect, headers or body
+// too slow). Details say what the client can change, never a framework's or parser's internal code.
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bodyTooLarge, LookupError } from '../contract/index.js';
+import { bodyTooLarge, LookupError, toLookupError } from '../contract/index.js';
+import { graphqlErrorBody } from '../graphql/errors.js';
+import { GRAPHQL_PATH } from '../graphql/yoga.js';
 import { sendError, v1Headers } from './envelope.js';
 
+const isGraphql = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`);
+
+/** An error for this request, in the format of the face it was sent to. */
+export function answerError(request: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
+  if (!isGraphql(request.url)) return sendError(reply, e);
+  const err = toLookupError(e);
+  if (err.code === 'internal') reply.log.error({ err: e }, 'internal error');
+  const retryAfter = err.retryAfterSeconds;
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  return reply.code(err.status).type('application/json; charset=utf-8').send(graphqlErrorBody(err));
+}
+
 /** Fastify's `frameworkErrors` option: a malformed URL and the like, before routing. */
-export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // Refused before routing, so no hook runs for this reply.
   v1Headers(reply);
-  sendError(reply, new LookupError('bad_param', { message: 'The request URL is malformed.', details: { param: 'url', reason: error.code } }));
+  answerError(request, reply, new LookupError('bad_param', {
+    message: 'The request URL is malformed.',
+    details: { param: 'url', reason: 'the path or query is not valid percent-encoded UTF-8' },
+  }));
 }
+
+/** What a client can change, for each way Node's parser refuses a request. */
+function parserRefusal(code: string | undefined): LookupError {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new LookupError('request_timeout', { details: { reason: 'the headers or body did not arrive in time' } });
+    case 'HPE_HEADER_OVERFLOW':
+      return new LookupError('headers_too_large');
+    case 'HPE_INVALID_METHOD':
+      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'unknown HTTP method' } });
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'invalid content-length header' } });
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'invalid chunked body' } });
+    default:
+      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'not a valid HTTP/1.1 request' } });
+  }
+}
+
+function rawHead(e: LookupError, length: number): Record<string, string> {
+  const retryAfter = e.retryAfterSeconds;
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'x-api-version': 'v1',
+    'cache-control': 'no-store',
+    'x-request-id': randomUUID(),
+    ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
+    connection: 'close',
+    'content-length': String(length),
+  };
+}
+
+const envelopeText = (e: LookupError): string => JSON.stringify({ error: e.toBody(), meta: { took_ms: 0 } });
 
 /** Fastify's `clientErrorHandler`: the raw socket, as Node's parser gave up on the request. */
 export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
-  const e =
-    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new LookupError('request_timeout')
-      : err.code === 'HPE_HEADER_OVERFLOW'
-        ? new LookupError('headers_too_large')
-        : new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: err.code ?? 'parse error' } });
-  const body = JSON.stringify({ error: e.toBody(), meta: { took_ms: 0 } });
-  socket.end(
-    `HTTP/1.1 ${e.status} ${e.code}\r\ncontent-type: application/json; charset=utf-8\r\nx-api-version: v1\r\n` +
-      `cache-control: no-store\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
+  const e = parserRefusal(err.code);
+  const body = envelopeText(e);
+  const head = Object.entries(rawHead(e, Buffer.byteLength(body))).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${e.status} ${e.code}\r\n${head}\r\n${body}`);
+}
+
+/** Node's `checkExpectation`: an Expect other than 100-continue, refused (417) in the envelope. */
+function expectationFailed(_req: IncomingMessage, res: ServerResponse): void {
+  const e = new LookupError('expectation_failed', { details: { header: 'expect', supported: ['100-continue'] } });
+  const body = envelopeText(e);
+  res.writeHead(e.status, rawHead(e, Buffer.byteLength(body)));
+  res.end(body);
+}
+
+/** A Fastify error as the code a client can act on. */
+function fromFastifyError(error: FastifyError, request: FastifyRequest): LookupError {
+  if (error instanceof LookupError) return error;
+  const status = error.statusCode ?? 500;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return bodyTooLarge();
+  if (status === 415) return new LookupError('unsupported_media_type', { details: { header: 'content-type', supported: ['application/json'] } });
+  if (status >= 400 && status < 500) {
+    // Only the batch route and /graphql read bodies; anything wrong while reading one is the body's fault.
+    const code = request.method === 'POST' ? 'bad_body' : 'bad_param';
+    return new LookupError(code, { message: 'The request could not be read.', details: { reason: 'the body ended early or does not match its content-length' } });
+  }
+  return toLookupError(error);
 }
 
 export function fallbackHandlers(app: FastifyInstance): void {
+  app.server.on('checkExpectation', expectationFailed);
+
+  // HTTP/1.1 requires a Host header; Node's own refusal (requireHostHeader) would be an empty 400.
+  app.addHook('onRequest', (request, reply, next) => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return next();
+    answerError(request, reply, new LookupError('bad_param', { message: 'Send a Host header.', details: { header: 'host', reason: 'missing' } }));
+  });
+
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     const allowed = (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).filter((m) => app.hasRoute({ url: path, method: m }));
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
+      // The server's own 405, in the envelope on every path (/graphql included: docs/graphql.md).
       return sendError(reply, new LookupError('method_not_allowed', {
         message: `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`,
         details: { allowed },
@@ -44,14 +123,5 @@ export function fallbackHandlers(app: FastifyInstance): void {
     return sendError(reply, new LookupError('route_not_found', { message: `No route ${request.method} ${path}.`, details: { path } }));
   });
 
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
-    if (error instanceof LookupError) return sendError(reply, error);
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, bodyTooLarge());
-    }
-    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendError(reply, new LookupError('bad_param', { message: error.message, details: { reason: error.code ?? 'bad request' } }));
-    }
-    return sendError(reply, error);
-  });
+  app.setErrorHandler((error: FastifyError, request, reply) => answerError(request, reply, fromFastifyError(error, request)));
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { CoreDeps } from '../lookup/index.js';
 import { docsRoutes } from './docs.js';
+import { drainHooks } from './drain.js';
 import { v1Headers } from './envelope.js';
 import { fallbackHandlers } from './fallbacks.js';
 import { accountRoute } from './routes/account.js';
@@ -12,6 +13,7 @@ import { propertyRoute } from './routes/property.js';
 export { buildOpenApi } from './openapi.js';
 export { sendError } from './envelope.js';
 export { clientError, frameworkError } from './fallbacks.js';
+export { Drain, stopSignal } from './drain.js';
 
 export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -19,6 +21,7 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promis
     return payload;
   });
   fallbackHandlers(app);
+  drainHooks(app);
   healthRoutes(app, deps);
   propertyRoute(app, deps);
   await batchRoute(app, deps);

@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 
 export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
+  // The request's stop controller: the drain aborts it too, when it gives up on the request at shutdown.
+  const controller = request.server.drain.controllerOf(request);
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
   });

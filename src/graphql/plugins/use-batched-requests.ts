@@ -5,6 +5,7 @@
 //    key (401) or a store that is down (503, retry-after) fails the whole response with that status
 //    (per operation, Yoga would answer 200 with one error per operation);
 // 3. the lookups of all operations count together against the batch limit (too_many_items).
+// A single operation that needs a key and has none is refused here too, before validation.
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
@@ -30,7 +31,12 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(op
     onRequestParse({ request, serverContext }) {
       return {
         async onRequestParseDone({ requestParserResult }) {
-          if (!Array.isArray(requestParserResult)) return;
+          if (!Array.isArray(requestParserResult)) {
+            // A single operation is authenticated by the context factory, after validation; without a
+            // key at all it is refused here, so a keyless client never makes the server validate.
+            if (!request.headers.has('x-api-key') && needsApiKey(requestParserResult as OperationParams)) await opts.authenticate(request, serverContext);
+            return;
+          }
           const operations = requestParserResult as OperationParams[];
           if (operations.length > opts.maxOperations) {
             throw toGraphQLError(

@@ -17,6 +17,11 @@ function parseJson(text: unknown): unknown {
 
 export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   await app.register(async (scope) => {
+    // Any content-type is read as JSON (README), even one Fastify cannot parse ("aaaa", a list).
+    scope.addHook('onRequest', (request, _reply, next) => {
+      request.raw.headers['content-type'] = 'application/json';
+      next();
+    });
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
     scope.post('/v1/portal/batch', async (request, reply) => {
