@@ -1,4 +1,5 @@
 // The per-request context every lookup runs in, built the same way by REST and GraphQL.
+import { setMaxListeners } from 'node:events';
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -63,11 +64,17 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
     requestId: opts.requestId,
     logger: deps.logger.child({ reqId: opts.requestId, account: account.id }),
     signal: opts.signal ?? new AbortController().signal,
-    deadline: opts.deadlineMs === undefined ? null : AbortSignal.timeout(opts.deadlineMs),
+    deadline: opts.deadlineMs === undefined ? null : fannedOut(AbortSignal.timeout(opts.deadlineMs)),
     limiter: new Limiter(deps.config.batchConcurrency),
     cache: createCacheLoader(deps.store),
     homes: new Map<string, Promise<Loaded>>(),
     reported: new Set<string>(),
   };
   return ctx;
+}
+
+/** Every item of a request listens to its deadline: up to a batch's worth of listeners is the design. */
+function fannedOut(signal: AbortSignal): AbortSignal {
+  setMaxListeners(0, signal);
+  return signal;
 }
