@@ -39,6 +39,13 @@ export interface Config {
   requestTimeoutMs: number;
   /** On SIGTERM: how long running requests may go on before their lookups are aborted. */
   shutdownGraceMs: number;
+  /**
+   * Lifetime of a held reservation and of a single-flight lock unless their holder renews them
+   * (every third of it while alive): a crashed instance's are freed this long after its last renewal.
+   */
+  leaseTtlMs: number;
+  /** How long a lookup refused while the account's lookups in flight hold what it needs waits for them to settle. */
+  creditWaitMs: number;
   /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
   keylessBurst: number;
   keylessPerSecond: number;
@@ -55,6 +62,13 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both. */
+function leases(env: Env): { leaseTtlMs: number; creditWaitMs: number } {
+  const leaseTtlMs = int(env, 'LEASE_TTL_MS', 6_000, 300);
+  const lookupTimeoutMs = int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1);
+  return { leaseTtlMs, creditWaitMs: int(env, 'CREDIT_WAIT_MS', lookupTimeoutMs + leaseTtlMs + 5_000) };
+}
 
 const int = (env: Env, name: string, fallback: number, min = 0): number => {
   const v = env[name];
@@ -120,6 +134,7 @@ export function loadConfig(env: Env = process.env): Config {
     pageQueueMax: int(env, 'PAGE_QUEUE_MAX', 128, 1),
     ...timeouts(env),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000),
+    ...leases(env),
     keylessBurst: int(env, 'KEYLESS_BURST', 60, 1),
     keylessPerSecond: int(env, 'KEYLESS_PER_SECOND', 1, 1),
     liveLookupsEnabled: bool(env, 'LIVE_LOOKUPS_ENABLED', true),

@@ -42,10 +42,12 @@ export function reserveRequest(
       scope: paid ? 'paid' : 'service',
       cap: paid ? config.paidDailyLiveLookupBudget : config.dailyLiveLookupBudget,
     },
-    // Outlives the longest live lookup, so only a crashed holder's reservation is ever swept.
-    ttlMs: Math.max(config.lookupTimeoutMs, config.batchDeadlineMs) + 60_000,
+    // A lease: its holder renews it while alive (lookup/leases.ts), so only a crashed holder's is swept.
+    ttlMs: config.leaseTtlMs,
   };
 }
+
+const usd = (amount: number): number => Math.round(amount * 100) / 100;
 
 const nextMidnightUtc = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 
@@ -60,15 +62,21 @@ export function refusal(result: Exclude<ReserveResult, { ok: true }>, account: A
           plan: account.plan,
           upgrade_url: config.upgradeUrl,
           ...(account.paymentFailing ? { reason: 'payment_failing' } : {}),
+          // Only once the wait for them ran out: lookups still running hold the rest.
+          ...(result.inFlight > 0 ? { in_flight_lookups: result.inFlight } : {}),
         },
       });
     case 'spend_limit_reached':
+      // What the refusal was based on: the overage charged, plus the lookups in flight that would be
+      // charged as overage if they all succeed (the limit can never be passed, whatever they do).
       return new LookupError('spend_limit_reached', {
         details: {
           spend_limit_usd: account.spendLimitUsd,
           overage_rate_usd: account.overageRateUsd,
-          overage_used_usd: Math.round(result.overageUsed * account.overageRateUsd * 100) / 100,
+          overage_used_usd: usd(result.overageUsed * account.overageRateUsd),
           overage_lookups: result.overageUsed,
+          overage_in_flight_lookups: result.overageInFlight,
+          overage_in_flight_usd: usd(result.overageInFlight * account.overageRateUsd),
           dashboard_url: config.dashboardUrl,
         },
       });

@@ -1,10 +1,12 @@
 // A live lookup: reserve → single flight → read → cache → commit (or release on any failure).
+// Reservations and locks are leases renewed while this process lives (holdings.ts).
 import { LookupError, toLookupError, type LookupOptions } from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
-import type { CacheEntry, LedgerEntry } from '../store/index.js';
+import type { CacheEntry, LedgerEntry, ReserveResult, VoidRef } from '../store/index.js';
 import { readCache } from './cache.js';
 import type { RequestContext } from './context.js';
+import { holdingsOf, type Holdings } from './holdings.js';
 import { lockKey, zpidKey } from './keys.js';
 
 export interface Loaded {
@@ -34,21 +36,84 @@ export interface LiveRequest {
 export interface Reservation {
   id: string;
   kind: 'included' | 'overage';
+  /** What it takes to void it if its commit goes unanswered. */
+  ref: VoidRef;
 }
 
 const POLL_MS = 150;
+/** Ledger search for an unanswered commit starts this long before the reservation (clock skew between instances). */
+const CLOCK_SKEW_MS = 60_000;
+const CREDIT_POLL_MIN_MS = 50;
+const CREDIT_POLL_MAX_MS = 1_000;
 
-/** Holds one credit and one daily-budget slot for a live lookup, or throws the plan's refusal. */
-export async function reserve(ctx: RequestContext): Promise<Reservation> {
+const holdings = (ctx: RequestContext): Holdings => holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
+
+/** A refusal that may not be final: the account's lookups in flight hold what this one needs. */
+class HeldInFlight extends Error {
+  constructor(readonly refusal: LookupError) {
+    super(refusal.message);
+  }
+}
+
+const heldInFlight = (r: Exclude<ReserveResult, { ok: true }>): boolean => r.reason !== 'live_lookups_capped' && r.inFlight > 0;
+
+/**
+ * Waits for an account's lookups in flight to settle, so a lookup is refused only for credits that
+ * are really used up (spec 7: 402 "used up"). Bounded by CREDIT_WAIT_MS (lookups in flight settle
+ * within the lookup timeout, a crashed holder's within the lease) and by the request's deadline
+ * (then batch_deadline, never a 402 that might be wrong); past the bound, the refusal says how many
+ * lookups were still in flight.
+ */
+class CreditWait {
+  private readonly until: number;
+  private pause = CREDIT_POLL_MIN_MS;
+
+  constructor(private readonly ctx: RequestContext) {
+    this.until = Date.now() + ctx.deps.config.creditWaitMs;
+  }
+
+  async next(held: HeldInFlight): Promise<void> {
+    if (Date.now() >= this.until) throw held.refusal;
+    // A crashed holder's reservations come back once their lease lapses: a waiter sweeps them itself.
+    await this.ctx.deps.store.sweep().catch(() => 0);
+    await sleep(this.pause, this.ctx);
+    this.pause = Math.min(this.pause * 2, CREDIT_POLL_MAX_MS);
+    throwIfAborted(this.ctx);
+  }
+}
+
+/** Holds one credit and one daily-budget slot (a lease), or throws the plan's refusal or HeldInFlight. */
+async function reserveOnce(ctx: RequestContext): Promise<Reservation> {
   const { store, config, clock } = ctx.deps;
   const now = clock();
   const id = ctx.deps.newId();
-  const result = await store.reserve(reserveRequest(ctx.account, config, now, id));
-  if (!result.ok) throw refusal(result, ctx.account, config, now);
-  return { id, kind: result.kind };
+  const since = Date.now() - CLOCK_SKEW_MS;
+  const request = reserveRequest(ctx.account, config, now, id);
+  const result = await store.reserve(request);
+  if (!result.ok) {
+    const err = refusal(result, ctx.account, config, now);
+    throw heldInFlight(result) ? new HeldInFlight(err) : err;
+  }
+  holdings(ctx).holdReservation(id);
+  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope, since };
+  return { id, kind: result.kind, ref };
+}
+
+/** Holds one credit and one daily-budget slot for a live lookup, waiting for lookups in flight if they hold them. */
+export async function reserve(ctx: RequestContext): Promise<Reservation> {
+  const wait = new CreditWait(ctx);
+  for (;;) {
+    try {
+      return await reserveOnce(ctx);
+    } catch (e) {
+      if (!(e instanceof HeldInFlight)) throw e;
+      await wait.next(e);
+    }
+  }
 }
 
 export async function release(ctx: RequestContext, r: Reservation): Promise<void> {
+  holdings(ctx).dropReservation(r.id);
   await ctx.deps.store.release(r.id).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId: r.id }, 'release failed; the sweep will return it'));
 }
 
@@ -65,10 +130,20 @@ export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise
     held = undefined;
     return r;
   };
+  const credits = new CreditWait(ctx);
   try {
     for (;;) {
       const running = flights.join<Loaded>(req.homeKey);
-      if (!running) return await flights.lead(req.homeKey, () => leadAcrossInstances(ctx, req, take));
+      if (!running) {
+        try {
+          return await flights.lead(req.homeKey, () => leadAcrossInstances(ctx, req, take));
+        } catch (e) {
+          if (!(e instanceof HeldInFlight)) throw e;
+          // Waited for outside the flight and the lock: other accounts asking for this home go on.
+          await credits.next(e);
+          continue;
+        }
+      }
       try {
         return asFollower(await running, req);
       } catch (e) {
@@ -81,6 +156,7 @@ export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise
 }
 
 function notOurs(e: unknown): boolean {
+  if (e instanceof HeldInFlight) return true;
   const le = toLookupError(e);
   return NOT_OURS.has(le.code) || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
 }
@@ -89,17 +165,19 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
   const { store, config } = ctx.deps;
   const token = ctx.deps.newId();
   const lock = lockKey(req.homeKey);
-  const ttl = config.lookupTimeoutMs + 10_000;
-  const waitUntil = Date.now() + ttl;
+  // A live holder finishes within the lookup timeout; a crashed one's lock lapses within the lease.
+  const waitUntil = Date.now() + config.lookupTimeoutMs + config.leaseTtlMs;
   for (;;) {
     throwIfAborted(ctx);
-    if (await store.tryLock(lock, token, ttl)) {
+    if (await store.tryLock(lock, token, config.leaseTtlMs)) {
+      holdings(ctx).holdLock(lock, token);
       try {
         // The previous holder may have cached the home just before letting go of the lock.
         const [cached] = await readCache(store, [req.homeKey]);
         if (cached) return asFollower({ entry: cached.entry, entryKey: cached.entryKey, cacheKey: req.reportAs ?? cached.entryKey, cached: true, credits: 0 }, req);
-        return await readAndCharge(ctx, req, take() ?? (await reserve(ctx)));
+        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)));
       } finally {
+        holdings(ctx).dropLock(lock, token);
         await store.unlock(lock, token).catch(() => undefined);
       }
     }
@@ -146,7 +224,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
       await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);
     }
     commitSent = true;
-    const charged = await commitOnce(ctx, {
+    const charged = await commitOnce(ctx, reservation, {
       reservationId: reservation.id,
       accountId: ctx.account.id,
       cacheKey: entryKey,
@@ -161,34 +239,24 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   }
 }
 
-const COMMIT_RETRY_MS = [200, 400, 800, 1600];
-
 /**
- * Records the charge exactly once. A first answer of false means the reservation was gone before
- * the commit (the store lost it): not charged, so the home is served free. When the answer is lost
- * (the store went away mid-commit) the commit is sent again; it only acts on a held reservation, so
- * true or false then both mean the charge is recorded. If the store stays away the outcome is
- * unknown: the home is served (it is read and cached) rather than an error that might have been
- * billed, and a charge that was never recorded is returned by the sweep.
+ * Records the charge exactly once; true when it is recorded. An answer of false means the
+ * reservation was gone before the commit (its lease lapsed and it was swept): not charged, so the
+ * home is served free. When the answer is lost (the store went away or did not answer) the charge
+ * may or may not be recorded: the home is served (it is read and cached) with credits 0, and the
+ * reservation is voided (holdings.ts: released if held, its charge taken back if recorded) as soon
+ * as the store answers. So meta.credits always equals what the ledger ends up holding.
  */
-async function commitOnce(ctx: RequestContext, ledger: LedgerEntry): Promise<boolean> {
-  const { store } = ctx.deps;
+async function commitOnce(ctx: RequestContext, reservation: Reservation, ledger: LedgerEntry): Promise<boolean> {
   try {
-    const held = await store.commit(ledger);
+    const held = await ctx.deps.store.commit(ledger);
+    holdings(ctx).dropReservation(reservation.id);
     if (!held) ctx.logger.warn({ reservationId: ledger.reservationId }, 'reservation vanished before commit; served without charge');
     return held;
-  } catch (first) {
-    for (const wait of COMMIT_RETRY_MS) {
-      await new Promise((r) => setTimeout(r, wait));
-      try {
-        await store.commit(ledger);
-        return true;
-      } catch {
-        // still unreachable; try again
-      }
-    }
-    ctx.logger.error({ err: first, reservationId: ledger.reservationId }, 'charge outcome unknown: the store stayed unreachable');
-    return true;
+  } catch (err) {
+    ctx.logger.error({ err, reservationId: ledger.reservationId }, 'commit unanswered: the home is served free and the charge taken back');
+    holdings(ctx).voidReservation(reservation.ref);
+    return false;
   }
 }
 

@@ -6,7 +6,7 @@
 // forever, as in Redis.
 import type { ErrorBody } from '../contract/index.js';
 import type {
-  Account, CacheEntry, LedgerEntry, ReserveRequest, ReserveResult, Store, UsageCounters,
+  Account, CacheEntry, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
 
 interface Expiring<T> { value: T; expiresAt: number }
@@ -134,6 +134,29 @@ export class MemoryStore implements Store {
     return true;
   }
 
+  async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
+    if (await this.release(ref.reservationId)) return 'released';
+    const i = this.ledgerEntries.findIndex((e) => e.reservationId === ref.reservationId);
+    if (i < 0) return 'none';
+    const [charge] = this.ledgerEntries.splice(i, 1);
+    const u = this.bucket(charge!.accountId, ref.period);
+    u.used -= 1;
+    if (charge!.kind === 'overage') u.overageUsed -= 1;
+    const budget = this.liveEntry(this.budgets, `${ref.scope}:${ref.day}`);
+    if (budget && budget.value > 0) budget.value -= 1;
+    return 'voided';
+  }
+
+  async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
+    const lost: string[] = [];
+    for (const id of ids) {
+      const r = this.reservations.get(id);
+      if (r) r.expiresAt = this.clock() + ttlMs;
+      else lost.push(id);
+    }
+    return lost;
+  }
+
   /** Releases expired reservations, and drops every expired key (cache, aliases, memos, locks, budgets). */
   async sweep(): Promise<number> {
     const now = this.clock();
@@ -180,6 +203,16 @@ export class MemoryStore implements Store {
     if (this.live(this.locks, key) === token) this.locks.delete(key);
   }
 
+  async renewLocks(locks: readonly LockRef[], ttlMs: number): Promise<string[]> {
+    const lost: string[] = [];
+    for (const { key, token } of locks) {
+      const lock = this.liveEntry(this.locks, key);
+      if (lock && lock.value === token) lock.expiresAt = this.clock() + ttlMs;
+      else lost.push(key);
+    }
+    return lost;
+  }
+
   private bucket(accountId: string, period: string): UsageCounters {
     const k = `${accountId}:${period}`;
     let u = this.usageBuckets.get(k);
@@ -223,11 +256,11 @@ function decideReserve(
 ): 'included' | 'overage' | Exclude<ReserveResult, { ok: true }> {
   const remaining = Math.max(0, req.included - (u.used - u.overageUsed));
   if (u.reserved < remaining) return 'included';
-  if (!req.overage) return { ok: false, reason: 'credits_exhausted' };
+  if (!req.overage) return { ok: false, reason: 'credits_exhausted', inFlight: u.reserved };
   const limit = req.overage.spendLimitMicroUsd;
-  const worstOverage = u.overageUsed + (u.reserved + 1 - remaining);
-  if (limit !== null && worstOverage * req.overage.rateMicroUsd > limit) {
-    return { ok: false, reason: 'spend_limit_reached', overageUsed: u.overageUsed };
+  const overageInFlight = u.reserved - remaining;
+  if (limit !== null && (u.overageUsed + overageInFlight + 1) * req.overage.rateMicroUsd > limit) {
+    return { ok: false, reason: 'spend_limit_reached', overageUsed: u.overageUsed, overageInFlight, inFlight: u.reserved };
   }
   return 'overage';
 }

@@ -45,7 +45,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
 import type {
-  Account, CacheEntry, LedgerEntry, ReserveRequest, ReserveResult, Store, UsageCounters,
+  Account, CacheEntry, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
 
 export interface RedisStoreOptions {
@@ -111,11 +111,11 @@ elseif ARGV[5] == '1' then
   local rate = tonumber(ARGV[6])
   local limit = tonumber(ARGV[7])
   if limit >= 0 and (overageUsed + reserved + 1 - remaining) * rate > limit then
-    return {0, 'spend_limit_reached', overageUsed}
+    return {0, 'spend_limit_reached', overageUsed, reserved - remaining, reserved}
   end
   kind = 'overage'
 else
-  return {0, 'credits_exhausted'}
+  return {0, 'credits_exhausted', reserved}
 end
 local cap = tonumber(ARGV[10])
 local spent = tonumber(redis.call('GET', KEYS[3])) or 0
@@ -217,6 +217,49 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `;
 
+/** KEYS: 1 lock. ARGV: 1 token, 2 ttl ms. Reply: 1 renewed | 0 not held under this token. */
+const LUA_RENEW_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
+/**
+ * Moves a held reservation's expiry (server clock) to ttl from now.
+ * KEYS: 1 reservation record, 2 reservations-by-expiry zset. ARGV: 1 reservationId, 2 ttl ms.
+ * Reply: 1 renewed | 0 not held
+ */
+const LUA_RENEW_RESERVATION = `
+if not redis.call('HGET', KEYS[1], 'kind') then return 0 end
+local t = redis.call('TIME')
+local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2]))
+redis.call('HSET', KEYS[1], 'expires_at', expiresAt)
+redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
+return 1
+`;
+
+/**
+ * Takes back a charge: the ledger entry (checked to be the reservation's) and its counters.
+ * KEYS: 1 ledger stream, 2 the reservation's usage bucket, 3 its daily budget counter
+ * ARGV: 1 the entry's stream id, 2 reservationId
+ * Reply: 1 taken back | 0 no such entry
+ */
+const LUA_VOID_CHARGE = `
+local found = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
+if #found == 0 then return 0 end
+local f = found[1][2]
+local reservation, kind
+for i = 1, #f, 2 do
+  if f[i] == 'reservation' then reservation = f[i + 1] elseif f[i] == 'kind' then kind = f[i + 1] end
+end
+if reservation ~= ARGV[2] then return 0 end
+redis.call('XDEL', KEYS[1], ARGV[1])
+redis.call('HINCRBY', KEYS[2], 'used', -1)
+if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_used', -1) end
+local spent = tonumber(redis.call('GET', KEYS[3]))
+if spent and spent > 0 then redis.call('DECR', KEYS[3]) end
+return 1
+`;
+
 type Reply = string | number | null;
 
 interface ScriptCommands {
@@ -226,6 +269,14 @@ interface ScriptCommands {
   plExpired(...args: string[]): Promise<string[]>;
   plPutAccount(...args: string[]): Promise<number>;
   plUnlock(...args: string[]): Promise<number>;
+  plVoidCharge(...args: string[]): Promise<number>;
+}
+
+/** Lease renewals go in one pipeline per beat. */
+interface PipelineScripts {
+  plRenewReservation(...args: string[]): PipelineScripts;
+  plRenewLock(...args: string[]): PipelineScripts;
+  exec(): Promise<[Error | null, unknown][] | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -245,6 +296,9 @@ export class RedisStore implements Store {
     redis.defineCommand('plExpired', { numberOfKeys: 1, lua: LUA_EXPIRED });
     redis.defineCommand('plPutAccount', { numberOfKeys: 4, lua: LUA_PUT_ACCOUNT });
     redis.defineCommand('plUnlock', { numberOfKeys: 1, lua: LUA_UNLOCK });
+    redis.defineCommand('plRenewLock', { numberOfKeys: 1, lua: LUA_RENEW_LOCK });
+    redis.defineCommand('plRenewReservation', { numberOfKeys: 2, lua: LUA_RENEW_RESERVATION });
+    redis.defineCommand('plVoidCharge', { numberOfKeys: 3, lua: LUA_VOID_CHARGE });
     this.scripts = redis as unknown as ScriptCommands;
     redis.on('ready', () => this.retryUnlocks());
   }
@@ -389,13 +443,14 @@ export class RedisStore implements Store {
         String(BUDGET_KEY_TTL_MS),
       ),
     );
-    const [ok, what, extra] = reply;
+    const [ok, what, ...figures] = reply;
     if (Number(ok) === 1) return { ok: true, kind: what === 'overage' ? 'overage' : 'included' };
+    const [a, b, c] = figures.map((n) => Number(n ?? 0));
     switch (what) {
       case 'credits_exhausted':
-        return { ok: false, reason: 'credits_exhausted' };
+        return { ok: false, reason: 'credits_exhausted', inFlight: a ?? 0 };
       case 'spend_limit_reached':
-        return { ok: false, reason: 'spend_limit_reached', overageUsed: Number(extra ?? 0) };
+        return { ok: false, reason: 'spend_limit_reached', overageUsed: a ?? 0, overageInFlight: b ?? 0, inFlight: c ?? 0 };
       case 'live_lookups_capped':
         return { ok: false, reason: 'live_lookups_capped' };
       default:
@@ -439,6 +494,43 @@ export class RedisStore implements Store {
       for (const id of ids) if (await this.release(id)) total++;
       if (ids.length < SWEEP_BATCH) return total;
     }
+  }
+
+  async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
+    if (await this.release(ref.reservationId)) return 'released';
+    const streamId = await this.ledgerEntryOf(ref.reservationId, ref.since);
+    if (streamId === null) return 'none';
+    const n = await this.run(() =>
+      this.scripts.plVoidCharge(this.k.ledger, this.k.usage(ref.accountId, ref.period), this.k.budget(ref.scope, ref.day), streamId, ref.reservationId),
+    );
+    return Number(n) === 1 ? 'voided' : 'none';
+  }
+
+  /** The stream id of the reservation's charge, searching the ledger from `since` (ms). */
+  private async ledgerEntryOf(reservationId: string, since: number): Promise<string | null> {
+    let start = `${Math.max(0, Math.floor(since))}-0`;
+    for (;;) {
+      const page = await this.run(() => this.redis.xrange(this.k.ledger, start, '+', 'COUNT', LEDGER_PAGE));
+      for (const [id, fields] of page) if (ledgerEntry(fields).reservationId === reservationId) return id;
+      if (page.length < LEDGER_PAGE) return null;
+      start = `(${page[page.length - 1]![0]}`;
+    }
+  }
+
+  async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const p = this.redis.pipeline() as unknown as PipelineScripts;
+    for (const id of ids) p.plRenewReservation(this.k.reservation(id), this.k.reservationsByExpiry, id, ms(ttlMs));
+    const replies = await this.run(() => p.exec());
+    return ids.filter((_, i) => Number(replies?.[i]?.[1]) !== 1);
+  }
+
+  async renewLocks(locks: readonly LockRef[], ttlMs: number): Promise<string[]> {
+    if (locks.length === 0) return [];
+    const p = this.redis.pipeline() as unknown as PipelineScripts;
+    for (const l of locks) p.plRenewLock(this.k.lock(l.key), l.token, ms(ttlMs));
+    const replies = await this.run(() => p.exec());
+    return locks.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((l) => l.key);
   }
 
   async usage(accountId: string, period: string): Promise<UsageCounters> {

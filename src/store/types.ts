@@ -52,8 +52,13 @@ export interface ReserveRequest {
 export type ReserveResult =
   /** `kind`: what the lookup is held as; the kind charged is decided at commit. */
   | { ok: true; kind: 'included' | 'overage' }
-  | { ok: false; reason: 'credits_exhausted' }
-  | { ok: false; reason: 'spend_limit_reached'; overageUsed: number }
+  /** `inFlight`: the bucket's lookups held in flight; while there are some, the refusal may not be final. */
+  | { ok: false; reason: 'credits_exhausted'; inFlight: number }
+  /**
+   * Based on `overageUsed` (charged) plus `overageInFlight` (lookups in flight that would be charged
+   * as overage were they all to succeed).
+   */
+  | { ok: false; reason: 'spend_limit_reached'; overageUsed: number; overageInFlight: number; inFlight: number }
   | { ok: false; reason: 'live_lookups_capped' };
 
 export interface LedgerEntry {
@@ -64,6 +69,20 @@ export interface LedgerEntry {
   /** The kind charged, decided by the store at commit (a caller's value is ignored). */
   kind: 'included' | 'overage';
   at: string;
+}
+
+export interface VoidRef {
+  reservationId: string;
+  accountId: string;
+  period: string;
+  day: string;
+  scope: 'service' | 'paid';
+  since: number;
+}
+
+export interface LockRef {
+  key: string;
+  token: string;
 }
 
 export interface UsageCounters {
@@ -111,6 +130,14 @@ export interface Store {
   commit(entry: LedgerEntry): Promise<boolean>;
   /** Gives a held reservation back; false if it was not held. */
   release(reservationId: string): Promise<boolean>;
+  /**
+   * For a reservation whose commit went unanswered: released if still held, or its charge taken back
+   * (ledger entry and counters) if the commit was applied. `since` (ms) bounds the ledger search: a
+   * time before the reservation was made, allowing for clock skew.
+   */
+  voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'>;
+  /** Extends held reservations' leases to `ttlMs` from now; returns the ids that are no longer held. */
+  renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]>;
   /** Releases reservations past their ttl (after a crash); returns how many. The memory store also drops its expired keys. */
   sweep(): Promise<number>;
   usage(accountId: string, period: string): Promise<UsageCounters>;
@@ -121,4 +148,6 @@ export interface Store {
   /** Single flight across instances: an expiring lock that only the token's owner can release. */
   tryLock(key: string, token: string, ttlMs: number): Promise<boolean>;
   unlock(key: string, token: string): Promise<void>;
+  /** Extends locks this token holds to `ttlMs` from now; returns the keys no longer held under their token. */
+  renewLocks(locks: readonly LockRef[], ttlMs: number): Promise<string[]>;
 }

@@ -2,8 +2,10 @@
 // passed on to another account that asked for the same home at the same time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, type ReserveRequest, type ReserveResult } from '../../src/store/index.js';
+import { startReplayServer } from '../../src/replay/server.js';
 import { forSaleItem, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
-import { startTestService, q, type TestService } from '../helpers/service.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { startTestService, q, type ReplayServer, type TestService } from '../helpers/service.js';
 
 let svc: TestService | undefined;
 let platform: FakeActorPlatform | undefined;
@@ -67,5 +69,90 @@ describe('two accounts ask for the same uncached home at once', () => {
     expect(p.status).toBe(402);
     expect(r.status).toBe(200);
     expect(r.body.meta.credits).toBe(1);
+  });
+});
+
+/** The real in-memory store, counting the reservations it refuses (a gate for the test, nothing changed). */
+class CountingStore extends MemoryStore {
+  refusals = 0;
+  private waiters: Array<{ n: number; wake: () => void }> = [];
+  override async reserve(req: ReserveRequest): Promise<ReserveResult> {
+    const result = await super.reserve(req);
+    if (!result.ok) {
+      this.refusals += 1;
+      for (const w of this.waiters.filter((x) => x.n <= this.refusals)) w.wake();
+    }
+    return result;
+  }
+  refused(n: number): Promise<void> {
+    return this.refusals >= n ? Promise.resolve() : new Promise((wake) => this.waiters.push({ n, wake }));
+  }
+}
+
+describe('credits held by lookups in flight are not used up (issue 9.2)', () => {
+  let proxy: GatedProxy | undefined;
+  let site: ReplayServer | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    await site?.close();
+    proxy = undefined;
+    site = undefined;
+  });
+
+  const GOOD = ['2146993218', '15192198', '114303858', '450233440', '999000101'];
+  const FAILING = Array.from({ length: 10 }, (_, i) => String(888000001 + i)); // no such homes: not_found
+
+  async function start(store: MemoryStore, env: Record<string, string> = {}) {
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin);
+    svc = await startTestService({
+      store, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, ...env },
+      accounts: { five: { key: 'five_key_000001', plan: 'free', allotment: 5 } },
+    });
+    return svc;
+  }
+  const lookup = (s: TestService, zpid: string) =>
+    s.get(`/v1/portal/property?zpid=${zpid}`, s.keys.five).then((r) => ({ zpid, status: r.status, code: r.body?.error?.code ?? null, credits: r.body?.meta?.credits ?? 0 }));
+
+  it('5 failing lookups hold the whole allotment while 5 good ones arrive: the good ones wait, then are served and billed', async () => {
+    const store = new CountingStore();
+    const s = await start(store);
+    const failing = FAILING.slice(0, 5).map((z) => lookup(s, z));
+    await proxy!.arrived(5); // every credit is held by a lookup in flight
+    const good = GOOD.map((z) => lookup(s, z));
+    await store.refused(5); // each good one was refused once: credits in flight, not used up
+    proxy!.open();
+    const [f, g] = [await Promise.all(failing), await Promise.all(good)];
+    for (const o of f) expect(o).toMatchObject({ status: 404, code: 'not_found' });
+    for (const o of g) expect(o, JSON.stringify(o)).toMatchObject({ status: 200, credits: 1 });
+    const account = (await s.get('/v1/account', s.keys.five)).body.data;
+    expect(account).toMatchObject({ used: 5, remaining: 0 });
+    expect(await store.ledger()).toHaveLength(5);
+    expect((await s.get('/v1/portal/property?zpid=999000102', s.keys.five)).body.error.code).toBe('credits_exhausted');
+  });
+
+  it('10 failing and 5 good lookups sent together (allotment 5): all 5 good served, no 402', async () => {
+    const store = new CountingStore();
+    const s = await start(store);
+    proxy!.open();
+    const all = await Promise.all([...FAILING, ...GOOD].map((z) => lookup(s, z)));
+    console.info('[billing/in-flight]', JSON.stringify({ refusals: store.refusals }));
+    for (const o of all.filter((x) => FAILING.includes(x.zpid))) expect(o).toMatchObject({ status: 404, code: 'not_found' });
+    for (const o of all.filter((x) => GOOD.includes(x.zpid))) expect(o, JSON.stringify(o)).toMatchObject({ status: 200, credits: 1 });
+    expect((await s.get('/v1/account', s.keys.five)).body.data).toMatchObject({ used: 5, remaining: 0 });
+  });
+
+  it('a batch whose deadline passes while it waits for credits held in flight: batch_deadline, never a 402', async () => {
+    const store = new CountingStore();
+    const s = await start(store, { BATCH_DEADLINE_MS: '300' });
+    const failing = FAILING.slice(0, 5).map((z) => lookup(s, z));
+    await proxy!.arrived(5);
+    const batch = s.post('/v1/portal/batch', { items: [{ zpid: GOOD[0] }] }, s.keys.five);
+    const answered = await batch;
+    proxy!.open();
+    await Promise.all(failing);
+    expect(answered.status).toBe(200);
+    expect(answered.body.data[0].error.code, JSON.stringify(answered.body)).toBe('batch_deadline');
+    expect(store.refusals).toBeGreaterThan(0);
   });
 });

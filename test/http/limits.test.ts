@@ -1,6 +1,8 @@
 // Plans and service limits (spec 7, 8): refused before any read, never billed, cached homes still served.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 let svc: TestService | undefined;
 afterEach(async () => {
@@ -65,6 +67,43 @@ describe('paid plan', () => {
     const usage = (await svc.get('/v1/account', svc.keys.p)).body.data;
     expect(usage).toMatchObject({ plan: 'paid', used: 2, included: 1, remaining: 0, overage_used: 1, overage_usd: 0.5, spend_limit_usd: 0.5 });
     expect(usage.period_end).toMatch(/^\d{4}-\d\d-01T00:00:00\.000Z$/);
+  });
+});
+
+describe('spend_limit_reached says what the refusal was based on (issue 9.12)', () => {
+  let proxy: GatedProxy | undefined;
+  let site: ReplayServer | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    await site?.close();
+    proxy = undefined;
+    site = undefined;
+  });
+
+  it('overage held by a lookup in flight is reported as in flight, beside the overage charged', async () => {
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin);
+    svc = await startTestService({
+      replayServer: site,
+      // No wait for lookups in flight: the refusal is answered at once, on what is held.
+      env: { PORTAL_ORIGIN: proxy.origin, CREDIT_WAIT_MS: '0' },
+      accounts: { p: { key: 'paid_key_000009', plan: 'paid', included: 0, overage: true, overageRateUsd: 0.5, spendLimitUsd: 0.5 } },
+    });
+    const first = svc.get(HOME, svc.keys.p);
+    await proxy.arrived(1); // its overage is held, not charged
+    const refused = await svc.get(OTHER, svc.keys.p);
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.details).toMatchObject({
+      spend_limit_usd: 0.5, overage_rate_usd: 0.5,
+      overage_used_usd: 0, overage_lookups: 0,
+      overage_in_flight_lookups: 1, overage_in_flight_usd: 0.5,
+    });
+    proxy.open();
+    expect((await first).body.meta.credits).toBe(1);
+    const after = await svc.get(OTHER, svc.keys.p);
+    expect(after.body.error.details).toMatchObject({
+      overage_used_usd: 0.5, overage_lookups: 1, overage_in_flight_lookups: 0, overage_in_flight_usd: 0,
+    });
   });
 });
 

@@ -47,7 +47,7 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
           const [res, again] = await Promise.all([store.reserve(r), stores[(i + 1) % INSTANCES]!.reserve(r)]);
           expect(again).toEqual(res);
           if (!res.ok) {
-            expect(res).toEqual({ ok: false, reason: 'credits_exhausted' });
+            expect(res).toMatchObject({ ok: false, reason: 'credits_exhausted' });
             return;
           }
           okReserves++;

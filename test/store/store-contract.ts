@@ -182,13 +182,14 @@ export function storeContract(label: string, factory: StoreFactory): void {
         const id = account().id;
         const r = [req(id), req(id), req(id)];
         for (const x of r) expect(await store.reserve(x)).toEqual({ ok: true, kind: 'included' });
-        expect(await store.reserve(req(id))).toEqual({ ok: false, reason: 'credits_exhausted' });
+        // The refusal says how many lookups are in flight: it may not be final while there are some.
+        expect(await store.reserve(req(id))).toEqual({ ok: false, reason: 'credits_exhausted', inFlight: 3 });
         expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 3, overageUsed: 0 });
         expect(await store.release(r[0]!.reservationId)).toBe(true);
         expect(await store.commit(ledgerEntry(r[1]!.reservationId, id))).toBe(true);
         expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 1, overageUsed: 0 });
         expect(await store.reserve(req(id))).toEqual({ ok: true, kind: 'included' });
-        expect(await store.reserve(req(id))).toEqual({ ok: false, reason: 'credits_exhausted' });
+        expect(await store.reserve(req(id))).toEqual({ ok: false, reason: 'credits_exhausted', inFlight: 2 });
       });
 
       it('buckets are per account and per period', async () => {
@@ -214,15 +215,15 @@ export function storeContract(label: string, factory: StoreFactory): void {
         const over2 = paid();
         expect(await store.reserve(over1)).toEqual({ ok: true, kind: 'overage' });
         expect(await store.reserve(over2)).toEqual({ ok: true, kind: 'overage' });
-        // Two overage lookups are held (not committed): the limit already counts them.
-        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0 });
+        // Two overage lookups are held (not committed): the limit already counts them, and says so.
+        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0, overageInFlight: 2, inFlight: 4 });
         for (const x of [...inc, over1]) expect(await store.commit(ledgerEntry(x.reservationId, id))).toBe(true);
         expect(await store.release(over2.reservationId)).toBe(true);
         expect(await store.usage(id, '2026-03')).toEqual({ used: 3, reserved: 0, overageUsed: 1 });
         const over3 = paid();
         expect(await store.reserve(over3)).toEqual({ ok: true, kind: 'overage' });
         expect(await store.commit(ledgerEntry(over3.reservationId, id))).toBe(true);
-        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 2 });
+        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 2, overageInFlight: 0, inFlight: 0 });
         expect(await store.usage(id, '2026-03')).toEqual({ used: 4, reserved: 0, overageUsed: 2 });
         const kinds = (await store.ledger(id)).map((e) => e.kind).sort();
         expect(kinds).toEqual(['included', 'included', 'overage', 'overage']);
@@ -270,17 +271,17 @@ export function storeContract(label: string, factory: StoreFactory): void {
           expect(await store.reserve(b)).toEqual({ ok: true, kind: 'overage' });
           expect(await store.commit(ledgerEntry(b.reservationId, id))).toBe(true); // charged as included
           // `a` is still in flight and can only be charged as overage now: that uses up the limit.
-          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0 });
+          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0, overageInFlight: 1, inFlight: 1 });
           expect(await store.commit(ledgerEntry(a.reservationId, id))).toBe(true);
           expect(await store.usage(id, '2026-03')).toEqual({ used: 2, reserved: 0, overageUsed: 1 });
-          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 1 });
+          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 1, overageInFlight: 0, inFlight: 0 });
         });
 
         it('a spend-limit refusal while included lookups are in flight is transient', async () => {
           const id = account({ plan: 'paid' }).id;
           const a = paidOne(id, 0); // no overage money at all
           expect(await store.reserve(a)).toEqual({ ok: true, kind: 'included' });
-          expect(await store.reserve(paidOne(id, 0))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0 });
+          expect(await store.reserve(paidOne(id, 0))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0, overageInFlight: 0, inFlight: 1 });
           expect(await store.release(a.reservationId)).toBe(true);
           const c = paidOne(id, 0);
           expect(await store.reserve(c)).toEqual({ ok: true, kind: 'included' });
@@ -301,7 +302,7 @@ export function storeContract(label: string, factory: StoreFactory): void {
         const id = account({ plan: 'paid' }).id;
         expect(await store.reserve(req(id, { period: '2026-03', included: 1 }))).toEqual({ ok: true, kind: 'included' });
         expect(await store.reserve(req(id, { period: '2026-03', included: 1, overage: null }))).toEqual({
-          ok: false, reason: 'credits_exhausted',
+          ok: false, reason: 'credits_exhausted', inFlight: 1,
         });
       });
 
@@ -332,7 +333,7 @@ export function storeContract(label: string, factory: StoreFactory): void {
       it('an exhausted account is refused before the budget is looked at', async () => {
         const id = account().id;
         const full = { included: 0, budget: { day: '2026-03-07', scope: 'service' as const, cap: 0 } };
-        expect(await store.reserve(req(id, full))).toEqual({ ok: false, reason: 'credits_exhausted' });
+        expect(await store.reserve(req(id, full))).toEqual({ ok: false, reason: 'credits_exhausted', inFlight: 0 });
         expect(await store.budgetUsage('2026-03-07', 'service')).toBe(0);
       });
 
@@ -396,6 +397,38 @@ export function storeContract(label: string, factory: StoreFactory): void {
         expect(await store.commit(ledgerEntry(long.reservationId, id))).toBe(true);
       });
 
+      it('leases: a renewed reservation outlives its first ttl; one not renewed is swept; renewing a gone one reports it', async () => {
+        const id = account().id;
+        const day = { budget: { day: '2026-03-10', scope: 'service' as const, cap: 10 } };
+        const kept = req(id, { ttlMs: 150, ...day });
+        const lapsed = req(id, { ttlMs: 150, ...day });
+        await store.reserve(kept);
+        await store.reserve(lapsed);
+        expect(await store.renewReservations([kept.reservationId], 60_000)).toEqual([]);
+        await sleep(300);
+        expect(await store.sweep()).toBe(1);
+        expect(await store.renewReservations([kept.reservationId, lapsed.reservationId], 60_000)).toEqual([lapsed.reservationId]);
+        expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+      });
+
+      it('void: a held reservation is released; a recorded charge is taken back (ledger, counters, budget); then nothing', async () => {
+        const id = account({ plan: 'paid' }).id;
+        const day = '2026-03-11';
+        const paid = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null }, budget: { day, scope: 'paid', cap: 10 } });
+        const ref = (reservationId: string) => ({ reservationId, accountId: id, period: '2026-03', day, scope: 'paid' as const, since: Date.now() - 60_000 });
+        const [kept, held, charged] = [paid(), paid(), paid()];
+        for (const r of [kept, held, charged]) expect((await store.reserve(r)).ok).toBe(true);
+        expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
+        expect(await store.commit(ledgerEntry(charged.reservationId, id))).toBe(true); // charged as overage
+        expect(await store.voidReservation(ref(held.reservationId))).toBe('released');
+        expect(await store.voidReservation(ref(charged.reservationId))).toBe('voided');
+        expect(await store.voidReservation(ref(charged.reservationId))).toBe('none');
+        expect((await store.ledger(id)).map((e) => e.reservationId)).toEqual([kept.reservationId]);
+        expect(await store.usage(id, '2026-03')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+        expect(await store.budgetUsage(day, 'paid')).toBe(1);
+      });
+
       it('ledger always equals the counters', async () => {
         const ids = [account().id, account().id, account().id];
         let seed = 7;
@@ -444,6 +477,18 @@ export function storeContract(label: string, factory: StoreFactory): void {
         // The expired holder cannot release the new holder's lock.
         await store.unlock('zpid:1', 'tok-c');
         expect(await store.tryLock('zpid:1', 'tok-e', 60_000)).toBe(false);
+      });
+
+      it('a lease: renewed by its holder it outlives its first ttl; another token cannot renew it; once lapsed it is taken over', async () => {
+        expect(await store.tryLock('zpid:7', 'tok-a', 150)).toBe(true);
+        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual([]);
+        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-x' }, { key: 'zpid:8', token: 'tok-a' }], 60_000)).toEqual(['zpid:7', 'zpid:8']);
+        await sleep(300);
+        expect(await store.tryLock('zpid:7', 'tok-b', 150)).toBe(false);
+        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 100)).toEqual([]);
+        await sleep(250);
+        expect(await store.tryLock('zpid:7', 'tok-b', 60_000)).toBe(true);
+        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual(['zpid:7']);
       });
     });
   });

@@ -1,0 +1,138 @@
+// What this process holds in the store, kept honest while it lives and freed soon after it dies.
+//
+// Leases: a held reservation and a single-flight lock expire LEASE_TTL_MS after their last renewal.
+// The process renews everything it holds every third of that, in one round trip, so its own last
+// as long as it is alive; a crashed process's lapse, so its reservations are swept (by the sweeper,
+// or by a lookup waiting for those credits) and its locks taken over by a follower.
+//
+// Charges to take back: a commit whose answer was lost may or may not have been recorded. The home
+// is then served with credits 0 and the reservation voided here (released if held, its charge taken
+// back if recorded), retried until the store answers, so what is reported is what is recorded.
+import type { Logger } from 'pino';
+import type { LockRef, Store, VoidRef } from '../store/index.js';
+
+const VOID_RETRY_MS = 1_000;
+/** Voids kept for retry while the store is away (each is one reservation: a few hundred bytes). */
+const MAX_PENDING_VOIDS = 100_000;
+
+export class Holdings {
+  private readonly reservations = new Set<string>();
+  private readonly locks = new Map<string, LockRef>();
+  private readonly voids = new Map<string, VoidRef>();
+  private renewer: NodeJS.Timeout | null = null;
+  private voider: NodeJS.Timeout | null = null;
+  private renewing = false;
+  private voiding = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly ttlMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  holdReservation(id: string): void {
+    this.reservations.add(id);
+    this.startRenewing();
+  }
+
+  dropReservation(id: string): void {
+    this.reservations.delete(id);
+    this.stopRenewingIfIdle();
+  }
+
+  holdLock(key: string, token: string): void {
+    this.locks.set(`${key}\u0000${token}`, { key, token });
+    this.startRenewing();
+  }
+
+  dropLock(key: string, token: string): void {
+    this.locks.delete(`${key}\u0000${token}`);
+    this.stopRenewingIfIdle();
+  }
+
+  /** Takes back a reservation whose commit went unanswered, now or as soon as the store answers. */
+  voidReservation(ref: VoidRef): void {
+    this.dropReservation(ref.reservationId);
+    if (this.voids.size >= MAX_PENDING_VOIDS) {
+      this.logger.error({ reservationId: ref.reservationId }, 'too many charges to take back; this one is left to the sweep');
+      return;
+    }
+    this.voids.set(ref.reservationId, ref);
+    void this.runVoids();
+  }
+
+  /** Reservations voided but not yet confirmed by the store. */
+  get pendingVoids(): number {
+    return this.voids.size;
+  }
+
+  private startRenewing(): void {
+    if (this.renewer) return;
+    this.renewer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.ttlMs / 3)));
+    this.renewer.unref();
+  }
+
+  private stopRenewingIfIdle(): void {
+    if (this.renewer && this.reservations.size === 0 && this.locks.size === 0) {
+      clearInterval(this.renewer);
+      this.renewer = null;
+    }
+  }
+
+  private async renew(): Promise<void> {
+    if (this.renewing) return;
+    this.renewing = true;
+    try {
+      const [lostReservations, lostLocks] = await Promise.all([
+        this.store.renewReservations([...this.reservations], this.ttlMs),
+        this.store.renewLocks([...this.locks.values()], this.ttlMs),
+      ]);
+      // A lease that lapsed (the store was away longer than the lease) was freed: its lookup goes on,
+      // its commit then finds nothing held and serves the home free.
+      for (const id of lostReservations) this.reservations.delete(id);
+      for (const l of this.locks.values()) if (lostLocks.includes(l.key)) this.locks.delete(`${l.key}\u0000${l.token}`);
+      if (lostReservations.length + lostLocks.length > 0) {
+        this.logger.warn({ reservations: lostReservations.length, locks: lostLocks.length }, 'leases lapsed before their renewal');
+      }
+      this.stopRenewingIfIdle();
+    } catch (err) {
+      this.logger.warn({ err }, 'lease renewal failed; retried at the next beat');
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private async runVoids(): Promise<void> {
+    if (this.voiding) return;
+    this.voiding = true;
+    for (const [id, ref] of this.voids) {
+      try {
+        const outcome = await this.store.voidReservation(ref);
+        this.voids.delete(id);
+        this.logger.warn({ reservationId: id, outcome }, 'unanswered commit taken back; the home was served free');
+      } catch {
+        // still unreachable: retried below
+      }
+    }
+    this.voiding = false;
+    if (this.voids.size > 0 && !this.voider) {
+      this.voider = setTimeout(() => {
+        this.voider = null;
+        void this.runVoids();
+      }, VOID_RETRY_MS);
+      this.voider.unref();
+    }
+  }
+}
+
+const byStore = new WeakMap<Store, Holdings>();
+
+/** The holdings of this process in `store` (one per store, shared by every request). */
+export function holdingsOf(store: Store, leaseTtlMs: number, logger: Logger): Holdings {
+  let h = byStore.get(store);
+  if (!h) {
+    h = new Holdings(store, leaseTtlMs, logger);
+    byStore.set(store, h);
+  }
+  return h;
+}
