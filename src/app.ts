@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
+import { AuthCache } from './accounts/index.js';
 import { registerGraphql } from './graphql/index.js';
 import { clientError, Drain, frameworkError, registerRest } from './http/index.js';
 import { createLogger } from './logger.js';
@@ -30,7 +31,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     newId: deps.newId ?? randomUUID,
     logger,
     flights: new SingleFlight(),
+    auth: new AuthCache(deps.config.authCacheTtlMs),
   };
+  // Any account written anywhere (revoke, rotate, plan) empties the key cache of this instance.
+  const stopWatching = deps.store.watchAccounts(() => core.auth.forgetAll());
   const { headersTimeoutMs, requestTimeoutMs } = deps.config;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -54,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientError,
   });
   app.decorate('drain', new Drain());
+  app.addHook('onClose', async () => stopWatching());
   await registerRest(app, core);
   await registerGraphql(app, core);
   // The collector's page-reading workers stop with the app.

@@ -57,6 +57,10 @@ export interface Config {
   cacheTtlMs: number;
   ambiguityMemoTtlMs: number;
   logLevel: string;
+  /** The memory store's bound on cached homes, in bytes. */
+  memoryCacheBytes: number;
+  /** How long an API key checked once is trusted without the store (0: never). */
+  authCacheTtlMs: number;
   upgradeUrl: string;
   dashboardUrl: string;
 }
@@ -144,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     ambiguityMemoTtlMs: int(env, 'AMBIGUITY_MEMO_TTL_MS', 3600_000, 1),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     upgradeUrl: str(env, 'UPGRADE_URL') ?? 'https://example.com/pricing',
+    memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 1) * 1024 * 1024,
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5_000),
     dashboardUrl: str(env, 'DASHBOARD_URL') ?? 'https://example.com/dashboard/billing',
   };
 }

@@ -1,16 +1,23 @@
 import { LookupError } from '../contract/index.js';
 import type { Account, Store } from '../store/index.js';
+import type { AuthCache } from './auth-cache.js';
 import { hashApiKey, sameDigest } from './keys.js';
 
 /**
  * Who is calling (spec 5). Runs before validation. A store that cannot be reached answers
- * store_unavailable (503), never a 401.
+ * store_unavailable (503), never a 401. A key checked moments ago is answered from `cache`;
+ * refused keys are never remembered.
  */
-export async function authenticate(store: Store, secret: string, header: string | string[] | undefined): Promise<Account> {
-  const key = Array.isArray(header) ? header[0] : header;
-  if (key === undefined || key.trim() === '') throw new LookupError('missing_api_key');
-  const keyHash = hashApiKey(key.trim(), secret);
+export async function authenticate(store: Store, secret: string, header: string | string[] | undefined, cache?: AuthCache): Promise<Account> {
+  const raw = Array.isArray(header) ? header[0] : header;
+  const key = raw?.trim();
+  if (!key) throw new LookupError('missing_api_key');
+  const known = cache?.get(key);
+  if (known) return known;
+  const changesBefore = cache?.changes ?? 0;
+  const keyHash = hashApiKey(key, secret);
   const account = await store.getAccountByKeyHash(keyHash);
   if (!account || account.revoked || !sameDigest(account.keyHash, keyHash)) throw new LookupError('invalid_api_key');
+  cache?.remember(key, account, changesBefore);
   return account;
 }

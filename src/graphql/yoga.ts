@@ -79,7 +79,7 @@ export function buildYoga(core: CoreDeps) {
           return await openRequest(core, request.headers.get('x-api-key') ?? undefined, {
             requestId: req ? String(req.id) : core.newId(),
             // The client-gone signal, also aborted when the drain gives up on the request at shutdown.
-            signal: req ? stopSignal(req, request.signal) : request.signal,
+            signal: () => (req ? stopSignal(req, request.signal) : request.signal),
             deadlineMs: core.config.batchDeadlineMs,
           });
         } catch (e) {

@@ -11,6 +11,11 @@ export function v1Headers(reply: FastifyReply): void {
   reply.header('x-request-id', String(reply.request.id));
 }
 
+/** Sends JSON text built by the route (records are spliced in as the cache keeps them, not re-serialized). */
+export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}
+
 export function sendError(reply: FastifyReply, e: unknown): FastifyReply {
   const err = toLookupError(e);
   if (err.code === 'internal') reply.log.error({ err: e }, 'internal error');

@@ -1,11 +1,13 @@
 // From a Fastify request to the core's request context: who is calling, and a signal that
-// aborts when the client goes away.
+// aborts when the client goes away (made only if a lookup needs it: a cache hit never does).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 
 export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   // The request's stop controller: the drain aborts it too, when it gives up on the request at shutdown.
   const controller = request.server.drain.controllerOf(request);
+  // Made late (on a miss): the client may already be gone.
+  if (request.raw.socket?.destroyed && !reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
   });
@@ -21,7 +23,7 @@ export async function contextFor(
 ): Promise<RequestContext> {
   return openRequest(deps, request.headers['x-api-key'], {
     requestId: String(request.id),
-    signal: clientGone(request, reply),
+    signal: () => clientGone(request, reply),
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
   });
 }

@@ -18,6 +18,8 @@ export interface Loaded {
   cached: boolean;
   credits: 0 | 1;
   warning?: string;
+  /** The raw record's JSON, when this request read the home live; a hit reads it from the store on demand. */
+  rawJson?: string | null;
 }
 
 export interface LiveRequest {
@@ -203,8 +205,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     }));
 
     const entry: CacheEntry = {
-      record: collected.property,
-      raw: collected.raw,
+      record: JSON.stringify(collected.property),
       fetchedAt: collected.property.scrapedAt ?? now.toISOString(),
       source: collected.source,
       zpid: collected.zpid,
@@ -219,7 +220,8 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
         : undefined;
 
     // Cache before charging: once the charge may be recorded, the home can always be served.
-    await store.putEntry(entryKey, entry, config.cacheTtlMs);
+    const rawJson = collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw);
+    await store.putEntry(entryKey, entry, rawJson, config.cacheTtlMs);
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);
     }
@@ -232,7 +234,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
       kind: reservation.kind,
       at: clock().toISOString(),
     });
-    const loaded: Loaded = { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: charged ? 1 : 0 };
+    const loaded: Loaded = { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: charged ? 1 : 0, rawJson };
     return warning && charged ? { ...loaded, warning } : loaded;
   } finally {
     if (!commitSent) await release(ctx, reservation);

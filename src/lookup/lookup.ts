@@ -7,10 +7,38 @@ import type { RequestContext } from './context.js';
 import { homeKeyOf } from './keys.js';
 import { loadHome } from './loader.js';
 
-export interface LookupOutcome {
-  data: PortalProperty;
-  meta: LookupMeta;
+/**
+ * A home that was found: its record as JSON text, as the cache keeps it (REST sends it without
+ * parsing), parsed only when its fields are read (GraphQL).
+ */
+export class LookupOutcome {
+  #data: PortalProperty | undefined;
+
+  constructor(
+    readonly dataJson: string,
+    readonly meta: LookupMeta,
+  ) {}
+
+  get data(): PortalProperty {
+    return (this.#data ??= JSON.parse(this.dataJson) as PortalProperty);
+  }
 }
+
+/** A batch item that was found (BatchResult with ok: true). */
+export class FoundItem extends LookupOutcome {
+  readonly ok = true as const;
+
+  constructor(
+    readonly index: number,
+    outcome: LookupOutcome,
+  ) {
+    super(outcome.dataJson, outcome.meta);
+  }
+}
+
+/** The record's JSON with `raw` added as its last field. */
+const withRaw = (recordJson: string, rawJson: string): string =>
+  recordJson === '{}' ? `{"raw":${rawJson}}` : `${recordJson.slice(0, -1)},"raw":${rawJson}}`;
 
 export const RELEASE = 'v1';
 
@@ -26,7 +54,10 @@ export async function lookupOne(ctx: RequestContext, locator: Locator, options: 
       cached = true;
     } else ctx.reported.add(loaded.entryKey);
   }
-  const data: PortalProperty = options.raw ? { ...loaded.entry.record, raw: loaded.entry.raw ?? null } : { ...loaded.entry.record };
+  const record = loaded.entry.record;
+  // A live read has its raw record at hand (no store read after a charge); a hit reads it now.
+  const rawJson = options.raw ? (loaded.rawJson !== undefined ? loaded.rawJson : await ctx.deps.store.getRaw(loaded.entryKey)) : null;
+  const dataJson = options.raw ? withRaw(record, rawJson ?? 'null') : record;
   const meta: LookupMeta = {
     credits,
     cached,
@@ -37,24 +68,26 @@ export async function lookupOne(ctx: RequestContext, locator: Locator, options: 
     took_ms: Math.round(performance.now() - started),
     ...(loaded.warning && credits === 1 ? { warning: loaded.warning } : {}),
   };
-  return { data, meta };
+  return new LookupOutcome(dataJson, meta);
 }
+
+/** One item's result: found (its record as JSON text), or its error. */
+export type BatchItemOutcome = FoundItem | Extract<BatchResult, { ok: false }>;
 
 /** A batch under way: each item's result as it settles (in item order), and the totals once all have. */
 export interface BatchRun {
   /** Never reject. */
-  results: Promise<BatchResult>[];
+  results: Promise<BatchItemOutcome>[];
   meta: Promise<BatchMeta>;
 }
 
 /** Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. */
 export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions): BatchRun {
   const started = performance.now();
-  const results = items.map(async (item, index): Promise<BatchResult> => {
+  const results = items.map(async (item, index): Promise<BatchItemOutcome> => {
     if (!item.ok) return { index, ok: false, error: item.error.toBody() };
     try {
-      const o = await lookupOne(ctx, item.locator, options);
-      return { index, ok: true, data: o.data, meta: o.meta };
+      return new FoundItem(index, await lookupOne(ctx, item.locator, options));
     } catch (e) {
       const err = toLookupError(e);
       if (err.code === 'internal') ctx.logger.error({ err: e, index }, 'batch item failed');
@@ -62,7 +95,7 @@ export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[
     }
   });
   const meta = Promise.all(results).then((data): BatchMeta => {
-    const ok = data.filter((r): r is Extract<BatchResult, { ok: true }> => r.ok);
+    const ok = data.filter((r): r is FoundItem => r.ok);
     return {
       count: data.length,
       succeeded: ok.length,
@@ -87,7 +120,7 @@ export async function lookupBatch(
   ctx: RequestContext,
   items: readonly BatchItemResult[],
   options: LookupOptions,
-): Promise<{ data: BatchResult[]; meta: BatchMeta }> {
+): Promise<{ data: BatchItemOutcome[]; meta: BatchMeta }> {
   const run = startBatch(ctx, items, options);
   return { data: await Promise.all(run.results), meta: await run.meta };
 }

@@ -4,7 +4,7 @@ import type { Store } from './types.js';
 
 /** The store named by the configuration: Redis when REDIS_URL is set, else in memory. */
 export async function createStore(config: Config): Promise<Store> {
-  if (!config.redisUrl) return new MemoryStore();
+  if (!config.redisUrl) return new MemoryStore(Date.now, config.memoryCacheBytes);
   const { RedisStore } = await import('./redis.js');
   return RedisStore.connect(config.redisUrl, { prefix: config.redisPrefix });
 }

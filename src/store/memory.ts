@@ -5,11 +5,19 @@
 // them, so a long-running process holds only live keys. Usage buckets and the ledger are kept
 // forever, as in Redis.
 import type { ErrorBody } from '../contract/index.js';
+import { decodeEntry, encodeEntry, packRaw, unpackRaw } from './entry-format.js';
+import { LruMap } from './lru-map.js';
 import type {
   Account, CacheEntry, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
 
 interface Expiring<T> { value: T; expiresAt: number }
+
+/** A cache entry as kept (entry-format.ts), with its compressed raw record: one key, so they are evicted together. */
+interface Kept { text: string; raw: Buffer | null }
+
+/** Default bound of the cache entries' size (MEMORY_CACHE_MB). */
+const DEFAULT_MEMORY_CACHE_BYTES = 128 * 1024 * 1024;
 
 /** Mirrors the Redis daily budget key: a counter that expires this long after it was last drawn on. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
@@ -30,7 +38,8 @@ export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
   private readonly accounts = new Map<string, Account>();
   private readonly keyIndex = new Map<string, string>();
-  private readonly entries = new Map<string, Expiring<CacheEntry>>();
+  /** Bounded: past `maxCacheBytes` the least recently read homes are forgotten (read again on their next lookup). */
+  private readonly entries: LruMap<Expiring<Kept>>;
   private readonly aliases = new Map<string, Expiring<string>>();
   private readonly memos = new Map<string, Expiring<ErrorBody>>();
   private readonly locks = new Map<string, Expiring<string>>();
@@ -38,8 +47,11 @@ export class MemoryStore implements Store {
   private readonly budgets = new Map<string, Expiring<number>>();
   private readonly reservations = new Map<string, Reservation>();
   private readonly ledgerEntries: LedgerEntry[] = [];
+  private readonly accountWatchers = new Set<() => void>();
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(private readonly clock: () => number = Date.now, maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES) {
+    this.entries = new LruMap(maxCacheBytes, (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0));
+  }
 
   async ping(): Promise<void> {}
   async close(): Promise<void> {}
@@ -58,6 +70,13 @@ export class MemoryStore implements Store {
     if (previous && previous.keyHash !== account.keyHash) this.keyIndex.delete(previous.keyHash);
     this.accounts.set(account.id, { ...account });
     this.keyIndex.set(account.keyHash, account.id);
+    for (const onChange of this.accountWatchers) onChange();
+  }
+
+  watchAccounts(onChange: () => void): () => void {
+    const watcher = () => onChange();
+    this.accountWatchers.add(watcher);
+    return () => this.accountWatchers.delete(watcher);
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -65,11 +84,16 @@ export class MemoryStore implements Store {
   }
 
   async getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]> {
-    return keys.map((k) => this.live(this.entries, k));
+    return keys.map((k) => decodeEntry(this.live(this.entries, k)?.text ?? null));
   }
 
-  async putEntry(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
-    this.entries.set(key, { value: entry, expiresAt: this.clock() + ttlMs });
+  async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
+    const raw = rawJson === null ? null : await packRaw(rawJson);
+    this.entries.set(key, { value: { text: encodeEntry(entry), raw }, expiresAt: this.clock() + ttlMs });
+  }
+
+  async getRaw(key: string): Promise<string | null> {
+    return unpackRaw(this.live(this.entries, key)?.raw ?? null);
   }
 
   async getAliases(keys: readonly string[]): Promise<(string | null)[]> {

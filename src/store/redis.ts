@@ -31,12 +31,15 @@
 //   P{acct}:account:<id>        JSON of the Account
 //   P{acct}:key:<keyHash>       → account id (the key index)
 //   P{acct}:ids                 SET of account ids
+//   P{acct}:changes             pub/sub channel: an account id each time that account is written
 //   P{bill}:usage:<acct>:<per>  HASH used, reserved, overage_used, overage_reserved (held as overage)
 //   P{bill}:budget:<scope>:<d>  counter of live lookups held + committed that UTC day (expires 48 h)
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
-//   Pcache:<cacheKey>           JSON CacheEntry, PX ttl
+//   Pentry2:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 2), PX ttl
+//   Praw2:<cacheKey>            its raw record's JSON, brotli-compressed, same PX ttl (written with it)
+//                               (older code's `Pcache:<cacheKey>` entries are never read)
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
@@ -44,6 +47,7 @@ import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
+import { decodeEntry, encodeEntry, ENTRY_FORMAT, packRaw, unpackRaw } from './entry-format.js';
 import type {
   Account, CacheEntry, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
@@ -198,7 +202,8 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(AR
 /**
  * KEYS: 1 account, 2 key index entry of the account's (new) key hash, 3 id set,
  *       4 key index entry of the stored account's key hash (= KEYS[2] when there is none)
- * ARGV: 1 account JSON, 2 account id, 3 the stored account JSON the caller read ('' = none)
+ * ARGV: 1 account JSON, 2 account id, 3 the stored account JSON the caller read ('' = none),
+ *       4 the account-change channel (every instance's watchAccounts hears the write)
  * Reply: 1 | -1 the stored account changed since the caller read it (read again)
  */
 const LUA_PUT_ACCOUNT = `
@@ -208,6 +213,7 @@ if KEYS[4] ~= KEYS[2] and redis.call('GET', KEYS[4]) == ARGV[2] then redis.call(
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('SADD', KEYS[3], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[2])
 return 1
 `;
 
@@ -287,6 +293,8 @@ export class RedisStore implements Store {
   private readonly scripts: ScriptCommands;
   /** Unlocks that failed (Redis unreachable): retried on reconnect, so no lock outlives its holder's intent. */
   private readonly pendingUnlocks = new Map<string, { key: string; token: string; since: number }>();
+  /** The connections of watchAccounts (a subscribed connection can send nothing else). */
+  private readonly watchers = new Set<Redis>();
 
   private constructor(private readonly redis: Redis, prefix: string, private readonly timeoutMs: number) {
     this.k = keyspace(prefix);
@@ -341,6 +349,8 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    for (const w of this.watchers) w.disconnect(false);
+    this.watchers.clear();
     if (this.redis.status === 'end') return;
     if (this.redis.status === 'ready') {
       try {
@@ -376,11 +386,30 @@ export class RedisStore implements Store {
       const prevHash = prev === null ? null : parseJson<Partial<Account>>(prev)?.keyHash;
       const prevIndex = typeof prevHash === 'string' ? this.k.keyIndex(prevHash) : index;
       const n = await this.run(() =>
-        this.scripts.plPutAccount(key, index, this.k.accountIds, prevIndex, JSON.stringify(account), account.id, prev ?? ''),
+        this.scripts.plPutAccount(key, index, this.k.accountIds, prevIndex, JSON.stringify(account), account.id, prev ?? '', this.k.accountChanges),
       );
       if (Number(n) === 1) return;
     }
     throw unavailable(new Error(`account ${account.id} kept changing while being written`));
+  }
+
+  /**
+   * A connection of its own, subscribed to the account-change channel. Each time it is (re)connected
+   * it calls onChange too: notices sent while it was away are lost.
+   */
+  watchAccounts(onChange: () => void): () => void {
+    const sub = this.redis.duplicate();
+    this.watchers.add(sub);
+    sub.on('error', () => undefined); // it reconnects by itself; onChange on 'ready' covers the gap
+    sub.on('message', () => onChange());
+    sub.on('ready', () => {
+      sub.subscribe(this.k.accountChanges).then(() => onChange(), () => undefined);
+    });
+    sub.connect().catch(() => undefined);
+    return () => {
+      this.watchers.delete(sub);
+      sub.disconnect(false);
+    };
   }
 
   async listAccounts(): Promise<Account[]> {
@@ -395,12 +424,22 @@ export class RedisStore implements Store {
 
   async getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]> {
     if (keys.length === 0) return [];
-    const values = await this.run(() => this.redis.mget(keys.map((key) => this.k.cache(key))));
-    return values.map((v) => parseJson<CacheEntry>(v));
+    const values = await this.run(() => this.redis.mget(keys.map((key) => this.k.entry(key))));
+    return values.map(decodeEntry);
   }
 
-  async putEntry(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
-    await this.run(() => this.redis.set(this.k.cache(key), JSON.stringify(entry), 'PX', ms(ttlMs)));
+  /** The entry and its raw record in one transaction, with one lifetime. */
+  async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
+    const raw = rawJson === null ? null : await packRaw(rawJson);
+    const ttl = ms(ttlMs);
+    await this.run(() => {
+      const tx = this.redis.multi().set(this.k.entry(key), encodeEntry(entry), 'PX', ttl);
+      return (raw === null ? tx.del(this.k.raw(key)) : tx.set(this.k.raw(key), raw, 'PX', ttl)).exec().then(failedStep);
+    });
+  }
+
+  async getRaw(key: string): Promise<string | null> {
+    return unpackRaw(await this.run(() => this.redis.getBuffer(this.k.raw(key))));
   }
 
   async getAliases(keys: readonly string[]): Promise<(string | null)[]> {
@@ -660,12 +699,14 @@ function keyspace(p: string) {
     account: (id: string) => `${p}{acct}:account:${id}`,
     keyIndex: (keyHash: string) => `${p}{acct}:key:${keyHash}`,
     accountIds: `${p}{acct}:ids`,
+    accountChanges: `${p}{acct}:changes`,
     usage: (accountId: string, period: string) => `${p}{bill}:usage:${accountId}:${period}`,
     budget: (scope: string, day: string) => `${p}{bill}:budget:${scope}:${day}`,
     reservation: (id: string) => `${p}{bill}:res:${id}`,
     reservationsByExpiry: `${p}{bill}:res-by-expiry`,
     ledger: `${p}{bill}:ledger`,
-    cache: (key: string) => `${p}cache:${key}`,
+    entry: (key: string) => `${p}entry${ENTRY_FORMAT}:${key}`,
+    raw: (key: string) => `${p}raw${ENTRY_FORMAT}:${key}`,
     alias: (key: string) => `${p}alias:${key}`,
     memo: (key: string) => `${p}memo:${key}`,
     lock: (key: string) => `${p}lock:${key}`,
@@ -675,6 +716,12 @@ function keyspace(p: string) {
 /** The store's one failure; its retry-after (30 s) comes from the contract's error table. */
 function unavailable(cause: unknown): LookupError {
   return new LookupError('store_unavailable', { cause });
+}
+
+/** A transaction's replies; throws the first command's error (exec resolves with them, it does not reject). */
+function failedStep(replies: [Error | null, unknown][] | null): void {
+  if (replies === null) throw new Error('transaction aborted');
+  for (const [error] of replies) if (error) throw error;
 }
 
 /** A positive whole number of milliseconds, as Redis wants it. */

@@ -1,7 +1,7 @@
 // The store: accounts, the 24 h cache, memos, usage and the single-flight lock.
 // Every check-and-charge is one atomic operation of the store (reserve → commit | release),
 // so billing stays exact with many requests and many service instances at once.
-import type { ErrorBody, LookupSource, PortalProperty } from '../contract/index.js';
+import type { ErrorBody, LookupSource } from '../contract/index.js';
 
 export type Plan = 'free' | 'paid';
 
@@ -25,10 +25,13 @@ export interface Account {
   label: string | null;
 }
 
+/**
+ * What a cache hit needs (entry-format.ts says how it is kept). The unmapped source record (`raw`)
+ * is kept apart, with the same lifetime, and read only for raw=true.
+ */
 export interface CacheEntry {
-  record: Omit<PortalProperty, 'raw'>;
-  /** The unmapped source record, kept so raw=true works on a hit. */
-  raw: unknown;
+  /** The mapped record (PortalProperty without `raw`) as JSON text: a REST hit sends it as is. */
+  record: string;
   fetchedAt: string;
   source: LookupSource;
   zpid: string | null;
@@ -105,9 +108,18 @@ export interface Store {
   /** Creates or replaces an account (and its key index). */
   putAccount(account: Account): Promise<void>;
   listAccounts(): Promise<Account[]>;
+  /**
+   * Calls `onChange` after any account is written (by any instance or the accounts command), and
+   * whenever such a notice may have been missed (the store was unreachable). Returns how to stop.
+   */
+  watchAccounts(onChange: () => void): () => void;
 
+  /** Entries of another format version (written by older code) read as misses. */
   getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]>;
-  putEntry(key: string, entry: CacheEntry, ttlMs: number): Promise<void>;
+  /** Stores the entry and, apart from it with the same lifetime, its raw record's JSON (compressed; null: none). */
+  putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void>;
+  /** The raw record's JSON stored with the entry under `key`; null when there is none. */
+  getRaw(key: string): Promise<string | null>;
   /** Alias keys (e.g. `addr:…`, `bldg:…`) point at a cache key (`zpid:…`). */
   getAliases(keys: readonly string[]): Promise<(string | null)[]>;
   putAlias(key: string, target: string, ttlMs: number): Promise<void>;

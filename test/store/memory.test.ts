@@ -1,17 +1,27 @@
 import { describe, expect, it } from 'vitest';
+import { encodeEntry } from '../../src/store/entry-format.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import type { CacheEntry } from '../../src/store/types.js';
 import { budgetExpiryScenario, entry, storeContract } from './store-contract.js';
 
-storeContract('memory', async () => new MemoryStore());
+let current: MemoryStore;
+storeContract('memory', async () => (current = new MemoryStore()), {
+  // The memory store keeps each entry's text in its private `entries` map (entry-format.ts).
+  async writeEntryText(key, text) {
+    (current as unknown as { entries: Map<string, unknown> }).entries.set(key, { value: { text, raw: null }, expiresAt: Infinity });
+  },
+});
 
 const HOUR = 3600_000;
+/** Characters of an entry as the memory store keeps it. */
+const kept = (e: CacheEntry): number => encodeEntry(e).length;
 
 describe('MemoryStore specifics', () => {
   it('sweep evicts expired cache entries, aliases, memos and locks (a long-running process does not grow without bound)', async () => {
     let now = Date.parse('2026-03-01T00:00:00Z');
     const store = new MemoryStore(() => now);
-    await store.putEntry('zpid:1', entry('1'), 1000);
-    await store.putEntry('zpid:2', entry('2'), 60_000);
+    await store.putEntry('zpid:1', entry('1'), null, 1000);
+    await store.putEntry('zpid:2', entry('2'), null, 60_000);
     await store.putAlias('addr:a', 'zpid:1', 1000);
     await store.putAlias('addr:b', 'zpid:2', 60_000);
     await store.putMemo('addr:c', { code: 'address_ambiguous', message: 'm' }, 1000);
@@ -26,6 +36,17 @@ describe('MemoryStore specifics', () => {
     now += 60_000;
     await store.sweep();
     expect(store.stats()).toMatchObject({ entries: 0, aliases: 0, memos: 0, locks: 0 });
+  });
+
+  it('the cache is bounded by size: past it, the least recently read homes are forgotten', async () => {
+    // Room for three entries (two bytes a character), not four.
+    const one = 2 * kept(entry('1'));
+    const store = new MemoryStore(Date.now, 3.5 * one);
+    for (const z of ['1', '2', '3']) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
+    await store.getEntries(['zpid:1']); // read: now the most recent
+    await store.putEntry('zpid:4', entry('4'), null, 60_000);
+    expect(await store.getEntries(['zpid:1', 'zpid:2', 'zpid:3', 'zpid:4'])).toEqual([entry('1'), null, entry('3'), entry('4')]);
+    expect(store.stats().entries).toBe(3);
   });
 
   it('a daily budget counter expires 48 h after it was last drawn on (like the Redis key); a late release never takes it below 0', async () => {

@@ -5,7 +5,7 @@ import { LookupError } from '../../src/contract/errors.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { ReserveRequest } from '../../src/store/types.js';
 import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { account, budgetExpiryScenario, entry, ledgerEntry, req, storeContract } from './store-contract.js';
+import { account, budgetExpiryScenario, entry, ledgerEntry, rawJsonOf, req, storeContract } from './store-contract.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -16,7 +16,14 @@ afterAll(async () => {
 });
 
 // Each test gets its own key prefix on the one server, so tests never see each other's keys.
-storeContract('redis', () => RedisStore.connect(server.url, { prefix: `t${randomUUID().slice(0, 8)}:` }));
+let prefix = '';
+storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = `t${randomUUID().slice(0, 8)}:`) }), {
+  async writeEntryText(key, text) {
+    const raw = new Redis(server.url);
+    await raw.set(`${prefix}entry2:${key}`, text, 'PX', 60_000);
+    raw.disconnect();
+  },
+});
 
 describe('RedisStore specifics', () => {
   it('keeps every key under the prefix, billing keys in the {bill} slot and account keys in {acct}', async () => {
@@ -26,7 +33,7 @@ describe('RedisStore specifics', () => {
     try {
       const a = account();
       await store.putAccount(a);
-      await store.putEntry('zpid:1', entry('1'), 60_000);
+      await store.putEntry('zpid:1', entry('1'), rawJsonOf('1'), 60_000);
       await store.putAlias('addr:x', 'zpid:1', 60_000);
       await store.putMemo('addr:y', { code: 'address_ambiguous', message: 'm' }, 60_000);
       await store.tryLock('zpid:1', 'tok', 60_000);
@@ -47,7 +54,10 @@ describe('RedisStore specifics', () => {
       // One reservation is still held: its record and its place in the expiry index.
       expect(await raw.zcard(`${prefix}{bill}:res-by-expiry`)).toBe(1);
       // TTLs: cache, memo, lock and the budget counter expire; the ledger does not.
-      expect(await raw.pttl(`${prefix}cache:zpid:1`)).toBeGreaterThan(50_000);
+      expect(await raw.pttl(`${prefix}entry2:zpid:1`)).toBeGreaterThan(50_000);
+      expect(await raw.pttl(`${prefix}raw2:zpid:1`)).toBeGreaterThan(50_000);
+      // The raw record is kept compressed, far smaller than its JSON.
+      expect((await raw.strlen(`${prefix}raw2:zpid:1`)) * 5).toBeLessThan(rawJsonOf('1').length);
       expect(await raw.pttl(`${prefix}{bill}:budget:service:2026-03-01`)).toBeGreaterThan(47 * 3600_000);
       expect(await raw.pttl(`${prefix}{bill}:ledger`)).toBe(-1);
     } finally {
@@ -61,9 +71,14 @@ describe('RedisStore specifics', () => {
     const store = await RedisStore.connect(server.url, { prefix });
     const raw = new Redis(server.url);
     try {
-      await raw.set(`${prefix}cache:zpid:7`, '{not json');
-      await store.putEntry('zpid:8', entry('8'), 60_000);
+      await raw.set(`${prefix}entry2:zpid:7`, '{not json');
+      await raw.set(`${prefix}raw2:zpid:7`, 'not brotli');
+      await store.putEntry('zpid:8', entry('8'), null, 60_000);
       expect(await store.getEntries(['zpid:7', 'zpid:8'])).toEqual([null, entry('8')]);
+      expect(await store.getRaw('zpid:7')).toBeNull();
+      // A rolling upgrade: the older code's entry (its key, its JSON) is never read by this code.
+      await raw.set(`${prefix}cache:zpid:9`, JSON.stringify({ record: JSON.parse(entry('9').record), raw: null, fetchedAt: entry('9').fetchedAt, source: entry('9').source, zpid: '9' }));
+      expect(await store.getEntries(['zpid:9'])).toEqual([null]);
     } finally {
       raw.disconnect();
       await store.close();

@@ -7,6 +7,12 @@ import type {
 
 export type StoreFactory = () => Promise<Store>;
 
+/** Test access to where a store keeps things, to plant what other code could have left there. */
+export interface StoreBackdoor {
+  /** Writes `text` where the store keeps the entry of `key` (for a Redis store: its current-version key). */
+  writeEntryText(key: string, text: string): Promise<void>;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function account(over: Partial<Account> = {}): Account {
@@ -31,13 +37,16 @@ export function account(over: Partial<Account> = {}): Account {
 
 export function entry(zpid: string): CacheEntry {
   return {
-    record: { zpid, address: `${zpid} Main St, Springfield, IL 62701`, price: 250_000, photos: [], priceHistory: [] } as unknown as CacheEntry['record'],
-    raw: { nested: { zpid, list: [1, 2, 3] } },
+    record: JSON.stringify({ zpid, address: `${zpid} Main St, Springfield, IL 62701`, price: 250_000, photos: [], priceHistory: [] }),
     fetchedAt: '2026-03-01T12:00:00.000Z',
     source: { provider: 'self_hosted', note: 'read the page' },
     zpid,
   };
 }
+
+/** The raw record stored with entry(zpid): big and repetitive, like a real page's. */
+export const rawJsonOf = (zpid: string): string =>
+  JSON.stringify({ nested: { zpid, list: Array.from({ length: 2000 }, (_, i) => ({ i, text: `photo ${i} of ${zpid}` })) } });
 
 /** A reserve request with sensible defaults: free bucket of 3, unlimited service budget. */
 export function req(accountId: string, over: Partial<ReserveRequest> = {}): ReserveRequest {
@@ -92,7 +101,7 @@ export async function budgetExpiryScenario(store: Store, expire: () => Promise<v
   expect(await store.usage('acct_budget', 'lifetime')).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
 }
 
-export function storeContract(label: string, factory: StoreFactory): void {
+export function storeContract(label: string, factory: StoreFactory, backdoor: StoreBackdoor): void {
   describe(`Store contract: ${label}`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -140,20 +149,47 @@ export function storeContract(label: string, factory: StoreFactory): void {
 
     describe('cache, aliases, memo', () => {
       it('puts and gets entries in key order, misses as null', async () => {
-        await store.putEntry('zpid:1', entry('1'), 60_000);
-        await store.putEntry('zpid:3', entry('3'), 60_000);
+        await store.putEntry('zpid:1', entry('1'), rawJsonOf('1'), 60_000);
+        await store.putEntry('zpid:3', entry('3'), null, 60_000);
         const got = await store.getEntries(['zpid:1', 'zpid:2', 'zpid:3']);
         expect(got).toEqual([entry('1'), null, entry('3')]);
         expect(await store.getEntries([])).toEqual([]);
       });
 
       it('replaces an entry and lets it expire after its ttl', async () => {
-        await store.putEntry('zpid:9', entry('9'), 60_000);
+        await store.putEntry('zpid:9', entry('9'), rawJsonOf('9'), 60_000);
         const newer = { ...entry('9'), fetchedAt: '2026-03-02T00:00:00.000Z' };
-        await store.putEntry('zpid:9', newer, 80);
+        await store.putEntry('zpid:9', newer, rawJsonOf('9b'), 80);
         expect(await store.getEntries(['zpid:9'])).toEqual([newer]);
+        expect(await store.getRaw('zpid:9')).toBe(rawJsonOf('9b'));
         await sleep(200);
         expect(await store.getEntries(['zpid:9'])).toEqual([null]);
+        expect(await store.getRaw('zpid:9')).toBeNull();
+      });
+
+      it('keeps the raw record apart: the entry does not carry it, getRaw gives it back as it was put', async () => {
+        await store.putEntry('zpid:4', entry('4'), rawJsonOf('4'), 60_000);
+        const [got] = await store.getEntries(['zpid:4']);
+        expect(got).toEqual(entry('4'));
+        expect(JSON.stringify(got)).not.toContain('photo 1 of 4');
+        expect(await store.getRaw('zpid:4')).toBe(rawJsonOf('4'));
+        expect(await store.getRaw('zpid:5')).toBeNull();
+        // Replaced without a raw record: the old one goes with the old entry.
+        await store.putEntry('zpid:4', entry('4'), null, 60_000);
+        expect(await store.getRaw('zpid:4')).toBeNull();
+      });
+
+      it('an entry kept in another format (older code, another version, damaged) reads as a miss, never as an entry', async () => {
+        await store.putEntry('zpid:6', entry('6'), null, 60_000);
+        const oldCode = JSON.stringify({ record: JSON.parse(entry('6').record), raw: {}, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
+        const details = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
+        for (const text of [oldCode, `pe1\n${details}\n${entry('6').record}`, `pe3\n${details}\n${entry('6').record}`, `pe2\n{not json\n{}`, 'pe2\n']) {
+          await backdoor.writeEntryText('zpid:6', text);
+          expect(await store.getEntries(['zpid:6'])).toEqual([null]);
+        }
+        // The same details in this version's form read as the entry.
+        await backdoor.writeEntryText('zpid:6', `pe2\n${details}\n${entry('6').record}`);
+        expect(await store.getEntries(['zpid:6'])).toEqual([{ ...entry('6'), source: { provider: 'self_hosted' } }]);
       });
 
       it('keeps aliases and lets them expire', async () => {

@@ -2,9 +2,13 @@
 // is reported as such even when the body is bad too.
 import type { FastifyInstance } from 'fastify';
 import { LookupError, MAX_BODY_BYTES, parseBatchBody } from '../../contract/index.js';
-import { lookupBatch, type CoreDeps } from '../../lookup/index.js';
-import { sendError, tookMs } from '../envelope.js';
+import { lookupBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
+import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
+
+/** An item of the response's data; a found home's record is spliced in as the cache keeps it. */
+const itemJson = (r: BatchItemOutcome): string =>
+  r.ok ? `{"index":${r.index},"ok":true,"data":${r.dataJson},"meta":${JSON.stringify(r.meta)}}` : JSON.stringify(r);
 
 function parseJson(text: unknown): unknown {
   if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { details: { reason: 'body is empty' } });
@@ -29,7 +33,7 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);
         const { items, options } = parseBatchBody(parseJson(request.body));
         const { data, meta } = await lookupBatch(ctx, items, options);
-        return reply.send({ data, meta: { ...meta, took_ms: tookMs(reply) } });
+        return sendJsonText(reply, `{"data":[${data.map(itemJson).join(',')}],"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`);
       } catch (e) {
         return sendError(reply, e);
       }

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseLookupQuery } from '../../contract/index.js';
 import { lookupOne, type CoreDeps } from '../../lookup/index.js';
-import { sendError, tookMs } from '../envelope.js';
+import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
 
 export function propertyRoute(app: FastifyInstance, deps: CoreDeps): void {
@@ -10,9 +10,9 @@ export function propertyRoute(app: FastifyInstance, deps: CoreDeps): void {
     try {
       const ctx = await contextFor(deps, request, reply);
       const { locator, options } = parseLookupQuery(request.query as Record<string, unknown>);
-      const { data, meta } = await lookupOne(ctx, locator, options);
+      const { dataJson, meta } = await lookupOne(ctx, locator, options);
       reply.header('x-cache', meta.cached ? 'HIT' : 'MISS');
-      return reply.send({ data, meta: { ...meta, took_ms: tookMs(reply) } });
+      return sendJsonText(reply, `{"data":${dataJson},"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`);
     } catch (e) {
       return sendError(reply, e);
     }

@@ -1,0 +1,47 @@
+// API keys already checked, remembered for a few seconds in this process, so a request's
+// authentication costs no keyed hash and no store read. Bounded (least recently used keys go first).
+// Any account change (revoke, key rotation, plan), written by any instance or the accounts command,
+// empties it: the store tells every instance (Store.watchAccounts), and the short lifetime bounds a
+// notice missed while the store was unreachable.
+import type { Account } from '../store/index.js';
+import { LruMap } from '../store/lru-map.js';
+
+/** Keys remembered at most. */
+const MAX_KEYS = 10_000;
+
+export class AuthCache {
+  readonly #keys = new LruMap<{ account: Account; until: number }>(MAX_KEYS);
+  /** Counts the changes seen, so an account read before one is not remembered after it. */
+  #changes = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The account of a key checked less than ttl ago, if no account changed since. */
+  get(key: string): Account | null {
+    const hit = this.#keys.get(key);
+    if (!hit) return null;
+    if (hit.until > this.now()) return hit.account;
+    this.#keys.delete(key);
+    return null;
+  }
+
+  /** Taken before reading an account from the store; hand it to remember(). */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /** Remembers the account read for `key`, unless an account changed while it was being read. */
+  remember(key: string, account: Account, changesBefore: number): void {
+    if (this.ttlMs <= 0 || changesBefore !== this.#changes) return;
+    this.#keys.set(key, { account, until: this.now() + this.ttlMs });
+  }
+
+  /** An account changed somewhere (or a notice may have been missed): forget every key. */
+  forgetAll(): void {
+    this.#changes += 1;
+    this.#keys.clear();
+  }
+}
