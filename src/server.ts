@@ -18,6 +18,7 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/** At most this long between sweeps; with leases, a crashed instance's reservations are swept within about a lease. */
 const SWEEP_EVERY_MS = 60_000;
 
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
@@ -32,7 +33,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       (n) => n > 0 && logger.warn({ released: n }, 'released reservations left by a crashed lookup'),
       () => undefined,
     );
-  }, SWEEP_EVERY_MS);
+  }, Math.min(SWEEP_EVERY_MS, config.leaseTtlMs));
   sweeper.unref();
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
