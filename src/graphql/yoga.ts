@@ -18,6 +18,7 @@ import { graphiqlOptions } from './graphiql.js';
 import { needsApiKey } from './lookup-count.js';
 import { useArmor } from './plugins/use-armor.js';
 import { useBatchedRequests } from './plugins/use-batched-requests.js';
+import { useCodedErrors } from './plugins/use-coded-errors.js';
 import { useHttpRefusals } from './plugins/use-http-refusals.js';
 import { useIntrospectionLimits } from './plugins/use-introspection-limits.js';
 import { useKeylessBudget } from './plugins/use-keyless-budget.js';
@@ -115,6 +116,7 @@ export function buildYoga(core: CoreDeps) {
       useKeylessBudget({ burst: core.config.keylessBurst, perSecond: core.config.keylessPerSecond, now: () => core.clock().getTime() }),
       useDeferStream(),
       useIntrospectionLimits(),
+      useCodedErrors(),
       useArmor(),
       usePersisted(),
       useBatchedRequests<ServerContext>({

@@ -103,15 +103,19 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): LookupE
 export function fallbackHandlers(app: FastifyInstance): void {
   app.server.on('checkExpectation', expectationFailed);
 
-  // HTTP/1.1 requires a Host header; Node's own refusal (requireHostHeader) would be an empty 400.
+  // HTTP/1.1 requires a Host header (Node's own refusal, requireHostHeader, would be an empty 400), and
+  // one that can be an authority (RFC 9112 3.2: else 400; GraphQL builds its request URL from it).
   app.addHook('onRequest', (request, reply, next) => {
-    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return next();
-    answerError(request, reply, new LookupError('bad_param', { message: 'Send a Host header.', details: { header: 'host', reason: 'missing' } }));
+    const host = request.headers.host;
+    if (host === undefined ? request.raw.httpVersion !== '1.1' : URL.canParse(`http://${host}/`)) return next();
+    const reason = host === undefined ? 'missing' : 'not a valid host[:port]';
+    answerError(request, reply, new LookupError('bad_param', { message: 'Send a valid Host header.', details: { header: 'host', reason } }));
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
-    const allowed = (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).filter((m) => app.hasRoute({ url: path, method: m }));
+    // hasRoute reads its url as a route pattern: a path with a wildcard or parameter mark is no route of ours.
+    const allowed = /[*:]/.test(path) ? [] : (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).filter((m) => app.hasRoute({ url: path, method: m }));
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       // The server's own 405, in the envelope on every path (/graphql included: docs/graphql.md).

@@ -141,3 +141,27 @@ describe('keyless budget per client address (item 5)', () => {
     }
   });
 });
+
+describe('every GraphQL error carries a code (found by the fuzz)', () => {
+  it.each([
+    ['a mutation', { query: 'mutation { x }' }, 'operation_not_supported'],
+    ['a subscription', { query: 'subscription { x }' }, 'operation_not_supported'],
+    ['a null directive argument', { query: 'query($f: Boolean = true) { account @skip(if: $f) { used } }', variables: { f: null } }, 'bad_param'],
+  ])('%s', async (_name, body, code) => {
+    const r = await postJson(body);
+    expect(r.status).toBeLessThan(500);
+    expect(r.body.errors.map((e: { extensions?: { code?: string } }) => e.extensions?.code)).toEqual([code]);
+  });
+
+  it('an empty batched array is a 400 bad_body, not an empty answer', async () => {
+    const r = await postJson([]);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'bad_body', details: { reason: 'empty array' } });
+  });
+
+  it('@defer inside a batched request is a 400 bad_body, not an empty object for that operation', async () => {
+    const r = await postJson([{ query: '{ ... @defer { account { used } } }' }, { query: '{ __typename }' }]);
+    expect(r.status).toBe(400);
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'bad_body', details: { reason: 'incremental delivery in a batch' } });
+  });
+});

@@ -11,7 +11,36 @@ export interface RawResponse {
   json: any;
 }
 
-export function parseRawResponse(raw: string): RawResponse | null {
+/** The body of a content-length response, once complete. */
+function sized(rest: string, length: string | undefined): string | null {
+  if (length === undefined) return null;
+  const bytes = Buffer.from(rest, 'utf8');
+  return bytes.length < Number(length) ? null : bytes.subarray(0, Number(length)).toString('utf8');
+}
+
+/** The body of a chunked response, once its last chunk has arrived. */
+function dechunk(rest: string): string | null {
+  let bytes = Buffer.from(rest, 'utf8');
+  const parts: Buffer[] = [];
+  for (;;) {
+    const eol = bytes.indexOf('\r\n');
+    if (eol < 0) return null;
+    const size = parseInt(bytes.subarray(0, eol).toString('latin1'), 16);
+    if (Number.isNaN(size)) return null;
+    if (size === 0) return Buffer.concat(parts).toString('utf8');
+    if (bytes.length < eol + 2 + size + 2) return null;
+    parts.push(bytes.subarray(eol + 2, eol + 2 + size));
+    bytes = bytes.subarray(eol + 2 + size + 2);
+  }
+}
+
+/**
+ * The first response in `raw`, once complete; with `final` (the socket closed), whatever arrived of
+ * its body (a HEAD answer has none).
+ */
+export function parseRawResponse(received: string, final = false): RawResponse | null {
+  // An interim 100 Continue (to Expect: 100-continue) comes before the answer.
+  const raw = received.replace(/^(HTTP\/1\.[01] 100 [^\r]*\r\n\r\n)+/, '');
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) return null;
   const [statusLine, ...lines] = raw.slice(0, end).split('\r\n');
@@ -21,9 +50,9 @@ export function parseRawResponse(raw: string): RawResponse | null {
     headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
   }
   const rest = raw.slice(end + 4);
-  const length = headers['content-length'];
-  if (length === undefined || Buffer.byteLength(rest) < Number(length)) return null;
-  const text = rest.slice(0, Number(length));
+  const body = headers['transfer-encoding'] === 'chunked' ? dechunk(rest) : sized(rest, headers['content-length']);
+  if (body === null && !final) return null;
+  const text = body ?? rest;
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -44,18 +73,18 @@ export interface RawExchange {
 /** Connects, writes `bytes`, and collects what the server answers. */
 export function rawExchange(port: number, bytes: string): RawExchange {
   const socket = net.connect(port, '127.0.0.1');
-  let received = '';
+  const chunks: Buffer[] = [];
   let settle: (r: RawResponse | null) => void = () => {};
   const response = new Promise<RawResponse | null>((resolve) => (settle = resolve));
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   socket.on('connect', () => socket.write(bytes));
   socket.on('data', (d) => {
-    received += d.toString('utf8');
-    const r = parseRawResponse(received);
+    chunks.push(d);
+    const r = parseRawResponse(Buffer.concat(chunks).toString('utf8'));
     if (r) settle(r);
   });
   socket.on('error', () => undefined);
-  socket.on('close', () => settle(parseRawResponse(received)));
+  socket.on('close', () => settle(parseRawResponse(Buffer.concat(chunks).toString('utf8'), true)));
   return { socket, response, closed };
 }
 

@@ -52,6 +52,14 @@ describe('answers Node itself used to write', () => {
   it('a request without Host is a 400 bad_param in the envelope, naming the header', async () => {
     const r = expectEnvelope(await rawRequest(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'bad_param');
     expect(r.json.error.details).toEqual({ header: 'host', reason: 'missing' });
+    expect(r.json.error.message).toBe('Send a valid Host header.');
+  });
+
+  it.each([[':'], ['a b'], ['[::1']])('a Host that is no authority (%j) is a 400 bad_param, also on /graphql', async (host) => {
+    const r = expectEnvelope(await rawRequest(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), 400, 'bad_param');
+    expect(r.json.error.details).toEqual({ header: 'host', reason: 'not a valid host[:port]' });
+    const g = await rawRequest(port, `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    expectGraphqlError(g, 400, 'bad_param');
   });
 
   it('HTTP/1.0 needs no Host', async () => {
@@ -169,5 +177,11 @@ describe('header and body timeouts, apart from the working time', () => {
     const r = await lookup;
     expect(r.status).not.toBe(408);
     expect(r.body.data ?? r.body.error).toBeDefined();
+  });
+});
+
+describe('paths that look like route patterns', () => {
+  it.each([['/*!'], ['/:id'], ['/v1/*/x']])('%s is a 404 route_not_found, not a 500', async (path) => {
+    expectEnvelope(await rawRequest(port, get(path)), 404, 'route_not_found');
   });
 });

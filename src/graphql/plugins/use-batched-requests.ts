@@ -1,16 +1,17 @@
 // A batched request (a JSON array of operations) is checked as a whole once its body is parsed,
 // before any of its operations runs:
-// 1. at most `maxOperations` operations (bad_body, HTTP 413, beyond);
+// 1. one to `maxOperations` operations (bad_body: 400 for none, 413 beyond), none with @defer or
+//    @stream (Yoga would answer such an operation of a batch with an empty object);
 // 2. the API key, once for the whole HTTP request, when any operation needs it: a missing or unknown
 //    key (401) or a store that is down (503, retry-after) fails the whole response with that status
 //    (per operation, Yoga would answer 200 with one error per operation);
 // 3. the lookups of all operations count together against the batch limit (too_many_items).
 // A single operation that needs a key and has none is refused here too, before validation.
-import type { GraphQLSchema } from 'graphql';
+import { visit, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
 import { toGraphQLError } from '../errors.js';
-import { countRequestLookups, needsApiKey } from '../lookup-count.js';
+import { countRequestLookups, documentOf, needsApiKey } from '../lookup-count.js';
 import type { OperationParams } from '../persisted.js';
 import { tooManyLookups } from './use-lookup-limit.js';
 
@@ -23,6 +24,19 @@ export interface BatchedRequestsOptions<ServerContext> {
    * rejects with the coded GraphQL error of a failed authentication.
    */
   authenticate: (request: Request, serverContext: ServerContext) => Promise<unknown>;
+}
+
+/** True when the operation's document uses @defer or @stream (a batched answer has no incremental form). */
+function isIncremental(params: OperationParams): boolean {
+  const document = documentOf(params);
+  if (!document) return false;
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value === 'defer' || node.name.value === 'stream') found = true;
+    },
+  });
+  return found;
 }
 
 export function useBatchedRequests<ServerContext extends Record<string, any>>(opts: BatchedRequestsOptions<ServerContext>): Plugin<Record<string, unknown>, ServerContext> {
@@ -38,6 +52,12 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(op
             return;
           }
           const operations = requestParserResult as OperationParams[];
+          if (operations.length === 0) {
+            throw toGraphQLError(
+              new LookupError('bad_body', { message: 'A batched request needs at least one operation.', details: { reason: 'empty array' } }),
+              { http: 'response' },
+            );
+          }
           if (operations.length > opts.maxOperations) {
             throw toGraphQLError(
               new LookupError('bad_body', {
@@ -45,6 +65,15 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(op
                 details: { reason: 'too many operations', max: opts.maxOperations, received: operations.length },
               }),
               { http: 'response', status: 413 },
+            );
+          }
+          if (operations.some(isIncremental)) {
+            throw toGraphQLError(
+              new LookupError('bad_body', {
+                message: '@defer and @stream are not available in a batched request; send that operation on its own.',
+                details: { reason: 'incremental delivery in a batch' },
+              }),
+              { http: 'response' },
             );
           }
           if (operations.some(needsApiKey)) await opts.authenticate(request, serverContext);

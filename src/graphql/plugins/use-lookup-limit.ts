@@ -3,10 +3,11 @@
 // (`property` fields plus `properties` items) against the batch limit (50, the contract's
 // MAX_BATCH_ITEMS). Over the limit, the operation is refused before it executes, so before any
 // upstream call or charge. Batched requests are also counted as a whole: use-batched-requests.ts.
+// Mutations and subscriptions (the schema has neither) are refused with a code.
 import { getOperationAST, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
-import { toGraphQLError } from '../errors.js';
+import { requestError, toGraphQLError } from '../errors.js';
 import { coerceVariables, countLookups } from '../lookup-count.js';
 
 /** The same code, message and details as REST's batch refusal (details: max and received). */
@@ -23,11 +24,23 @@ function badVariable(error: GraphQLError): GraphQLError {
   );
 }
 
+/** The executor's own refusal of a mutation or subscription carries no code. */
+const notSupported = (operation: string): GraphQLError =>
+  requestError('operation_not_supported', `Only queries are served; the schema has no ${operation} type.`, { operation });
+
 export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin {
   return {
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const op = getOperationAST(args.document, args.operationName ?? undefined);
+      if (op) setResultAndStopExecution({ errors: [notSupported(op.operation)] });
+    },
     onExecute({ args, setResultAndStopExecution }) {
       const op = getOperationAST(args.document, args.operationName ?? undefined);
       if (!op) return; // the executor reports it
+      if (op.operation !== 'query') {
+        setResultAndStopExecution({ errors: [notSupported(op.operation)] });
+        return;
+      }
       const vars = coerceVariables(args.schema, op, args.variableValues);
       if ('errors' in vars) {
         setResultAndStopExecution({ errors: vars.errors.map(badVariable) });

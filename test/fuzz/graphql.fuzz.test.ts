@@ -1,0 +1,65 @@
+// Property-based fuzzing of the GraphQL face (issue 9, "keep it proven"): documents built from the
+// schema (aliases, fragments, directives, variables, damaged or not) and garbage, any variables and
+// extensions, over every transport (POST JSON, GET, form-encoded, application/graphql, batched arrays)
+// and accept header. Every answer is in GraphQL's format with a code on each error, never a 5xx.
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/service.js';
+import { accept, apiKey, document, variables } from './arbitraries.js';
+import { expectGraphqlAnswer, expectMemoryFlat, FUZZ_RUNS, FUZZ_TIMEOUT_MS, memoryNow } from './support.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({
+    // Keyless requests are fuzzed too: a budget large enough that the fuzz explores past it rarely.
+    env: { KEYLESS_BURST: '1000000' },
+    accounts: { paid: { key: 'fuzz_paid_key_0001', plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 } },
+  });
+});
+afterAll(() => svc.close());
+
+const transport = fc.constantFrom('post-json', 'get', 'post-form', 'post-graphql', 'batched');
+const extensions = fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 }), fc.constant({ persistedQuery: { version: 1, sha256Hash: 'abc' } }));
+/** Variables or extensions as sent in a query string or form: JSON, or not. */
+const asParam = (v: unknown, broken: boolean): string | undefined => (v === undefined ? undefined : broken ? JSON.stringify(v).slice(1) : JSON.stringify(v));
+
+describe('GraphQL fuzz', () => {
+  it(`any document, variables and extensions over any transport (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
+    const before = memoryNow();
+    await fc.assert(
+      fc.asyncProperty(
+        document, variables, extensions, transport, accept, fc.option(apiKey(['fuzz_paid_key_0001']), { nil: undefined }), fc.boolean(),
+        async (query, vars, ext, how, acceptHeader, key, broken) => {
+          const headers: Record<string, string> = {
+            ...(key === undefined ? {} : { 'x-api-key': key }),
+            ...(acceptHeader === undefined ? {} : { accept: acceptHeader }),
+          };
+          const params = new URLSearchParams({ query });
+          const v = asParam(vars, broken);
+          const e = asParam(ext, broken);
+          if (v !== undefined) params.set('variables', v);
+          if (e !== undefined) params.set('extensions', e);
+          const r =
+            how === 'get'
+              ? await svc.app.inject({ method: 'GET', url: `/graphql?${params}`, headers })
+              : how === 'post-form'
+                ? await svc.app.inject({ method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: params.toString() })
+                : how === 'post-graphql'
+                  ? await svc.app.inject({ method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/graphql' }, payload: query })
+                  : await svc.app.inject({
+                    method: 'POST',
+                    url: '/graphql',
+                    headers: { ...headers, 'content-type': 'application/json' },
+                    payload: JSON.stringify(how === 'batched' ? [{ query, variables: vars }, { query: '{ __typename }' }] : { query, variables: vars, extensions: ext }),
+                  });
+          // A browser's GET may be answered with GraphiQL; the generated accept headers never ask for HTML.
+          expectGraphqlAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
+        },
+      ),
+      { numRuns: FUZZ_RUNS },
+    );
+    const alive = await svc.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: '{"query":"{ __typename }"}' });
+    expect(alive.statusCode).toBe(200);
+    expectMemoryFlat(before);
+  });
+});
