@@ -127,6 +127,9 @@ export class Holdings {
 
 const byStore = new WeakMap<Store, Holdings>();
 
+/** Unanswered commits of this process not yet taken back in `store`. */
+export const pendingVoidsIn = (store: Store): number => byStore.get(store)?.pendingVoids ?? 0;
+
 /** The holdings of this process in `store` (one per store, shared by every request). */
 export function holdingsOf(store: Store, leaseTtlMs: number, logger: Logger): Holdings {
   let h = byStore.get(store);

@@ -5,8 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashApiKey, seededAccountId, type AccountSeed } from '../../src/accounts/index.js';
+import { LookupError } from '../../src/contract/errors.js';
+import { pendingVoidsIn } from '../../src/lookup/holdings.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
+import type { LedgerEntry, Store } from '../../src/store/types.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -126,6 +129,8 @@ describe('Redis outage under HTTP load, two app instances', () => {
     await eventually('both instances charge lookups again', () => served('after', 0) && served('after', 1));
     running = false;
     await Promise.all(workers);
+    // Commits whose answer was lost in the crash were served free; they are taken back once Redis answers.
+    await eventually('unanswered commits taken back', () => stores.every((s) => pendingVoidsIn(s) === 0));
 
     const tally: Record<string, number> = {};
     for (const o of outcomes) tally[`${o.status} ${o.code ?? ''}`.trim()] = (tally[`${o.status} ${o.code ?? ''}`.trim()] ?? 0) + 1;
@@ -155,7 +160,8 @@ describe('Redis outage under HTTP load, two app instances', () => {
 
     // The books: every lookup answered as charged (200, credits 1) is in the ledger exactly once, and
     // every ledger entry is such an answer. A request that answered 503 is never charged: once its
-    // commit may have been applied, the client gets its home instead of an error.
+    // commit may have been applied, the client gets its home instead of an error, with credits 0 when
+    // the commit's answer was lost (and the charge taken back).
     const ledger = await stores[0]!.ledger();
     const byRequest = new Map(outcomes.filter((o) => o.requestId).map((o) => [o.requestId!, o]));
     expect(new Set(ledger.map((e) => e.reservationId)).size).toBe(ledger.length);
@@ -180,4 +186,63 @@ describe('Redis outage under HTTP load, two app instances', () => {
     expect(held).toBeLessThanOrEqual(outcomes.filter((o) => o.status === 503).length);
     console.info('[e2e/outage]', JSON.stringify({ tally, down: refused('down'), after: outcomes.filter((o) => o.phase === 'after').length, charged: charged.length, ledger: ledger.length, held }));
   }, 90_000);
+});
+
+/** The real Redis store; `beforeCommit`/`afterCommit` let a test crash Redis at that exact point of a lookup. */
+function commitGate(real: RedisStore, gate: { beforeCommit?: () => Promise<void>; afterCommit?: () => Promise<void> }): Store {
+  return new Proxy(real, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop !== 'commit') return value.bind(target);
+      return async (entry: LedgerEntry) => {
+        await gate.beforeCommit?.();
+        const charged = await target.commit(entry);
+        // The charge is recorded, and Redis dies before its answer is read: the answer is lost.
+        if (gate.afterCommit) {
+          await gate.afterCommit();
+          throw new LookupError('store_unavailable', { cause: new Error('connection lost before the answer') });
+        }
+        return charged;
+      };
+    },
+  });
+}
+
+describe('Redis killed between caching a home and charging it (issue 9.6)', () => {
+  const KEY = 'e2e_commit_key_0001';
+  const accounts: Record<string, AccountSeed> = { p: { key: KEY, plan: 'paid', included: 100 } };
+
+  async function scenario(gate: (kill: () => Promise<void>) => Parameters<typeof commitGate>[1]) {
+    redis = await startRedisServer({ appendOnly: true });
+    const store = await RedisStore.connect(redis.url, { prefix: `cmt${randomUUID().slice(0, 6)}:`, commandTimeoutMs: 500 });
+    stores.push(store);
+    const gated = commitGate(store, gate(() => redis!.kill()));
+    const svc = await startTestService({ store: gated, accounts, clock: () => NOW });
+    services.push(svc);
+    const accountId = seededAccountId(hashApiKey(KEY, svc.config.apiKeySecret));
+    const served = await svc.get('/v1/portal/property?zpid=2146993218', KEY);
+    await redis.restart();
+    await eventually('the store answers again', () => store.ping().then(() => true, () => false));
+    await eventually('the unanswered commit was taken back', () => pendingVoidsIn(gated) === 0);
+    return { served, ledger: await store.ledger(accountId), usage: await store.usage(accountId, DAY.slice(0, 7)), budget: await store.budgetUsage(DAY, 'paid') };
+  }
+
+  it('the commit never reached Redis: served with credits 0, nothing charged, nothing left held', async () => {
+    const r = await scenario((kill) => ({ beforeCommit: kill }));
+    expect(r.served.status).toBe(200);
+    expect(r.served.body.meta).toMatchObject({ credits: 0, cached: false });
+    expect(r.ledger).toEqual([]);
+    expect(r.usage).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+    expect(r.budget).toBe(0);
+  });
+
+  it('the commit was recorded but its answer lost: served with credits 0, and the charge is taken back once Redis returns', async () => {
+    const r = await scenario((kill) => ({ afterCommit: kill }));
+    expect(r.served.status).toBe(200);
+    expect(r.served.body.meta).toMatchObject({ credits: 0, cached: false });
+    expect(r.ledger).toEqual([]);
+    expect(r.usage).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+    expect(r.budget).toBe(0);
+  });
 });
