@@ -22,6 +22,8 @@ export interface Config {
     actor: string | null;
     /** Per-lookup cost cap passed to the provider, USD. */
     maxCostUsd: number;
+    /** Highest cap used when the actor's own minimum is above maxCostUsd, USD. */
+    maxCostCeilingUsd: number;
     /** Name reported in meta.source.provider. */
     name: string;
   };
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env): Config {
       token: str(env, 'FALLBACK_TOKEN'),
       actor: str(env, 'FALLBACK_ACTOR'),
       maxCostUsd: Number(str(env, 'FALLBACK_MAX_COST_USD') ?? '0.05'),
+      maxCostCeilingUsd: Number(str(env, 'FALLBACK_MAX_COST_CEILING_USD') ?? '0.5'),
       name: str(env, 'FALLBACK_PROVIDER_NAME') ?? 'apify',
     },
     accountsFile: str(env, 'ACCOUNTS_FILE'),

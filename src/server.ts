@@ -25,7 +25,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set: API keys are hashed with a development secret');
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
-  const collector = createCollector(config);
+  const collector = createCollector(config, { logger });
   const app = await buildApp({ config, store, collector, logger });
   await app.listen({ port: config.port, host: config.host });
   const sweeper = setInterval(() => {

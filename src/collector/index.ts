@@ -1,7 +1,8 @@
 // What the collector folder offers: one factory that picks the composition from the config.
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LookupError, type ErrorCode } from '../contract/index.js';
-import { FallbackProvider } from './fallback-provider.js';
+import { FallbackProvider } from './fallback/index.js';
 import { PagePool } from './page-pool.js';
 import { SelfHostedCollector } from './self-hosted.js';
 import { SiteClient } from './site-client.js';
@@ -9,7 +10,7 @@ import type { Collector } from './types.js';
 import { WithFallback } from './with-fallback.js';
 
 export type * from './types.js';
-export { FallbackProvider, type FallbackProviderOptions } from './fallback-provider.js';
+export { FallbackProvider, type FallbackProviderOptions } from './fallback/index.js';
 export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
 export { SiteClient, type SiteClientOptions } from './site-client.js';
 export { PagePool, type PagePoolOptions } from './page-pool.js';
@@ -19,6 +20,8 @@ export { compareAddress, bestCandidate, type MismatchPart } from './address-matc
 export interface CollectorDeps {
   /** Stamps `scrapedAt`; injected so tests pin it. */
   clock?: () => Date;
+  /** Where the fallback provider reports its cost-cap findings; silent when not given. */
+  logger?: Logger;
 }
 
 /** Every call fails with one code: live lookups are off or impossible with this configuration. */
@@ -28,15 +31,23 @@ const unavailable = (code: ErrorCode, reason: string): Collector => {
 };
 
 /** The fallback provider from the config: null when none is set up, a failing stub when half set up. */
-function providerFrom(config: Config, clock: () => Date): Collector | null {
-  const { url, token, actor, maxCostUsd, name } = config.fallback;
+function providerFrom(config: Config, clock: () => Date, logger: Logger | undefined): Collector | null {
+  const { url, token, actor, maxCostUsd, maxCostCeilingUsd, name } = config.fallback;
   if (!url && !token && !actor) return null;
   if (!url || !token || !actor) {
     return unavailable('upstream_misconfigured', 'FALLBACK_URL, FALLBACK_TOKEN and FALLBACK_ACTOR must all be set');
   }
   // Without a positive cap a run could spend without limit.
   if (!(maxCostUsd > 0)) return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_USD must be a positive number');
-  return new FallbackProvider({ url, token, actor, maxCostUsd, name, timeoutMs: config.lookupTimeoutMs, clock });
+  if (!(maxCostCeilingUsd >= maxCostUsd)) {
+    return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_CEILING_USD must be a number no lower than FALLBACK_MAX_COST_USD');
+  }
+  const provider = new FallbackProvider({
+    url, token, actor, maxCostUsd, maxCostCeilingUsd, name, timeoutMs: config.lookupTimeoutMs, clock, ...(logger ? { logger } : {}),
+  });
+  // At start-up: a cap below the actor's minimum would fail every run.
+  void provider.checkCostCap();
+  return provider;
 }
 
 /**
@@ -46,7 +57,7 @@ function providerFrom(config: Config, clock: () => Date): Collector | null {
 export function createCollector(config: Config, deps: CollectorDeps = {}): Collector {
   if (!config.liveLookupsEnabled) return unavailable('live_lookups_disabled', 'LIVE_LOOKUPS_ENABLED is false');
   const clock = deps.clock ?? (() => new Date());
-  const provider = providerFrom(config, clock);
+  const provider = providerFrom(config, clock, deps.logger);
   if (!config.selfHostedEnabled) return provider ?? unavailable('no_api_keys', 'the own collector is off and no fallback provider is set up');
   const own = new SelfHostedCollector({
     origin: config.portalOrigin,

@@ -1,19 +1,27 @@
+// The fallback provider against the stand-in platform, through real sockets: the run API, both item
+// shapes, matching items to the input, misses, wrong homes, cost caps, refusals and abandoned runs.
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkAddress, type ErrorCode } from '../../src/contract/index.js';
-import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback-provider.js';
+import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback/index.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
-import { RUN_ID, forSaleItem, startFakeActorPlatform, type ActorBehaviour, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { checkAddress } from '../../src/contract/index.js';
+import { PLATFORM_ERRORS, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform, type PlatformError } from '../fakes/fake-actor-platform.js';
+import { recordedBatch, recordedMiss, recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { failure } from '../helpers/lookup-error.js';
 import { closedPort } from '../helpers/replay.js';
 
-const NOW = new Date('2026-03-01T12:00:00.000Z');
-const TARGET: ReadTarget = { path: '/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/', zpid: '15192198', building: false };
+const NOW = new Date('2026-08-10T12:00:00.000Z');
+const PORTLAND = { zpid: '7521381', path: '/homedetails/938-W-Portland-St-Phoenix-AZ-85007/7521381_zpid/', address: '938 W Portland St, Phoenix, AZ 85007' };
+const LAKEVIEW = { zpid: '15192198', path: '/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' };
+const home = (t: { zpid: string; path: string }): ReadTarget => ({ path: t.path, zpid: t.zpid, building: false });
 const ctx = (over: Partial<ReadContext> = {}): ReadContext => ({ signal: new AbortController().signal, now: NOW, ...over });
 const address = (line: string): AddressQuery => {
   const c = checkAddress(line);
   if (!c.ok) throw new Error(c.reason);
   return { input: line, normalized: c.normalized, parts: c.parts };
 };
+const todays = () => [...recordedBatch().map(todaysShape), todaysShape(recordedWrongUnit())];
 
 let platform: FakeActorPlatform;
 beforeAll(async () => {
@@ -21,9 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => platform.close());
 beforeEach(() => {
-  platform.behaviour = 'ok';
-  platform.items = [forSaleItem()];
-  platform.calls.length = 0;
+  platform.reset();
+  platform.homes = [...todays(), forSaleItem()];
 });
 
 const provider = (over: Partial<FallbackProviderOptions> = {}) =>
@@ -32,148 +39,304 @@ const provider = (over: Partial<FallbackProviderOptions> = {}) =>
     token: platform.token,
     actor: platform.actor,
     maxCostUsd: 0.05,
+    maxCostCeilingUsd: 0.5,
     name: 'apify',
-    timeoutMs: 5_000,
+    timeoutMs: 6_000,
     clock: () => NOW,
+    backoffMs: 1,
     ...over,
   });
 
-describe('FallbackProvider.read', () => {
-  it('runs the actor with the public link and the cost cap, and maps the item', async () => {
-    const got = await provider().read(TARGET, ctx({ status: 'for_sale' }));
-    expect(got.zpid).toBe('15192198');
-    expect(got.property).toMatchObject({ zpid: '15192198', streetAddress: '661 Lakeview Ave', city: 'San Francisco', zipcode: '94112', scrapedAt: NOW.toISOString() });
+/** A logger whose lines the test can read. */
+function capturingLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}
+
+describe('a link, through the asynchronous run API', () => {
+  it("starts a run with the link and the caller's status, waits for it, reads its items, and names the run", async () => {
+    const got = await provider().read(home(PORTLAND), ctx({ status: 'sold' }));
+    const [run] = platform.runs;
+    expect(got.zpid).toBe('7521381');
+    expect(got.source).toEqual({ provider: 'apify', note: expect.any(String), actor: platform.actor, run_id: run!.id });
+    expect(got.property).toMatchObject({ zpid: '7521381', streetAddress: '938 W Portland Street', city: 'Phoenix', price: 755000, homeStatus: 'RECENTLY_SOLD' });
+
+    const calls = platform.calls.map((c) => `${c.method} ${c.path}`);
+    expect(calls[0]).toBe('POST /v2/acts/maxcopell~zillow-detail-scraper/runs');
+    expect(calls.slice(1, -1).every((c) => c === `GET /v2/actor-runs/${run!.id}`)).toBe(true);
+    expect(calls.at(-1)).toBe(`GET /v2/actor-runs/${run!.id}/dataset/items`);
+    const start = platform.calls[0]!;
+    expect(start.authorization).toBe(`Bearer ${platform.token}`);
+    // The cap is a query parameter, the run's own timeout shorter than our 6 s wait; the input holds only what the actor knows.
+    expect(start.query).toEqual({ timeout: '5', maxTotalChargeUsd: '0.05', waitForFinish: '0' });
+    expect(start.input).toEqual({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }], propertyStatus: 'RECENTLY_SOLD' });
+    expect(platform.calls.filter((c) => c.path === `/v2/actor-runs/${run!.id}`).every((c) => Number(c.query.waitForFinish) <= 60)).toBe(true);
+  });
+
+  it('at the default 60 s wait the run is given 50 s of its own', async () => {
+    await provider({ timeoutMs: 60_000 }).read(home(PORTLAND), ctx());
+    expect(platform.runs[0]!.options.timeoutSecs).toBe(50);
+  });
+
+  it('sends no propertyStatus when the caller gave no status', async () => {
+    await provider().read(home(PORTLAND), ctx());
+    expect(platform.calls[0]!.input).toEqual({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }] });
+  });
+
+  it('reads the old raw shape (the listing site\'s own property object) too', async () => {
+    const got = await provider().read(home(LAKEVIEW), ctx());
+    expect(got.property).toMatchObject({ zpid: '15192198', streetAddress: '661 Lakeview Ave', city: 'San Francisco', state: 'CA', zipcode: '94112' });
     expect(got.raw).toEqual(forSaleItem());
-    expect(got.source).toEqual({ provider: 'apify', note: expect.any(String), actor: platform.actor, run_id: RUN_ID });
-
-    expect(platform.calls).toHaveLength(1);
-    const call = platform.calls[0]!;
-    expect(call.method).toBe('POST');
-    expect(call.path).toBe('/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items');
-    expect(call.authorization).toBe(`Bearer ${platform.token}`);
-    expect(call.query).toEqual({ timeout: '5', maxTotalChargeUsd: '0.05' });
-    expect(call.input).toEqual({
-      startUrls: [{ url: `https://www.zillow.com${TARGET.path}` }],
-      propertyStatus: 'FOR_SALE',
-      maxTotalChargeUsd: 0.05,
-    });
   });
 
-  it('prefers the item with the zpid asked for', async () => {
-    const other = { ...forSaleItem(), zpid: 999 };
-    platform.items = [other, forSaleItem()];
-    expect((await provider().read(TARGET, ctx())).zpid).toBe('15192198');
+  it('picks its own item by zpid or input, never by position', async () => {
+    platform.extraItems = recordedBatch().slice(0, 2).map(todaysShape);
+    const got = await provider().read(home({ zpid: '7536781', path: '/homedetails/522-W-Encanto-Blvd-Phoenix-AZ-85003/7536781_zpid/' }), ctx());
+    expect(platform.runs[0]!.items.map((i) => i.zpid)).toEqual([7528947, 7521381, 7536781]);
+    expect(got.zpid).toBe('7536781');
+    expect(got.property.streetAddress).toBe('522 W ENCANTO Boulevard');
   });
 
-  const cases: Array<[ActorBehaviour, ErrorCode, number, Record<string, unknown>]> = [
-    ['auth', 'upstream_auth', 503, { status: 401, provider_error: 'user-or-token-not-found' }],
-    ['forbidden', 'upstream_auth', 503, { status: 403, provider_error: 'insufficient-permissions' }],
-    ['quota', 'upstream_quota', 503, { status: 402, provider_error: 'not-enough-usage-to-run-paid-actor' }],
-    ['missing_actor', 'upstream_actor_missing', 503, { status: 404, provider_error: 'actor-not-found' }],
-    ['run_failed', 'upstream_run_failed', 502, { status: 400, provider_error: 'run-failed', run_id: RUN_ID }],
-    ['failed_status_header', 'upstream_run_failed', 502, { run_id: RUN_ID, run_status: 'FAILED' }],
-    ['item_error', 'upstream_run_failed', 502, { run_id: RUN_ID, run_status: 'SUCCEEDED', provider_error: 'Request blocked after 3 retries' }],
-    ['run_timed_out', 'upstream_timeout', 504, { status: 408, provider_error: 'run-timeout-exceeded', reason: 'run_timeout' }],
-    ['cost_cap', 'upstream_cost_cap', 502, { run_id: RUN_ID, run_status: 'SUCCEEDED', reason: expect.stringContaining('maximum total charge') }],
-    ['cost_cap_item', 'upstream_cost_cap', 502, { run_id: RUN_ID, run_status: 'SUCCEEDED', provider_error: expect.stringContaining('charge limit') }],
-    ['cap_below_minimum', 'upstream_misconfigured', 503, { status: 400, provider_error: 'max-total-charge-usd-below-minimum' }],
-    ['garbage', 'upstream_bad_response', 502, { reason: 'not_json' }],
-    ['not_array', 'upstream_bad_response', 502, { reason: 'items_not_an_array' }],
-    ['bad_input', 'unprocessable_input', 422, { status: 400, provider_error: 'invalid-input' }],
-    ['empty', 'not_found', 404, { run_id: RUN_ID, run_status: 'SUCCEEDED', reason: 'provider_found_nothing' }],
-    ['item_not_found', 'not_found', 404, { run_id: RUN_ID, run_status: 'SUCCEEDED', provider_error: 'Property not found (404)', reason: 'provider_found_nothing' }],
-    ['server_error', 'upstream_error', 502, { status: 500, provider_error: 'internal-server-error' }],
-    ['unreachable', 'upstream_unreachable', 502, { reason: 'ECONNRESET' }],
-  ];
-  it.each(cases)('%s → %s (%i)', async (behaviour, code, status, details) => {
-    platform.behaviour = behaviour;
-    const e = await failure(provider().read(TARGET, ctx()));
-    expect(e.code).toBe(code);
-    expect(e.status).toBe(status);
-    expect(e.details).toEqual(details);
-    expect(e.retryAfter).toBeUndefined();
+  it("a run stopped at its cap after other inputs' items → upstream_cost_cap, never one of those homes", async () => {
+    platform.extraItems = recordedBatch().filter((i) => String(i.zpid) !== PORTLAND.zpid).slice(0, 2).map(todaysShape);
+    // Our own item is not pushed: the run ends at its cap right after the others' items.
+    platform.resultPriceUsd = 0.02;
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_cost_cap');
+    expect(e.details).toMatchObject({ run_id: platform.runs[0]!.id, usage_usd: 0.04, max_total_charge_usd: 0.05 });
   });
 
-  it('busy (429) → upstream_busy with the retry-after header', async () => {
-    platform.behaviour = 'busy';
-    const e = await failure(provider().read(TARGET, ctx()));
-    expect(e.code).toBe('upstream_busy');
-    expect(e.status).toBe(503);
-    expect(e.retryAfter).toBe(12);
-    expect(e.details).toEqual({ status: 429, provider_error: 'rate-limit-exceeded' });
+  it("the actor's miss ({ isValid: false, invalidReason }) → 404 not_found with the reason", async () => {
+    const e = await failure(provider().read(home({ zpid: '1', path: '/homedetails/1_zpid/' }), ctx()));
+    expect(e.code).toBe('not_found');
+    expect(e.status).toBe(404);
+    expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'SUCCEEDED', reason: recordedMiss().invalidReason });
   });
 
-  it('too slow → upstream_timeout, and the POST is not re-sent', async () => {
-    platform.behaviour = 'slow';
-    const e = await failure(provider({ timeoutMs: 300 }).read(TARGET, ctx()));
-    expect(e.code).toBe('upstream_timeout');
-    expect(e.status).toBe(504);
-    expect(e.details).toMatchObject({ reason: 'timeout' });
-    expect(platform.calls).toHaveLength(1);
+  it('an item without the core fields → upstream_bad_response (the old mapping read on today\'s shape)', async () => {
+    // The raw property object cut to today's field list has no address, price or status the old names could find.
+    platform.homes = [{ ...todaysShape(forSaleItem()), addressOrUrlFromInput: '' }];
+    const e = await failure(provider().read(home(LAKEVIEW), ctx()));
+    expect(e.code).toBe('upstream_bad_response');
+    expect(e.details).toEqual({ reason: 'item_without_core_fields', missing: ['streetAddress', 'city', 'state', 'price_or_status'], run_id: platform.runs[0]!.id });
   });
 
-  it('cancelled by the caller → upstream_timeout with reason aborted', async () => {
-    platform.behaviour = 'slow';
-    const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    const e = await failure(provider().read(TARGET, ctx({ signal: ac.signal })));
-    expect(e.code).toBe('upstream_timeout');
-    expect(e.details).toEqual({ reason: 'aborted' });
+  it('an oversized answer → upstream_bad_response', async () => {
+    const e = await failure(provider({ maxBytes: 10_000 }).read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_bad_response');
+    expect(e.details).toEqual({ reason: 'too_large', maxBytes: 10_000 });
   });
 
   it('nothing listening → upstream_unreachable', async () => {
     const port = await closedPort();
-    const e = await failure(provider({ url: `http://127.0.0.1:${port}` }).read(TARGET, ctx()));
+    const e = await failure(provider({ url: `http://127.0.0.1:${port}` }).read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_unreachable');
-    expect(e.status).toBe(502);
     expect(e.details).toEqual({ reason: 'ECONNREFUSED' });
-  });
-
-  it('a wrong token is reported as upstream_auth', async () => {
-    const e = await failure(provider({ token: 'wrong' }).read(TARGET, ctx()));
-    expect(e.code).toBe('upstream_auth');
-  });
-
-  it('an unknown actor is reported as upstream_actor_missing', async () => {
-    const e = await failure(provider({ actor: 'someone/else' }).read(TARGET, ctx()));
-    expect(e.code).toBe('upstream_actor_missing');
-    expect(platform.calls[0]!.path).toBe('/v2/acts/someone~else/run-sync-get-dataset-items');
-  });
-
-  it('an oversized answer → upstream_bad_response', async () => {
-    const e = await failure(provider({ maxBytes: 10_000 }).read(TARGET, ctx()));
-    expect(e.code).toBe('upstream_bad_response');
-    expect(e.details).toEqual({ reason: 'too_large', maxBytes: 10_000 });
   });
 });
 
-describe('FallbackProvider.resolveAddress', () => {
-  it('hands the address to the actor and returns the home it read', async () => {
-    const r = await provider().resolveAddress(address('661 Lakeview Avenue, San Francisco, CA 94112'), ctx({ status: 'for_sale' }));
-    expect(r.zpid).toBe('15192198');
-    expect(r.path).toBe('/homedetails/15192198_zpid/');
-    expect(r.collected?.property.zpid).toBe('15192198');
-    expect(r.collected?.source).toMatchObject({ provider: 'apify', run_id: RUN_ID });
-    expect(platform.calls[0]!.input).toEqual({
-      addresses: ['661 Lakeview Avenue, San Francisco, CA 94112'],
-      propertyStatus: 'FOR_SALE',
-      maxTotalChargeUsd: 0.05,
-    });
+describe('how runs end, read from the run object', () => {
+  it.each(['graceful', 'aborted'] as const)('stopped at the cost cap (%s) → upstream_cost_cap', async (ending) => {
+    platform.capEnding = ending;
+    platform.resultPriceUsd = 0.06;
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    const run = platform.runs[0]!;
+    expect(run.status).toBe(ending === 'graceful' ? 'SUCCEEDED' : 'ABORTED');
+    expect(run.items).toEqual([]);
+    expect(e.code).toBe('upstream_cost_cap');
+    expect(e.status).toBe(502);
+    expect(e.details).toEqual({ run_id: run.id, run_status: run.status, usage_usd: 0, max_total_charge_usd: 0.05 });
   });
 
-  it('holds a loosely resolved home to the address rules: another unit or ZIP is address_ambiguous', async () => {
-    const e = await failure(provider().resolveAddress(address('661 Lakeview Ave Unit 2, San Francisco, CA 94110'), ctx()));
+  it('a failed run below its cap → upstream_run_failed with its status message', async () => {
+    platform.failRunsAs = 'FAILED';
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_run_failed');
+    expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'FAILED', status_message: 'The Actor process exited with code 1' });
+  });
+
+  it('a run that ran out of its own time → upstream_timeout', async () => {
+    platform.failRunsAs = 'TIMED-OUT';
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toMatchObject({ run_id: platform.runs[0]!.id, run_status: 'TIMED-OUT', reason: 'run_timed_out' });
+  });
+});
+
+describe('platform refusals', () => {
+  const cases: Array<[string, string, number, PlatformError]> = [
+    ['402 memory-limit-exceeded', 'upstream_busy', 503, PLATFORM_ERRORS.memoryLimit],
+    ['402 cannot-start-actor-runs', 'upstream_busy', 503, PLATFORM_ERRORS.concurrentRuns],
+    ['402 not-enough-usage-to-run-paid-actor', 'upstream_quota', 503, PLATFORM_ERRORS.notEnoughUsage],
+    ['403 platform-feature-disabled', 'upstream_quota', 503, PLATFORM_ERRORS.monthlyLimit],
+    ['403 full-permission-actor-not-approved', 'upstream_misconfigured', 503, PLATFORM_ERRORS.notApproved],
+    ['403 insufficient-permissions', 'upstream_auth', 503, PLATFORM_ERRORS.insufficientPermissions],
+    ['500 internal-server-error', 'upstream_error', 502, PLATFORM_ERRORS.internal],
+  ];
+  it.each(cases)('%s → %s (%i)', async (_name, code, status, refusal) => {
+    platform.refusals = [refusal];
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    expect(e.code).toBe(code);
+    expect(e.status).toBe(status);
+    expect(e.details).toEqual({ status: refusal.status, provider_error: refusal.type });
+    expect(e.retryAfterSeconds).toBe(code === 'upstream_busy' ? 30 : undefined);
+    // A start is never sent twice: a second one could pay for a second run.
+    expect(runStarts(platform)).toHaveLength(1);
+    expect(platform.runs).toEqual([]);
+  });
+
+  it('a wrong token → upstream_auth; an unknown actor → upstream_actor_missing', async () => {
+    expect(await failure(provider({ token: 'wrong' }).read(home(PORTLAND), ctx()))).toMatchObject({
+      code: 'upstream_auth',
+      details: { status: 401, provider_error: 'user-or-token-not-found' },
+    });
+    const e = await failure(provider({ actor: 'someone/else' }).read(home(PORTLAND), ctx()));
+    expect(e).toMatchObject({ code: 'upstream_actor_missing', details: { status: 404, provider_error: 'record-not-found' } });
+    expect(platform.calls.at(-1)!.path).toBe('/v2/acts/someone~else/runs');
+  });
+
+  it('429 rate-limit-exceeded backs off and tries again, a bounded number of times', async () => {
+    platform.refusals = [PLATFORM_ERRORS.rateLimited, PLATFORM_ERRORS.rateLimited];
+    expect((await provider().read(home(PORTLAND), ctx())).zpid).toBe('7521381');
+    expect(runStarts(platform)).toHaveLength(3);
+    expect(platform.runs).toHaveLength(1);
+
+    platform.reset();
+    platform.refusals = Array.from({ length: 10 }, () => PLATFORM_ERRORS.rateLimited);
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_busy');
+    expect(e.retryAfterSeconds).toBe(30);
+    expect(runStarts(platform)).toHaveLength(4);
+    expect(platform.runs).toEqual([]);
+  });
+});
+
+describe("the actor's minimum cost cap", () => {
+  it('read at start-up: the larger cap is used within the ceiling, with a clear warning', async () => {
+    platform.minimalMaxTotalChargeUsd = 0.5;
+    const { logger, lines } = capturingLogger();
+    const p = provider({ logger });
+    await p.checkCostCap();
+    expect(lines).toEqual([expect.objectContaining({ level: 40, minimumUsd: 0.5, configuredUsd: 0.05, ceilingUsd: 0.5 })]);
+    expect(String(lines[0]!.msg)).toContain('FALLBACK_MAX_COST_USD ($0.05) is raised to $0.5');
+    await p.read(home(PORTLAND), ctx());
+    expect(runStarts(platform).map((c) => c.query.maxTotalChargeUsd)).toEqual(['0.5']);
+  });
+
+  it('a refusal as below the minimum reads it again and starts once more with the larger cap', async () => {
+    platform.minimalMaxTotalChargeUsd = 0.25;
+    const got = await provider().read(home(PORTLAND), ctx());
+    expect(got.zpid).toBe('7521381');
+    expect(platform.calls.map((c) => `${c.method} ${c.path.replace(/fakeRun\d+/, 'ID')}`).slice(0, 3)).toEqual([
+      'POST /v2/acts/maxcopell~zillow-detail-scraper/runs',
+      'GET /v2/acts/maxcopell~zillow-detail-scraper',
+      'POST /v2/acts/maxcopell~zillow-detail-scraper/runs',
+    ]);
+    expect(runStarts(platform).map((c) => c.query.maxTotalChargeUsd)).toEqual(['0.05', '0.25']);
+    expect(platform.runs[0]!.options.maxTotalChargeUsd).toBe(0.25);
+  });
+
+  it('a minimum above the ceiling → upstream_misconfigured, and no run is started', async () => {
+    platform.minimalMaxTotalChargeUsd = 1;
+    const { logger, lines } = capturingLogger();
+    const p = provider({ logger });
+    await p.checkCostCap();
+    expect(lines).toEqual([expect.objectContaining({ level: 50, minimumUsd: 1, ceilingUsd: 0.5 })]);
+    const e = await failure(p.read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_misconfigured');
+    expect(e.details).toEqual({ reason: 'actor_minimum_cost_cap_above_ceiling', minimum_usd: 1, ceiling_usd: 0.5 });
+    expect(runStarts(platform)).toEqual([]);
+  });
+});
+
+describe('an abandoned lookup aborts its run', () => {
+  it('the caller gives up while the run is going → the run is aborted, upstream_timeout (aborted)', async () => {
+    platform.holding = true;
+    const ac = new AbortController();
+    const reading = failure(provider().read(home(PORTLAND), ctx({ signal: ac.signal })));
+    const waiting = await platform.nextWait();
+    const aborted = platform.nextAbort();
+    ac.abort();
+    expect((await aborted).id).toBe(waiting.id);
+    const e = await reading;
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'aborted' });
+    expect(platform.runs[0]).toMatchObject({ status: 'ABORTED', abortedByClient: true });
+  });
+
+  it('our own time limit passes first (the run started late on the platform) → the run is aborted', async () => {
+    platform.holding = true;
+    platform.enforceRunTimeouts = false;
+    const aborted = platform.nextAbort();
+    const e = await failure(provider({ timeoutMs: 300 }).read(home(PORTLAND), ctx()));
+    const run = await aborted;
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'timeout', run_id: run.id });
+    expect(run.status).toBe('ABORTED');
+  });
+
+  it('a finished run is not aborted', async () => {
+    await provider().read(home(PORTLAND), ctx());
+    expect(platform.calls.some((c) => c.path.endsWith('/abort'))).toBe(false);
+  });
+});
+
+describe('an address, taken by the actor directly', () => {
+  it('one run finds and reads the home; the answer passes the address rules', async () => {
+    const r = await provider().resolveAddress(address(PORTLAND.address), ctx({ status: 'sold' }));
+    expect(r).toMatchObject({ zpid: '7521381', path: '/homedetails/7521381_zpid/' });
+    expect(r.collected?.property).toMatchObject({ streetAddress: '938 W Portland Street', price: 755000 });
+    expect(r.collected?.source).toMatchObject({ provider: 'apify', run_id: platform.runs[0]!.id });
+    expect(platform.calls[0]!.input).toEqual({ addresses: [PORTLAND.address], propertyStatus: 'RECENTLY_SOLD' });
+  });
+
+  it.each([
+    ["today's shape", () => todaysShape(recordedWrongUnit())],
+    ['the recorded shape', () => recordedWrongUnit()],
+  ])('asked for #429, the actor answered #318 (%s) → 409 address_ambiguous with the candidate', async (_shape, wrongUnit) => {
+    platform.homes = [wrongUnit()];
+    const e = await failure(provider().resolveAddress(address('12222 N Paradise Village Pkwy S #429, Phoenix, AZ 85032'), ctx()));
     expect(e.code).toBe('address_ambiguous');
     expect(e.status).toBe(409);
     expect(e.details).toEqual({
-      candidate: { detailUrl: 'https://www.zillow.com/homedetails/15192198_zpid/', address: expect.stringContaining('661 Lakeview Ave'), zpid: '15192198' },
-      mismatch: ['unit', 'zip'],
+      candidate: {
+        detailUrl: 'https://www.zillow.com/homedetails/2053953599_zpid/',
+        address: '12222 N Paradise Village Pkwy #318, Phoenix, AZ 85032',
+        zpid: '2053953599',
+      },
+      mismatch: ['directional', 'unit'],
     });
   });
 
-  it('maps an empty run to not_found', async () => {
-    platform.behaviour = 'empty';
+  it('the same unit asked for is the answer', async () => {
+    platform.homes = [todaysShape(recordedWrongUnit())];
+    const r = await provider().resolveAddress(address('12222 N Paradise Village Pkwy #318, Phoenix, AZ 85032'), ctx());
+    expect(r.zpid).toBe('2053953599');
+  });
+
+  it("the actor's miss → 404 not_found with its reason", async () => {
     const e = await failure(provider().resolveAddress(address('1 Nowhere St, Springfield, IL 62701'), ctx()));
     expect(e.code).toBe('not_found');
+    expect(e.details).toMatchObject({ reason: 'Invalid address or Zillow has no data for this address' });
+  });
+
+  it('other inputs\' items in the dataset are not taken for the answer', async () => {
+    platform.extraItems = recordedBatch().slice(0, 3).map((i) => ({ ...todaysShape(i), addressOrUrlFromInput: `${String(i.addressOrUrlFromInput)}` }));
+    const r = await provider().resolveAddress(address('522 W Encanto Blvd, Phoenix, AZ 85003'), ctx());
+    expect(r.zpid).toBe('7536781');
+  });
+
+  it('the old raw shape, which does not echo its input, is held to the address rules', async () => {
+    const r = await provider().resolveAddress(address('661 Lakeview Avenue, San Francisco, CA 94112'), ctx());
+    expect(r.zpid).toBe('15192198');
+    const e = await failure(provider().resolveAddress(address('661 Lakeview Ave Unit 2, San Francisco, CA 94110'), ctx()));
+    expect(e.code).toBe('address_ambiguous');
+    expect(e.details).toMatchObject({ candidate: { zpid: '15192198' }, mismatch: ['unit', 'zip'] });
   });
 });

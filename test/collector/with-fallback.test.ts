@@ -8,7 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { LookupError, checkAddress } from '../../src/contract/index.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
-import { RUN_ID, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { PLATFORM_ERRORS, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { failure } from '../helpers/lookup-error.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
@@ -44,8 +45,7 @@ afterAll(async () => {
 afterEach(() => {
   site.faults.clear();
   site.requests.length = 0;
-  platform.calls.length = 0;
-  platform.behaviour = 'ok';
+  platform.reset();
 });
 
 const env = (over: Record<string, string> = {}) => ({
@@ -77,13 +77,13 @@ describe('createCollector: own collector with the provider as fallback', () => {
     const got = await collector().read(target(ROSWELL, '2146993218'), ctx());
     expect(got.source).toMatchObject({ provider: 'self_hosted' });
     expect(got.source.fallback_from).toBeUndefined();
-    expect(platform.calls).toHaveLength(0);
+    expect(runStarts(platform)).toHaveLength(0);
   });
 
   it('bot wall → the provider reads it; source says so', async () => {
     const got = await collector().read(target(LAKEVIEW, '15192198'), ctx());
     expect(site.requests.map((r) => r.path)).toEqual([LAKEVIEW]);
-    expect(platform.calls).toHaveLength(1);
+    expect(runStarts(platform)).toHaveLength(1);
     expect(got.zpid).toBe('15192198');
     expect(got.property.zpid).toBe('15192198');
     expect(got.source).toEqual({
@@ -91,7 +91,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
       note: expect.any(String),
       fallback_from: 'self_hosted',
       actor: platform.actor,
-      run_id: RUN_ID,
+      run_id: platform.runs[0]!.id,
     });
   });
 
@@ -100,7 +100,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
     expect((await collector().read(target(LAKEVIEW, '15192198'), ctx())).source.fallback_from).toBe('self_hosted');
     site.faults.set(LAKEVIEW, { status: 200, body: '<html><head><title>x</title></head><body></body></html>' });
     expect((await collector().read(target(LAKEVIEW, '15192198'), ctx())).source.fallback_from).toBe('self_hosted');
-    expect(platform.calls).toHaveLength(2);
+    expect(runStarts(platform)).toHaveLength(2);
   });
 
   it('answers about the home (not_found) and site failures (5xx, timeout) do not start a paid run', async () => {
@@ -109,7 +109,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
     expect((await failure(collector().read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('upstream_error');
     site.faults.set(ROSWELL, { delayMs: 1_000 });
     expect((await failure(collector({ LOOKUP_TIMEOUT_MS: '200' }).read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('upstream_timeout');
-    expect(platform.calls).toHaveLength(0);
+    expect(runStarts(platform)).toHaveLength(0);
   });
 
   it('the site rate-limiting us (429) → the provider, which reads from elsewhere', async () => {
@@ -121,7 +121,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
   });
 
   it("the provider's own failure is what the caller gets", async () => {
-    platform.behaviour = 'quota';
+    platform.refusals = [PLATFORM_ERRORS.monthlyLimit];
     expect((await failure(collector().read(target(LAKEVIEW, '15192198'), ctx()))).code).toBe('upstream_quota');
   });
 
@@ -129,7 +129,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
     const e = await failure(collector({}, NO_PROVIDER).read(target(LAKEVIEW, '15192198'), ctx()));
     expect(e.code).toBe('upstream_blocked');
     expect(e.details).toEqual({ reason: 'bot_wall', status: 403 });
-    expect(platform.calls).toHaveLength(0);
+    expect(platform.calls).toEqual([]);
   });
 
   it('a half-configured provider, or one without a positive cost cap → upstream_misconfigured when it is needed', async () => {
@@ -138,7 +138,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
       expect(e.code).toBe('upstream_misconfigured');
       expect(e.status).toBe(503);
     }
-    expect(platform.calls).toHaveLength(0);
+    expect(platform.calls).toEqual([]);
   });
 
   it('a blocked suggestion endpoint → the provider takes the address and returns the home it read', async () => {
@@ -146,13 +146,41 @@ describe('createCollector: own collector with the provider as fallback', () => {
     const r = await collector().resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx());
     expect(r).toMatchObject({ zpid: '15192198', path: '/homedetails/15192198_zpid/' });
     expect(r.collected?.source).toMatchObject({ provider: 'apify', fallback_from: 'self_hosted' });
-    expect(platform.calls[0]!.input).toMatchObject({ addresses: ['661 Lakeview Ave, San Francisco, CA 94112'] });
+    expect(runStarts(platform)[0]!.input).toEqual({ addresses: ['661 Lakeview Ave, San Francisco, CA 94112'] });
   });
 
   it('an address the own resolver can answer does not use the provider', async () => {
     const r = await collector().resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx());
     expect(r).toEqual({ zpid: '15192198', path: '/homedetails/15192198_zpid/' });
-    expect(platform.calls).toHaveLength(0);
+    expect(runStarts(platform)).toHaveLength(0);
+  });
+
+  it("a blocked suggestion endpoint and the actor's wrong unit → 409 address_ambiguous, as the own resolver would answer", async () => {
+    site.faults.set('/autocomplete/v3/suggestions', { status: 403, body: WALL });
+    platform.homes = [todaysShape(recordedWrongUnit())];
+    const e = await failure(collector().resolveAddress(address('12222 N Paradise Village Pkwy #429, Phoenix, AZ 85032'), ctx()));
+    expect(e.code).toBe('address_ambiguous');
+    expect(e.details).toMatchObject({ candidate: { zpid: '2053953599' }, mismatch: ['unit'] });
+  });
+
+  it('the lookup abandoned while the fallback run is going → the run is aborted', async () => {
+    platform.holding = true;
+    const ac = new AbortController();
+    const reading = failure(collector().read(target(LAKEVIEW, '15192198'), { signal: ac.signal, now: NOW }));
+    const run = await platform.nextWait();
+    const aborted = platform.nextAbort();
+    ac.abort();
+    expect((await aborted).id).toBe(run.id);
+    expect((await reading).code).toBe('upstream_timeout');
+    expect(run.status).toBe('ABORTED');
+  });
+
+  it("at start-up the provider reads the actor's minimum cost cap, and its runs use it", async () => {
+    platform.minimalMaxTotalChargeUsd = 0.3;
+    const c = collector();
+    await c.read(target(LAKEVIEW, '15192198'), ctx());
+    expect(platform.calls[0]).toMatchObject({ method: 'GET', path: '/v2/acts/maxcopell~zillow-detail-scraper' });
+    expect(platform.runs.map((r) => r.options.maxTotalChargeUsd)).toEqual([0.3]);
   });
 
   it('a cancelled lookup does not fall back', async () => {
@@ -174,7 +202,7 @@ describe('createCollector: other compositions', () => {
   it('own collector off → the provider alone, not marked as a fallback, the site untouched', async () => {
     const c = collector({ SELF_HOSTED_ENABLED: 'false' });
     const got = await c.read(target(LAKEVIEW, '15192198'), ctx());
-    expect(got.source).toMatchObject({ provider: 'apify', run_id: RUN_ID });
+    expect(got.source).toMatchObject({ provider: 'apify', run_id: platform.runs[0]!.id });
     expect(got.source.fallback_from).toBeUndefined();
     const r = await c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx());
     expect(r.collected?.zpid).toBe('15192198');

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryStore, type ReserveRequest, type ReserveResult } from '../../src/store/index.js';
 import { startReplayServer } from '../../src/replay/server.js';
-import { forSaleItem, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, q, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -31,7 +31,7 @@ describe('an address lookup by an account that cannot pay', () => {
       expect(r.status).toBe(status);
       expect(r.body.error.code).toBe(code);
     }
-    expect(platform.calls).toEqual([]);
+    expect(runStarts(platform)).toEqual([]);
     expect(svc.replay.requests).toEqual([]);
   });
 
@@ -43,7 +43,7 @@ describe('an address lookup by an account that cannot pay', () => {
     const r = await svc.get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`);
     expect(r.status).toBe(200);
     expect(r.body.meta).toMatchObject({ credits: 1, source: { provider: 'apify' } });
-    expect(platform.calls).toHaveLength(1);
+    expect(runStarts(platform)).toHaveLength(1);
     expect((await svc.get('/v1/account')).body.data.used).toBe(1);
   });
 });

@@ -1,68 +1,115 @@
-// Every upstream code of the fallback provider (spec 7) as a REST client meets it: status, envelope,
-// headers, retry-after where there is a wait; never billed, never cached.
+// Every way the fallback provider can fail, as a REST client meets it: status, code, envelope, headers,
+// retry-after where there is a wait; never billed, never cached. The platform is the stand-in on
+// loopback (test/fakes/fake-actor-platform.ts), with the platform's documented refusals and run endings.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorEnvelope } from '../../src/contract/index.js';
-import { forSaleItem, startFakeActorPlatform, type ActorBehaviour, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { PLATFORM_ERRORS, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { recordedBatch, todaysShape } from '../helpers/fallback-items.js';
 import { expectSchema } from '../helpers/schema.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let platform: FakeActorPlatform;
 let svc: TestService;
 beforeAll(async () => {
-  platform = await startFakeActorPlatform({ items: [forSaleItem()] });
+  platform = await startFakeActorPlatform({ homes: [...recordedBatch().map(todaysShape), forSaleItem()] });
   // The own collector is off, so every live read goes to the provider.
   svc = await startTestService({
-    env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '1000' },
+    env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
   });
 });
 afterAll(async () => {
   await svc.close();
   await platform.close();
 });
-beforeEach(() => {
-  platform.behaviour = 'ok';
-  platform.slowMs = 2_000;
-});
+beforeEach(() => platform.reset());
 
 const used = async () => (await svc.get('/v1/account')).body.data.used as number;
 
-describe.each<[ActorBehaviour, number, string]>([
-  ['auth', 503, 'upstream_auth'],
-  ['quota', 503, 'upstream_quota'],
-  ['missing_actor', 503, 'upstream_actor_missing'],
-  ['cap_below_minimum', 503, 'upstream_misconfigured'],
-  ['busy', 503, 'upstream_busy'],
-  ['run_failed', 502, 'upstream_run_failed'],
-  ['cost_cap', 502, 'upstream_cost_cap'],
-  ['garbage', 502, 'upstream_bad_response'],
-  ['unreachable', 502, 'upstream_unreachable'],
-  ['server_error', 502, 'upstream_error'],
-  ['slow', 504, 'upstream_timeout'],
-  ['bad_input', 422, 'unprocessable_input'],
-  ['empty', 404, 'not_found'],
-])('provider %s', (behaviour, status, code) => {
+async function expectUnbilledFailure(path: string, status: number, code: string): Promise<Record<string, unknown>> {
+  const before = await used();
+  const r = await svc.get(path);
+  expect(r.status).toBe(status);
+  expect(r.body.error.code).toBe(code);
+  expectSchema(ErrorEnvelope, r.body);
+  expect(r.headers.get('x-api-version')).toBe('v1');
+  expect(r.headers.get('cache-control')).toBe('no-store');
+  if (code === 'upstream_busy') expect(r.headers.get('retry-after')).toBe('30');
+  else expect(r.headers.get('retry-after')).toBeNull();
+  expect(await used()).toBe(before);
+  return r.body.error.details as Record<string, unknown>;
+}
+
+describe.each([
+  ['402 memory-limit-exceeded', PLATFORM_ERRORS.memoryLimit, 503, 'upstream_busy'],
+  ['402 cannot-start-actor-runs', PLATFORM_ERRORS.concurrentRuns, 503, 'upstream_busy'],
+  ['402 not-enough-usage-to-run-paid-actor', PLATFORM_ERRORS.notEnoughUsage, 503, 'upstream_quota'],
+  ['403 platform-feature-disabled', PLATFORM_ERRORS.monthlyLimit, 503, 'upstream_quota'],
+  ['403 full-permission-actor-not-approved', PLATFORM_ERRORS.notApproved, 503, 'upstream_misconfigured'],
+  ['401 user-or-token-not-found', PLATFORM_ERRORS.invalidToken, 503, 'upstream_auth'],
+  ['404 record-not-found', PLATFORM_ERRORS.actorNotFound, 503, 'upstream_actor_missing'],
+  ['500 internal-server-error', PLATFORM_ERRORS.internal, 502, 'upstream_error'],
+] as const)('the platform refuses the run: %s', (_name, refusal, status, code) => {
   it(`→ ${status} ${code}, in the envelope, not billed, not cached`, async () => {
-    platform.behaviour = behaviour;
-    const before = await used();
-    const r = await svc.get('/v1/portal/property?zpid=15192198');
-    expect(r.status).toBe(status);
-    expect(r.body.error.code).toBe(code);
-    expectSchema(ErrorEnvelope, r.body);
-    expect(r.headers.get('x-api-version')).toBe('v1');
-    expect(r.headers.get('cache-control')).toBe('no-store');
-    if (code === 'upstream_busy') expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await used()).toBe(before);
+    platform.refusals = [refusal];
+    await expectUnbilledFailure('/v1/portal/property?zpid=7521381', status, code);
+    expect(platform.runs).toEqual([]);
+    expect(await svc.store.getEntries(['zpid:7521381'])).toEqual([null]);
+  });
+});
+
+describe('the platform keeps answering 429', () => {
+  it('→ backs off a bounded number of times, then 503 upstream_busy with retry-after', async () => {
+    platform.refusals = Array.from({ length: 10 }, () => PLATFORM_ERRORS.rateLimited);
+    await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 503, 'upstream_busy');
+    expect(runStarts(platform)).toHaveLength(4);
+  });
+});
+
+describe('the run ends without a home', () => {
+  it('stopped at its cost cap → 502 upstream_cost_cap naming the run', async () => {
+    platform.resultPriceUsd = 0.06;
+    const details = await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 502, 'upstream_cost_cap');
+    expect(details).toMatchObject({ run_id: platform.runs[0]!.id, max_total_charge_usd: 0.05 });
+    expect(await svc.store.getEntries(['zpid:7521381'])).toEqual([null]);
+  });
+
+  it('failed → 502 upstream_run_failed; out of its own time → 504 upstream_timeout', async () => {
+    platform.failRunsAs = 'FAILED';
+    await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 502, 'upstream_run_failed');
+    platform.failRunsAs = 'TIMED-OUT';
+    await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 504, 'upstream_timeout');
+    expect(await svc.store.getEntries(['zpid:7521381'])).toEqual([null]);
+  });
+
+  it("the actor's miss → 404 not_found with details.reason", async () => {
+    const details = await expectUnbilledFailure('/v1/portal/property?zpid=99999', 404, 'not_found');
+    expect(details).toMatchObject({ reason: 'Invalid address or Zillow has no data for this address' });
+    expect(await svc.store.getEntries(['zpid:99999'])).toEqual([null]);
+  });
+
+  it('a home without the core fields → 502 upstream_bad_response', async () => {
+    platform.homes = [todaysShape(forSaleItem())];
+    const details = await expectUnbilledFailure('/v1/portal/property?zpid=15192198', 502, 'upstream_bad_response');
+    expect(details).toMatchObject({ reason: 'item_without_core_fields' });
     expect(await svc.store.getEntries(['zpid:15192198'])).toEqual([null]);
+  });
+
+  it('still running when the lookup time is up → 504 upstream_timeout, and the run is aborted', async () => {
+    platform.holding = true;
+    platform.enforceRunTimeouts = false;
+    const aborted = platform.nextAbort();
+    await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 504, 'upstream_timeout');
+    expect((await aborted).id).toBe(platform.runs[0]!.id);
   });
 });
 
 describe('the provider answering', () => {
-  it('serves the home with meta.source naming the provider, billed once', async () => {
+  it('serves the home with meta.source naming the provider and the run, billed once', async () => {
     const before = await used();
-    const r = await svc.get('/v1/portal/property?zpid=15192198');
+    const r = await svc.get('/v1/portal/property?zpid=7521381');
     expect(r.status).toBe(200);
-    expect(r.body.data.zpid).toBe('15192198');
-    expect(r.body.meta).toMatchObject({ credits: 1, source: { provider: 'apify', actor: platform.actor } });
+    expect(r.body.data).toMatchObject({ zpid: '7521381', streetAddress: '938 W Portland Street', price: 755000, homeStatus: 'RECENTLY_SOLD' });
+    expect(r.body.meta).toMatchObject({ credits: 1, source: { provider: 'apify', actor: platform.actor, run_id: platform.runs[0]!.id } });
     expect(await used()).toBe(before + 1);
   });
 });

@@ -1,0 +1,91 @@
+// The detail actor's dataset items. Since 2026-09-01 it sends only its own mapped fields
+// (listingAddress, coordinates, listingPrice, listingStatus, listingPriceHistory, …); older items
+// carry the listing site's raw property object (with or without those mapped fields beside it).
+// Both are read through the one mapping the own collector uses: a mapped-field item is first
+// given the site's own field names (docs/mapping.md, "The fallback provider's items").
+import { mapBuilding, mapProperty, type MappedProperty } from '../mapping/index.js';
+import { list, obj, text, type Json } from '../mapping/values.js';
+
+export type ActorItem = Json;
+
+/** The item in the site's field names: raw fields win where present, the actor's mapped fields fill the rest. */
+export function siteShape(item: ActorItem): Json {
+  const where = obj(item, 'listingAddress');
+  const at = obj(item, 'coordinates');
+  const price = obj(item, 'listingPrice');
+  const lot = obj(item, 'lotArea');
+  const agent = obj(item, 'agent');
+  const broker = obj(item, 'broker');
+  const mls = obj(item, 'mls');
+  const image = obj(item, 'mainImage');
+  const type = obj(item, 'listingType');
+  const fromMapped: Json = {
+    address: { streetAddress: where.street, city: where.city, state: where.state, zipcode: where.zipCode, neighborhood: where.neighborhood },
+    unitNumber: where.unit,
+    county: where.county,
+    latitude: at.latitude,
+    longitude: at.longitude,
+    price: price.amount,
+    currency: price.currency,
+    homeStatus: item.listingStatus,
+    listingSubType: type,
+    contingentListingType: type.contingencyType,
+    hdpUrl: item.propertyUrl,
+    lotAreaValue: lot.value,
+    lotAreaUnits: lot.unit,
+    datePostedString: item.datePosted ?? item.onMarketDate,
+    priceHistory: list(item, 'listingPriceHistory'),
+    taxHistory: list(item, 'listingTaxHistory'),
+    photos: list(item, 'listingPhotos'),
+    hiResImageLink: text(image.hiRes) ?? text(image.medium) ?? text(image.thumbnail),
+    schools: list(item, 'nearbySchools'),
+    attributionInfo: {
+      agentName: agent.name,
+      agentPhoneNumber: agent.phoneNumber,
+      agentLicenseNumber: agent.licenseNumber,
+      brokerName: broker.name,
+      brokerPhoneNumber: broker.phoneNumber,
+      mlsId: mls.id,
+      mlsName: mls.name,
+    },
+  };
+  const merged: Json = { ...fromMapped };
+  for (const [key, value] of Object.entries(item)) {
+    if (value !== null && value !== undefined) merged[key] = value;
+  }
+  return merged;
+}
+
+/** True for the actor's own report of a miss: `{ isValid: false, invalidReason }`. */
+export const isMiss = (item: ActorItem): boolean => item.isValid === false;
+
+/** The zpid an item carries (a number in the actor's items). */
+export function zpidOf(item: ActorItem): string | null {
+  const z = text(item.zpid);
+  return z !== null && /^\d+$/.test(z) ? z : null;
+}
+
+/** The input an item answers (`addressOrUrlFromInput`), or null for items that do not say (the old raw shape). */
+export const inputOf = (item: ActorItem): string | null => text(item.addressOrUrlFromInput);
+
+/** Inputs compare without case, repeated spaces or a trailing slash: the actor echoes what it was sent. */
+export const sameInput = (a: string, b: string): boolean => {
+  const norm = (s: string) => s.trim().replace(/\s+/g, ' ').replace(/\/+$/, '').toLowerCase();
+  return norm(a) === norm(b);
+};
+
+const isBuilding = (item: ActorItem): boolean => Array.isArray(item.floorPlans) || Array.isArray(item.ungroupedUnits);
+
+/** The item as a contract record. */
+export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string }): { property: MappedProperty; building: boolean } {
+  if (isBuilding(item)) return { property: mapBuilding(item, opts), building: true };
+  return { property: mapProperty(siteShape(item), null, { scrapedAt: opts.scrapedAt }), building: false };
+}
+
+/** The core fields a home record must have to be served: zpid, street, city, state, and price or status. */
+export function missingCoreFields(p: MappedProperty): string[] {
+  const missing: string[] = [];
+  for (const k of ['zpid', 'streetAddress', 'city', 'state'] as const) if (p[k] === null) missing.push(k);
+  if (p.price === null && p.homeStatus === null) missing.push('price_or_status');
+  return missing;
+}
