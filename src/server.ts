@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { isLookupError } from './contract/index.js';
-import { seedAccountsFromFile } from './accounts/index.js';
+import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
 import { createCollector } from './collector/index.js';
 import { usesDevSecret, type Config } from './config.js';
@@ -25,6 +25,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set: API keys are hashed with a development secret');
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
+  if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);
   const collector = createCollector(config, { logger });
   const app = await buildApp({ config, store, collector, logger });
   await app.listen({ port: config.port, host: config.host });

@@ -1,5 +1,7 @@
-// ACCOUNTS_FILE: accounts created or updated at start-up, idempotently.
+// ACCOUNTS_FILE: accounts created or updated at start-up, idempotently, and again whenever the
+// store is found to have lost its data.
 import { readFile } from 'node:fs/promises';
+import type { Logger } from 'pino';
 import type { Account, Store } from '../store/index.js';
 import { hashApiKey, seededAccountId, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT } from './plans.js';
@@ -82,4 +84,20 @@ export async function seedAccountsFromFile(store: Store, path: string, secret: s
     throw new Error(`ACCOUNTS_FILE ${path} is not valid JSON: ${(e as Error).message}`);
   }
   return seedAccounts(store, parseSeeds(json), secret);
+}
+
+/**
+ * Seeds the accounts file again (read afresh) whenever the store is found to have lost its data
+ * (Store.onReset: Redis restarted empty). Until that succeeds the store reports store_unavailable.
+ */
+export function reseedOnStoreReset(store: Store, file: string, secret: string, logger: Logger): void {
+  store.onReset(async () => {
+    try {
+      const n = await seedAccountsFromFile(store, file, secret);
+      logger.warn({ accounts: n, file }, 'the store had lost its data: accounts seeded again');
+    } catch (err) {
+      logger.error({ err, file }, 'the store lost its data and the accounts file could not be seeded again');
+      throw err;
+    }
+  });
 }

@@ -54,6 +54,7 @@ export class MemoryStore implements Store {
   }
 
   async ping(): Promise<void> {}
+  onReset(): void {}
   async close(): Promise<void> {}
 
   async getAccountByKeyHash(keyHash: string): Promise<Account | null> {

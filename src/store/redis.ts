@@ -31,6 +31,7 @@
 //   P{acct}:account:<id>        JSON of the Account
 //   P{acct}:key:<keyHash>       → account id (the key index)
 //   P{acct}:ids                 SET of account ids
+//   P{acct}:epoch               a random id set once: when it is gone or changed, Redis lost its data (checkEpoch)
 //   P{acct}:changes             pub/sub channel: an account id each time that account is written
 //   P{bill}:usage:<acct>:<per>  HASH used, reserved, overage_used, overage_reserved (held as overage)
 //   P{bill}:budget:<scope>:<d>  counter of live lookups held + committed that UTC day (expires 48 h)
@@ -43,6 +44,7 @@
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { LookupError } from '../contract/errors.js';
@@ -295,6 +297,10 @@ export class RedisStore implements Store {
   private readonly pendingUnlocks = new Map<string, { key: string; token: string; since: number }>();
   /** The connections of watchAccounts (a subscribed connection can send nothing else). */
   private readonly watchers = new Set<Redis>();
+  /** The marker of the data this instance has been using (null until first contact); see checkEpoch. */
+  private epoch: string | null = null;
+  private readonly resetHandlers: Array<() => Promise<void>> = [];
+  private recovering: Promise<void> | null = null;
 
   private constructor(private readonly redis: Redis, prefix: string, private readonly timeoutMs: number) {
     this.k = keyspace(prefix);
@@ -308,7 +314,11 @@ export class RedisStore implements Store {
     redis.defineCommand('plRenewReservation', { numberOfKeys: 2, lua: LUA_RENEW_RESERVATION });
     redis.defineCommand('plVoidCharge', { numberOfKeys: 3, lua: LUA_VOID_CHARGE });
     this.scripts = redis as unknown as ScriptCommands;
-    redis.on('ready', () => this.retryUnlocks());
+    redis.on('ready', () => {
+      this.retryUnlocks();
+      // A reconnection may be to a Redis that restarted empty: found out (and re-seeded) at once.
+      this.checkEpoch().catch(() => undefined);
+    });
   }
 
   /**
@@ -346,6 +356,51 @@ export class RedisStore implements Store {
   async ping(): Promise<void> {
     if (this.redis.status !== 'ready') throw unavailable(new Error(`redis status ${this.redis.status}`));
     await this.run(() => this.redis.ping());
+    await this.checkEpoch();
+  }
+
+  onReset(handler: () => Promise<void>): void {
+    this.resetHandlers.push(handler);
+  }
+
+  /**
+   * Checks that Redis still holds the data this instance has been using: the epoch marker is the one
+   * it saw before. If not (Redis restarted empty, or was flushed), the reset handlers re-seed the
+   * accounts and a new epoch is adopted; until that succeeds this throws store_unavailable with
+   * `details.reason: store_reset`. Returns true when it found (and recovered from) a reset now.
+   */
+  private async checkEpoch(): Promise<boolean> {
+    const current = await this.run(() => this.redis.get(this.k.epoch));
+    if (this.epoch === null) {
+      // First contact: whatever Redis holds is what this instance starts from.
+      this.epoch = current ?? (await this.adoptEpoch());
+      return false;
+    }
+    if (current === this.epoch) return false;
+    this.recovering ??= this.recoverFromReset().finally(() => {
+      this.recovering = null;
+    });
+    await this.recovering;
+    return true;
+  }
+
+  private async recoverFromReset(): Promise<void> {
+    try {
+      for (const handler of this.resetHandlers) await handler();
+      this.epoch = await this.adoptEpoch();
+    } catch (cause) {
+      throw new LookupError('store_unavailable', {
+        message: 'The store lost its data (restarted empty) and the accounts could not be seeded again yet. Retry in 30 seconds.',
+        details: { reason: 'store_reset' },
+        cause,
+      });
+    }
+  }
+
+  /** The epoch every instance agrees on: the first one set wins. */
+  private async adoptEpoch(): Promise<string> {
+    await this.run(() => this.redis.set(this.k.epoch, randomUUID(), 'NX'));
+    return (await this.run(() => this.redis.get(this.k.epoch))) ?? '';
   }
 
   async close(): Promise<void> {
@@ -367,7 +422,9 @@ export class RedisStore implements Store {
 
   /** Two reads (index, then account); an account whose key changed in between is not the caller's. */
   async getAccountByKeyHash(keyHash: string): Promise<Account | null> {
-    const id = await this.run(() => this.redis.get(this.k.keyIndex(keyHash)));
+    let id = await this.run(() => this.redis.get(this.k.keyIndex(keyHash)));
+    // An unknown key may be one that a store reset lost: then it is looked up again once re-seeded.
+    if (id === null && (await this.checkEpoch())) id = await this.run(() => this.redis.get(this.k.keyIndex(keyHash)));
     if (id === null) return null;
     const account = await this.getAccount(id);
     return account && account.keyHash === keyHash ? account : null;
@@ -700,6 +757,7 @@ function keyspace(p: string) {
     keyIndex: (keyHash: string) => `${p}{acct}:key:${keyHash}`,
     accountIds: `${p}{acct}:ids`,
     accountChanges: `${p}{acct}:changes`,
+    epoch: `${p}{acct}:epoch`,
     usage: (accountId: string, period: string) => `${p}{bill}:usage:${accountId}:${period}`,
     budget: (scope: string, day: string) => `${p}{bill}:budget:${scope}:${day}`,
     reservation: (id: string) => `${p}{bill}:res:${id}`,

@@ -99,8 +99,16 @@ export interface UsageCounters {
 
 export interface Store {
   readonly kind: 'memory' | 'redis';
-  /** Throws LookupError('store_unavailable') when the store cannot be reached now. */
+  /**
+   * Throws LookupError('store_unavailable') when the store cannot be reached now, or when it lost its
+   * data (details.reason `store_reset`) and has not been seeded again yet.
+   */
   ping(): Promise<void>;
+  /**
+   * Runs `handler` (re-seeding accounts) when the store is found to have lost its data: Redis
+   * restarted empty or flushed. The memory store cannot lose its data while the process lives.
+   */
+  onReset(handler: () => Promise<void>): void;
   close(): Promise<void>;
 
   getAccountByKeyHash(keyHash: string): Promise<Account | null>;

@@ -149,6 +149,14 @@ describe('RedisStore specifics', () => {
       expect(await store.sweep()).toBe(1);
       expect(await store.tryLock('zpid:1', 'tok', 60_000)).toBe(true);
       await store.unlock('zpid:1', 'tok');
+      const r4 = paid();
+      expect((await store.reserve(r4)).ok).toBe(true);
+      expect(await store.renewReservations([r4.reservationId], 60_000)).toEqual([]);
+      expect(await store.tryLock('zpid:2', 'tok', 60_000)).toBe(true);
+      expect(await store.renewLocks([{ key: 'zpid:2', token: 'tok' }], 60_000)).toEqual([]);
+      expect(await store.commit(ledgerEntry(r4.reservationId, a.id))).toBe(true);
+      const ref = { reservationId: r4.reservationId, accountId: a.id, period: '2026-03', day: '2026-03-01', scope: 'paid' as const, since: 0 };
+      expect(await store.voidReservation(ref)).toBe('voided');
       await raw.echo(marker);
       for (let i = 0; i < 100 && !events.some((e) => e.args[1] === marker); i++) await new Promise((r) => setTimeout(r, 10));
     } finally {
