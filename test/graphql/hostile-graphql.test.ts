@@ -105,7 +105,7 @@ describe('introspection is bounded (item 5)', () => {
     expect(r.body.errors[0].extensions.code).toBe('missing_api_key');
   });
 
-  it('GraphiQL\'s introspection query still works without a key, and a repeat is the cached answer', async () => {
+  it('GraphiQL\'s introspection query still works without a key, and a repeat gets the same answer', async () => {
     const first = await postJson({ query: getIntrospectionQuery() }, null);
     expect(first.status).toBe(200);
     expect(first.body.errors).toBeUndefined();
