@@ -340,3 +340,36 @@ describe('an address, taken by the actor directly', () => {
     expect(e.details).toMatchObject({ candidate: { zpid: '15192198' }, mismatch: ['unit', 'zip'] });
   });
 });
+
+describe('the stand-in platform itself', () => {
+  it('sends only documented headers: no run id or run status on the synchronous endpoint', async () => {
+    const res = await fetch(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }] }),
+    });
+    expect(res.status).toBe(201);
+    expect([...res.headers.keys()].filter((h) => h.startsWith('x-')).sort()).toEqual([
+      'x-apify-pagination-count', 'x-apify-pagination-limit', 'x-apify-pagination-offset', 'x-apify-pagination-total', 'x-ratelimit-limit',
+    ]);
+    expect(((await res.json()) as Array<{ zpid: number }>).map((i) => i.zpid)).toEqual([7521381]);
+  });
+
+  it('a failed synchronous run is 400 run-failed naming the run; an unknown input field is 400 invalid-input', async () => {
+    platform.failRunsAs = 'FAILED';
+    const post = (input: unknown) =>
+      fetch(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
+    expect(await post({ addresses: [PORTLAND.address] })).toEqual({
+      status: 400,
+      body: { error: { type: 'run-failed', message: `Actor run did not succeed (run ID: ${platform.runs[0]!.id}, status: FAILED)` } },
+    });
+    expect(await post({ addresses: [PORTLAND.address], maxTotalChargeUsd: 0.05 })).toEqual({
+      status: 400,
+      body: { error: { type: 'invalid-input', message: 'Input is not valid: Property input.maxTotalChargeUsd is not allowed.' } },
+    });
+  });
+});

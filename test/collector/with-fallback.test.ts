@@ -132,8 +132,14 @@ describe('createCollector: own collector with the provider as fallback', () => {
     expect(platform.calls).toEqual([]);
   });
 
-  it('a half-configured provider, or one without a positive cost cap → upstream_misconfigured when it is needed', async () => {
-    for (const c of [collector({}, ['FALLBACK_TOKEN']), collector({ FALLBACK_MAX_COST_USD: '0' }), collector({ FALLBACK_MAX_COST_USD: 'lots' })]) {
+  it('a half-configured provider, one without a positive cost cap, or a ceiling below the cap → upstream_misconfigured when it is needed', async () => {
+    const configs = [
+      collector({}, ['FALLBACK_TOKEN']),
+      collector({ FALLBACK_MAX_COST_USD: '0' }),
+      collector({ FALLBACK_MAX_COST_USD: 'lots' }),
+      collector({ FALLBACK_MAX_COST_CEILING_USD: '0.01' }),
+    ];
+    for (const c of configs) {
       const e = await failure(c.read(target(LAKEVIEW, '15192198'), ctx()));
       expect(e.code).toBe('upstream_misconfigured');
       expect(e.status).toBe(503);
