@@ -25,7 +25,7 @@ const OPERATOR_ERRORS = new Set([
 ]);
 
 export const BELOW_MINIMUM_CAP = 'max-total-charge-usd-below-minimum';
-export const RATE_LIMITED = 'rate-limit-exceeded';
+const RATE_LIMITED = 'rate-limit-exceeded';
 
 /** Whether a request refused this way may simply be sent again after a pause (no run was started). */
 export const isRateLimit = (f: PlatformFailure): boolean => f.status === 429 || f.type === RATE_LIMITED;

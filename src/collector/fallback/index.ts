@@ -1,3 +1,3 @@
 // The fallback provider: a scraping actor on a third-party platform, used when the own collector cannot read the site.
 export { FallbackProvider, type FallbackProviderOptions } from './provider.js';
-export { siteShape, mapItem, missingCoreFields } from './actor-item.js';
+export { mapItem, missingCoreFields } from './actor-item.js';
