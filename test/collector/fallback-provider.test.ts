@@ -274,7 +274,7 @@ describe('an abandoned lookup aborts its run', () => {
     platform.holding = true;
     platform.enforceRunTimeouts = false;
     const aborted = platform.nextAbort();
-    const e = await failure(provider({ timeoutMs: 300 }).read(home(PORTLAND), ctx()));
+    const e = await failure(provider({ timeoutMs: 1_000 }).read(home(PORTLAND), ctx()));
     const run = await aborted;
     expect(e.code).toBe('upstream_timeout');
     expect(e.details).toEqual({ reason: 'timeout', run_id: run.id });
