@@ -191,6 +191,16 @@ describe('platform refusals', () => {
     expect(platform.runs).toEqual([]);
   });
 
+  it('an actor awaiting approval is logged for the operator with its approval link (clients see only the 503)', async () => {
+    platform.refusals = [PLATFORM_ERRORS.notApproved];
+    const { logger, lines } = capturingLogger();
+    const e = await failure(provider({ logger }).read(home(PORTLAND), ctx()));
+    expect(e.details).toEqual({ status: 403, provider_error: 'full-permission-actor-not-approved' });
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, platformError: expect.objectContaining({ approvalUrl: PLATFORM_ERRORS.notApproved.data.approvalUrl }) }),
+    ]);
+  });
+
   it('a wrong token → upstream_auth; an unknown actor → upstream_actor_missing', async () => {
     expect(await failure(provider({ token: 'wrong' }).read(home(PORTLAND), ctx()))).toMatchObject({
       code: 'upstream_auth',

@@ -8,6 +8,8 @@ export interface PlatformFailure {
   /** The platform's error type, e.g. `memory-limit-exceeded`; empty when the body was not the envelope. */
   type: string;
   message: string;
+  /** Where an operator approves an actor that needs full permissions (`full-permission-actor-not-approved`). */
+  approvalUrl?: string;
 }
 
 const INPUT_ERRORS = new Set([
@@ -27,14 +29,23 @@ const OPERATOR_ERRORS = new Set([
 export const BELOW_MINIMUM_CAP = 'max-total-charge-usd-below-minimum';
 const RATE_LIMITED = 'rate-limit-exceeded';
 
+/** Refusals only an operator can end (token, account, actor, approval): logged for them, since clients only see a 503. */
+export const needsOperator = (f: PlatformFailure): boolean => [401, 402, 403, 404].includes(f.status) && !CAPACITY_ERRORS.has(f.type);
+
 /** Whether a request refused this way may simply be sent again after a pause (no run was started). */
 export const isRateLimit = (f: PlatformFailure): boolean => f.status === 429 || f.type === RATE_LIMITED;
 
 /** Reads the error envelope; a body that is not one still has its status to go by. */
 export function readFailure(status: number, body: string): PlatformFailure {
   try {
-    const e = (JSON.parse(body) as { error?: { type?: unknown; message?: unknown } }).error;
-    return { status, type: typeof e?.type === 'string' ? e.type : '', message: typeof e?.message === 'string' ? e.message : '' };
+    const e = (JSON.parse(body) as { error?: { type?: unknown; message?: unknown; data?: { approvalUrl?: unknown } } }).error;
+    const approvalUrl = e?.data?.approvalUrl;
+    return {
+      status,
+      type: typeof e?.type === 'string' ? e.type : '',
+      message: typeof e?.message === 'string' ? e.message : '',
+      ...(typeof approvalUrl === 'string' ? { approvalUrl } : {}),
+    };
   } catch {
     return { status, type: '', message: '' };
   }

@@ -5,10 +5,11 @@
 // since a second start would pay for a second run.
 import { setTimeout as pause } from 'node:timers/promises';
 import got, { type Got, type Method } from 'got';
+import type { Logger } from 'pino';
 import { LookupError } from '../../contract/index.js';
 import { isObject, type Json } from '../mapping/values.js';
 import { DEFAULT_MAX_BYTES, transportError } from '../site-client.js';
-import { isRateLimit, platformError, readFailure } from './errors.js';
+import { isRateLimit, needsOperator, platformError, readFailure } from './errors.js';
 
 /** What the platform reports about a run (the Run object's fields this client reads). */
 export interface Run {
@@ -37,6 +38,7 @@ export interface PlatformClientOptions {
   backoffMs?: number;
   /** How many times a 429 (or a 5xx on a read) is sent again. */
   retries?: number;
+  logger?: Logger;
 }
 
 interface Call {
@@ -161,7 +163,10 @@ export class PlatformClient {
       }
       const failure = readFailure(res.statusCode, res.body);
       const again = isRateLimit(failure) || (call.read && failure.status >= 500);
-      if (!again || attempt >= retries) throw platformError(failure, call.about);
+      if (!again || attempt >= retries) {
+        if (needsOperator(failure)) this.opts.logger?.warn({ platformError: failure, path: call.path }, `the actor platform refused a request: ${failure.type || failure.status} ${failure.message}`);
+        throw platformError(failure, call.about);
+      }
       try {
         await pause((this.opts.backoffMs ?? 500) * 2 ** attempt, undefined, { signal });
       } catch (e) {

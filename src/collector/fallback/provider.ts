@@ -46,6 +46,7 @@ export class FallbackProvider implements Collector {
       url: opts.url,
       token: opts.token,
       actor: opts.actor,
+      logger: this.logger,
       ...(opts.maxBytes === undefined ? {} : { maxBytes: opts.maxBytes }),
       ...(opts.backoffMs === undefined ? {} : { backoffMs: opts.backoffMs }),
     });
