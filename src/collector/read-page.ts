@@ -1,5 +1,7 @@
 // One listing page → the record: decode, extract and map, with no I/O. This is what a page-reading
-// worker runs (page-worker.ts); it takes and returns only values that cross a thread boundary.
+// worker runs (page-worker.ts); it takes and returns only values that cross a thread boundary. The
+// raw record goes back as JSON text: the store keeps it as text, and a 300 KB object would cost the
+// event loop a structured-clone read and a JSON.stringify.
 import { LookupError, isLookupError, type ErrorCode } from '../contract/index.js';
 import { mapBuilding, mapProperty, type MappedProperty } from './mapping/index.js';
 import { extractPage, type PageWant } from './page/index.js';
@@ -16,8 +18,8 @@ export interface PageTask {
 
 export type PageRead =
   | { kind: 'blocked' }
-  | { kind: 'building'; property: MappedProperty; raw: unknown; zpid: string | null }
-  | { kind: 'property'; property: MappedProperty; raw: unknown; zpid: string | null; generation: string };
+  | { kind: 'building'; property: MappedProperty; rawJson: string; zpid: string | null }
+  | { kind: 'property'; property: MappedProperty; rawJson: string; zpid: string | null; generation: string };
 
 /** A LookupError as plain data, so it survives the thread boundary with its code. */
 export interface PageFailure {
@@ -32,11 +34,11 @@ export function readPage(task: PageTask): PageRead {
       return data;
     case 'building': {
       const property = mapBuilding(data.building, { now: new Date(task.now), scrapedAt: task.scrapedAt });
-      return { kind: 'building', property, raw: data.building, zpid: property.zpid };
+      return { kind: 'building', property, rawJson: JSON.stringify(data.building), zpid: property.zpid };
     }
     case 'property': {
       const property = mapProperty(data.property, data.extras, { scrapedAt: task.scrapedAt });
-      return { kind: 'property', property, raw: data.property, zpid: data.zpid ?? property.zpid, generation: data.generation };
+      return { kind: 'property', property, rawJson: JSON.stringify(data.property), zpid: data.zpid ?? property.zpid, generation: data.generation };
     }
   }
 }

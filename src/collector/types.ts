@@ -24,6 +24,8 @@ export interface Collected {
   property: Omit<PortalProperty, 'raw'>;
   /** The unmapped source record (the property or building object). */
   raw: unknown;
+  /** `raw` as JSON text, when the collector has it so (the page workers write it off the event loop); used instead of stringifying `raw`. */
+  rawJson?: string;
   /** The zpid of what was actually read; may differ from the one asked for. */
   zpid: string | null;
   source: LookupSource;

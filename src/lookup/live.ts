@@ -220,7 +220,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
         : undefined;
 
     // Cache before charging: once the charge may be recorded, the home can always be served.
-    const rawJson = collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw);
+    const rawJson = collected.rawJson ?? (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
     await store.putEntry(entryKey, entry, rawJson, config.cacheTtlMs);
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);

@@ -54,7 +54,7 @@ describe('SelfHostedCollector.read', () => {
       monthlyHoaFee: 486,
       scrapedAt: NOW.toISOString(),
     });
-    expect((got.raw as { zpid?: unknown }).zpid).toBe(2146993218);
+    expect(JSON.parse(got.rawJson!).zpid).toBe(2146993218);
   });
 
   it('returns the zpid of the page actually served when it differs from the one asked', async () => {
