@@ -2,10 +2,9 @@
 // test/graphql/operations, as GraphQL Code Generator's client preset writes them
 // (persisted-documents.json, copied here by codegen.ts). The persisted-operations plugin and the
 // checks that run before it (lookup counting, the API key) read a request's document through here.
-import { createRequire } from 'node:module';
+import persistedDocuments from './persisted-documents.json' with { type: 'json' };
 
-const require = createRequire(import.meta.url);
-const documents = require('./persisted-documents.json') as Record<string, string>;
+const documents: Record<string, string> = persistedDocuments;
 
 /** What a request carries: GraphQL-over-HTTP params (one operation of a batched array). */
 export interface OperationParams {

@@ -15,7 +15,8 @@ const SOLD_ADDRESS = '2435 Aspen Rd Unit 104, Ames, IA 50010';
 const { store, sw } = switchableStore(new MemoryStore());
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ store });
+  // No key cache: every request asks the store, so a store failing at authentication shows.
+  svc = await startTestService({ store, env: { AUTH_CACHE_TTL_MS: '0' } });
 });
 afterAll(() => svc.close());
 afterEach(() => svc.replay.faults.clear());

@@ -34,7 +34,8 @@ async function startPair(opts: Omit<TestServiceOptions, 'store' | 'clock'>, into
   const start = async () => {
     const { store, sw } = switchableStore(new MemoryStore());
     into.push(sw);
-    return startTestService({ ...opts, store, clock: () => new Date() });
+    // No key cache: every request asks the store, so a store failing at authentication shows.
+    return startTestService({ ...opts, env: { AUTH_CACHE_TTL_MS: '0', ...opts.env }, store, clock: () => new Date() });
   };
   return Promise.all([start(), start()]);
 }

@@ -14,7 +14,8 @@ const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-San
 const { store, sw } = switchableStore(new MemoryStore());
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ store });
+  // No key cache: every request asks the store, so a store failing at authentication shows.
+  svc = await startTestService({ store, env: { AUTH_CACHE_TTL_MS: '0' } });
 });
 afterAll(() => svc.close());
 
