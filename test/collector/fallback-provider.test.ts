@@ -137,7 +137,7 @@ describe('a link, through the asynchronous run API', () => {
     const port = await closedPort();
     const e = await failure(provider({ url: `http://127.0.0.1:${port}` }).read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_unreachable');
-    expect(e.details).toEqual({ reason: 'ECONNREFUSED' });
+    expect(e.status).toBe(502);
   });
 });
 
@@ -159,6 +159,13 @@ describe('how runs end, read from the run object', () => {
     const e = await failure(provider().read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_run_failed');
     expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'FAILED', status_message: 'The Actor process exited with code 1' });
+  });
+
+  it('a run that "succeeded" with an empty dataset (a platform limit) → upstream_run_failed, never a miss', async () => {
+    platform.failRunsAs = 'RUN-LIMIT';
+    const e = await failure(provider().read(home(PORTLAND), ctx()));
+    expect(e.code).toBe('upstream_run_failed');
+    expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'SUCCEEDED', reason: 'empty_dataset', status_message: 'free user run limit reached' });
   });
 
   it('a run that ran out of its own time → upstream_timeout', async () => {

@@ -97,8 +97,11 @@ export interface FakeActorPlatform {
   resultPriceUsd: number;
   /** How a run stopped at its cost cap ends: the actor exits (SUCCEEDED) or the platform aborts it. */
   capEnding: 'graceful' | 'aborted';
-  /** Forces how the next runs end (the actor failed, or ran out of time), after pushing nothing. */
-  failRunsAs: 'FAILED' | 'TIMED-OUT' | null;
+  /**
+   * Forces how the next runs end, after pushing nothing: the actor failed, ran out of time, or (a
+   * platform limit seen on free plans) the run "succeeded" empty with the limit in its status message.
+   */
+  failRunsAs: keyof typeof FORCED_ENDINGS | null;
   /** Runs end TIMED-OUT after their own `timeout` (the platform's clock); off to test our own limit first. */
   enforceRunTimeouts: boolean;
   /** Refusals for the next run starts, one per start, in order. */
@@ -128,6 +131,12 @@ export const loadFixture = (name: string): Item => JSON.parse(readFileSync(new U
  * August 2026 (661 Lakeview Ave, San Francisco, CA 94112; zpid 15192198).
  */
 export const forSaleItem = (): Item => loadFixture('property-15192198-for-sale-2023.json');
+
+const FORCED_ENDINGS = {
+  FAILED: { status: 'FAILED', message: 'The Actor process exited with code 1' },
+  'TIMED-OUT': { status: 'TIMED-OUT', message: 'Actor timed out' },
+  'RUN-LIMIT': { status: 'SUCCEEDED', message: 'free user run limit reached' },
+} as const;
 
 const ACTOR_ID = 'ENK9p4RZHg0iVso52';
 const INPUT_FIELDS = new Set(['startUrls', 'addresses', 'propertyStatus', 'extractBuildingUnits', 'searchResultsDatasetId']);
@@ -226,7 +235,7 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
     r.status = 'RUNNING';
     if (state.holding) await once(events, 'release');
     if (TERMINAL.has(r.status)) return;
-    if (state.failRunsAs) return finish(r, state.failRunsAs, state.failRunsAs === 'FAILED' ? 'The Actor process exited with code 1' : 'Actor timed out');
+    if (state.failRunsAs) return finish(r, FORCED_ENDINGS[state.failRunsAs].status, FORCED_ENDINGS[state.failRunsAs].message);
     const inputs = [
       ...((r.input.startUrls as Array<{ url: string }> | undefined) ?? []).map((s) => answer(s.url, 'url')),
       ...((r.input.addresses as string[] | undefined) ?? []).map((a) => answer(a, 'address')),
