@@ -69,8 +69,9 @@ export function transportError(e: unknown, signal: AbortSignal): unknown {
   }
   if (e instanceof TimeoutError) return new LookupError('upstream_timeout', { details: { reason: 'timeout', phase: e.event }, cause: e });
   if (e instanceof MaxRedirectsError) return new LookupError('upstream_bad_response', { details: { reason: 'too_many_redirects' }, cause: e });
-  if (e instanceof ReadError) return new LookupError('upstream_bad_response', { details: { reason: 'truncated', error: e.code }, cause: e });
-  if (e instanceof RequestError) return new LookupError('upstream_unreachable', { details: { reason: e.code }, cause: e });
+  // Details say what happened in words a client can use; the transport's own code stays in the cause.
+  if (e instanceof ReadError) return new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
+  if (e instanceof RequestError) return new LookupError('upstream_unreachable', { details: { reason: 'connection_failed' }, cause: e });
   return e;
 }
 
@@ -216,7 +217,7 @@ function statusError(res: Response<Buffer>, origin: string): LookupError | null 
   if (status >= 300 && status < 400) {
     const target = redirectTarget(res);
     const reason = target && target.origin !== origin ? 'offsite_redirect' : 'bad_redirect';
-    return new LookupError('upstream_bad_response', { details: { reason, status, ...(target ? { location: target.origin } : {}) } });
+    return new LookupError('upstream_bad_response', { details: { reason, status } });
   }
   if (status === 404 || status === 410) {
     return new LookupError('not_found', { details: { reason: status === 404 ? 'page_not_found' : 'page_gone', status } });

@@ -42,7 +42,8 @@ function parseJson(raw: string, reason: string): unknown {
       lastError = e;
     }
   }
-  return bad(reason, { error: lastError instanceof Error ? lastError.message : String(lastError) });
+  // The parser's own message stays out of the answer (a client cannot act on it); it is the cause.
+  throw new LookupError('upstream_bad_response', { details: { reason }, cause: lastError });
 }
 
 interface CacheEntry {
@@ -69,7 +70,7 @@ function pickProperty(cache: Json, source: string, wantZpid: string | null): { p
   for (const [key, value] of Object.entries(cache)) {
     if (isObject(value) && isObject(value.property)) entries.push({ key, property: value.property });
   }
-  if (entries.length === 0) return bad(`${source}_without_property`, { keys: Object.keys(cache).slice(0, 10) });
+  if (entries.length === 0) return bad(`${source}_without_property`);
   const zpidOf = (e: CacheEntry) => text(e.property.zpid);
   const target = (wantZpid !== null && entries.find((e) => zpidOf(e) === wantZpid)) || entries[0]!;
   const same = entries
