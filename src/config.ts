@@ -71,7 +71,7 @@ type Env = Record<string, string | undefined>;
 
 /** Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both. */
 function leases(env: Env): { leaseTtlMs: number; creditWaitMs: number } {
-  const leaseTtlMs = int(env, 'LEASE_TTL_MS', 6_000, 300);
+  const leaseTtlMs = int(env, 'LEASE_TTL_MS', 5_000, 300);
   const lookupTimeoutMs = int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1);
   return { leaseTtlMs, creditWaitMs: int(env, 'CREDIT_WAIT_MS', lookupTimeoutMs + leaseTtlMs + 5_000) };
 }

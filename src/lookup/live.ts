@@ -46,7 +46,7 @@ const POLL_MS = 150;
 /** Ledger search for an unanswered commit starts this long before the reservation (clock skew between instances). */
 const CLOCK_SKEW_MS = 60_000;
 const CREDIT_POLL_MIN_MS = 50;
-const CREDIT_POLL_MAX_MS = 1_000;
+const CREDIT_POLL_MAX_MS = 500;
 
 const holdings = (ctx: RequestContext): Holdings => holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
 
