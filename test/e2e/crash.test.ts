@@ -16,7 +16,8 @@ import { RedisStore } from '../../src/store/redis.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startInstance, type Instance } from '../helpers/instance.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import type { ReplayServer } from '../helpers/service.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import type { Store } from '../../src/store/types.js';
 
 const LEASE_TTL_MS = 1500;
 const SECRET = 'crash-test-secret';
@@ -27,7 +28,13 @@ let site: ReplayServer | undefined;
 let proxy: GatedProxy | undefined;
 let instances: Instance[] = [];
 let store: RedisStore | undefined;
+let services: TestService[] = [];
+let stores: RedisStore[] = [];
 afterEach(async () => {
+  await Promise.all(services.map((s) => s.close()));
+  await Promise.all(stores.map((s) => s.close()));
+  services = [];
+  stores = [];
   await Promise.all(instances.map((i) => i.kill()));
   await store?.close();
   await proxy?.close();
@@ -107,4 +114,53 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     expect(await store!.usage(accountId, 'lifetime')).toEqual({ used: HOMES.length, reserved: 0, overageUsed: 0 });
     console.info('[crash/batch]', JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered }));
   }, 60_000);
+});
+
+/** The real store; counts the lease renewals its holder sends (a gate for the test). */
+function countingRenewals(real: RedisStore): { store: Store; renewed(n: number): Promise<void> } {
+  let count = 0;
+  const waiters: Array<{ n: number; wake: () => void }> = [];
+  const store = new Proxy(real, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop !== 'renewLocks') return value.bind(target);
+      return async (...args: Parameters<RedisStore['renewLocks']>) => {
+        const lost = await target.renewLocks(...args);
+        if (args[0].length > 0) count += 1;
+        for (const w of waiters.filter((x) => x.n <= count)) w.wake();
+        return lost;
+      };
+    },
+  });
+  return { store, renewed: (n) => (count >= n ? Promise.resolve() : new Promise((wake) => waiters.push({ n, wake }))) };
+}
+
+describe('a live holder keeps its leases however long its read takes', () => {
+  it('a read held for many leases: the other instance waits (no takeover, no second read), then gets the home as a hit; one charge', async () => {
+    redis = await startRedisServer();
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin);
+    const prefix = `lease${randomUUID().slice(0, 6)}:`;
+    const [storeA, storeB] = [await RedisStore.connect(redis.url, { prefix }), await RedisStore.connect(redis.url, { prefix })];
+    stores.push(storeA, storeB);
+    const a = countingRenewals(storeA);
+    const accounts = { a: { key: 'lease_key_a_000001', plan: 'free' as const, allotment: 5 }, b: { key: 'lease_key_b_000001', plan: 'free' as const, allotment: 5 } };
+    const env = { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300' };
+    services.push(await startTestService({ store: a.store, replayServer: site, accounts, env }));
+    services.push(await startTestService({ store: storeB, replayServer: site, accounts, env }));
+    const path = `/v1/portal/property?zpid=${HOMES[1]}`;
+    const first = services[0]!.get(path, accounts.a.key);
+    await proxy!.arrived(1);
+    await a.renewed(6); // two leases long
+    const second = services[1]!.get(path, accounts.b.key);
+    await a.renewed(18); // the other instance has been waiting for four more
+    proxy!.open();
+    const [r1, r2] = await Promise.all([first, second]);
+    expect(r1.body.meta).toMatchObject({ credits: 1, cached: false });
+    expect(r2.body.meta).toMatchObject({ credits: 0, cached: true });
+    // One read of the home's page (the zpid link redirects to it once).
+    expect(site.requests.filter((r) => r.path.endsWith(`-94112/${HOMES[1]}_zpid/`)).length).toBe(1);
+    expect(await storeB.ledger()).toHaveLength(1);
+  });
 });
