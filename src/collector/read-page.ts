@@ -2,7 +2,7 @@
 // worker runs (page-worker.ts); it takes and returns only values that cross a thread boundary. The
 // raw record goes back as JSON text: the store keeps it as text, and a 300 KB object would cost the
 // event loop a structured-clone read and a JSON.stringify.
-import { LookupError, isLookupError, type ErrorCode } from '../contract/index.js';
+import { LookupError, isLookupError, type ErrorCode } from '../contract/errors.js';
 import { mapBuilding, mapProperty, type MappedProperty } from './mapping/index.js';
 import { extractPage, type PageWant } from './page/index.js';
 

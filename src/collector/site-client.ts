@@ -149,10 +149,12 @@ export class SiteClient {
     });
   }
 
-  /** An HTML page; a bot wall (any status) is `upstream_blocked`. */
+  /**
+   * An HTML page. A bot wall sent as 403 is `upstream_blocked` here; one sent as 200 is told by the page
+   * reader (extractPage), which looks at the page on a worker thread anyway.
+   */
   async page(url: string, req: SiteRequest): Promise<SitePage> {
     const res = await this.get(url, 'html', req);
-    if (isBotWallBytes(res.body)) throw blocked('bot_wall', res.statusCode);
     return { status: res.statusCode, url: res.url, body: res.body };
   }
 

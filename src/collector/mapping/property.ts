@@ -1,7 +1,9 @@
 // A home's property object (from a page's cache, or a provider item with the site's own field
 // names) → the contract record. Every field's source and fallbacks are in docs/mapping.md; the
 // order of the `??` chains below is that table's order.
-import { homePathForZpid, publicLink, type PortalProperty } from '../../contract/index.js';
+import type { PortalProperty } from '../../contract/index.js';
+// Value imports name their modules: page workers load only these, not the whole contract.
+import { homePathForZpid, publicLink } from '../../contract/listing-url.js';
 import type { PageExtras } from '../page/extras.js';
 import { isListingEvent, isSaleEvent, priceEvents, schools, taxEvents } from './history.js';
 import { photoUrls } from './photos.js';

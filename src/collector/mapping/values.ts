@@ -1,7 +1,8 @@
 // Small, total conversions from the site's loosely typed values to the contract's types.
 // Every helper returns null for "not shown" (absent, empty, a sentinel) and never throws.
 
-import { UNIT_DESIGNATORS, publicLink } from '../../contract/index.js';
+import { UNIT_DESIGNATORS } from '../../contract/address.js';
+import { publicLink } from '../../contract/listing-url.js';
 
 export type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 // Generations handled (see docs/mapping.md): __NEXT_DATA__ with gdpClientCache under
 // props.pageProps.componentProps or props.pageProps, keyed by any query signature; the legacy
 // hdpApolloPreloadedData.apiCache; apartment buildings at componentProps.initialReduxState.gdp.building.
-import { LookupError } from '../../contract/index.js';
+import { LookupError } from '../../contract/errors.js';
 import { isObject, obj, text, type Json } from '../mapping/values.js';
 import { isBotWall } from './bot-wall.js';
 import { findDataScripts } from './bytes.js';
