@@ -8,7 +8,7 @@ import type { Collector } from './collector/types.js';
 import { AuthCache } from './accounts/index.js';
 import { registerGraphql } from './graphql/index.js';
 import { clientError, Drain, frameworkError, registerRest } from './http/index.js';
-import { createLogger, logRequests } from './logger.js';
+import { createLogger, RequestLog } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
 import type { Store } from './store/index.js';
 
@@ -39,8 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: () => core.newId(),
-    // One line per request instead (logRequests).
-    disableRequestLogging: true,
+    logController: new RequestLog(),
     requestIdHeader: false,
     // The time a client has to send its request (headers, then body): Node checks only the receiving,
     // never the answer, so a batch may work up to its own deadline.
@@ -60,7 +59,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientError,
   });
   app.decorate('drain', new Drain());
-  logRequests(app);
   app.addHook('onClose', async () => stopWatching());
   await registerRest(app, core);
   await registerGraphql(app, core);

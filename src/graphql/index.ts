@@ -11,6 +11,12 @@ export { schema } from './schema/index.js';
 /** schema.graphql's content: the sorted SDL of the schema. */
 export const printSchemaSdl = (): string => `${printSchema(lexicographicSortSchema(schema))}\n`;
 
+/** @defer/@stream results (multipart or event stream) arrive in parts, and are streamed as they come. */
+function isIncremental(response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  return type.startsWith('multipart/') || type.startsWith('text/event-stream');
+}
+
 export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Promise<void> {
   const yoga = buildYoga(core);
   await app.register(async (scope) => {
@@ -25,7 +31,13 @@ export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Pro
       handler: async (request, reply) => {
         const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
         // Send, then return the reply (returning reply.send(...) races Fastify's own send).
-        reply.send(response);
+        if (isIncremental(response)) reply.send(response);
+        else {
+          // A whole result is sent as its text: piping it as a stream costs more than the result.
+          reply.code(response.status);
+          response.headers.forEach((value, name) => void reply.header(name, value));
+          reply.send(await response.text());
+        }
         return reply;
       },
     });

@@ -8,6 +8,7 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
 } from 'graphql';
+import { LruMap } from '../store/lru-map.js';
 import { operationText, type OperationParams } from './persisted.js';
 import { SHAPE_LIMITS } from './plugins/use-armor.js';
 
@@ -126,6 +127,16 @@ export function isIntrospectionOnly(document: DocumentNode, operationName: strin
  * key (as does one that cannot be read: its error is reported after the key is checked).
  */
 export function needsApiKey(params: OperationParams): boolean {
-  const document = documentOf(params);
-  return document === null || !isIntrospectionOnly(document, params.operationName);
+  const text = operationText(params);
+  const key = `${params.operationName ?? ''}\u0000${text ?? ''}`;
+  let needs = keyDecisions.get(key);
+  if (needs === undefined) {
+    const document = documentOf(params);
+    needs = document === null || !isIntrospectionOnly(document, params.operationName);
+    keyDecisions.set(key, needs);
+  }
+  return needs;
 }
+
+/** needsApiKey's answers by operation name and document text: each document is parsed for it once. */
+const keyDecisions = new LruMap<boolean>(1000);

@@ -6,6 +6,24 @@ import {
 import type { RequestContext } from './context.js';
 import { homeKeyOf } from './keys.js';
 import { loadHome } from './loader.js';
+import { LruMap } from '../store/lru-map.js';
+
+/**
+ * Records already parsed, by their JSON text (GraphQL reads fields; many requests read the same
+ * homes). Shared read-only objects; records with raw are not kept (large, rarely asked for twice).
+ */
+const parsedRecords = new LruMap<PortalProperty>(256);
+const MAX_PARSED_CHARS = 64 * 1024;
+
+function parseRecord(json: string): PortalProperty {
+  if (json.length > MAX_PARSED_CHARS) return JSON.parse(json) as PortalProperty;
+  let record = parsedRecords.get(json);
+  if (!record) {
+    record = JSON.parse(json) as PortalProperty;
+    parsedRecords.set(json, record);
+  }
+  return record;
+}
 
 /**
  * A home that was found: its record as JSON text, as the cache keeps it (REST sends it without
@@ -20,7 +38,7 @@ export class LookupOutcome {
   ) {}
 
   get data(): PortalProperty {
-    return (this.#data ??= JSON.parse(this.dataJson) as PortalProperty);
+    return (this.#data ??= parseRecord(this.dataJson));
   }
 }
 
