@@ -129,16 +129,14 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     homeStatus,
     statusText,
     homeType,
-    beds: first(bedsOf(p.bedrooms), bedsOf(rf.bedrooms), bedsOf(page.item().numberOfBedrooms), bedsOf(page.meta('zillow_fb:beds'))),
-    baths: first(positive(p.bathrooms), positive(rf.bathrooms), positive(page.meta('zillow_fb:baths'))),
-    livingArea: first(
-      positive(p.livingArea),
-      areaSqft(p.livingAreaValue, p.livingAreaUnits ?? p.livingAreaUnitsShort),
-      areaSqftFromText(rf.livingArea),
+    // The page's own extras come last, after `??`: they are read only when the data lacks the field.
+    beds: first(bedsOf(p.bedrooms), bedsOf(rf.bedrooms)) ?? bedsOf(page.item().numberOfBedrooms) ?? bedsOf(page.meta('zillow_fb:beds')),
+    baths: first(positive(p.bathrooms), positive(rf.bathrooms)) ?? positive(page.meta('zillow_fb:baths')),
+    livingArea:
+      first(positive(p.livingArea), areaSqft(p.livingAreaValue, p.livingAreaUnits ?? p.livingAreaUnitsShort), areaSqftFromText(rf.livingArea)) ??
       positive(obj(page.item(), 'floorSize').value),
-    ),
     lotSize: first(positive(p.lotSize), areaSqft(p.lotAreaValue, p.lotAreaUnits), areaSqftFromText(rf.lotSize)),
-    yearBuilt: first(year(p.yearBuilt), year(rf.yearBuilt), year(page.find(/\bbuilt in (\d{4})\b/i))),
+    yearBuilt: first(year(p.yearBuilt), year(rf.yearBuilt)) ?? year(page.find(/\bbuilt in (\d{4})\b/i)),
     pricePerSquareFoot: price === null ? null : first(positive(p.pricePerSquareFoot), positive(rf.pricePerSquareFoot)),
     estimate: positive(p.zestimate),
     rentEstimate: positive(p.rentZestimate),
@@ -158,7 +156,7 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     description: text(p.description) ?? text(page.listing().description),
     imgSrc: photos[0] ?? text(p.hiResImageLink) ?? text(p.desktopWebHdpImageLink) ?? page.meta('og:image'),
     photos,
-    photoCount: first(count(p.photoCount), count(page.find(/\bhas (\d+) photos\b/i)), photos.length > 0 ? photos.length : null),
+    photoCount: count(p.photoCount) ?? count(page.find(/\bhas (\d+) photos\b/i)) ?? (photos.length > 0 ? photos.length : null),
     // A home that is not listed keeps a stale attribution block; the page does not show it.
     brokerName: listed ? (text(ai.brokerName) ?? listedBy(p, 'BROKER', 'NAME') ?? text(p.brokerageName)) : null,
     brokerPhone: listed ? (text(ai.brokerPhoneNumber) ?? listedBy(p, 'BROKER', 'PHONE')) : null,

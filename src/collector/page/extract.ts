@@ -8,7 +8,7 @@
 import { LookupError } from '../../contract/errors.js';
 import { isObject, obj, text, type Json } from '../mapping/values.js';
 import { isBotWall } from './bot-wall.js';
-import { findDataScripts } from './bytes.js';
+import { firstDataScript } from './bytes.js';
 import { lazyExtras, type PageExtras } from './extras.js';
 import { decodeEntities, findScripts, type ScriptBlock } from './html-text.js';
 
@@ -138,7 +138,8 @@ export function extractPage(page: string | Buffer, want: PageWant): PageData {
   let text: string | undefined;
   const decoded = () => (text ??= page.toString('utf8'));
   try {
-    const found = fromScripts(findDataScripts(page), lazyExtras(decoded), want);
+    const script = firstDataScript(page);
+    const found = script && fromScripts([script], lazyExtras(decoded), want);
     if (found) return found;
   } catch {
     // The string path below gives the exact answer for every page the bytes path cannot read.
