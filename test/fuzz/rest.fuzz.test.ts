@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { apiKey, batchBody, contentType, extraHeaders, propertyQuery } from './arbitraries.js';
-import { expectMemoryFlat, expectRestAnswer, FUZZ_RUNS, FUZZ_TIMEOUT_MS, memoryNow } from './support.js';
+import { assertFuzz, expectRestAnswer, FUZZ_RUNS, FUZZ_TIMEOUT_MS } from './support.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -27,21 +27,17 @@ async function stillServing(): Promise<void> {
 
 describe('REST fuzz', () => {
   it(`GET /v1/portal/property with any query string (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
-    const before = memoryNow();
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(propertyQuery, fc.option(apiKey(keys()), { nil: undefined }), async (query, key) => {
         const r = await svc.app.inject({ method: 'GET', url: `/v1/portal/property?${query}`, headers: key === undefined ? {} : { 'x-api-key': key } });
         expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
       }),
-      { numRuns: FUZZ_RUNS },
     );
     await stillServing();
-    expectMemoryFlat(before);
   });
 
   it(`POST /v1/portal/batch with any body and content-type (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
-    const before = memoryNow();
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(batchBody, fc.option(contentType, { nil: undefined }), apiKey(keys()), async (body, type, key) => {
         const r = await svc.app.inject({
           method: 'POST',
@@ -55,14 +51,11 @@ describe('REST fuzz', () => {
           expect(meta.credits).toBe(data.reduce((n: number, d: { ok: boolean; meta?: { credits: number } }) => n + (d.ok ? d.meta!.credits : 0), 0));
         }
       }),
-      { numRuns: FUZZ_RUNS },
     );
     await stillServing();
-    expectMemoryFlat(before);
   });
 
   it(`any headers on every route (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
-    const before = memoryNow();
     const route = fc.constantFrom(
       { method: 'GET', url: '/v1/portal/property?zpid=114303858' },
       { method: 'GET', url: '/v1/account' },
@@ -74,7 +67,7 @@ describe('REST fuzz', () => {
       { method: 'OPTIONS', url: '/v1/portal/property' },
       { method: 'GET', url: '/v2/portal/property' },
     );
-    await fc.assert(
+    await assertFuzz(
       fc.asyncProperty(route, extraHeaders, fc.option(apiKey(keys()), { nil: undefined }), fc.option(contentType, { nil: undefined }), async (to, headers, key, type) => {
         const r = await svc.app.inject({
           method: to.method as 'GET',
@@ -84,9 +77,7 @@ describe('REST fuzz', () => {
         });
         expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
       }),
-      { numRuns: FUZZ_RUNS },
     );
     await stillServing();
-    expectMemoryFlat(before);
   });
 });

@@ -2,12 +2,13 @@
 // spec's envelope with a code from the one table whose status matches; GraphQL answers in GraphQL's
 // format with a code on every error. FUZZ_RUNS sets the cases per property (npm test: 200;
 // npm run test:fuzz: 10,000).
+import fc from 'fast-check';
 import { expect } from 'vitest';
 import { ERROR_CODES, type ErrorCode } from '../../src/contract/index.js';
 
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 200);
-/** Generous: a property of FUZZ_RUNS cases must never be stopped by vitest's per-test limit. */
-export const FUZZ_TIMEOUT_MS = Math.max(60_000, FUZZ_RUNS * 50);
+/** Generous (a machine shared with other work can be slow): a property must never be stopped by vitest's per-test limit. */
+export const FUZZ_TIMEOUT_MS = Math.max(120_000, FUZZ_RUNS * 200);
 
 export interface Answer {
   status: number;
@@ -17,9 +18,18 @@ export interface Answer {
 
 const header = (a: Answer, name: string): string => String(a.headers[name] ?? '');
 
+/**
+ * No 5xx, except the honest answer of a saturated process (503 upstream_busy with retry-after: the
+ * page readers' queue is full), which a fuzz run beside other work can meet on a live lookup.
+ */
+function expectNo5xx(a: Answer): void {
+  if (a.status === 503 && a.text.includes('"code":"upstream_busy"') && header(a, 'retry-after') !== '') return;
+  expect(a.status, a.text).toBeLessThan(500);
+}
+
 /** A REST answer: a success, or the envelope with a known code whose status is the answer's status. */
 export function expectRestAnswer(a: Answer): void {
-  expect(a.status, a.text).toBeLessThan(500);
+  expectNo5xx(a);
   expect(header(a, 'x-api-version')).toBe('v1');
   expect(header(a, 'cache-control')).toBe('no-store');
   expect(header(a, 'content-type')).toMatch(/^application\/json/);
@@ -61,7 +71,7 @@ function multipartParts(text: string): any[] {
  * client accepts it and the operation defers, GraphQL's incremental delivery (multipart/mixed).
  */
 export function expectGraphqlAnswer(a: Answer): void {
-  expect(a.status, a.text).toBeLessThan(500);
+  expectNo5xx(a);
   expect(header(a, 'x-api-version')).toBe('v1');
   expectNoInternals(a.text);
   if (header(a, 'content-type').startsWith('multipart/mixed')) {
@@ -86,7 +96,7 @@ export function expectNoInternals(text: string): void {
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /** Heap after a full collection (when the process runs with --expose-gc), else the resident set. */
-export function memoryNow(): number {
+function memoryNow(): number {
   if (gc) {
     gc();
     return process.memoryUsage().heapUsed;
@@ -95,11 +105,24 @@ export function memoryNow(): number {
 }
 
 /**
- * Memory stays flat: with a collector, the heap grows by at most 64 MB over a whole run (caches are
- * bounded); without one (the quick run), the resident set stays under 2 GB.
+ * Memory stays flat: with a collector, the heap grows by at most 64 MB once the bounded caches (parsed
+ * documents, validation results, records) have filled; without one (the quick run), the resident set
+ * stays under 2 GB.
  */
-export function expectMemoryFlat(before: number): void {
+function expectMemoryFlat(before: number): void {
   const after = memoryNow();
   if (gc) expect(after - before).toBeLessThan(64 * 1024 * 1024);
   else expect(after).toBeLessThan(2 * 1024 * 1024 * 1024);
+}
+
+/**
+ * Runs FUZZ_RUNS cases of the property: a fifth to fill the service's bounded caches, then the rest
+ * between two memory readings, which must stay flat.
+ */
+export async function assertFuzz<T extends unknown[]>(property: fc.IAsyncProperty<T>): Promise<void> {
+  const warm = Math.max(1, Math.ceil(FUZZ_RUNS / 5));
+  await fc.assert(property, { numRuns: warm });
+  const before = memoryNow();
+  await fc.assert(property, { numRuns: FUZZ_RUNS - warm });
+  expectMemoryFlat(before);
 }
