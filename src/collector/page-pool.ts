@@ -62,6 +62,11 @@ export class PagePool {
     return outcome;
   }
 
+  /** Worker threads running: none before the first read and after close. */
+  get threads(): number {
+    return this.pool?.threads.length ?? 0;
+  }
+
   /** Stops the workers; a later read starts them again. */
   async close(): Promise<void> {
     const pool = this.pool;

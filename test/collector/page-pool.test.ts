@@ -3,9 +3,16 @@
 // is a coded error the pool recovers from. No timing: reads are held at a gate where order matters.
 import { readFileSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
 import { PagePool, type PagePoolOptions } from '../../src/collector/page-pool.js';
 import { readPage } from '../../src/collector/read-page.js';
+import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
+import { SiteClient } from '../../src/collector/site-client.js';
+import { WithFallback } from '../../src/collector/with-fallback.js';
+import { loadConfig } from '../../src/config.js';
+import { MemoryStore } from '../../src/store/index.js';
 import { failure } from '../helpers/lookup-error.js';
 import { GATE_CHANNEL } from './workers/gated-page-worker.js';
 
@@ -129,5 +136,24 @@ describe('PagePool', () => {
     await p.read(copy(), TASK);
     await p.close();
     expect(await p.read(copy(), TASK)).toMatchObject({ kind: 'property' });
+  });
+});
+
+describe('PagePool in the service', () => {
+  it('stops its workers when the app closes', async () => {
+    const config = loadConfig({ LOG_LEVEL: 'silent' });
+    const pages = new PagePool({ workers: 1, maxQueue: 4 });
+    const own = new SelfHostedCollector({
+      origin: 'http://127.0.0.1:9',
+      suggestUrl: 'http://127.0.0.1:9/suggest',
+      client: new SiteClient({ totalTimeoutMs: 1_000 }),
+      pages,
+      clock: () => new Date(),
+    });
+    const app = await buildApp({ config, store: new MemoryStore(), collector: new WithFallback(own, null), logger: pino({ level: 'silent' }) });
+    await pages.read(copy(), TASK);
+    expect(pages.threads).toBeGreaterThan(0);
+    await app.close();
+    expect(pages.threads).toBe(0);
   });
 });
