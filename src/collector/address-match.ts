@@ -1,6 +1,6 @@
 // Does a suggested address name the home the user asked for? Both sides go through the same
 // parser (parseStreetLine, on parse-address), so "North Main Street" and "N Main St" compare equal.
-import { normalizeUnit, parseStreetLine, stateCode, type AddressParts } from '../contract/index.js';
+import { LookupError, homePathForZpid, normalizeUnit, parseStreetLine, publicLink, stateCode, type AddressParts } from '../contract/index.js';
 
 export { normalizeUnit };
 
@@ -47,10 +47,25 @@ export function partsFromStreetLine(streetLine: string, city?: string | null, st
   return { number, prefix: null, street: rest.join(' '), type: null, suffix: null, unit: null, ...where };
 }
 
+/** A street line and a separate unit as comparable parts: the unit field wins over a unit written in the line. */
+export function partsWithUnit(streetLine: string, unit: string | null | undefined, city?: string | null, state?: string | null, zip?: string | null): AddressParts {
+  const parts = partsFromStreetLine(streetLine, city, state, zip);
+  return { ...parts, unit: normalizeUnit(unit) ?? parts.unit };
+}
+
 /** The site's address pieces (suggestion metaData) as comparable parts. */
 export function partsFromPieces(p: AddressPieces): AddressParts {
-  const parts = partsFromStreetLine(`${p.streetNumber} ${p.streetName}`, p.city, p.state, p.zipCode);
-  return { ...parts, unit: normalizeUnit(p.unitNumber) ?? parts.unit };
+  return partsWithUnit(`${p.streetNumber} ${p.streetName}`, p.unitNumber, p.city, p.state, p.zipCode);
+}
+
+/** The 409 for a candidate home that differs from the address asked for (spec 7): it names the candidate and what differs. */
+export function addressAmbiguous(candidate: { zpid: string; address: string | null }, mismatch: MismatchPart[]): LookupError {
+  return new LookupError('address_ambiguous', {
+    details: {
+      candidate: { detailUrl: publicLink(homePathForZpid(candidate.zpid)), address: candidate.address, zpid: candidate.zpid },
+      mismatch,
+    },
+  });
 }
 
 const directionals = (a: AddressParts): string[] => [a.prefix, a.suffix].filter((d): d is string => !!d).sort();

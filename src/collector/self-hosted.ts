@@ -1,6 +1,6 @@
 // The own collector: reads the listing site's public pages and its address-suggestion endpoint.
-import { LookupError, homePathForZpid, publicLink } from '../contract/index.js';
-import { bestCandidate, partsFromPieces, type AddressPieces } from './address-match.js';
+import { LookupError, homePathForZpid } from '../contract/index.js';
+import { addressAmbiguous, bestCandidate, partsFromPieces, type AddressPieces } from './address-match.js';
 import type { PagePool } from './page-pool.js';
 import type { SiteClient } from './site-client.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
@@ -73,14 +73,7 @@ export class SelfHostedCollector implements Collector {
     const best = bestCandidate(address.parts, suggestions, partsFromPieces);
     if (!best) throw new LookupError('not_found', { details: { reason: 'no_address_match' } });
     const { candidate, mismatch } = best;
-    if (mismatch.length > 0) {
-      throw new LookupError('address_ambiguous', {
-        details: {
-          candidate: { detailUrl: publicLink(homePathForZpid(candidate.zpid)), address: candidate.display, zpid: candidate.zpid },
-          mismatch,
-        },
-      });
-    }
+    if (mismatch.length > 0) throw addressAmbiguous({ zpid: candidate.zpid, address: candidate.display }, mismatch);
     return { zpid: candidate.zpid, path: homePathForZpid(candidate.zpid) };
   }
 }

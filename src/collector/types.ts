@@ -16,6 +16,8 @@ export interface ReadContext {
   status?: StatusHint;
   /** The lookup date; apartment-building unit availability depends on it. */
   now: Date;
+  /** Epoch ms the lookup's time limit ends (set where the core starts it): a paid provider run is given no longer. */
+  deadlineAt?: number;
 }
 
 /** A record read from the site (or a provider), mapped to the contract. */

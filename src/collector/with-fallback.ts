@@ -1,12 +1,19 @@
 // The own collector first; the fallback provider only when the own collector cannot read the site
-// (bot wall, unreadable page, rate limited). Not-found, ambiguity, timeouts and site errors are answers
-// about the home or the site, not about our access to it, so they are returned as they are.
+// (bot wall, unreadable page, rate limited by the site). Not-found, ambiguity, timeouts and site errors
+// are answers about the home or the site, not about our access to it, so they are returned as they are;
+// so is our own overload (every page reader busy): the site was read, and a paid run would not help.
 import { isLookupError, type ErrorCode } from '../contract/index.js';
 import { SELF_HOSTED } from './self-hosted.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
 /** Own-collector failures the provider may get past (it reads through other networks and browsers). */
 export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked', 'upstream_bad_response', 'upstream_busy']);
+
+/** `upstream_busy` about this instance, not the site: its page readers' queue is full (page-pool.ts). */
+const OWN_OVERLOAD = 'page_readers_busy';
+
+const mayFallBack = (e: unknown): boolean =>
+  isLookupError(e) && FALLBACK_CODES.has(e.code) && !(e.code === 'upstream_busy' && e.details?.reason === OWN_OVERLOAD);
 
 const marked = (c: Collected): Collected => ({ ...c, source: { ...c.source, fallback_from: SELF_HOSTED } });
 
@@ -40,7 +47,7 @@ export class WithFallback implements Collector {
       return await first();
     } catch (e) {
       // A cancelled lookup must not start a paid run.
-      if (!this.provider || ctx.signal.aborted || !isLookupError(e) || !FALLBACK_CODES.has(e.code)) throw e;
+      if (!this.provider || ctx.signal.aborted || !mayFallBack(e)) throw e;
       return fallback(this.provider);
     }
   }

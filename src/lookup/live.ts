@@ -199,7 +199,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   try {
     const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
     if (ctx.deadline) signals.push(ctx.deadline);
-    const readCtx = { signal: AbortSignal.any(signals), now, ...(req.options.status ? { status: req.options.status } : {}) };
+    const readCtx = { signal: AbortSignal.any(signals), now, deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
     const collected = req.prefetched ?? (await collector.read(req.target, readCtx).catch((e: unknown) => {
       throw aborted(ctx) ? deadlineError(ctx, e) : e;
     }));

@@ -82,7 +82,7 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
   try {
     const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
     if (ctx.deadline) signals.push(ctx.deadline);
-    const readCtx = { signal: AbortSignal.any(signals), now: clock(), ...(req.options.status ? { status: req.options.status } : {}) };
+    const readCtx = { signal: AbortSignal.any(signals), now: clock(), deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
     let resolved;
     try {
       resolved = await collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx);

@@ -64,6 +64,17 @@ describe('every field the actor supplies is mapped', () => {
     expect(property.schools).toHaveLength(2);
   });
 
+  it('a map image as the only listing photo: imgSrc is the largest listing photo (1536 px), not the 46 px thumbnail', () => {
+    const { property } = mapItem(todaysShape(recordedWrongUnit()), OPTS);
+    expect(property.photos).toEqual([]);
+    expect(property.imgSrc).toContain('size=1536x1152');
+  });
+
+  it("scrapedAt is when the actor read the item; the service's clock only when the item does not say", () => {
+    expect(mapItem(todaysShape(recordedWrongUnit()), OPTS).property.scrapedAt).toBe('2026-08-05T18:07:30.337Z');
+    expect(mapItem(forSaleItem(), OPTS).property.scrapedAt).toBe(OPTS.scrapedAt);
+  });
+
   it('the old raw shape without any mapped field still maps (the property object the actor passed through)', () => {
     const { property } = mapItem(forSaleItem(), OPTS);
     expect(property).toMatchObject({ zpid: '15192198', streetAddress: '661 Lakeview Ave', city: 'San Francisco', state: 'CA', zipcode: '94112' });

@@ -1,12 +1,15 @@
 // The fallback provider against the stand-in platform, through real sockets: the run API, both item
 // shapes, matching items to the input, misses, wrong homes, cost caps, refusals and abandoned runs.
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback/index.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { checkAddress } from '../../src/contract/index.js';
-import { PLATFORM_ERRORS, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform, type PlatformError } from '../fakes/fake-actor-platform.js';
+import {
+  PLATFORM_ERRORS, abortCalls, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform, type PlatformError,
+} from '../fakes/fake-actor-platform.js';
 import { recordedBatch, recordedMiss, recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { failure } from '../helpers/lookup-error.js';
 import { closedPort } from '../helpers/replay.js';
@@ -22,6 +25,12 @@ const address = (line: string): AddressQuery => {
   return { input: line, normalized: c.normalized, parts: c.parts };
 };
 const todays = () => [...recordedBatch().map(todaysShape), todaysShape(recordedWrongUnit())];
+const LENOX_PATH = '/apartments/austin-tx/lenox-grand/CmB93F/';
+/** An apartment building as the actor would send it (the site's building object, echoing its input). */
+const lenox = (): Record<string, unknown> => ({
+  ...(JSON.parse(readFileSync(new URL('../../fixtures/portal/excerpt-building-apartments-lenox-grand-2026-10.json', import.meta.url), 'utf8')) as { building: Record<string, unknown> }).building,
+  addressOrUrlFromInput: '',
+});
 
 let platform: FakeActorPlatform;
 beforeAll(async () => {
@@ -47,16 +56,30 @@ const provider = (over: Partial<FallbackProviderOptions> = {}) =>
     ...over,
   });
 
-/** A logger whose lines the test can read. */
-function capturingLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
+type Line = Record<string, unknown>;
+
+/** A logger whose lines the test can read, and wait for. */
+function capturingLogger(): { logger: pino.Logger; lines: Line[]; next: (match: (l: Line) => boolean) => Promise<Line> } {
+  const lines: Line[] = [];
+  const waiters: Array<{ match: (l: Line) => boolean; found: (l: Line) => void }> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      const line = JSON.parse(chunk.toString()) as Line;
+      lines.push(line);
+      for (const w of waiters.filter((x) => x.match(line))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.found(line);
+      }
       done();
     },
   });
-  return { logger: pino({ level: 'info' }, sink), lines };
+  const next = (match: (l: Line) => boolean) =>
+    new Promise<Line>((found) => {
+      const seen = lines.find(match);
+      if (seen) found(seen);
+      else waiters.push({ match, found });
+    });
+  return { logger: pino({ level: 'info' }, sink), lines, next };
 }
 
 describe('a link, through the asynchronous run API', () => {
@@ -109,7 +132,14 @@ describe('a link, through the asynchronous run API', () => {
     platform.resultPriceUsd = 0.02;
     const e = await failure(provider().read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_cost_cap');
-    expect(e.details).toMatchObject({ run_id: platform.runs[0]!.id, usage_usd: 0.04, max_total_charge_usd: 0.05 });
+    // The platform's start event ($0.00001, charged once) is in the spend, never taken for the price of a result.
+    expect(platform.runs[0]!.chargedEventCounts).toEqual({ 'apify-actor-start': 1, result: 2 });
+    expect(e.details).toMatchObject({ run_id: platform.runs[0]!.id, usage_usd: 0.04001, max_total_charge_usd: 0.05 });
+  });
+
+  it('another item without the core fields does not sink a link whose own item is good', async () => {
+    platform.extraItems = [todaysShape(forSaleItem())];
+    expect((await provider().read(home(PORTLAND), ctx())).zpid).toBe(PORTLAND.zpid);
   });
 
   it("the actor's miss ({ isValid: false, invalidReason }) → 404 not_found with the reason", async () => {
@@ -151,7 +181,17 @@ describe('how runs end, read from the run object', () => {
     expect(run.items).toEqual([]);
     expect(e.code).toBe('upstream_cost_cap');
     expect(e.status).toBe(502);
-    expect(e.details).toEqual({ run_id: run.id, run_status: run.status, usage_usd: 0, max_total_charge_usd: 0.05 });
+    expect(run.chargedEventCounts).toEqual({ 'apify-actor-start': 1 });
+    expect(e.details).toEqual({ run_id: run.id, run_status: run.status, usage_usd: 0.00001, max_total_charge_usd: 0.05 });
+  });
+
+  it.each(['TIMED-OUT', 'ABORTED'] as const)('a run that ended %s after pushing our home (already paid for) → the home', async (ending) => {
+    platform.failRunsAs = ending;
+    platform.pushBeforeEnding = true;
+    const got = await provider().read(home(PORTLAND), ctx());
+    expect(platform.runs[0]!.status).toBe(ending);
+    expect(got.zpid).toBe(PORTLAND.zpid);
+    expect(got.source.run_id).toBe(platform.runs[0]!.id);
   });
 
   it('a failed run below its cap → upstream_run_failed with its status message', async () => {
@@ -187,7 +227,7 @@ describe('platform refusals', () => {
     ['500 internal-server-error', 'upstream_error', 502, PLATFORM_ERRORS.internal],
   ];
   it.each(cases)('%s → %s (%i)', async (_name, code, status, refusal) => {
-    platform.refusals = [refusal];
+    platform.refuse('start', refusal);
     const e = await failure(provider().read(home(PORTLAND), ctx()));
     expect(e.code).toBe(code);
     expect(e.status).toBe(status);
@@ -199,7 +239,7 @@ describe('platform refusals', () => {
   });
 
   it('an actor awaiting approval is logged for the operator with its approval link (clients see only the 503)', async () => {
-    platform.refusals = [PLATFORM_ERRORS.notApproved];
+    platform.refuse('start', PLATFORM_ERRORS.notApproved);
     const { logger, lines } = capturingLogger();
     const e = await failure(provider({ logger }).read(home(PORTLAND), ctx()));
     expect(e.details).toEqual({ status: 403, provider_error: 'full-permission-actor-not-approved' });
@@ -218,14 +258,24 @@ describe('platform refusals', () => {
     expect(platform.calls.at(-1)!.path).toBe('/v2/acts/someone~else/runs');
   });
 
+  it('a 5xx on a poll or on the items is sent again (reads start nothing)', async () => {
+    platform.refuse('wait', PLATFORM_ERRORS.internal);
+    platform.refuse('items', PLATFORM_ERRORS.internal);
+    expect((await provider().read(home(PORTLAND), ctx())).zpid).toBe(PORTLAND.zpid);
+    const run = platform.runs[0]!;
+    expect(platform.refusals).toMatchObject({ wait: [], items: [] });
+    expect(platform.calls.filter((c) => c.path === `/v2/actor-runs/${run.id}/dataset/items`)).toHaveLength(2);
+    expect(runStarts(platform)).toHaveLength(1);
+  });
+
   it('429 rate-limit-exceeded backs off and tries again, a bounded number of times', async () => {
-    platform.refusals = [PLATFORM_ERRORS.rateLimited, PLATFORM_ERRORS.rateLimited];
+    platform.refuse('start', PLATFORM_ERRORS.rateLimited, PLATFORM_ERRORS.rateLimited);
     expect((await provider().read(home(PORTLAND), ctx())).zpid).toBe('7521381');
     expect(runStarts(platform)).toHaveLength(3);
     expect(platform.runs).toHaveLength(1);
 
     platform.reset();
-    platform.refusals = Array.from({ length: 10 }, () => PLATFORM_ERRORS.rateLimited);
+    platform.refuse('start', ...Array.from({ length: 10 }, () => PLATFORM_ERRORS.rateLimited));
     const e = await failure(provider().read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_busy');
     expect(e.retryAfterSeconds).toBe(30);
@@ -259,6 +309,21 @@ describe("the actor's minimum cost cap", () => {
     expect(platform.runs[0]!.options.maxTotalChargeUsd).toBe(0.25);
   });
 
+  it('a lookup abandoned while the minimum is read again stops waiting, and starts no second run', async () => {
+    platform.minimalMaxTotalChargeUsd = 0.25;
+    const pricing = platform.hold('actor');
+    const ac = new AbortController();
+    const reading = failure(provider().read(home(PORTLAND), ctx({ signal: ac.signal })));
+    await pricing.reached;
+    ac.abort();
+    const e = await reading;
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'aborted' });
+    pricing.open();
+    expect(runStarts(platform).map((c) => c.query.maxTotalChargeUsd)).toEqual(['0.05']);
+    expect(platform.runs).toEqual([]);
+  });
+
   it('a minimum above the ceiling → upstream_misconfigured, and no run is started', async () => {
     platform.minimalMaxTotalChargeUsd = 1;
     const { logger, lines } = capturingLogger();
@@ -287,15 +352,74 @@ describe('an abandoned lookup aborts its run', () => {
     expect(platform.runs[0]).toMatchObject({ status: 'ABORTED', abortedByClient: true });
   });
 
-  it('our own time limit passes first (the run started late on the platform) → the run is aborted', async () => {
+  it('abandoned while the start is unanswered (the run already exists) → answers at once, then aborts the run the answer names', async () => {
+    platform.holding = true;
+    const started = platform.hold('start');
+    const ac = new AbortController();
+    const reading = failure(provider().read(home(PORTLAND), ctx({ signal: ac.signal })));
+    await started.reached;
+    ac.abort();
+    const e = await reading;
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'aborted' });
+    expect(abortCalls(platform)).toEqual([]);
+    const aborted = platform.nextAbort();
+    started.open();
+    expect((await aborted).id).toBe(platform.runs[0]!.id);
+    expect(platform.runs[0]).toMatchObject({ status: 'ABORTED', abortedByClient: true });
+  });
+
+  it('our own time limit passes while the start is unanswered → upstream_timeout, then the run is aborted', async () => {
     platform.holding = true;
     platform.enforceRunTimeouts = false;
-    const aborted = platform.nextAbort();
-    const e = await failure(provider({ timeoutMs: 1_000 }).read(home(PORTLAND), ctx()));
-    const run = await aborted;
+    const started = platform.hold('start');
+    // The limit's timer decides nothing: the start stays unanswered until the lookup has failed.
+    const e = await failure(provider({ timeoutMs: 200 }).read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_timeout');
-    expect(e.details).toEqual({ reason: 'timeout', run_id: run.id });
-    expect(run.status).toBe('ABORTED');
+    expect(e.details).toEqual({ reason: 'timeout' });
+    const aborted = platform.nextAbort();
+    started.open();
+    expect((await aborted).status).toBe('ABORTED');
+  });
+
+  it('the abort is not waited for: the lookup answers while the abort is still unanswered', async () => {
+    platform.holding = true;
+    const abortHeld = platform.hold('abort');
+    const ac = new AbortController();
+    const reading = failure(provider().read(home(PORTLAND), ctx({ signal: ac.signal })));
+    await platform.nextWait();
+    ac.abort();
+    expect((await reading).code).toBe('upstream_timeout');
+    await abortHeld.reached;
+    expect(platform.runs[0]!.status).toBe('RUNNING');
+    const aborted = platform.nextAbort();
+    abortHeld.open();
+    expect((await aborted).id).toBe(platform.runs[0]!.id);
+  });
+
+  it('an abort the platform refuses is logged; the answer is the same', async () => {
+    platform.holding = true;
+    platform.refuse('abort', PLATFORM_ERRORS.internal);
+    const { logger, next } = capturingLogger();
+    const ac = new AbortController();
+    const reading = failure(provider({ logger }).read(home(PORTLAND), ctx({ signal: ac.signal })));
+    await platform.nextWait();
+    ac.abort();
+    const e = await reading;
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'aborted' });
+    const line = await next((l) => String(l.msg).startsWith('could not abort'));
+    expect(line).toMatchObject({ level: 40, runId: platform.runs[0]!.id });
+    expect(abortCalls(platform)).toHaveLength(1);
+    expect(platform.runs[0]!.status).toBe('RUNNING');
+  });
+
+  it("the run's own timeout comes from the time the lookup has left, not from the whole limit", async () => {
+    // The own collector spent most of the lookup's minute: 3.5 s are left.
+    await provider({ timeoutMs: 60_000 }).read(home(PORTLAND), ctx({ deadlineAt: Date.now() + 3_500 }));
+    expect(platform.runs[0]!.options.timeoutSecs).toBe(2);
+    const polls = platform.calls.filter((c) => c.path === `/v2/actor-runs/${platform.runs[0]!.id}`);
+    expect(polls.every((c) => Number(c.query.waitForFinish) <= 4)).toBe(true);
   });
 
   it('a finished run is not aborted', async () => {
@@ -349,12 +473,45 @@ describe('an address, taken by the actor directly', () => {
     expect(r.zpid).toBe('7536781');
   });
 
+  it('another item without the core fields does not sink the answer: ranked first, only the chosen one is checked', async () => {
+    // The old raw shape cut to today's fields: no input echo (so a candidate), no address, price or status.
+    platform.extraItems = [todaysShape(forSaleItem())];
+    const r = await provider().resolveAddress(address(PORTLAND.address), ctx());
+    expect(r.zpid).toBe(PORTLAND.zpid);
+  });
+
+  it('the chosen candidate without the core fields → upstream_bad_response, never address_ambiguous', async () => {
+    platform.homes = [{ ...todaysShape(recordedWrongUnit()), listingAddress: { street: '12222 N Paradise Village Pkwy #318', state: 'AZ' } }];
+    const e = await failure(provider().resolveAddress(address('12222 N Paradise Village Pkwy #429, Phoenix, AZ 85032'), ctx()));
+    expect(e.code).toBe('upstream_bad_response');
+    expect(e.details).toMatchObject({ reason: 'item_without_core_fields', missing: ['city'] });
+  });
+
   it('the old raw shape, which does not echo its input, is held to the address rules', async () => {
     const r = await provider().resolveAddress(address('661 Lakeview Avenue, San Francisco, CA 94112'), ctx());
     expect(r.zpid).toBe('15192198');
     const e = await failure(provider().resolveAddress(address('661 Lakeview Ave Unit 2, San Francisco, CA 94110'), ctx()));
     expect(e.code).toBe('address_ambiguous');
     expect(e.details).toMatchObject({ candidate: { zpid: '15192198' }, mismatch: ['unit', 'zip'] });
+  });
+});
+
+describe('an apartment building link', () => {
+  const building = { path: LENOX_PATH, zpid: null, building: true };
+
+  it('is read by the actor and served with its address', async () => {
+    platform.homes = [lenox()];
+    const got = await provider().read(building, ctx());
+    expect(got.property).toMatchObject({ streetAddress: '13505 Burnet Rd', city: 'Austin', state: 'TX' });
+    expect(platform.calls[0]!.input).toEqual({ startUrls: [{ url: `https://www.zillow.com${LENOX_PATH}` }] });
+  });
+
+  it('without street, city or state → upstream_bad_response, like a home', async () => {
+    const item = lenox();
+    platform.homes = [{ ...item, address: { ...(item.address as object), city: null }, city: null }];
+    const e = await failure(provider().read(building, ctx()));
+    expect(e.code).toBe('upstream_bad_response');
+    expect(e.details).toEqual({ reason: 'item_without_core_fields', missing: ['city'], run_id: platform.runs[0]!.id });
   });
 });
 
@@ -372,7 +529,24 @@ describe('the stand-in platform itself', () => {
     expect(((await res.json()) as Array<{ zpid: number }>).map((i) => i.zpid)).toEqual([7521381]);
   });
 
-  it('a failed synchronous run is 400 run-failed naming the run; an unknown input field is 400 invalid-input', async () => {
+  it('answers a start with 201, the run, and Location …/runs/{id} (research §1.3), which it serves', async () => {
+    const res = await fetch(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/runs?waitForFinish=0`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }] }),
+    });
+    expect(res.status).toBe(201);
+    const { data } = (await res.json()) as { data: { id: string; options: { maxTotalChargeUsd: unknown } } };
+    const location = res.headers.get('location')!;
+    expect(location).toBe(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/runs/${data.id}`);
+    // No cap sent: the run has none (the documented default is the actor's own, not $0), so it pushes its item.
+    expect(data.options.maxTotalChargeUsd).toBeNull();
+    const again = await fetch(`${location}?waitForFinish=60`, { headers: { authorization: `Bearer ${platform.token}` } });
+    expect(((await again.json()) as { data: { status: string } }).data.status).toBe('SUCCEEDED');
+    expect(platform.runs[0]!.items).toHaveLength(1);
+  });
+
+  it('a failed synchronous run is 400 run-failed naming the run; an unknown input field only trips the opt-in tripwire', async () => {
     platform.failRunsAs = 'FAILED';
     const post = (input: unknown) =>
       fetch(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`, {
@@ -384,6 +558,9 @@ describe('the stand-in platform itself', () => {
       status: 400,
       body: { error: { type: 'run-failed', message: `Actor run did not succeed (run ID: ${platform.runs[0]!.id}, status: FAILED)` } },
     });
+    // Accepted as the platform accepts it (research §1.1), unless the opt-in tripwire is on.
+    expect((await post({ addresses: [PORTLAND.address], maxTotalChargeUsd: 0.05 })).body).toMatchObject({ error: { type: 'run-failed' } });
+    platform.rejectUnknownInputFields = true;
     expect(await post({ addresses: [PORTLAND.address], maxTotalChargeUsd: 0.05 })).toEqual({
       status: 400,
       body: { error: { type: 'invalid-input', message: 'Input is not valid: Property input.maxTotalChargeUsd is not allowed.' } },

@@ -1,7 +1,8 @@
 // The composition built by createCollector: own collector first, the provider when the site cannot be read.
 import { readFileSync } from 'node:fs';
+import { BroadcastChannel } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createCollector } from '../../src/collector/index.js';
+import { FallbackProvider, PagePool, SelfHostedCollector, SiteClient, createCollector } from '../../src/collector/index.js';
 import type { AddressQuery, Collector, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { WithFallback } from '../../src/collector/with-fallback.js';
 import { loadConfig } from '../../src/config.js';
@@ -11,6 +12,7 @@ import { startReplayServer, type ReplayServer } from '../../src/replay/server.js
 import { PLATFORM_ERRORS, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
 import { recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { failure } from '../helpers/lookup-error.js';
+import { GATE_CHANNEL } from './workers/gated-page-worker.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const WALL = fixture('blocked-press-and-hold-2025-04.html');
@@ -121,7 +123,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
   });
 
   it("the provider's own failure is what the caller gets", async () => {
-    platform.refusals = [PLATFORM_ERRORS.monthlyLimit];
+    platform.refuse('start', PLATFORM_ERRORS.monthlyLimit);
     expect((await failure(collector().read(target(LAKEVIEW, '15192198'), ctx()))).code).toBe('upstream_quota');
   });
 
@@ -187,6 +189,39 @@ describe('createCollector: own collector with the provider as fallback', () => {
     await c.read(target(LAKEVIEW, '15192198'), ctx());
     expect(platform.calls[0]).toMatchObject({ method: 'GET', path: '/v2/acts/maxcopell~zillow-detail-scraper' });
     expect(platform.runs.map((r) => r.options.maxTotalChargeUsd)).toEqual([0.3]);
+  });
+
+  it('our own page readers all busy (upstream_busy page_readers_busy) → returned as it is, no paid run', async () => {
+    // One page reader held at a gate and one page queued: the walled page (served with a 200, so it
+    // is read by a page reader) finds the queue full.
+    site.faults.set(LAKEVIEW, { status: 200 });
+    const channel = new BroadcastChannel(GATE_CHANNEL);
+    const started = new Promise<void>((resolve) => {
+      channel.onmessage = (m) => {
+        if ((m as { data?: unknown }).data === 'started') resolve();
+      };
+    });
+    const pages = new PagePool({ workers: 1, maxQueue: 1, worker: new URL('./workers/gated-page-worker.ts', import.meta.url) });
+    const task = { want: { zpid: '2146993218', building: false }, scrapedAt: NOW.toISOString(), now: NOW.toISOString() };
+    const own = new SelfHostedCollector({ origin: site.origin, suggestUrl: site.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), pages, clock: () => NOW });
+    const provider = new FallbackProvider({
+      url: platform.url, token: platform.token, actor: platform.actor, maxCostUsd: 0.05, maxCostCeilingUsd: 0.5, name: 'apify', timeoutMs: 5_000, clock: () => NOW,
+    });
+    try {
+      const reading = pages.read(Buffer.from(HOME), task);
+      await started;
+      const queued = pages.read(Buffer.from(HOME), task);
+      const e = await failure(new WithFallback(own, provider).read(target(LAKEVIEW, '15192198'), ctx()));
+      expect(e.code).toBe('upstream_busy');
+      expect(e.details).toMatchObject({ reason: 'page_readers_busy' });
+      expect(site.requests.map((r) => r.path)).toEqual([LAKEVIEW]);
+      expect(platform.calls).toEqual([]);
+      channel.postMessage('open');
+      await Promise.all([reading, queued]);
+    } finally {
+      channel.close();
+      await pages.close();
+    }
   });
 
   it('a cancelled lookup does not fall back', async () => {

@@ -113,19 +113,31 @@ describe('an abandoned lookup aborts its run', () => {
     expect(await svc.store.getEntries(['zpid:2075961815'])).toEqual([null]);
   });
 
-  it('the batch deadline passes: the item is batch_deadline and its run is aborted, unbilled', async () => {
-    const short = await startTestService({
-      // The provider alone, so the run starts well within the deadline.
-      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, BATCH_DEADLINE_MS: '1500' },
-    });
+  it('the batch deadline passes while the start is unanswered: batch_deadline at once, then the run the start created is aborted, unbilled', async () => {
+    // The own collector first, walled off by the site, as in production.
+    const short = await startTestService({ env: { FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, BATCH_DEADLINE_MS: '1500' } });
+    short.replay.faults.set('/homedetails/2075961815_zpid/', { status: 403, body: WALL });
     try {
       platform.holding = true;
-      platform.enforceRunTimeouts = false;
-      const aborted = platform.nextAbort();
-      const r = await short.post('/v1/portal/batch', { items: [{ zpid: '2075961815' }] });
+      const started = platform.hold('start');
+      const answered = short.post('/v1/portal/batch', { items: [{ zpid: '2075961815' }] });
+      // The run exists on the platform; only the unanswered start could name it.
+      await Promise.race([
+        started.reached,
+        answered.then(() => {
+          throw new Error('the batch was answered before the run was started: the deadline is too short for this machine');
+        }),
+      ]);
+      // The deadline passes while the start is held: the answer does not wait for it.
+      const r = await answered;
       expect(r.status).toBe(200);
       expect(r.body.data[0]).toMatchObject({ ok: false, error: { code: 'batch_deadline' } });
-      expect((await aborted).status).toBe('ABORTED');
+      expect(short.replay.requests.map((q) => q.path)).toEqual(['/homedetails/2075961815_zpid/']);
+      // The run's own timeout counts what the own collector already spent of the 60 s limit.
+      expect(Number(runStarts(platform)[0]!.query.timeout)).toBeLessThan(50);
+      const aborted = platform.nextAbort();
+      started.open();
+      expect((await aborted).id).toBe(platform.runs[0]!.id);
       expect((await short.get('/v1/account')).body.data.used).toBe(0);
       expect(await short.store.getEntries(['zpid:2075961815'])).toEqual([null]);
     } finally {
@@ -136,7 +148,7 @@ describe('an abandoned lookup aborts its run', () => {
 
 describe('GraphQL', () => {
   it('exposes the fallback codes: a platform at capacity is upstream_busy with retryAfter, not billed', async () => {
-    platform.refusals = [PLATFORM_ERRORS.concurrentRuns];
+    platform.refuse('start', PLATFORM_ERRORS.concurrentRuns);
     const before = await used();
     const r = await svc.post('/graphql', { query: '{ property(zpid: "2075961815") { ... on LookupError { code retryAfter } } }' });
     expect(r.status).toBe(200);

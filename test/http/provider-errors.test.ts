@@ -50,7 +50,7 @@ describe.each([
   ['500 internal-server-error', PLATFORM_ERRORS.internal, 502, 'upstream_error'],
 ] as const)('the platform refuses the run: %s', (_name, refusal, status, code) => {
   it(`→ ${status} ${code}, in the envelope, not billed, not cached`, async () => {
-    platform.refusals = [refusal];
+    platform.refuse('start', refusal);
     await expectUnbilledFailure('/v1/portal/property?zpid=7521381', status, code);
     expect(platform.runs).toEqual([]);
     expect(await svc.store.getEntries(['zpid:7521381'])).toEqual([null]);
@@ -59,7 +59,7 @@ describe.each([
 
 describe('the platform keeps answering 429', () => {
   it('→ backs off a bounded number of times, then 503 upstream_busy with retry-after', async () => {
-    platform.refusals = Array.from({ length: 10 }, () => PLATFORM_ERRORS.rateLimited);
+    platform.refuse('start', ...Array.from({ length: 10 }, () => PLATFORM_ERRORS.rateLimited));
     await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 503, 'upstream_busy');
     expect(runStarts(platform)).toHaveLength(4);
   });

@@ -8,8 +8,21 @@ import { list, obj, text, type Json } from '../mapping/values.js';
 
 export type ActorItem = Json;
 
+/** The width a listing photo's link names (`…_scaled_within_1536_1152.jpg`, `…size=1536x1152…`); 0 when it names none. */
+const widthInLink = (url: string): number => Number(/_within_(\d+)_\d+/.exec(url)?.[1] ?? /[?&]size=(\d+)x\d+/.exec(url)?.[1] ?? 0);
+
+/** The largest listing photo's link (the first of equal ones), whatever its format. */
+function largestPhoto(item: ActorItem): string | null {
+  let best: { url: string; width: number } | null = null;
+  for (const photo of list(item, 'listingPhotos')) {
+    const url = text(photo.url);
+    if (url && (!best || widthInLink(url) > best.width)) best = { url, width: widthInLink(url) };
+  }
+  return best?.url ?? null;
+}
+
 /** The item in the site's field names: raw fields win where present, the actor's mapped fields fill the rest. */
-export function siteShape(item: ActorItem): Json {
+function siteShape(item: ActorItem): Json {
   const where = obj(item, 'listingAddress');
   const at = obj(item, 'coordinates');
   const price = obj(item, 'listingPrice');
@@ -37,7 +50,9 @@ export function siteShape(item: ActorItem): Json {
     priceHistory: list(item, 'listingPriceHistory'),
     taxHistory: list(item, 'listingTaxHistory'),
     photos: list(item, 'listingPhotos'),
-    hiResImageLink: text(image.hiRes) ?? text(image.medium) ?? text(image.thumbnail),
+    // The picture when no listing photo is a JPEG the photo rules keep (a map image): the main image's
+    // large sizes, else the largest listing photo, before the 46 px thumbnail.
+    hiResImageLink: text(image.hiRes) ?? largestPhoto(item) ?? text(image.medium) ?? text(image.thumbnail),
     schools: list(item, 'nearbySchools'),
     attributionInfo: {
       agentName: agent.name,
@@ -76,16 +91,27 @@ export const sameInput = (a: string, b: string): boolean => {
 
 const isBuilding = (item: ActorItem): boolean => Array.isArray(item.floorPlans) || Array.isArray(item.ungroupedUnits);
 
-/** The item as a contract record. */
-export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string }): { property: MappedProperty; building: boolean } {
-  if (isBuilding(item)) return { property: mapBuilding(item, opts), building: true };
-  return { property: mapProperty(siteShape(item), null, { scrapedAt: opts.scrapedAt }), building: false };
+/** When the actor read the item (`scrapedAt`, ISO), or null when it does not say. */
+function actorScrapedAt(item: ActorItem): string | null {
+  const at = typeof item.scrapedAt === 'string' ? Date.parse(item.scrapedAt) : NaN;
+  return Number.isNaN(at) ? null : new Date(at).toISOString();
 }
 
-/** The core fields a home record must have to be served: zpid, street, city, state, and price or status. */
-export function missingCoreFields(p: MappedProperty): string[] {
+/** The item as a contract record; `scrapedAt` is when the actor read it, else `opts.scrapedAt`. */
+export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string }): { property: MappedProperty; building: boolean } {
+  const at = { now: opts.now, scrapedAt: actorScrapedAt(item) ?? opts.scrapedAt };
+  if (isBuilding(item)) return { property: mapBuilding(item, at), building: true };
+  return { property: mapProperty(siteShape(item), null, at), building: false };
+}
+
+/**
+ * The core fields a record must have to be served: street, city and state, and for a home also its
+ * zpid and its price or status (a building's price and zpid belong to its units).
+ */
+export function missingCoreFields(p: MappedProperty, building = false): string[] {
   const missing: string[] = [];
-  for (const k of ['zpid', 'streetAddress', 'city', 'state'] as const) if (p[k] === null) missing.push(k);
-  if (p.price === null && p.homeStatus === null) missing.push('price_or_status');
+  const required = building ? (['streetAddress', 'city', 'state'] as const) : (['zpid', 'streetAddress', 'city', 'state'] as const);
+  for (const k of required) if (p[k] === null) missing.push(k);
+  if (!building && p.price === null && p.homeStatus === null) missing.push('price_or_status');
   return missing;
 }

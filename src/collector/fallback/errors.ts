@@ -55,8 +55,8 @@ export function readFailure(status: number, body: string): PlatformFailure {
  * A platform refusal as a spec code. `about` says what was asked: a 404 about the actor means the
  * configured actor does not exist; about a run it means the run is gone.
  */
-export function platformError(f: PlatformFailure, about: 'actor' | 'run', extra: Record<string, unknown> = {}): LookupError {
-  const details = { status: f.status, ...(f.type ? { provider_error: f.type } : {}), ...extra };
+export function platformError(f: PlatformFailure, about: 'actor' | 'run'): LookupError {
+  const details = { status: f.status, ...(f.type ? { provider_error: f.type } : {}) };
   const make = (code: ErrorCode, more: Record<string, unknown> = {}) => new LookupError(code, { details: { ...details, ...more } });
   if (INPUT_ERRORS.has(f.type)) return make('unprocessable_input');
   if (CAPACITY_ERRORS.has(f.type) || isRateLimit(f)) return make('upstream_busy');

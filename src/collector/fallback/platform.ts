@@ -1,8 +1,8 @@
 // The actor platform's HTTP API as the platform's own clients use it (research: fallback-platform.md §1.3):
 // start a run, wait for it, read its dataset, abort it; read the actor's pricing. Bearer token, JSON.
-// A 429 is the only refusal sent again (after a doubling pause, a bounded number of times): the
-// platform started nothing. Reads of a run are also sent again after a 5xx; a start never is,
-// since a second start would pay for a second run.
+// A 429 is the only refusal sent again (after a doubling pause, three times): the platform started
+// nothing. Reads of a run are also sent again after a 5xx; a start never is, since a second start
+// would pay for a second run.
 import { setTimeout as pause } from 'node:timers/promises';
 import got, { type Got, type Method } from 'got';
 import type { Logger } from 'pino';
@@ -20,8 +20,12 @@ export interface Run {
   usageTotalUsd: number | null;
   /** The cap the run was started with. */
   maxTotalChargeUsd: number | null;
-  /** The cheapest event the actor charges for, USD (pay-per-event actors). */
-  cheapestEventUsd: number | null;
+  /**
+   * The cheapest event the actor charges per result, USD (pay-per-event actors): events charged once
+   * per run, like the platform's `apify-actor-start`, are left out, since a run that has started
+   * never pays them again.
+   */
+  resultEventUsd: number | null;
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'TIMED-OUT', 'ABORTED']);
@@ -36,8 +40,6 @@ export interface PlatformClientOptions {
   maxBytes?: number;
   /** First pause after a 429; doubled each time (the platform recommends starting at 500 ms). */
   backoffMs?: number;
-  /** How many times a 429 (or a 5xx on a read) is sent again. */
-  retries?: number;
   logger?: Logger;
 }
 
@@ -55,6 +57,10 @@ interface Call {
 }
 
 const REQUEST_MS = 30_000;
+/** How many times a 429 (or a 5xx on a read) is sent again. */
+const RETRIES = 3;
+/** Events the platform charges once per run (apify-docs, pay per event: the synthetic start event). */
+const ONCE_PER_RUN_EVENTS: ReadonlySet<string> = new Set(['apify-actor-start']);
 /** The longest wait the platform honours on one request. */
 export const MAX_WAIT_SECONDS = 60;
 
@@ -78,14 +84,17 @@ export class PlatformClient {
     return data(await this.send({ method: 'GET', path: this.actorPath, about: 'actor', read: true, timeoutMs: REQUEST_MS, ...(signal ? { signal } : {}) }));
   }
 
-  /** Starts a run and returns at once (`waitForFinish=0`), so the run id is known before any waiting. */
-  async start(input: Json, params: { timeoutSecs: number; maxTotalChargeUsd: number }, signal: AbortSignal): Promise<Run> {
+  /**
+   * Starts a run and returns at once (`waitForFinish=0`), so the run id is known before any waiting.
+   * Never cancelled by the caller: the platform may have created the run before the answer arrives,
+   * and only the answer names it (so it can be aborted); its own request timeout bounds it.
+   */
+  async start(input: Json, params: { timeoutSecs: number; maxTotalChargeUsd: number }): Promise<Run> {
     const body = await this.send({
       method: 'POST',
       path: `${this.actorPath}/runs`,
       searchParams: { timeout: params.timeoutSecs, maxTotalChargeUsd: params.maxTotalChargeUsd, waitForFinish: 0 },
       json: input,
-      signal,
       about: 'actor',
       read: false,
       timeoutMs: REQUEST_MS,
@@ -130,7 +139,6 @@ export class PlatformClient {
   }
 
   private async send(call: Call): Promise<unknown> {
-    const retries = this.opts.retries ?? 3;
     const maxBytes = this.opts.maxBytes ?? DEFAULT_MAX_BYTES;
     const signal = call.signal ?? new AbortController().signal;
     for (let attempt = 0; ; attempt += 1) {
@@ -163,7 +171,7 @@ export class PlatformClient {
       }
       const failure = readFailure(res.statusCode, res.body);
       const again = isRateLimit(failure) || (call.read && failure.status >= 500);
-      if (!again || attempt >= retries) {
+      if (!again || attempt >= RETRIES) {
         if (needsOperator(failure)) this.opts.logger?.warn({ platformError: failure, path: call.path }, `the actor platform refused a request: ${failure.type || failure.status} ${failure.message}`);
         throw platformError(failure, call.about);
       }
@@ -190,16 +198,16 @@ function runOf(body: unknown): Run {
   if (typeof r.id !== 'string' || typeof r.status !== 'string') throw new LookupError('upstream_bad_response', { details: { reason: 'run_without_id_or_status' } });
   const options = isObject(r.options) ? r.options : {};
   const events = isObject(r.pricingInfo) && isObject(r.pricingInfo.pricingPerEvent) && isObject(r.pricingInfo.pricingPerEvent.actorChargeEvents)
-    ? Object.values(r.pricingInfo.pricingPerEvent.actorChargeEvents)
+    ? Object.entries(r.pricingInfo.pricingPerEvent.actorChargeEvents).filter(([name]) => !ONCE_PER_RUN_EVENTS.has(name))
     : [];
-  const prices = events.map((e) => (isObject(e) ? numberOr(e.eventPriceUsd) : null)).filter((p): p is number => p !== null && p > 0);
+  const prices = events.map(([, e]) => (isObject(e) ? numberOr(e.eventPriceUsd) : null)).filter((p): p is number => p !== null && p > 0);
   return {
     id: r.id,
     status: r.status,
     statusMessage: typeof r.statusMessage === 'string' ? r.statusMessage : null,
     usageTotalUsd: numberOr(r.usageTotalUsd),
     maxTotalChargeUsd: numberOr(options.maxTotalChargeUsd),
-    cheapestEventUsd: prices.length > 0 ? Math.min(...prices) : null,
+    resultEventUsd: prices.length > 0 ? Math.min(...prices) : null,
   };
 }
 
@@ -211,11 +219,11 @@ export function minimumCapOf(actor: Json, now: Date): number | null {
   return current ? numberOr(current.minimalMaxTotalChargeUsd) : null;
 }
 
-/** Whether the run was stopped by its cost cap: what it spent leaves no room for one more charged event. */
+/** Whether the run was stopped by its cost cap: what it spent leaves no room for one more result. */
 export function stoppedAtCap(run: Run): boolean {
   if (run.usageTotalUsd === null || run.maxTotalChargeUsd === null) return false;
   const EPSILON = 1e-9;
-  return run.cheapestEventUsd !== null
-    ? run.usageTotalUsd + run.cheapestEventUsd > run.maxTotalChargeUsd + EPSILON
+  return run.resultEventUsd !== null
+    ? run.usageTotalUsd + run.resultEventUsd > run.maxTotalChargeUsd + EPSILON
     : run.usageTotalUsd >= run.maxTotalChargeUsd - EPSILON;
 }

@@ -2,12 +2,13 @@
 // API; research: fallback-platform.md). A link goes to the actor as `startUrls: [{ url }]`, an address
 // as `addresses: [line]` (one paid run finds and reads the home), with `propertyStatus` when the
 // caller gave a status; the cost cap goes in the query, never in the input. Items are matched to the
-// input by zpid or `addressOrUrlFromInput`, never by position, and must carry the core fields.
+// input by zpid or `addressOrUrlFromInput`, never by position; the one chosen must carry the core fields.
 import pino, { type Logger } from 'pino';
 import { LookupError, homePathForZpid, publicLink, type StatusHint } from '../../contract/index.js';
-import { bestCandidate, normalizeUnit, partsFromStreetLine } from '../address-match.js';
+import { addressAmbiguous, bestCandidate, partsWithUnit } from '../address-match.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from '../types.js';
 import { inputOf, isMiss, mapItem, missingCoreFields, sameInput, zpidOf, type ActorItem } from './actor-item.js';
+import type { MappedProperty } from '../mapping/index.js';
 import { CostCap } from './cost-cap.js';
 import { PlatformClient, minimumCapOf, stoppedAtCap, type Run } from './platform.js';
 import { runActor, type RunResult } from './run.js';
@@ -24,7 +25,7 @@ export interface FallbackProviderOptions {
   maxCostCeilingUsd: number;
   /** Reported in meta.source.provider. */
   name: string;
-  /** How long one lookup waits for its run (config.lookupTimeoutMs). */
+  /** How long one lookup waits for its run at most (config.lookupTimeoutMs); less when the read context's deadline is nearer. */
   timeoutMs: number;
   clock: () => Date;
   logger?: Logger;
@@ -71,7 +72,7 @@ export class FallbackProvider implements Collector {
     const homes = mine.filter((i) => !isMiss(i));
     const answer = homes.find((i) => zpidOf(i) === target.zpid) ?? homes[0];
     if (!answer) throw this.noAnswer(result, mine);
-    return this.collect(answer, result.run, ctx);
+    return this.collect(answer, this.map(answer, ctx), result.run);
   }
 
   /** Takes the address directly: one paid run finds and reads the home, held to the own resolver's address rules. */
@@ -80,32 +81,30 @@ export class FallbackProvider implements Collector {
     const result = await this.run({ addresses: [line] }, ctx);
     // Items of the old raw shape do not say which input they answer: the address rules pick among them.
     const mine = result.items.filter((i): i is ActorItem => isItem(i) && (inputOf(i) === null || sameInput(inputOf(i)!, line)));
-    const homes = mine.filter((i) => !isMiss(i)).map((i) => this.collect(i, result.run, ctx));
-    const best = bestCandidate(address.parts, homes, partsOf);
+    // Ranked first, checked after: another item without the core fields does not sink the answer.
+    const homes = mine.filter((i) => !isMiss(i)).map((item) => ({ item, mapped: this.map(item, ctx) }));
+    const best = bestCandidate(address.parts, homes, (h) => partsOf(h.mapped.property));
     if (!best) throw this.noAnswer(result, mine);
-    const { candidate, mismatch } = best;
-    const zpid = candidate.zpid;
+    const collected = this.collect(best.candidate.item, best.candidate.mapped, result.run);
+    const zpid = collected.zpid;
     if (!zpid) throw new LookupError('upstream_bad_response', { details: { reason: 'item_without_zpid', run_id: result.run.id } });
-    if (mismatch.length > 0) {
-      throw new LookupError('address_ambiguous', {
-        details: {
-          candidate: { detailUrl: publicLink(homePathForZpid(zpid)), address: candidate.property.address, zpid },
-          mismatch,
-        },
-      });
-    }
-    return { zpid, path: homePathForZpid(zpid), collected: candidate };
+    if (best.mismatch.length > 0) throw addressAmbiguous({ zpid, address: collected.property.address }, best.mismatch);
+    return { zpid, path: homePathForZpid(zpid), collected };
   }
 
   private run(input: Record<string, unknown>, ctx: ReadContext): Promise<RunResult> {
     const withStatus = ctx.status ? { ...input, propertyStatus: PROPERTY_STATUS[ctx.status] } : input;
-    return runActor({ client: this.client, cap: this.cap, timeoutMs: this.opts.timeoutMs, logger: this.logger }, withStatus, ctx.signal);
+    const runCtx = { signal: ctx.signal, ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }) };
+    return runActor({ client: this.client, cap: this.cap, timeoutMs: this.opts.timeoutMs, logger: this.logger }, withStatus, runCtx);
   }
 
-  /** The item as a record; a home without the core fields is not an answer (not billed, not cached). */
-  private collect(item: ActorItem, run: Run, ctx: ReadContext): Collected {
-    const { property, building } = mapItem(item, { now: ctx.now, scrapedAt: this.opts.clock().toISOString() });
-    const missing = building ? [] : missingCoreFields(property);
+  private map(item: ActorItem, ctx: ReadContext): Mapped {
+    return mapItem(item, { now: ctx.now, scrapedAt: this.opts.clock().toISOString() });
+  }
+
+  /** The chosen item as a record; one without the core fields is not an answer (not billed, not cached). */
+  private collect(item: ActorItem, { property, building }: Mapped, run: Run): Collected {
+    const missing = missingCoreFields(property, building);
     if (missing.length > 0) {
       throw new LookupError('upstream_bad_response', { details: { reason: 'item_without_core_fields', missing, run_id: run.id } });
     }
@@ -134,11 +133,8 @@ export class FallbackProvider implements Collector {
   }
 }
 
+type Mapped = { property: MappedProperty; building: boolean };
+
 const isItem = (i: unknown): i is ActorItem => typeof i === 'object' && i !== null && !Array.isArray(i);
 
-/** A record's address as comparable parts; the unit field wins over a unit written in the street line. */
-function partsOf(c: Collected) {
-  const p = c.property;
-  const parts = partsFromStreetLine(p.streetAddress ?? '', p.city, p.state, p.zipcode);
-  return { ...parts, unit: normalizeUnit(p.unit) ?? parts.unit };
-}
+const partsOf = (p: MappedProperty) => partsWithUnit(p.streetAddress ?? '', p.unit, p.city, p.state, p.zipcode);
