@@ -137,6 +137,8 @@ describe('SIGTERM', () => {
     const r = await batch.response;
     expect(r?.status).toBe(200);
     expect(r!.json.meta).toMatchObject({ count: HOMES.length, succeeded: 0, credits: 0 });
+    // Each item says why: this instance stopped (retry: another answers).
+    expect(r!.json.data.map((d: { error: { code: string } }) => d.error.code)).toEqual(HOMES.map(() => 'shutting_down'));
     expect(await child.exited).toBe(0);
     expectOnlyJsonLines(child);
 
