@@ -53,10 +53,10 @@ export async function stopAll(): Promise<void> {
   await Promise.all([...spawned].map((c) => c.stop()));
 }
 
-/** Node with TypeScript support when the file is .ts (tsx's loader), pinned to `core`. */
-export function spawnNode(file: string, opts: { core: string; env?: Record<string, string>; args?: string[]; ipc?: boolean; quiet?: boolean }): Child {
+/** Node with TypeScript support when the file is .ts (tsx's loader), pinned to `core` (null: any core). */
+export function spawnNode(file: string, opts: { core: string | null; env?: Record<string, string>; args?: string[]; ipc?: boolean; quiet?: boolean }): Child {
   const nodeArgs = [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file, ...(opts.args ?? [])];
-  const [cmd, args] = PINNED ? ['taskset', ['-c', opts.core, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [cmd, args] = PINNED && opts.core !== null ? ['taskset', ['-c', opts.core, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const proc = spawn(cmd, args, {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', opts.quiet ? 'ignore' : 'inherit', 'inherit', ...(opts.ipc ? ['ipc' as const] : [])],

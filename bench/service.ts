@@ -29,10 +29,11 @@ export interface Instance extends Child {
   url: string;
 }
 
-export async function startInstance(opts: { siteUrl: string; redisUrl?: string; env?: Record<string, string> }): Promise<Instance> {
+/** `core: null` leaves the instance free to use every core (its page workers then run beside the event loop). */
+export async function startInstance(opts: { siteUrl: string; redisUrl?: string; env?: Record<string, string>; core?: string | null }): Promise<Instance> {
   const port = await freePort();
   const child = spawnNode(serviceEntry().file, {
-    core: SERVER_CORE,
+    core: opts.core === undefined ? SERVER_CORE : opts.core,
     quiet: true,
     env: {
       NODE_ENV: 'production',
