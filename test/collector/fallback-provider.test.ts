@@ -414,6 +414,13 @@ describe('an abandoned lookup aborts its run', () => {
     expect(platform.runs[0]!.status).toBe('RUNNING');
   });
 
+  it("no run is started when the lookup's time is already up", async () => {
+    const e = await failure(provider().read(home(PORTLAND), ctx({ deadlineAt: Date.now() - 1 })));
+    expect(e.code).toBe('upstream_timeout');
+    expect(e.details).toEqual({ reason: 'timeout' });
+    expect(platform.calls).toEqual([]);
+  });
+
   it("the run's own timeout comes from the time the lookup has left, not from the whole limit", async () => {
     // The own collector spent most of the lookup's minute: 3.5 s are left.
     await provider({ timeoutMs: 60_000 }).read(home(PORTLAND), ctx({ deadlineAt: Date.now() + 3_500 }));

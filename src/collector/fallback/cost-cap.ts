@@ -27,7 +27,7 @@ export class CostCap {
     });
   }
 
-  /** Reads the actor's minimum again; concurrent callers share one read. Never throws. */
+  /** Reads the actor's minimum again; concurrent callers share one read, which no caller cancels (an abandoned lookup stops waiting for it: run.ts). Never throws. */
   refresh(): Promise<void> {
     this.reading ??= this.read().finally(() => {
       this.reading = null;

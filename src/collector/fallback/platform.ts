@@ -80,8 +80,8 @@ export class PlatformClient {
   }
 
   /** The actor's record (`GET /v2/acts/{actor}`), pricing included. */
-  async actor(signal?: AbortSignal): Promise<Json> {
-    return data(await this.send({ method: 'GET', path: this.actorPath, about: 'actor', read: true, timeoutMs: REQUEST_MS, ...(signal ? { signal } : {}) }));
+  async actor(): Promise<Json> {
+    return data(await this.send({ method: 'GET', path: this.actorPath, about: 'actor', read: true, timeoutMs: REQUEST_MS }));
   }
 
   /**

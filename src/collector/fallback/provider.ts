@@ -6,9 +6,9 @@
 import pino, { type Logger } from 'pino';
 import { LookupError, homePathForZpid, publicLink, type StatusHint } from '../../contract/index.js';
 import { addressAmbiguous, bestCandidate, partsWithUnit } from '../address-match.js';
+import type { MappedProperty } from '../mapping/index.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from '../types.js';
 import { inputOf, isMiss, mapItem, missingCoreFields, sameInput, zpidOf, type ActorItem } from './actor-item.js';
-import type { MappedProperty } from '../mapping/index.js';
 import { CostCap } from './cost-cap.js';
 import { PlatformClient, minimumCapOf, stoppedAtCap, type Run } from './platform.js';
 import { runActor, type RunResult } from './run.js';
@@ -94,8 +94,7 @@ export class FallbackProvider implements Collector {
 
   private run(input: Record<string, unknown>, ctx: ReadContext): Promise<RunResult> {
     const withStatus = ctx.status ? { ...input, propertyStatus: PROPERTY_STATUS[ctx.status] } : input;
-    const runCtx = { signal: ctx.signal, ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }) };
-    return runActor({ client: this.client, cap: this.cap, timeoutMs: this.opts.timeoutMs, logger: this.logger }, withStatus, runCtx);
+    return runActor({ client: this.client, cap: this.cap, timeoutMs: this.opts.timeoutMs, logger: this.logger }, withStatus, ctx);
   }
 
   private map(item: ActorItem, ctx: ReadContext): Mapped {

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { LookupError, isLookupError } from '../../contract/index.js';
 import type { Json } from '../mapping/values.js';
 import { transportError } from '../site-client.js';
+import type { ReadContext } from '../types.js';
 import type { CostCap } from './cost-cap.js';
 import { BELOW_MINIMUM_CAP } from './errors.js';
 import { MAX_WAIT_SECONDS, TERMINAL_STATUSES, type PlatformClient, type Run } from './platform.js';
@@ -25,18 +26,13 @@ export interface RunOptions {
   logger: Logger;
 }
 
-export interface RunContext {
-  signal: AbortSignal;
-  /** Epoch ms the lookup must be done by (ReadContext.deadlineAt); the run gets no longer. */
-  deadlineAt?: number;
-}
-
 const ABORT_MS = 5_000;
 
 /** The run's own timeout: a sixth shorter than our wait (50 s of 60 s), at least one second. */
 export const runTimeoutSecs = (waitMs: number): number => Math.max(1, Math.floor((waitMs * 5) / 6 / 1000));
 
-export async function runActor(o: RunOptions, input: Json, ctx: RunContext): Promise<RunResult> {
+/** Runs the actor on `input` for the lookup `ctx` describes: its caller signal, and the deadline the run gets no time past. */
+export async function runActor(o: RunOptions, input: Json, ctx: Pick<ReadContext, 'signal' | 'deadlineAt'>): Promise<RunResult> {
   const began = Date.now();
   const waitUntil = Math.min(ctx.deadlineAt ?? Infinity, began + o.timeoutMs);
   const ourLimit = AbortSignal.timeout(Math.max(0, waitUntil - began));
@@ -47,6 +43,10 @@ export async function runActor(o: RunOptions, input: Json, ctx: RunContext): Pro
     }
     return transportError(e, signal) as LookupError;
   };
+
+  // A run started with no time left would be paid for and aborted at once.
+  if (ctx.signal.aborted) throw transportError(ctx.signal.reason, ctx.signal) as LookupError;
+  if (waitUntil <= began) throw new LookupError('upstream_timeout', { details: { reason: 'timeout' } });
 
   const starting = start(o, input, runTimeoutSecs(waitUntil - began), signal);
   let run: Run;
