@@ -1,9 +1,10 @@
 // The page as it arrives: bytes. Decoding a whole 1 MB page costs more than reading its data, so the
-// data scripts are found in the Buffer and only their text is decoded. Anything this fast path cannot
+// first data script is found in the Buffer and only its text is decoded. Anything this fast path cannot
 // find is left to the string path (extract.ts), which decodes the page and reads it as before.
 import { isAscii } from 'node:buffer';
 import { attributes, type ScriptBlock } from './html-text.js';
 
+/** The ids of the scripts that carry a page's listing data. */
 export const DATA_SCRIPT_IDS = ['__NEXT_DATA__', 'hdpApolloPreloadedData'] as const;
 
 const SCRIPT_TAG = /^<script\b/i;

@@ -8,7 +8,7 @@
 import { LookupError } from '../../contract/errors.js';
 import { isObject, obj, text, type Json } from '../mapping/values.js';
 import { isBotWall } from './bot-wall.js';
-import { firstDataScript } from './bytes.js';
+import { DATA_SCRIPT_IDS, firstDataScript } from './bytes.js';
 import { lazyExtras, type PageExtras } from './extras.js';
 import { decodeEntities, findScripts, type ScriptBlock } from './html-text.js';
 
@@ -120,7 +120,7 @@ function fromScripts(scripts: ScriptBlock[], extras: PageExtras, want: PageWant)
 }
 
 function fromText(html: string, want: PageWant): PageData {
-  const scripts = findScripts(html, (a) => a.id === '__NEXT_DATA__' || a.id === 'hdpApolloPreloadedData');
+  const scripts = findScripts(html, (a) => (DATA_SCRIPT_IDS as readonly string[]).includes(a.id ?? ''));
   const found = fromScripts(scripts, lazyExtras(() => html), want);
   if (found) return found;
   if (isBotWall(html)) return { kind: 'blocked' };
