@@ -48,9 +48,16 @@ function precheck(document: DocumentNode) {
 
 export function useIntrospectionLimits(): Plugin {
   const cache = new Map<string, ExecutionResult>();
+  // precheck's answer per document: Yoga's parser cache gives one document object per text, so a
+  // repeated operation is walked once, not on every request.
+  const prechecked = new WeakMap<DocumentNode, ReturnType<typeof precheck>>();
   return {
     onValidate({ params, setResult }) {
-      const refusal = precheck(params.documentAST);
+      let refusal = prechecked.get(params.documentAST);
+      if (refusal === undefined) {
+        refusal = precheck(params.documentAST);
+        prechecked.set(params.documentAST, refusal);
+      }
       if (refusal) setResult([refusal]);
     },
     onExecute({ args, setResultAndStopExecution }) {
