@@ -13,8 +13,11 @@ import type {
 
 interface Expiring<T> { value: T; expiresAt: number }
 
-/** A cache entry as kept (entry-format.ts), with its compressed raw record: one key, so they are evicted together. */
-interface Kept { text: string; raw: Buffer | null }
+/**
+ * A cache entry as kept (entry-format.ts), with its compressed raw record: one key, so they are
+ * evicted together. `entry` is the text decoded on its first read, then shared (frozen) by every hit.
+ */
+interface Kept { text: string; raw: Buffer | null; entry?: CacheEntry | null }
 
 /** Default bound of the cache entries' size (MEMORY_CACHE_MB). */
 const DEFAULT_MEMORY_CACHE_BYTES = 128 * 1024 * 1024;
@@ -85,7 +88,12 @@ export class MemoryStore implements Store {
   }
 
   async getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]> {
-    return keys.map((k) => decodeEntry(this.live(this.entries, k)?.text ?? null));
+    return keys.map((k) => {
+      const kept = this.live(this.entries, k);
+      if (!kept) return null;
+      if (kept.entry === undefined) kept.entry = frozen(decodeEntry(kept.text));
+      return kept.entry;
+    });
   }
 
   async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
@@ -265,6 +273,11 @@ export class MemoryStore implements Store {
   private copy(a: Account | undefined): Account | null {
     return a ? { ...a } : null;
   }
+}
+
+function frozen(entry: CacheEntry | null): CacheEntry | null {
+  if (entry) Object.freeze(Object.freeze(entry).source);
+  return entry;
 }
 
 /**
