@@ -57,12 +57,12 @@ export interface Config {
   /** Live lookups per UTC day for paid plans; null = unlimited. */
   paidDailyLiveLookupBudget: number | null;
   cacheTtlMs: number;
-  ambiguityMemoTtlMs: number;
-  logLevel: string;
   /** The memory store's bound on cached homes, in bytes. */
   memoryCacheBytes: number;
   /** How long an API key checked once is trusted without the store (0: never). */
   authCacheTtlMs: number;
+  ambiguityMemoTtlMs: number;
+  logLevel: string;
   upgradeUrl: string;
   dashboardUrl: string;
 }
@@ -148,11 +148,11 @@ export function loadConfig(env: Env = process.env): Config {
     dailyLiveLookupBudget: optInt(env, 'DAILY_LIVE_LOOKUP_BUDGET'),
     paidDailyLiveLookupBudget: optInt(env, 'PAID_DAILY_LIVE_LOOKUP_BUDGET'),
     cacheTtlMs: int(env, 'CACHE_TTL_MS', 24 * 3600_000, 1),
+    memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 1) * 1024 * 1024,
+    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5_000),
     ambiguityMemoTtlMs: int(env, 'AMBIGUITY_MEMO_TTL_MS', 3600_000, 1),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     upgradeUrl: str(env, 'UPGRADE_URL') ?? 'https://example.com/pricing',
-    memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 1) * 1024 * 1024,
-    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5_000),
     dashboardUrl: str(env, 'DASHBOARD_URL') ?? 'https://example.com/dashboard/billing',
   };
 }
