@@ -18,6 +18,7 @@ import { graphiqlOptions } from './graphiql.js';
 import { needsApiKey } from './lookup-count.js';
 import { useArmor } from './plugins/use-armor.js';
 import { useBatchedRequests } from './plugins/use-batched-requests.js';
+import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCodedErrors } from './plugins/use-coded-errors.js';
 import { useHttpRefusals } from './plugins/use-http-refusals.js';
 import { useIntrospectionLimits } from './plugins/use-introspection-limits.js';
@@ -100,8 +101,9 @@ export function buildYoga(core: CoreDeps) {
     maskedErrors: { maskError: maskAsInternal, errorMessage: ERROR_CODES.internal.message },
     // Enables batched requests; the limit is checked (with a coded error) by use-batched-requests.ts first.
     batching: { limit: MAX_BATCHED_OPERATIONS },
-    // Request bodies past this are refused (413), like REST's batch body.
-    maxRequestBodySize: MAX_BODY_BYTES,
+    // Request bodies past MAX_BODY_BYTES are refused (413), like REST's batch body: by useBodyLimit,
+    // which counts only bodies without a content-length (Yoga's own limit re-streams every body).
+    maxRequestBodySize: false,
     // No CORS, as on REST: browser clients call from their own backend (the key is a secret);
     // GraphiQL is served from /graphql itself, so it is same-origin.
     cors: false,
@@ -125,6 +127,7 @@ export function buildYoga(core: CoreDeps) {
         authenticate: (request, { req }) => lookupContext(request, req),
       }),
       useLookupLimit(),
+      useBodyLimit(MAX_BODY_BYTES),
     ],
   });
 }

@@ -55,6 +55,34 @@ describe('shape limits (graphql-armor), coded', () => {
     });
   });
 
+  // A body without content-length (chunked) is counted as it streams: the limit holds for it too.
+  const chunked = (text: string) =>
+    fetch(`${svc.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': svc.keys.free! },
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < text.length; i += 64 * 1024) c.enqueue(new TextEncoder().encode(text.slice(i, i + 64 * 1024)));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+
+  it('a chunked body over 1 MiB (no content-length) is refused the same way', async () => {
+    const res = await chunked(JSON.stringify({ query: '{ account { used } }', variables: { pad: 'x'.repeat(1024 * 1024) } }));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({
+      errors: [{ message: 'The request body is larger than 1 MB.', extensions: { code: 'bad_body', details: { reason: 'body is larger than 1 MB' } } }],
+    });
+  });
+
+  it('a chunked body under the limit runs', async () => {
+    const res = await chunked(JSON.stringify({ query: '{ account { used } }', variables: { pad: 'x'.repeat(200 * 1024) } }));
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
+  });
+
   it('introspection (GraphiQL, codegen) is not limited by depth', async () => {
     const query = `{ __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } }`;
     const r = await postGql(svc, { query }, { key: null });
