@@ -1,5 +1,5 @@
-// API keys already checked, remembered for a few seconds in this process, so a request's
-// authentication costs no keyed hash and no store read. Bounded (least recently used keys go first).
+// API keys already checked, remembered for a few seconds in this process by their keyed hash (never
+// the plaintext key), so a request's authentication costs no store read. Bounded (least recently used keys go first).
 // Any account change (revoke, key rotation, plan), written by any instance or the accounts command,
 // empties it: the store tells every instance (Store.watchAccounts), and the short lifetime bounds a
 // notice missed while the store was unreachable.
@@ -19,12 +19,12 @@ export class AuthCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The account of a key checked less than ttl ago, if no account changed since. */
-  get(key: string): Account | null {
-    const hit = this.#keys.get(key);
+  /** The account of a key (by its hashApiKey) checked less than ttl ago, if no account changed since. */
+  get(keyHash: string): Account | null {
+    const hit = this.#keys.get(keyHash);
     if (!hit) return null;
     if (hit.until > this.now()) return hit.account;
-    this.#keys.delete(key);
+    this.#keys.delete(keyHash);
     return null;
   }
 
@@ -33,10 +33,10 @@ export class AuthCache {
     return this.#changes;
   }
 
-  /** Remembers the account read for `key`, unless an account changed while it was being read. */
-  remember(key: string, account: Account, changesBefore: number): void {
+  /** Remembers the account read for a key's hash, unless an account changed while it was being read. */
+  remember(keyHash: string, account: Account, changesBefore: number): void {
     if (this.ttlMs <= 0 || changesBefore !== this.#changes) return;
-    this.#keys.set(key, { account, until: this.now() + this.ttlMs });
+    this.#keys.set(keyHash, { account, until: this.now() + this.ttlMs });
   }
 
   /** An account changed somewhere (or a notice may have been missed): forget every key. */

@@ -12,12 +12,13 @@ export async function authenticate(store: Store, secret: string, header: string 
   const raw = Array.isArray(header) ? header[0] : header;
   const key = raw?.trim();
   if (!key) throw new LookupError('missing_api_key');
-  const known = cache?.get(key);
+  // The cache is keyed by the keyed hash: no plaintext key is kept in memory past this request.
+  const keyHash = hashApiKey(key, secret);
+  const known = cache?.get(keyHash);
   if (known) return known;
   const changesBefore = cache?.changes ?? 0;
-  const keyHash = hashApiKey(key, secret);
   const account = await store.getAccountByKeyHash(keyHash);
   if (!account || account.revoked || !sameDigest(account.keyHash, keyHash)) throw new LookupError('invalid_api_key');
-  cache?.remember(key, account, changesBefore);
+  cache?.remember(keyHash, account, changesBefore);
   return account;
 }
