@@ -27,6 +27,8 @@ export interface LiveRequest {
   homeKey: string;
   /** Reported as meta.cache_key; defaults to the key the entry is stored under. */
   reportAs?: string;
+  /** The address key to point at the home once read (`addr:…`), written before the charge. */
+  aliasKey?: string;
   target: ReadTarget;
   options: LookupOptions;
   /** Already read while resolving the address (the fallback provider does both in one paid run). */
@@ -225,6 +227,9 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);
     }
+    // Before the charge, so nothing after it can fail; the home is served without it (the next
+    // lookup of the address resolves it again).
+    if (req.aliasKey) await putAliasOrLog(ctx, req.aliasKey, entryKey);
     commitSent = true;
     const charged = await commitOnce(ctx, reservation, {
       reservationId: reservation.id,
@@ -239,6 +244,13 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   } finally {
     if (!commitSent) await release(ctx, reservation);
   }
+}
+
+/** An address alias is a shortcut, never a reason to fail a home that is read: a failed write is logged. */
+export async function putAliasOrLog(ctx: RequestContext, aliasKey: string, entryKey: string): Promise<void> {
+  await ctx.deps.store
+    .putAlias(aliasKey, entryKey, ctx.deps.config.cacheTtlMs)
+    .catch((err: unknown) => ctx.logger.warn({ err, aliasKey, entryKey }, 'address alias not written; the home is served without it'));
 }
 
 /**

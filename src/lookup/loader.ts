@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js';
 import type { RequestContext } from './context.js';
 import { readCache, type CacheHit } from './cache.js';
 import { addressKey, zpidKey } from './keys.js';
-import { liveLookup, release, reserve, throwIfAborted, type Loaded } from './live.js';
+import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted, type Loaded } from './live.js';
 
 export type { Loaded } from './live.js';
 
@@ -96,19 +96,21 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
     // The home may already be cached under its zpid (looked up before by link or zpid).
     const [hit] = await readCache(store, [homeKey]);
     if (hit) {
-      await store.putAlias(req.key, hit.entryKey, config.cacheTtlMs);
+      await putAliasOrLog(ctx, req.key, hit.entryKey);
       return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.key, cached: true, credits: 0 };
     }
     handedOver = true;
     const loaded = await liveLookup(ctx, {
       homeKey,
       reportAs: req.key,
+      aliasKey: req.key,
       target: { path: resolved.path, zpid: resolved.zpid, building: false },
       options: req.options,
       reservation,
       ...(resolved.collected ? { prefetched: resolved.collected } : {}),
     });
-    await store.putAlias(req.key, loaded.entryKey, config.cacheTtlMs);
+    // A home this request read has its alias already (written before the charge); one read by another is a hit.
+    if (loaded.cached) await putAliasOrLog(ctx, req.key, loaded.entryKey);
     return loaded;
   } finally {
     if (!handedOver) await release(ctx, reservation);

@@ -194,11 +194,13 @@ export class MemoryStore implements Store {
   async sweep(): Promise<number> {
     const now = this.clock();
     const expired = [...this.reservations.entries()].filter(([, r]) => r.expiresAt <= now).map(([id]) => id);
-    for (const id of expired) await this.release(id);
+    let released = 0;
+    // Checked again at each release: its holder may have renewed it since the list was taken.
+    for (const id of expired) if ((this.reservations.get(id)?.expiresAt ?? Infinity) <= now && (await this.release(id))) released++;
     for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets] as Map<string, Expiring<unknown>>[]) {
       for (const [key, e] of map) if (e.expiresAt <= now) map.delete(key);
     }
-    return expired.length;
+    return released;
   }
 
   /** How many keys of each kind are held (for diagnostics and tests). */

@@ -194,6 +194,20 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 `;
 
+/**
+ * The sweep's release: the same, but only while the reservation's expiry (server clock) is still
+ * past. Listing the expired ids and releasing them are separate calls, and a holder may renew in
+ * between: that renewal must win, or its lookup would go on with its credit given back.
+ * KEYS, ARGV: as LUA_RELEASE. Reply: as LUA_RELEASE (0 also when renewed since it was listed).
+ */
+const LUA_RELEASE_EXPIRED = `
+local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
+if score then
+  local t = redis.call('TIME')
+  if tonumber(score) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then return 0 end
+end
+` + LUA_RELEASE;
+
 /** KEYS: 1 reservations-by-expiry zset. ARGV: 1 batch size. Reply: ids expired by the server's clock. */
 const LUA_EXPIRED = `
 local t = redis.call('TIME')
@@ -274,6 +288,7 @@ interface ScriptCommands {
   plReserve(...args: string[]): Promise<Reply[]>;
   plCommit(...args: string[]): Promise<number>;
   plRelease(...args: string[]): Promise<number>;
+  plReleaseExpired(...args: string[]): Promise<number>;
   plExpired(...args: string[]): Promise<string[]>;
   plPutAccount(...args: string[]): Promise<number>;
   plUnlock(...args: string[]): Promise<number>;
@@ -307,6 +322,7 @@ export class RedisStore implements Store {
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
     redis.defineCommand('plCommit', { numberOfKeys: 4, lua: LUA_COMMIT });
     redis.defineCommand('plRelease', { numberOfKeys: 4, lua: LUA_RELEASE });
+    redis.defineCommand('plReleaseExpired', { numberOfKeys: 4, lua: LUA_RELEASE_EXPIRED });
     redis.defineCommand('plExpired', { numberOfKeys: 1, lua: LUA_EXPIRED });
     redis.defineCommand('plPutAccount', { numberOfKeys: 4, lua: LUA_PUT_ACCOUNT });
     redis.defineCommand('plUnlock', { numberOfKeys: 1, lua: LUA_UNLOCK });
@@ -570,24 +586,27 @@ export class RedisStore implements Store {
     throw unavailable(new Error(`reservation ${entry.reservationId} kept changing while being committed`));
   }
 
-  async release(reservationId: string): Promise<boolean> {
+  release(reservationId: string): Promise<boolean> {
+    return this.releaseBy(this.scripts.plRelease.bind(this.scripts), reservationId);
+  }
+
+  private async releaseBy(script: (...args: string[]) => Promise<number>, reservationId: string): Promise<boolean> {
     const rec = this.k.reservation(reservationId);
     for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
       const [bucket, budget] = await this.run(() => this.redis.hmget(rec, 'bucket', 'budget'));
-      const n = Number(await this.run(() =>
-        this.scripts.plRelease(rec, this.k.reservationsByExpiry, bucket ?? rec, budget ?? rec, reservationId),
-      ));
+      const n = Number(await this.run(() => script(rec, this.k.reservationsByExpiry, bucket ?? rec, budget ?? rec, reservationId)));
       if (n !== -1) return n === 1;
     }
     throw unavailable(new Error(`reservation ${reservationId} kept changing while being released`));
   }
 
-  /** Releases the reservations past their expiry (server clock), in batches. */
+  /** Releases the reservations past their expiry (server clock), in batches; one renewed meanwhile stays held. */
   async sweep(): Promise<number> {
+    const releaseExpired = this.scripts.plReleaseExpired.bind(this.scripts);
     let total = 0;
     for (;;) {
       const ids = await this.run(() => this.scripts.plExpired(this.k.reservationsByExpiry, String(SWEEP_BATCH)));
-      for (const id of ids) if (await this.release(id)) total++;
+      for (const id of ids) if (await this.releaseBy(releaseExpired, id)) total++;
       if (ids.length < SWEEP_BATCH) return total;
     }
   }

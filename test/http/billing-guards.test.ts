@@ -1,6 +1,7 @@
 // No paid upstream work for a lookup the account cannot pay for, and one account's refusal is never
 // passed on to another account that asked for the same home at the same time.
 import { afterEach, describe, expect, it } from 'vitest';
+import { LookupError } from '../../src/contract/index.js';
 import { MemoryStore, type ReserveRequest, type ReserveResult } from '../../src/store/index.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
@@ -157,5 +158,41 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
     expect(answered.status).toBe(200);
     expect(answered.body.data[0].error.code, JSON.stringify(answered.body)).toBe('batch_deadline');
     expect(store.refusals).toBeGreaterThan(0);
+  });
+});
+
+/** The real in-memory store, refusing to write address aliases (as a store shedding writes under load does). */
+class AliasRefusingStore extends MemoryStore {
+  override async putAlias(key: string, target: string, ttlMs: number): Promise<void> {
+    if (key.startsWith('addr:')) throw new LookupError('store_unavailable');
+    return super.putAlias(key, target, ttlMs);
+  }
+}
+
+describe('an address alias that cannot be written (issue 9, review)', () => {
+  const address = '661 Lakeview Ave, San Francisco, CA 94112';
+  const fallback = (p: FakeActorPlatform) => ({ SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: p.url, FALLBACK_TOKEN: p.token, FALLBACK_ACTOR: p.actor });
+
+  it('a home read and charged is served, never answered with an error: charged == delivered == ledger', async () => {
+    platform = await startFakeActorPlatform({ items: [forSaleItem()] });
+    const store = new AliasRefusingStore();
+    svc = await startTestService({ store, env: fallback(platform) });
+    const r = await svc.get(`/v1/portal/property?${q({ address })}`);
+    expect(r.status).toBe(200);
+    expect(r.body.meta.credits).toBe(1);
+    expect((await svc.get('/v1/account')).body.data.used).toBe(1);
+    expect(await store.ledger()).toHaveLength(1);
+  });
+
+  it('a home already cached under its zpid is served as a hit (credits 0), not answered with an error', async () => {
+    platform = await startFakeActorPlatform({ items: [forSaleItem()] });
+    const store = new AliasRefusingStore();
+    svc = await startTestService({ store, env: fallback(platform) });
+    expect((await svc.get('/v1/portal/property?zpid=15192198')).body.meta.credits).toBe(1);
+    const r = await svc.get(`/v1/portal/property?${q({ address })}`);
+    expect(r.status).toBe(200);
+    expect(r.body.meta).toMatchObject({ cached: true, credits: 0 });
+    expect((await svc.get('/v1/account')).body.data.used).toBe(1);
+    expect(await store.ledger()).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeEntry } from '../../src/store/entry-format.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { CacheEntry } from '../../src/store/types.js';
-import { budgetExpiryScenario, entry, storeContract } from './store-contract.js';
+import { account, budgetExpiryScenario, entry, ledgerEntry, req, storeContract } from './store-contract.js';
 
 let current: MemoryStore;
 storeContract('memory', async () => (current = new MemoryStore()), {
@@ -17,6 +17,21 @@ const HOUR = 3600_000;
 const kept = (e: CacheEntry): number => encodeEntry(e).length;
 
 describe('MemoryStore specifics', () => {
+  it('a reservation its holder renews while the sweep is releasing the expired ones stays held, and its commit charges', async () => {
+    let now = Date.parse('2026-03-01T00:00:00Z');
+    const store = new MemoryStore(() => now);
+    const a = account();
+    const [first, second] = [req(a.id, { ttlMs: 1000 }), req(a.id, { ttlMs: 1000 })];
+    for (const r of [first, second]) expect((await store.reserve(r)).ok).toBe(true);
+    now += 1000;
+    // The sweep has listed both and released the first when the holder of the second renews it.
+    const sweeping = store.sweep();
+    expect(await store.renewReservations([second.reservationId], 60_000)).toEqual([]);
+    expect(await sweeping).toBe(1);
+    expect(await store.commit(ledgerEntry(second.reservationId, a.id))).toBe(true);
+    expect(await store.usage(a.id, 'lifetime')).toMatchObject({ used: 1, reserved: 0 });
+  });
+
   it('sweep evicts expired cache entries, aliases, memos and locks (a long-running process does not grow without bound)', async () => {
     let now = Date.parse('2026-03-01T00:00:00Z');
     const store = new MemoryStore(() => now);

@@ -26,6 +26,35 @@ storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = 
 });
 
 describe('RedisStore specifics', () => {
+  it('a reservation its holder renews after the sweep listed it as expired stays held, and its commit charges', async () => {
+    const prefix = `sw${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    try {
+      const a = account();
+      const r = req(a.id);
+      expect((await store.reserve(r)).ok).toBe(true);
+      // Expired by the server's clock (its holder was late), without waiting for it.
+      await raw.zadd(`${prefix}{bill}:res-by-expiry`, 0, r.reservationId);
+      // Gate: the holder's renewal lands between the sweep's listing and its release.
+      const scripts = (store as unknown as { scripts: { plExpired: (...args: string[]) => Promise<string[]> } }).scripts;
+      const list = scripts.plExpired.bind(scripts);
+      let renewed: string[] | null = null;
+      scripts.plExpired = async (...args) => {
+        const ids = await list(...args);
+        if (ids.includes(r.reservationId)) renewed = await store.renewReservations([r.reservationId], 60_000);
+        return ids;
+      };
+      expect(await store.sweep()).toBe(0);
+      expect(renewed).toEqual([]);
+      expect(await store.commit(ledgerEntry(r.reservationId, a.id))).toBe(true);
+      expect(await store.usage(a.id, 'lifetime')).toMatchObject({ used: 1, reserved: 0 });
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
   it('keeps every key under the prefix, billing keys in the {bill} slot and account keys in {acct}', async () => {
     const prefix = `k${randomUUID().slice(0, 8)}:`;
     const store = await RedisStore.connect(server.url, { prefix });
