@@ -2,7 +2,7 @@
 // and a graceful stop. Used by `npm start` (index.ts) and `npm run demo` (demo.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { isLookupError } from './contract/index.js';
+import { isInstanceBusy, isLookupError } from './contract/index.js';
 import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
 import { createCollector } from './collector/index.js';
@@ -66,7 +66,7 @@ const timer = (ms: number): { done: Promise<void>; clear(): void } => {
 
 /**
  * The graceful stop: no new connections; idle keep-alive sockets closed at once; requests arriving on
- * open connections refused (503 shutting_down, readyz included); running requests answered, each
+ * open connections refused (503 upstream_busy, reason shutting_down; readyz included); running requests answered, each
  * closing its connection. Requests still running after `graceMs` have their lookups aborted, which
  * releases their reservations, so their items fail unbilled; they get ABORTED_ANSWER_MS to answer,
  * then any connection left is cut. Keep graceMs + ABORTED_ANSWER_MS under the orchestrator's grace
@@ -104,8 +104,10 @@ async function seedWhenReachable(store: Store, file: string, secret: string, log
       const n = await seedAccountsFromFile(store, file, secret);
       logger.info({ accounts: n, file }, 'accounts seeded');
     } catch (e) {
-      if (!isLookupError(e) || e.code !== 'store_unavailable') throw e;
-      logger.warn({ file }, 'store unreachable: accounts will be seeded when it answers');
+      // An unreachable store, or one this process was too busy to hear (shed): try again later.
+      const shed = isInstanceBusy(e, 'overloaded');
+      if (!shed && (!isLookupError(e) || e.code !== 'store_unavailable')) throw e;
+      logger.warn({ file }, shed ? 'too busy to seed: accounts will be seeded shortly' : 'store unreachable: accounts will be seeded when it answers');
       timer = setTimeout(() => void attempt().catch((err: unknown) => logger.error({ err }, 'seeding accounts failed')), SEED_RETRY_MS);
       timer.unref();
     }

@@ -36,8 +36,6 @@ export const ERROR_CODES = {
   upstream_actor_missing: { status: 503, message: "Live lookups are unavailable on the service's side." },
   upstream_misconfigured: { status: 503, message: "Live lookups are unavailable on the service's side." },
   live_lookups_capped: { status: 503, message: 'The daily live-lookup limit is reached; new lookups resume at 00:00 UTC. Cached properties still work.' },
-  shutting_down: { status: 503, message: 'This instance is shutting down. Retry; another instance answers.', retryAfter: 1 },
-  overloaded: { status: 503, message: 'This instance is too busy to answer in time. Retry in a second.', retryAfter: 1 },
   store_unavailable: { status: 503, message: 'The usage and cache store is unreachable. Retry in 30 seconds.', retryAfter: 30 },
   upstream_timeout: { status: 504, message: 'The live lookup took too long. Safe to retry.' },
   batch_deadline: { status: 504, message: 'The item could not finish within the batch time limit. Retry it.' },
@@ -85,6 +83,21 @@ export class LookupError extends Error {
 }
 
 export const isLookupError = (e: unknown): e is LookupError => e instanceof LookupError;
+
+// An instance that cannot take the work now (too busy to answer in time, or shutting down) answers
+// 503 upstream_busy with a reason and a one-second retry-after: spec 7 allows no other new codes.
+const INSTANCE_BUSY = {
+  overloaded: 'This instance is too busy to answer in time. Retry in a second.',
+  shutting_down: 'This instance is shutting down. Retry; another instance answers.',
+} as const;
+export type InstanceBusyReason = keyof typeof INSTANCE_BUSY;
+
+export function instanceBusy(reason: InstanceBusyReason, opts: { message?: string; cause?: unknown } = {}): LookupError {
+  return new LookupError('upstream_busy', { message: opts.message ?? INSTANCE_BUSY[reason], details: { reason }, retryAfter: 1, cause: opts.cause });
+}
+
+export const isInstanceBusy = (e: unknown, reason: InstanceBusyReason): boolean =>
+  isLookupError(e) && e.code === 'upstream_busy' && e.details?.reason === reason;
 
 /** Anything thrown that is not a LookupError is an internal failure; its text never reaches a client. */
 export function toLookupError(e: unknown): LookupError {

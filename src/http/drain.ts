@@ -1,11 +1,11 @@
 // Graceful stop, request by request. Every request gets one stop controller: it aborts when the client
 // goes away (request-context.ts) or when the drain gives up on the request's work (server.ts, at the end
 // of SHUTDOWN_GRACE_MS), so the core's abort path releases the request's reservations. While draining,
-// new requests are refused (503 shutting_down) and every answer closes its connection, so no keep-alive
+// new requests are refused (503 upstream_busy, reason shutting_down) and every answer closes its connection, so no keep-alive
 // socket outlives the drain.
 import { setMaxListeners } from 'node:events';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LookupError } from '../contract/index.js';
+import { instanceBusy } from '../contract/index.js';
 import { answerError } from './fallbacks.js';
 
 export class Drain {
@@ -54,7 +54,7 @@ export class Drain {
 
   /** Aborts the work of every request still running; the core releases their reservations. */
   abortAll(): void {
-    const reason = new LookupError('shutting_down', { details: { reason: 'the instance stopped before the lookup finished' } });
+    const reason = instanceBusy('shutting_down', { message: 'The instance stopped before the lookup finished. Retry; another instance answers.' });
     for (const c of this.#working.values()) c.abort(reason);
   }
 }
@@ -82,7 +82,7 @@ export function drainHooks(app: FastifyInstance): void {
   const drain = app.drain;
   app.addHook('onRequest', (request, reply, next) => {
     if (!drain.draining) return next();
-    answerError(request, reply, new LookupError('shutting_down'));
+    answerError(request, reply, instanceBusy('shutting_down'));
   });
   app.addHook('onSend', async (request, reply, payload) => {
     drain.done(request);

@@ -286,7 +286,7 @@ export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (
 
 function deadlineError(ctx: RequestContext, cause: unknown): LookupError {
   if (ctx.deadline?.aborted) return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
-  // The face's own reason when it has one (the drain at shutdown: shutting_down).
+  // The face's own reason when it has one (the drain at shutdown: upstream_busy, reason shutting_down).
   if (ctx.signal.reason instanceof LookupError) return ctx.signal.reason;
   return new LookupError('upstream_timeout', { cause, details: { reason: 'client_closed' } });
 }

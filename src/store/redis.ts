@@ -23,9 +23,10 @@
 //
 // A busy process is not a dead store: the command timeout is this file's own, not ioredis', and it
 // only blames the store for silence while this process was free to hear an answer (the event loop
-// spent at least half the window idle, waiting for I/O). A window the loop spent busy (a saturated
+// spent at least half the window idle, waiting for I/O, as a share: a blocked loop stretches the
+// window), and decides only after the poll phase has read any answer already in the socket. A window the loop spent busy (a saturated
 // process: timers fire late, before the answer that is already in the socket is read) does not
-// count; after a few such windows the command is shed as 503 `overloaded` (retry-after 1 s).
+// count; after a few such windows the command is shed as 503 `upstream_busy` with reason `overloaded` (retry-after 1 s).
 //
 // Key layout (P = the configured prefix, default `pl:`):
 //   P{acct}:account:<id>        JSON of the Account
@@ -47,7 +48,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
-import { LookupError } from '../contract/errors.js';
+import { instanceBusy, LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, ENTRY_FORMAT, packRaw, unpackRaw } from './entry-format.js';
 import type {
@@ -730,7 +731,7 @@ export class RedisStore implements Store {
 
   /**
    * Runs one Redis call; any failure (down, no answer, reply error) becomes store_unavailable, and
-   * a process too busy to read the answer sheds the call as overloaded (see the top of this file).
+   * a process too busy to read the answer sheds the call as upstream_busy, reason overloaded (see the top of this file).
    */
   private run<T>(call: () => Promise<T>): Promise<T> {
     let pending: Promise<T>;
@@ -741,25 +742,33 @@ export class RedisStore implements Store {
     }
     return new Promise<T>((resolve, reject) => {
       let busyWindows = 0;
+      let settled = false;
       let since = performance.eventLoopUtilization();
-      const judge = () => {
+      const decide = () => {
+        if (settled) return;
         const window = performance.eventLoopUtilization(since);
         since = performance.eventLoopUtilization();
-        if (window.idle >= this.timeoutMs * IDLE_SHARE) {
+        // The share, not the idle time: a window stretched by a blocked loop is mostly busy.
+        if (window.idle >= (window.idle + window.active) * IDLE_SHARE) {
           reject(unavailable(new Error(`no answer within ${this.timeoutMs} ms`)));
         } else if (++busyWindows >= MAX_BUSY_WINDOWS) {
-          reject(new LookupError('overloaded', { cause: new Error(`event loop busy for ${busyWindows} command windows`) }));
+          reject(instanceBusy('overloaded', { cause: new Error(`event loop busy for ${busyWindows} command windows`) }));
         } else {
           timer = setTimeout(judge, this.timeoutMs);
         }
       };
+      // Timers run before the poll phase: decide after it, so an answer that reached the socket while
+      // the loop was blocked is read first and not blamed on the store.
+      const judge = () => setImmediate(decide);
       let timer = setTimeout(judge, this.timeoutMs);
       pending.then(
         (v) => {
+          settled = true;
           clearTimeout(timer);
           resolve(v);
         },
         (e: unknown) => {
+          settled = true;
           clearTimeout(timer);
           reject(unavailable(e));
         },

@@ -1,9 +1,10 @@
 // A saturated process is not a dead store (issue 9.1). While Redis answers in microseconds, a blocked
 // event loop makes every command's timer fire before the answer waiting in the socket is read; that
-// must never be reported as store_unavailable. A process kept busy sheds with 503 `overloaded`
-// (retry-after 1); a store that really is gone (killed, or frozen while this process idles) is still
+// must never be reported as store_unavailable. A process kept busy sheds with 503 `upstream_busy`,
+// reason `overloaded` (retry-after 1); a store that really is gone (killed, or frozen while this process idles) is still
 // store_unavailable with retry-after 30.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/types.js';
@@ -59,13 +60,13 @@ async function start(gate: (call: number) => void): Promise<TestService> {
   return svc;
 }
 
-interface Answer { status: number; code: string | null; retryAfter: string | null }
+interface Answer { status: number; code: string | null; reason: unknown; retryAfter: string | null }
 
 async function lookups(s: TestService, n: number): Promise<Answer[]> {
   return Promise.all(
     Array.from({ length: n }, async () => {
       const r = await s.get(HOME);
-      return { status: r.status, code: r.body?.error?.code ?? null, retryAfter: r.headers.get('retry-after') };
+      return { status: r.status, code: r.body?.error?.code ?? null, reason: r.body?.error?.details?.reason, retryAfter: r.headers.get('retry-after') };
     }),
   );
 }
@@ -90,7 +91,7 @@ describe('event-loop lag while Redis is healthy', () => {
     expect(answers.every((a) => a.status === 200), JSON.stringify(tally(answers))).toBe(true);
   });
 
-  it('a process kept saturated: lookups wait their turn (200) or are shed as 503 overloaded, never store_unavailable', async () => {
+  it('a process kept saturated: lookups wait their turn (200) or are shed as 503 upstream_busy (reason overloaded), never store_unavailable', async () => {
     let armed = false;
     // Every cache read blocks the loop for a whole command timeout: the process stays saturated.
     const s = await start(() => {
@@ -102,12 +103,37 @@ describe('event-loop lag while Redis is healthy', () => {
     armed = false;
     console.info('[lag/saturated]', JSON.stringify(tally(answers)));
     for (const a of answers) {
-      if (a.status !== 200) expect(a).toEqual({ status: 503, code: 'overloaded', retryAfter: '1' });
+      if (a.status !== 200) expect(a).toEqual({ status: 503, code: 'upstream_busy', reason: 'overloaded', retryAfter: '1' });
     }
     expect((await s.get(HOME)).status).toBe(200);
   });
 
-  it('no answer while the process is too busy to judge the store: shed as overloaded (retry-after 1), not blamed on the store', async () => {
+  it('Redis slow while the loop idles, then its answer reaches the socket during a block: read, not blamed on the store', async () => {
+    redis = await startRedisServer();
+    store = await RedisStore.connect(redis.url, { prefix: `lag${randomUUID().slice(0, 6)}:`, commandTimeoutMs: TIMEOUT_MS });
+    await store.ping();
+    redis.pause();
+    const sent = performance.now();
+    const loop = performance.eventLoopUtilization();
+    const read = store.getAccount('acct_x').then(() => 'answered', (e: unknown) => (e as { code?: string }).code);
+    // Gate: the loop has idled (Redis silent) for more than half the timeout, as the loop itself counts it.
+    // Then Redis answers while the loop is blocked (in the check phase) until past the command timeout,
+    // so the timer is due, with the answer waiting in the socket, when the next loop turn starts.
+    await new Promise<void>((resolve) => {
+      const gate = () => {
+        if (performance.eventLoopUtilization(loop).idle < TIMEOUT_MS * 0.6) return void setTimeout(gate, 5);
+        setImmediate(() => {
+          redis!.resume();
+          blockEventLoop(sent + TIMEOUT_MS + 100 - performance.now());
+          resolve();
+        });
+      };
+      gate();
+    });
+    expect(await read).toBe('answered');
+  });
+
+  it('no answer while the process is too busy to judge the store: shed as upstream_busy, reason overloaded (retry-after 1), not blamed on the store', async () => {
     redis = await startRedisServer();
     store = await RedisStore.connect(redis.url, { prefix: `lag${randomUUID().slice(0, 6)}:`, commandTimeoutMs: TIMEOUT_MS });
     await store.ping();
@@ -115,8 +141,8 @@ describe('event-loop lag while Redis is healthy', () => {
     // The loop is busy nearly all the time, so no command window shows the idle time needed to blame Redis.
     const busy = setInterval(() => blockEventLoop(TIMEOUT_MS * 0.9), 0);
     try {
-      const err = await store.getAccount('acct_x').then(() => null, (e: unknown) => e as { code?: string; retryAfterSeconds?: number });
-      expect({ code: err?.code, retryAfter: err?.retryAfterSeconds }).toEqual({ code: 'overloaded', retryAfter: 1 });
+      const err = await store.getAccount('acct_x').then(() => null, (e: unknown) => e as { code?: string; details?: { reason?: string }; retryAfterSeconds?: number });
+      expect({ code: err?.code, reason: err?.details?.reason, retryAfter: err?.retryAfterSeconds }).toEqual({ code: 'upstream_busy', reason: 'overloaded', retryAfter: 1 });
     } finally {
       clearInterval(busy);
       redis.resume();

@@ -138,7 +138,9 @@ describe('SIGTERM', () => {
     expect(r?.status).toBe(200);
     expect(r!.json.meta).toMatchObject({ count: HOMES.length, succeeded: 0, credits: 0 });
     // Each item says why: this instance stopped (retry: another answers).
-    expect(r!.json.data.map((d: { error: { code: string } }) => d.error.code)).toEqual(HOMES.map(() => 'shutting_down'));
+    expect(r!.json.data.map((d: { error: { code: string; details?: unknown } }) => [d.error.code, d.error.details])).toEqual(
+      HOMES.map(() => ['upstream_busy', { reason: 'shutting_down', retry_after: 1 }]),
+    );
     expect(await child.exited).toBe(0);
     expectOnlyJsonLines(child);
 

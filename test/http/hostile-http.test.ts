@@ -121,15 +121,16 @@ describe('a batch reads its body as JSON whatever the content-type (README)', ()
 });
 
 describe('while draining', () => {
-  it('a request on an open connection is a 503 shutting_down with retry-after, closing its connection; GraphQL in its format', async () => {
+  it('a request on an open connection is a 503 upstream_busy (reason shutting_down) with retry-after, closing its connection; GraphQL in its format', async () => {
     const draining = await startTestService({ replayServer: svc.replay });
     try {
       draining.app.drain.start();
       const p = portOf(draining.url);
-      const rest = expectEnvelope(await rawRequest(p, get('/healthz')), 503, 'shutting_down');
+      const rest = expectEnvelope(await rawRequest(p, get('/healthz')), 503, 'upstream_busy');
+      expect(rest.json.error.details).toEqual({ reason: 'shutting_down' });
       expect(rest.headers['retry-after']).toBe('1');
       expect(rest.headers.connection).toBe('close');
-      expectGraphqlError(await rawRequest(p, get('/graphql?query=%7B__typename%7D')), 503, 'shutting_down');
+      expectGraphqlError(await rawRequest(p, get('/graphql?query=%7B__typename%7D')), 503, 'upstream_busy');
     } finally {
       await draining.close();
     }

@@ -8,7 +8,7 @@
 // Pass criteria (printed with the figures; exit code 1 if any fails):
 // - A valid request never fails: it answers 200, except a 503 store_unavailable with retry-after 30
 //   for a request in flight during the restart window (sent before both instances were ready again,
-//   answered after the kill); a batch item likewise. No 5xx otherwise, no hang (30 s), no overloaded.
+//   answered after the kill); a batch item likewise. No 5xx otherwise, no hang (30 s), no shedding (upstream_busy, reason overloaded).
 // - Bad input gets its spec code (400 bad_param / missing_param / too_many_items / bad_body, 401
 //   invalid_api_key), every time.
 // - p99 of cache hits in the last third ≤ 3 × p99 of the first third + 20 ms (stable, not faster).
