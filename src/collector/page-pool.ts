@@ -1,11 +1,14 @@
 // Listing pages are read (decoded, extracted, mapped: a few ms of CPU each) on worker threads, so the
 // event loop stays free for cache hits. The queue is bounded: when it is full a read is refused at
 // once with upstream_busy and a short retry-after, instead of piling pages (about 1 MB each) up in memory.
+// A read is cancelled with its lookup (a queued page is dropped, a running worker stopped), and a closed
+// pool refuses reads instead of starting its workers again.
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
-import { LookupError } from '../contract/index.js';
+import { instanceBusy, LookupError } from '../contract/index.js';
 import { failureError, type PageRead, type PageFailure, type PageTask } from './read-page.js';
+import { transportError } from './site-client.js';
 
 export interface PagePoolOptions {
   /** Worker threads (config.pageWorkers). */
@@ -37,11 +40,16 @@ function transferable(page: Buffer): Uint8Array {
 
 export class PagePool {
   private pool: Piscina<PageTask, PageRead | PageFailure> | null = null;
+  private closed = false;
 
   constructor(private readonly opts: PagePoolOptions) {}
 
-  /** Reads one page on a worker. The page's bytes are handed over: the caller must not use them again. */
-  async read(page: Buffer, task: Omit<PageTask, 'page'>): Promise<PageRead> {
+  /**
+   * Reads one page on a worker. The page's bytes are handed over: the caller must not use them again.
+   * An abort of `signal` ends the read with the lookup's abort reason.
+   */
+  async read(page: Buffer, task: Omit<PageTask, 'page'>, signal?: AbortSignal): Promise<PageRead> {
+    if (this.closed) throw instanceBusy('shutting_down', { message: 'The page readers are stopped: this instance is shutting down.' });
     const pool = (this.pool ??= this.start());
     if (pool.queueSize >= this.opts.maxQueue) {
       throw new LookupError('upstream_busy', {
@@ -53,8 +61,9 @@ export class PagePool {
     const bytes = transferable(page);
     let outcome: PageRead | PageFailure;
     try {
-      outcome = await pool.run({ ...task, page: bytes }, { transferList: [bytes.buffer as ArrayBuffer] });
+      outcome = await pool.run({ ...task, page: bytes }, { transferList: [bytes.buffer as ArrayBuffer], signal: signal ?? null });
     } catch (e) {
+      if (signal?.aborted) throw transportError(e, signal);
       // The worker died on this page (out of memory, a crash): piscina replaces it; the page is unreadable.
       throw new LookupError('upstream_bad_response', { details: { reason: 'page_reader_failed' }, cause: e });
     }
@@ -67,8 +76,9 @@ export class PagePool {
     return this.pool?.threads.length ?? 0;
   }
 
-  /** Stops the workers; a later read starts them again. */
+  /** Stops the workers; later reads are refused. */
   async close(): Promise<void> {
+    this.closed = true;
     const pool = this.pool;
     this.pool = null;
     await pool?.destroy();

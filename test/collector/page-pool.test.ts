@@ -6,6 +6,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { LookupError } from '../../src/contract/index.js';
 import { PagePool, type PagePoolOptions } from '../../src/collector/page-pool.js';
 import { readPage } from '../../src/collector/read-page.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
@@ -131,11 +132,39 @@ describe('PagePool', () => {
     expect(e.details).toMatchObject({ reason: expect.any(String) });
   });
 
-  it('starts again after close', async () => {
+  it('refuses reads once closed, with a coded error, and starts no worker again', async () => {
     const p = pool({ workers: 1 });
     await p.read(copy(), TASK);
     await p.close();
-    expect(await p.read(copy(), TASK)).toMatchObject({ kind: 'property' });
+    const e = await failure(p.read(copy(), TASK));
+    expect({ code: e.code, reason: e.details?.reason, retryAfter: e.retryAfterSeconds }).toEqual({ code: 'upstream_busy', reason: 'shutting_down', retryAfter: 1 });
+    expect(p.threads).toBe(0);
+  });
+
+  it('cancels a read with its lookup: a queued page and a running one end with the abort reason', async () => {
+    const g = gate();
+    try {
+      const p = pool({ worker: GATED, workers: 1, maxQueue: 4 });
+      const running = new AbortController();
+      const reading = p.read(copy(), TASK, running.signal);
+      await g.started(1);
+      const queued = new AbortController();
+      const waiting = p.read(copy(), TASK, queued.signal);
+      const reason = new LookupError('batch_deadline', { details: { reason: 'aborted at the deadline' } });
+      queued.abort(reason);
+      expect(await failure(waiting)).toBe(reason);
+      // No reason of the service's own (the client went away): the code the site client uses for it.
+      running.abort();
+      const e = await failure(reading);
+      expect({ code: e.code, details: e.details }).toEqual({ code: 'upstream_timeout', details: { reason: 'aborted' } });
+      // The stopped worker is replaced: the pool still reads the next page.
+      const next = p.read(copy(), TASK);
+      await g.started(2);
+      g.open();
+      expect(await next).toMatchObject({ kind: 'property', zpid: '2146993218' });
+    } finally {
+      g.close();
+    }
   });
 });
 
