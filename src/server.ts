@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { isInstanceBusy, isLookupError } from './contract/index.js';
 import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
+import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
 import { usesDevSecret, type Config } from './config.js';
 import { createLogger } from './logger.js';
@@ -44,9 +45,12 @@ export async function startService(config: Config, logger: Logger = createLogger
     store,
     url: `http://${host}:${port}`,
     async close() {
+      const until = Date.now() + config.shutdownGraceMs;
       clearInterval(sweeper);
       seeding?.stop();
       await shutdown(app, config.shutdownGraceMs);
+      // Charges to take back (unanswered commits): settled within the grace, or logged for reconciliation.
+      await settleVoids(store, until, logger);
       await store.close();
     },
   };

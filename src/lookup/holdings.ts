@@ -22,7 +22,7 @@ export class Holdings {
   private renewer: NodeJS.Timeout | null = null;
   private voider: NodeJS.Timeout | null = null;
   private renewing = false;
-  private voiding = false;
+  private voiding: Promise<void> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -54,7 +54,8 @@ export class Holdings {
   voidReservation(ref: VoidRef): void {
     this.dropReservation(ref.reservationId);
     if (this.voids.size >= MAX_PENDING_VOIDS) {
-      this.logger.error({ reservationId: ref.reservationId }, 'too many charges to take back; this one is left to the sweep');
+      // The sweep only frees what is still held: a charge that was recorded stays until reconciled.
+      this.logger.error({ reservationId: ref.reservationId }, 'too many unanswered commits pending: this one is not taken back; reconcile it against the ledger');
       return;
     }
     this.voids.set(ref.reservationId, ref);
@@ -102,19 +103,44 @@ export class Holdings {
     }
   }
 
-  private async runVoids(): Promise<void> {
-    if (this.voiding) return;
-    this.voiding = true;
+  /**
+   * Tries the pending voids again until none is left or `until` (epoch ms) has passed (at least once);
+   * returns the reservation ids still pending. For the shutdown: the retry timer does not keep the
+   * process alive.
+   */
+  async flushVoids(until: number): Promise<string[]> {
+    for (;;) {
+      await this.runVoids();
+      const left = until - Date.now();
+      if (this.voids.size === 0 || left <= 0) break;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(VOID_RETRY_MS, left)));
+    }
+    if (this.voider) clearTimeout(this.voider);
+    this.voider = null;
+    return [...this.voids.keys()];
+  }
+
+  private runVoids(): Promise<void> {
+    this.voiding ??= this.voidPending().finally(() => {
+      this.voiding = null;
+      this.retryVoidsLater();
+    });
+    return this.voiding;
+  }
+
+  private async voidPending(): Promise<void> {
     for (const [id, ref] of this.voids) {
       try {
         const outcome = await this.store.voidReservation(ref);
         this.voids.delete(id);
         this.logger.warn({ reservationId: id, outcome }, 'unanswered commit taken back; the home was served free');
       } catch {
-        // still unreachable: retried below
+        // still unreachable: retried later
       }
     }
-    this.voiding = false;
+  }
+
+  private retryVoidsLater(): void {
     if (this.voids.size > 0 && !this.voider) {
       this.voider = setTimeout(() => {
         this.voider = null;
@@ -129,6 +155,16 @@ const byStore = new WeakMap<Store, Holdings>();
 
 /** Unanswered commits of this process not yet taken back in `store`. */
 export const pendingVoidsIn = (store: Store): number => byStore.get(store)?.pendingVoids ?? 0;
+
+/**
+ * At shutdown: takes back this process's unanswered commits while the store answers, until `until`
+ * (epoch ms); every one still pending is logged at error level by reservation id, for reconciliation
+ * against the ledger (a recorded charge for a home served free).
+ */
+export async function settleVoids(store: Store, until: number, logger: Logger): Promise<void> {
+  const left = (await byStore.get(store)?.flushVoids(until)) ?? [];
+  for (const reservationId of left) logger.error({ reservationId }, 'unanswered commit not taken back before shutdown: reconcile it against the ledger');
+}
 
 /** The holdings of this process in `store` (one per store, shared by every request). */
 export function holdingsOf(store: Store, leaseTtlMs: number, logger: Logger): Holdings {

@@ -3,13 +3,14 @@
 // same app instances serve again without a restart; every charge is answered as one (a request that
 // answered 503 is never charged) and none is doubled.
 import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashApiKey, seededAccountId, type AccountSeed } from '../../src/accounts/index.js';
 import { LookupError } from '../../src/contract/errors.js';
-import { pendingVoidsIn } from '../../src/lookup/holdings.js';
+import { pendingVoidsIn, settleVoids } from '../../src/lookup/holdings.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
-import type { LedgerEntry, Store } from '../../src/store/types.js';
+import type { LedgerEntry, Store, VoidRef } from '../../src/store/types.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -244,5 +245,61 @@ describe('Redis killed between caching a home and charging it (issue 9.6)', () =
     expect(r.ledger).toEqual([]);
     expect(r.usage).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
     expect(r.budget).toBe(0);
+  });
+});
+
+describe('unanswered commits at shutdown (issue 9, review)', () => {
+  const KEY = 'e2e_close_key_0001';
+  const accounts: Record<string, AccountSeed> = { p: { key: KEY, plan: 'paid', included: 100 } };
+
+  /** A recorded charge whose answer was lost, with its take-back refused until `voids.open`. */
+  async function chargeAnswerLost(voids: { open: boolean }) {
+    redis = await startRedisServer();
+    const store = await RedisStore.connect(redis.url, { prefix: `cls${randomUUID().slice(0, 6)}:` });
+    stores.push(store);
+    const lost = commitGate(store, { afterCommit: async () => undefined });
+    const gated = new Proxy(lost, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (prop !== 'voidReservation' || typeof value !== 'function') return value;
+        return async (ref: VoidRef) => {
+          if (!voids.open) throw new LookupError('store_unavailable');
+          return store.voidReservation(ref);
+        };
+      },
+    });
+    const svc = await startTestService({ store: gated, accounts, clock: () => NOW });
+    services.push(svc);
+    const accountId = seededAccountId(hashApiKey(KEY, svc.config.apiKeySecret));
+    const served = await svc.get('/v1/portal/property?zpid=2146993218', KEY);
+    expect(served.body.meta).toMatchObject({ credits: 0, cached: false });
+    expect(pendingVoidsIn(gated)).toBe(1);
+    expect(await store.ledger(accountId)).toHaveLength(1);
+    return { store, gated, accountId };
+  }
+
+  const logLines = () => {
+    const lines: Array<{ level: number; msg: string; reservationId?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    return { lines, logger };
+  };
+
+  it('the shutdown takes them back within its grace: nothing charged for a home served free', async () => {
+    const voids = { open: false };
+    const { store, gated, accountId } = await chargeAnswerLost(voids);
+    voids.open = true;
+    const { logger } = logLines();
+    await settleVoids(gated, Date.now() + 10_000, logger);
+    expect(pendingVoidsIn(gated)).toBe(0);
+    expect(await store.ledger(accountId)).toEqual([]);
+    expect(await store.usage(accountId, DAY.slice(0, 7))).toEqual({ used: 0, reserved: 0, overageUsed: 0 });
+  });
+
+  it('one the store never takes back before the grace ends is logged at error level by its reservation id', async () => {
+    const { gated, accountId, store } = await chargeAnswerLost({ open: false });
+    const { lines, logger } = logLines();
+    await settleVoids(gated, Date.now(), logger);
+    const [charge] = await store.ledger(accountId);
+    expect(lines.filter((l) => l.level >= 50).map((l) => l.reservationId)).toEqual([charge!.reservationId]);
   });
 });
