@@ -3,7 +3,7 @@
 import { LookupError, toLookupError, type LookupOptions } from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
-import type { CacheEntry, LedgerEntry, ReserveResult, VoidRef } from '../store/index.js';
+import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
 import { readCache } from './cache.js';
 import type { RequestContext } from './context.js';
 import { holdingsOf, type Holdings } from './holdings.js';
@@ -179,7 +179,7 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
         // The previous holder may have cached the home just before letting go of the lock.
         const [cached] = await readCache(store, [req.homeKey]);
         if (cached) return asFollower({ entry: cached.entry, entryKey: cached.entryKey, cacheKey: req.reportAs ?? cached.entryKey, cached: true, credits: 0 }, req);
-        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)));
+        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)), { key: lock, token });
       } finally {
         holdings(ctx).dropLock(lock, token);
         await store.unlock(lock, token).catch(() => undefined);
@@ -193,7 +193,7 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
   }
 }
 
-async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation: Reservation): Promise<Loaded> {
+async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation: Reservation, lock: LockRef): Promise<Loaded> {
   const { store, config, collector, clock } = ctx.deps;
   const now = clock();
   // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
@@ -221,6 +221,13 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
         ? `The listing site answered zpid ${asked} with a different property (zpid ${collected.zpid}); that property is returned, billed and cached under its own zpid.`
         : undefined;
 
+    // A holder whose lock lapsed (its renewals did not reach the store in time) may have been overtaken:
+    // a home another instance read and cached meanwhile is served from there, not read and charged twice.
+    if (await lockLost(ctx, lock)) {
+      const [theirs] = await readCache(store, [entryKey]);
+      if (theirs) return asFollower({ entry: theirs.entry, entryKey: theirs.entryKey, cacheKey: req.reportAs ?? theirs.entryKey, cached: true, credits: 0 }, req);
+    }
+
     // Cache before charging: once the charge may be recorded, the home can always be served.
     const rawJson = collected.rawJson ?? (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
     await store.putEntry(entryKey, entry, rawJson, config.cacheTtlMs);
@@ -244,6 +251,12 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   } finally {
     if (!commitSent) await release(ctx, reservation);
   }
+}
+
+/** True when the store says this holder no longer holds its lock (renewing it is the check); unknown counts as held. */
+async function lockLost(ctx: RequestContext, lock: LockRef): Promise<boolean> {
+  const lost = await ctx.deps.store.renewLocks([lock], ctx.deps.config.leaseTtlMs).catch(() => []);
+  return lost.length > 0;
 }
 
 /** An address alias is a shortcut, never a reason to fail a home that is read: a failed write is logged. */
@@ -286,7 +299,7 @@ export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (
 
 function deadlineError(ctx: RequestContext, cause: unknown): LookupError {
   if (ctx.deadline?.aborted) return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
-  // The face's own reason when it has one (the drain at shutdown: upstream_busy, reason shutting_down).
+  // The face's own reason when it has one (the drain at shutdown: shutting_down).
   if (ctx.signal.reason instanceof LookupError) return ctx.signal.reason;
   return new LookupError('upstream_timeout', { cause, details: { reason: 'client_closed' } });
 }

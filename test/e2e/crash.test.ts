@@ -164,3 +164,37 @@ describe('a live holder keeps its leases however long its read takes', () => {
     expect(await storeB.ledger()).toHaveLength(1);
   });
 });
+
+describe('a live holder whose lock lapsed mid-read (issue 9, review)', () => {
+  it('another instance took over and cached the home: the first serves that entry (credits 0), the account pays once', async () => {
+    redis = await startRedisServer();
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin);
+    const prefix = `lapse${randomUUID().slice(0, 6)}:`;
+    const [storeA, storeB] = [await RedisStore.connect(redis.url, { prefix }), await RedisStore.connect(redis.url, { prefix })];
+    stores.push(storeA, storeB);
+    const accounts = { a: { key: 'lapse_key_a_000001', plan: 'free' as const, allotment: 5 } };
+    // A reads through the held site; B reads the site directly.
+    services.push(await startTestService({ store: storeA, replayServer: site, accounts, env: { PORTAL_ORIGIN: proxy.origin } }));
+    services.push(await startTestService({ store: storeB, replayServer: site, accounts, env: { PORTAL_ORIGIN: site.origin } }));
+    const path = `/v1/portal/property?zpid=${HOMES[2]}`;
+    const first = services[0]!.get(path, accounts.a.key);
+    await proxy.arrived(1);
+    // A's lease lapses (its renewals did not reach Redis in time): the lock is gone.
+    const { Redis } = await import('ioredis');
+    const raw = new Redis(redis.url);
+    const locks = await raw.keys(`${prefix}lock:*`);
+    expect(locks).toHaveLength(1);
+    await raw.del(...locks);
+    raw.disconnect();
+    const second = await services[1]!.get(path, accounts.a.key);
+    expect(second.body.meta).toMatchObject({ credits: 1, cached: false });
+    proxy.open();
+    const r1 = await first;
+    expect(r1.status).toBe(200);
+    expect(r1.body.meta).toMatchObject({ credits: 0, cached: true });
+    expect(await storeB.ledger()).toHaveLength(1);
+    const accountId = seededAccountId(hashApiKey(accounts.a.key, services[0]!.config.apiKeySecret));
+    expect(await storeB.usage(accountId, 'lifetime')).toMatchObject({ used: 1, reserved: 0 });
+  });
+});
