@@ -16,9 +16,10 @@ export { clientError, frameworkError } from './fallbacks.js';
 export { Drain, stopSignal } from './drain.js';
 
 export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promise<void> {
-  app.addHook('onSend', async (_request, reply, payload) => {
+  // A callback hook: an async one costs a promise and a microtask on every answer.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     v1Headers(reply);
-    return payload;
+    done(null, payload);
   });
   fallbackHandlers(app);
   drainHooks(app);
