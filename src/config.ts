@@ -46,6 +46,8 @@ export interface Config {
    * (every third of it while alive): a crashed instance's are freed this long after its last renewal.
    */
   leaseTtlMs: number;
+  /** A Redis command unanswered this long while the process was mostly idle fails (store_unavailable). */
+  redisCommandTimeoutMs: number;
   /** How long a lookup refused while the account's lookups in flight hold what it needs waits for them to settle. */
   creditWaitMs: number;
   /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
@@ -69,11 +71,22 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * A lease is renewed every third of it, each renewal bounded by the command timeout: it must outlast
+ * a renewal that took the whole timeout and failed, and the next one. Shorter, a live holder under
+ * load loses its lease and another instance reads (and charges) the same home.
+ */
+const LEASE_IN_COMMAND_TIMEOUTS = 3;
+
 /** Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both. */
-function leases(env: Env): { leaseTtlMs: number; creditWaitMs: number } {
+function leases(env: Env): { leaseTtlMs: number; redisCommandTimeoutMs: number; creditWaitMs: number } {
+  const redisCommandTimeoutMs = int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1_000, 50);
   const leaseTtlMs = int(env, 'LEASE_TTL_MS', 5_000, 300);
+  if (leaseTtlMs < LEASE_IN_COMMAND_TIMEOUTS * redisCommandTimeoutMs) {
+    throw new Error(`LEASE_TTL_MS (${leaseTtlMs}) must be at least ${LEASE_IN_COMMAND_TIMEOUTS} × REDIS_COMMAND_TIMEOUT_MS (${redisCommandTimeoutMs})`);
+  }
   const lookupTimeoutMs = int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1);
-  return { leaseTtlMs, creditWaitMs: int(env, 'CREDIT_WAIT_MS', lookupTimeoutMs + leaseTtlMs + 5_000) };
+  return { leaseTtlMs, redisCommandTimeoutMs, creditWaitMs: int(env, 'CREDIT_WAIT_MS', lookupTimeoutMs + leaseTtlMs + 5_000) };
 }
 
 const int = (env: Env, name: string, fallback: number, min = 0): number => {

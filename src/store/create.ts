@@ -6,5 +6,5 @@ import type { Store } from './types.js';
 export async function createStore(config: Config): Promise<Store> {
   if (!config.redisUrl) return new MemoryStore(Date.now, config.memoryCacheBytes);
   const { RedisStore } = await import('./redis.js');
-  return RedisStore.connect(config.redisUrl, { prefix: config.redisPrefix });
+  return RedisStore.connect(config.redisUrl, { prefix: config.redisPrefix, commandTimeoutMs: config.redisCommandTimeoutMs });
 }

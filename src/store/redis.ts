@@ -637,7 +637,7 @@ export class RedisStore implements Store {
     if (ids.length === 0) return [];
     const p = this.redis.pipeline() as unknown as PipelineScripts;
     for (const id of ids) p.plRenewReservation(this.k.reservation(id), this.k.reservationsByExpiry, id, ms(ttlMs));
-    const replies = await this.run(() => p.exec());
+    const replies = await this.runRenewal(() => p.exec());
     return ids.filter((_, i) => Number(replies?.[i]?.[1]) !== 1);
   }
 
@@ -645,8 +645,16 @@ export class RedisStore implements Store {
     if (locks.length === 0) return [];
     const p = this.redis.pipeline() as unknown as PipelineScripts;
     for (const l of locks) p.plRenewLock(this.k.lock(l.key), l.token, ms(ttlMs));
-    const replies = await this.run(() => p.exec());
+    const replies = await this.runRenewal(() => p.exec());
     return locks.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((l) => l.key);
+  }
+
+  private runRenewal<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return renewalBound(call(), this.timeoutMs);
+    } catch (e) {
+      return Promise.reject(unavailable(e));
+    }
   }
 
   async usage(accountId: string, period: string): Promise<UsageCounters> {
@@ -775,6 +783,19 @@ export class RedisStore implements Store {
       );
     });
   }
+}
+
+/**
+ * Runs a lease renewal, bounded by the command timeout alone: never held for busy windows the way
+ * `run` holds other calls, since a renewal waiting there outlives the lease it renews. One that times
+ * out fails (store_unavailable) and the next beat sends another (config.ts: a lease outlasts both).
+ */
+function renewalBound<T>(pending: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(unavailable(new Error(`renewal not answered within ${timeoutMs} ms`))), timeoutMs);
+  });
+  return Promise.race([pending.catch((e: unknown) => Promise.reject(unavailable(e))), late]).finally(() => clearTimeout(timer));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ async function cluster(account: { key: string; plan: 'free'; allotment: number }
   const prefix = `crash${randomUUID().slice(0, 6)}:`;
   const env = {
     REDIS_URL: redis.url, REDIS_PREFIX: prefix, ACCOUNTS_FILE: accountsFile, API_KEY_SECRET: SECRET,
-    PORTAL_ORIGIN: proxy.origin, PORTAL_SUGGEST_URL: site.suggestUrl, LEASE_TTL_MS: String(LEASE_TTL_MS),
+    PORTAL_ORIGIN: proxy.origin, PORTAL_SUGGEST_URL: site.suggestUrl, LEASE_TTL_MS: String(LEASE_TTL_MS), REDIS_COMMAND_TIMEOUT_MS: String(LEASE_TTL_MS / 3),
   };
   instances = await Promise.all([startInstance(env), startInstance(env)]);
   store = await RedisStore.connect(redis.url, { prefix });
@@ -146,7 +146,7 @@ describe('a live holder keeps its leases however long its read takes', () => {
     stores.push(storeA, storeB);
     const a = countingRenewals(storeA);
     const accounts = { a: { key: 'lease_key_a_000001', plan: 'free' as const, allotment: 5 }, b: { key: 'lease_key_b_000001', plan: 'free' as const, allotment: 5 } };
-    const env = { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300' };
+    const env = { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' };
     services.push(await startTestService({ store: a.store, replayServer: site, accounts, env }));
     services.push(await startTestService({ store: storeB, replayServer: site, accounts, env }));
     const path = `/v1/portal/property?zpid=${HOMES[1]}`;

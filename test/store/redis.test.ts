@@ -26,6 +26,33 @@ storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = 
 });
 
 describe('RedisStore specifics', () => {
+  it('a lease renewal is never held back as overloaded by a busy event loop: it ends at its own bound, as store_unavailable', async () => {
+    const own = await startRedisServer();
+    const store = await RedisStore.connect(own.url, { prefix: `rn${randomUUID().slice(0, 8)}:`, commandTimeoutMs: 100 });
+    try {
+      expect(await store.tryLock('zpid:1', 'tok', 60_000)).toBe(true);
+      own.pause();
+      // Both sent to a frozen Redis while this process stays busy (a saturated instance).
+      const outcome = (p: Promise<unknown>) => p.then(() => 'answered', (e: unknown) => (e instanceof LookupError ? e.code : 'other'));
+      const renewal = outcome(store.renewLocks([{ key: 'zpid:1', token: 'tok' }], 60_000));
+      const other = outcome(store.getAccount('x'));
+      let settled = false;
+      void Promise.all([renewal, other]).then(() => (settled = true));
+      while (!settled) {
+        const until = performance.now() + 20;
+        while (performance.now() < until) { /* busy */ }
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(await renewal).toBe('store_unavailable');
+      // The same busy windows hold any other call back, then shed it: never blamed on the store.
+      expect(await other).not.toBe('store_unavailable');
+    } finally {
+      own.resume();
+      await store.close();
+      await disposeRedisServer(own);
+    }
+  });
+
   it('a reservation its holder renews after the sweep listed it as expired stays held, and its commit charges', async () => {
     const prefix = `sw${randomUUID().slice(0, 8)}:`;
     const store = await RedisStore.connect(server.url, { prefix });
