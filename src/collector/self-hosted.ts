@@ -39,7 +39,7 @@ export class SelfHostedCollector implements Collector {
       want: { zpid: target.zpid, building: target.building },
       scrapedAt: this.opts.clock().toISOString(),
       now: ctx.now.toISOString(),
-    }, ctx.signal);
+    });
     switch (data.kind) {
       case 'blocked':
         throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });

@@ -1,15 +1,21 @@
 // Reading the cache for many homes in one round trip: aliases first, then the entries.
 import type { CacheEntry, Store } from '../store/index.js';
 import { isDirectKey } from './keys.js';
+import type { Loaded } from './live.js';
 
 export interface CacheHit {
   entry: CacheEntry;
   /** The key the entry was found under. */
   entryKey: string;
+  /** Read with `withRaw`: the raw record's JSON of the same write. */
+  rawJson?: string | null;
 }
 
-/** For each home key: its entry, following an alias when the key is one. */
-export async function readCache(store: Store, keys: readonly string[]): Promise<(CacheHit | null)[]> {
+/**
+ * For each home key: its entry, following an alias when the key is one. `withRaw` (raw=true) reads
+ * each entry together with its raw record; an entry without its own raw record is a miss.
+ */
+export async function readCache(store: Store, keys: readonly string[], withRaw = false): Promise<(CacheHit | null)[]> {
   const aliasKeys = keys.filter((k) => !isDirectKey(k));
   const targets = new Map<string, string>();
   if (aliasKeys.length > 0) {
@@ -21,13 +27,25 @@ export async function readCache(store: Store, keys: readonly string[]): Promise<
   }
   // An alias key may also hold an entry itself (a home read with no zpid), so read both.
   const entryKeys = [...new Set(keys.flatMap((k) => (targets.has(k) ? [targets.get(k)!, k] : [k])))];
-  const entries = await store.getEntries(entryKeys);
-  const byKey = new Map(entryKeys.map((k, i) => [k, entries[i] ?? null]));
+  const found: ({ entry: CacheEntry; rawJson?: string | null } | null)[] = withRaw
+    ? await store.getEntriesWithRaw(entryKeys)
+    : (await store.getEntries(entryKeys)).map((entry) => entry && { entry });
+  const byKey = new Map(entryKeys.map((k, i) => [k, found[i] ?? null]));
   return keys.map((k) => {
     const target = targets.get(k);
     const viaAlias = target ? byKey.get(target) : null;
-    if (viaAlias) return { entry: viaAlias, entryKey: target! };
+    if (viaAlias) return { ...viaAlias, entryKey: target! };
     const direct = byKey.get(k);
-    return direct ? { entry: direct, entryKey: k } : null;
+    return direct ? { ...direct, entryKey: k } : null;
   });
 }
+
+/** A hit as a loaded home, reported under `cacheKey`, with its raw record when read with it. */
+export const loadedFromHit = (hit: CacheHit, cacheKey: string): Loaded => ({
+  entry: hit.entry,
+  entryKey: hit.entryKey,
+  cacheKey,
+  cached: true,
+  credits: 0,
+  ...(hit.rawJson !== undefined ? { rawJson: hit.rawJson } : {}),
+});

@@ -6,6 +6,8 @@ export const zpidKey = (zpid: string): string => `zpid:${zpid}`;
 export const addressKey = (normalized: string): string => `addr:${normalized}`;
 export const buildingKey = (key: string): string => `bldg:${key}`;
 export const lockKey = (homeKey: string): string => `lock:${homeKey}`;
+/** A home loaded with its raw record (raw=true), kept apart from the same home loaded without, within a process. */
+export const rawFlightKey = (homeKey: string): string => `raw:${homeKey}`;
 
 /** The key a locator is known by before anything is read. */
 export function homeKeyOf(locator: Locator): string {

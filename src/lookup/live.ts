@@ -4,10 +4,10 @@ import { LookupError, toLookupError, type LookupOptions } from '../contract/inde
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
-import { readCache } from './cache.js';
+import { loadedFromHit, readCache } from './cache.js';
 import type { RequestContext } from './context.js';
 import { holdingsOf, type Holdings } from './holdings.js';
-import { lockKey, zpidKey } from './keys.js';
+import { lockKey, rawFlightKey, zpidKey } from './keys.js';
 
 export interface Loaded {
   entry: CacheEntry;
@@ -18,7 +18,7 @@ export interface Loaded {
   cached: boolean;
   credits: 0 | 1;
   warning?: string;
-  /** The raw record's JSON, when this request read the home live; a hit reads it from the store on demand. */
+  /** The raw record's JSON: read live, or (raw=true) read with the entry, of the same write. */
   rawJson?: string | null;
 }
 
@@ -137,10 +137,12 @@ export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise
   const credits = new CreditWait(ctx);
   try {
     for (;;) {
-      const running = flights.join<Loaded>(req.homeKey);
+      // A raw=true read follows only a flight that reads the raw record too.
+      const flight = req.options.raw ? rawFlightKey(req.homeKey) : req.homeKey;
+      const running = flights.join<Loaded>(flight);
       if (!running) {
         try {
-          return await flights.lead(req.homeKey, () => leadAcrossInstances(ctx, req, take));
+          return await flights.lead(flight, () => leadAcrossInstances(ctx, req, take));
         } catch (e) {
           if (!(e instanceof HeldInFlight)) throw e;
           // Waited for outside the flight and the lock: other accounts asking for this home go on.
@@ -177,8 +179,8 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
       holdings(ctx).holdLock(lock, token);
       try {
         // The previous holder may have cached the home just before letting go of the lock.
-        const [cached] = await readCache(store, [req.homeKey]);
-        if (cached) return asFollower({ entry: cached.entry, entryKey: cached.entryKey, cacheKey: req.reportAs ?? cached.entryKey, cached: true, credits: 0 }, req);
+        const [cached] = await readCache(store, [req.homeKey], req.options.raw);
+        if (cached) return asFollower(loadedFromHit(cached, req.reportAs ?? cached.entryKey), req);
         return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)), { key: lock, token });
       } finally {
         holdings(ctx).dropLock(lock, token);
@@ -186,8 +188,8 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
       }
     }
     // Another instance is reading this home: its result arrives in the cache.
-    const [hit] = await readCache(store, [req.homeKey]);
-    if (hit) return asFollower({ entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.reportAs ?? hit.entryKey, cached: true, credits: 0 }, req);
+    const [hit] = await readCache(store, [req.homeKey], req.options.raw);
+    if (hit) return asFollower(loadedFromHit(hit, req.reportAs ?? hit.entryKey), req);
     if (Date.now() > waitUntil) throw new LookupError('upstream_timeout', { details: { reason: 'waited for another instance' } });
     await sleep(POLL_MS, ctx);
   }
@@ -299,7 +301,7 @@ export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (
 
 function deadlineError(ctx: RequestContext, cause: unknown): LookupError {
   if (ctx.deadline?.aborted) return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
-  // The face's own reason when it has one (the drain at shutdown: shutting_down).
+  // The face's own reason when it has one (the drain at shutdown: upstream_busy, reason shutting_down).
   if (ctx.signal.reason instanceof LookupError) return ctx.signal.reason;
   return new LookupError('upstream_timeout', { cause, details: { reason: 'client_closed' } });
 }

@@ -4,8 +4,8 @@ import DataLoader from 'dataloader';
 import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
 import type { Store } from '../store/index.js';
 import type { RequestContext } from './context.js';
-import { readCache, type CacheHit } from './cache.js';
-import { addressKey, zpidKey } from './keys.js';
+import { loadedFromHit, readCache, type CacheHit } from './cache.js';
+import { addressKey, rawFlightKey, zpidKey } from './keys.js';
 import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted, type Loaded } from './live.js';
 
 export type { Loaded } from './live.js';
@@ -26,19 +26,20 @@ export function createCacheLoader(store: Store): DataLoader<string, CacheHit | n
  * others), while the cache reads of all homes asked for in one tick share one round trip.
  */
 export function loadHome(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
-  let loading = ctx.homes.get(req.key);
+  // With raw=true a home is loaded with its raw record, apart from the same home without.
+  const key = req.options.raw ? rawFlightKey(req.key) : req.key;
+  let loading = ctx.homes.get(key);
   if (!loading) {
     loading = loadOne(ctx, req);
-    ctx.homes.set(req.key, loading);
+    ctx.homes.set(key, loading);
   }
   return loading;
 }
 
 async function loadOne(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
-  const hit = await ctx.cache.load(req.key);
-  if (hit) {
-    return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.locator.kind === 'address' ? req.key : hit.entryKey, cached: true, credits: 0 };
-  }
+  // raw=true reads the entry with its raw record (rare: not batched); one without its own is a miss.
+  const hit = req.options.raw ? (await readCache(ctx.deps.store, [req.key], true))[0] : await ctx.cache.load(req.key);
+  if (hit) return loadedFromHit(hit, req.locator.kind === 'address' ? req.key : hit.entryKey);
   return loadUncached(ctx, req);
 }
 
@@ -94,10 +95,10 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
     throwIfAborted(ctx);
     const homeKey = zpidKey(resolved.zpid);
     // The home may already be cached under its zpid (looked up before by link or zpid).
-    const [hit] = await readCache(store, [homeKey]);
+    const [hit] = await readCache(store, [homeKey], req.options.raw);
     if (hit) {
       await putAliasOrLog(ctx, req.key, hit.entryKey);
-      return { entry: hit.entry, entryKey: hit.entryKey, cacheKey: req.key, cached: true, credits: 0 };
+      return loadedFromHit(hit, req.key);
     }
     handedOver = true;
     const loaded = await liveLookup(ctx, {

@@ -73,9 +73,8 @@ export async function lookupOne(ctx: RequestContext, locator: Locator, options: 
     } else ctx.reported.add(loaded.entryKey);
   }
   const record = loaded.entry.record;
-  // A live read has its raw record at hand (no store read after a charge); a hit reads it now.
-  const rawJson = options.raw ? (loaded.rawJson !== undefined ? loaded.rawJson : await ctx.deps.store.getRaw(loaded.entryKey)) : null;
-  const dataJson = options.raw ? withRaw(record, rawJson ?? 'null') : record;
+  // With raw=true the home was loaded with its raw record (live, or read together with the entry).
+  const dataJson = options.raw ? withRaw(record, loaded.rawJson ?? 'null') : record;
   const meta: LookupMeta = {
     credits,
     cached,

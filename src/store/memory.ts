@@ -5,10 +5,10 @@
 // them, so a long-running process holds only live keys. Usage buckets and the ledger are kept
 // forever, as in Redis.
 import type { ErrorBody } from '../contract/index.js';
-import { decodeEntry, encodeEntry, packRaw, unpackRaw } from './entry-format.js';
+import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
 import { LruMap } from './lru-map.js';
 import type {
-  Account, CacheEntry, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
+  Account, CacheEntry, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
 
 interface Expiring<T> { value: T; expiresAt: number }
@@ -97,12 +97,17 @@ export class MemoryStore implements Store {
   }
 
   async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
-    const raw = rawJson === null ? null : await packRaw(rawJson);
-    this.entries.set(key, { value: { text: encodeEntry(entry), raw }, expiresAt: this.clock() + ttlMs });
+    const { text, raw } = await encodeEntry(entry, rawJson);
+    this.entries.set(key, { value: { text, raw }, expiresAt: this.clock() + ttlMs });
   }
 
-  async getRaw(key: string): Promise<string | null> {
-    return unpackRaw(this.live(this.entries, key)?.raw ?? null);
+  async getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]> {
+    return Promise.all(
+      keys.map((k) => {
+        const kept = this.live(this.entries, k);
+        return kept ? readWithRaw(kept.text, kept.raw) : null;
+      }),
+    );
   }
 
   async getAliases(keys: readonly string[]): Promise<(string | null)[]> {

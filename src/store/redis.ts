@@ -39,8 +39,8 @@
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
-//   Pentry2:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 2), PX ttl
-//   Praw2:<cacheKey>            its raw record's JSON, brotli-compressed, same PX ttl (written with it)
+//   Pentry3:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 3), PX ttl
+//   Praw3:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, same PX ttl (written with it)
 //                               (older code's `Pcache:<cacheKey>` entries are never read)
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
@@ -50,9 +50,9 @@ import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instanceBusy, LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
-import { decodeEntry, encodeEntry, ENTRY_FORMAT, packRaw, unpackRaw } from './entry-format.js';
+import { decodeEntry, encodeEntry, ENTRY_FORMAT, readWithRaw } from './entry-format.js';
 import type {
-  Account, CacheEntry, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
+  Account, CacheEntry, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
 
 export interface RedisStoreOptions {
@@ -504,16 +504,19 @@ export class RedisStore implements Store {
 
   /** The entry and its raw record in one transaction, with one lifetime. */
   async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
-    const raw = rawJson === null ? null : await packRaw(rawJson);
+    const { text, raw } = await encodeEntry(entry, rawJson);
     const ttl = ms(ttlMs);
     await this.run(() => {
-      const tx = this.redis.multi().set(this.k.entry(key), encodeEntry(entry), 'PX', ttl);
+      const tx = this.redis.multi().set(this.k.entry(key), text, 'PX', ttl);
       return (raw === null ? tx.del(this.k.raw(key)) : tx.set(this.k.raw(key), raw, 'PX', ttl)).exec().then(failedStep);
     });
   }
 
-  async getRaw(key: string): Promise<string | null> {
-    return unpackRaw(await this.run(() => this.redis.getBuffer(this.k.raw(key))));
+  /** Each entry and its raw record in one MGET, so both are of one moment. */
+  async getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]> {
+    if (keys.length === 0) return [];
+    const values = await this.run(() => this.redis.mgetBuffer(keys.flatMap((key) => [this.k.entry(key), this.k.raw(key)])));
+    return Promise.all(keys.map((_, i) => readWithRaw(values[2 * i]?.toString('utf8') ?? null, values[2 * i + 1] ?? null)));
   }
 
   async getAliases(keys: readonly string[]): Promise<(string | null)[]> {

@@ -37,6 +37,12 @@ export interface CacheEntry {
   zpid: string | null;
 }
 
+/** An entry with its raw record's JSON (null: the home was read with none), of one write. */
+export interface EntryWithRaw {
+  entry: CacheEntry;
+  rawJson: string | null;
+}
+
 export interface ReserveRequest {
   reservationId: string;
   accountId: string;
@@ -126,8 +132,11 @@ export interface Store {
   getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]>;
   /** Stores the entry and, apart from it with the same lifetime, its raw record's JSON (compressed; null: none). */
   putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void>;
-  /** The raw record's JSON stored with the entry under `key`; null when there is none. */
-  getRaw(key: string): Promise<string | null>;
+  /**
+   * Entries with their raw records, each pair read together (one round trip); an entry whose raw record
+   * is missing or not of the same write is null, a miss: never an entry with another's raw record.
+   */
+  getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]>;
   /** Alias keys (e.g. `addr:…`, `bldg:…`) point at a cache key (`zpid:…`). */
   getAliases(keys: readonly string[]): Promise<(string | null)[]>;
   putAlias(key: string, target: string, ttlMs: number): Promise<void>;

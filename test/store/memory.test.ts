@@ -5,16 +5,29 @@ import type { CacheEntry } from '../../src/store/types.js';
 import { account, budgetExpiryScenario, entry, ledgerEntry, req, storeContract } from './store-contract.js';
 
 let current: MemoryStore;
-storeContract('memory', async () => (current = new MemoryStore()), {
+/** The contract's memory stores run this far ahead of the real clock (expireEntry moves it on). */
+let skew = 0;
+interface KeptEntry { value: { text: string; raw: Buffer | null; entry?: unknown }; expiresAt: number }
+const keptOf = (key: string) => (current as unknown as { entries: Map<string, KeptEntry> }).entries.get(key);
+storeContract('memory', async () => (current = new MemoryStore(() => Date.now() + skew)), {
   // The memory store keeps each entry's text in its private `entries` map (entry-format.ts).
   async writeEntryText(key, text) {
     (current as unknown as { entries: Map<string, unknown> }).entries.set(key, { value: { text, raw: null }, expiresAt: Infinity });
+  },
+  async readRawValue(key) {
+    return keptOf(key)?.value.raw ?? null;
+  },
+  async writeRawValue(key, value) {
+    keptOf(key)!.value.raw = value;
+  },
+  async expireEntry(_key, ttlMs) {
+    skew += ttlMs + 1;
   },
 });
 
 const HOUR = 3600_000;
 /** Characters of an entry as the memory store keeps it. */
-const kept = (e: CacheEntry): number => encodeEntry(e).length;
+const kept = async (e: CacheEntry): Promise<number> => (await encodeEntry(e, null)).text.length;
 
 describe('MemoryStore specifics', () => {
   it('a reservation its holder renews while the sweep is releasing the expired ones stays held, and its commit charges', async () => {
@@ -55,7 +68,7 @@ describe('MemoryStore specifics', () => {
 
   it('the cache is bounded by size: past it, the least recently read homes are forgotten', async () => {
     // Room for three entries (two bytes a character), not four.
-    const one = 2 * kept(entry('1'));
+    const one = 2 * (await kept(entry('1')));
     const store = new MemoryStore(Date.now, 3.5 * one);
     for (const z of ['1', '2', '3']) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
     await store.getEntries(['zpid:1']); // read: now the most recent

@@ -11,6 +11,15 @@ export type StoreFactory = () => Promise<Store>;
 export interface StoreBackdoor {
   /** Writes `text` where the store keeps the entry of `key` (for a Redis store: its current-version key). */
   writeEntryText(key: string, text: string): Promise<void>;
+  /** The stored raw value of `key` (null: none). */
+  readRawValue(key: string): Promise<Buffer | null>;
+  /** Puts `value` (null: removes it) where the store keeps the raw record of `key`, as an eviction or a rewrite could. */
+  writeRawValue(key: string, value: Buffer | null): Promise<void>;
+  /**
+   * Lets the entry of `key` reach the end of a lifetime of `ttlMs`, without waiting: the memory store's
+   * clock moves on; on Redis the keys' remaining ttl is checked to be at most ttlMs, then they expire now.
+   */
+  expireEntry(key: string, ttlMs: number): Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -159,36 +168,67 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       it('replaces an entry and lets it expire after its ttl', async () => {
         await store.putEntry('zpid:9', entry('9'), rawJsonOf('9'), 60_000);
         const newer = { ...entry('9'), fetchedAt: '2026-03-02T00:00:00.000Z' };
-        await store.putEntry('zpid:9', newer, rawJsonOf('9b'), 80);
+        await store.putEntry('zpid:9', newer, rawJsonOf('9b'), 30_000);
         expect(await store.getEntries(['zpid:9'])).toEqual([newer]);
-        expect(await store.getRaw('zpid:9')).toBe(rawJsonOf('9b'));
-        await sleep(200);
+        expect(await store.getEntriesWithRaw(['zpid:9'])).toEqual([{ entry: newer, rawJson: rawJsonOf('9b') }]);
+        await backdoor.expireEntry('zpid:9', 30_000);
         expect(await store.getEntries(['zpid:9'])).toEqual([null]);
-        expect(await store.getRaw('zpid:9')).toBeNull();
+        expect(await store.getEntriesWithRaw(['zpid:9'])).toEqual([null]);
       });
 
-      it('keeps the raw record apart: the entry does not carry it, getRaw gives it back as it was put', async () => {
+      it('keeps the raw record apart: the entry does not carry it, read with it, it is given back as it was put', async () => {
         await store.putEntry('zpid:4', entry('4'), rawJsonOf('4'), 60_000);
         const [got] = await store.getEntries(['zpid:4']);
         expect(got).toEqual(entry('4'));
         expect(JSON.stringify(got)).not.toContain('photo 1 of 4');
-        expect(await store.getRaw('zpid:4')).toBe(rawJsonOf('4'));
-        expect(await store.getRaw('zpid:5')).toBeNull();
+        expect(await store.getEntriesWithRaw(['zpid:4', 'zpid:5'])).toEqual([{ entry: entry('4'), rawJson: rawJsonOf('4') }, null]);
         // Replaced without a raw record: the old one goes with the old entry.
         await store.putEntry('zpid:4', entry('4'), null, 60_000);
-        expect(await store.getRaw('zpid:4')).toBeNull();
+        expect(await store.getEntriesWithRaw(['zpid:4'])).toEqual([{ entry: entry('4'), rawJson: null }]);
+      });
+
+      it('an entry whose raw record is gone, of another write or damaged reads with raw as a miss, never with another raw', async () => {
+        await store.putEntry('zpid:11', entry('11'), rawJsonOf('11'), 60_000);
+        await store.putEntry('zpid:12', entry('12'), rawJsonOf('12'), 60_000);
+        // Evicted (or expired first): the entry alone is still a hit without raw, but not with raw.
+        await backdoor.writeRawValue('zpid:11', null);
+        expect(await store.getEntries(['zpid:11'])).toEqual([entry('11')]);
+        expect(await store.getEntriesWithRaw(['zpid:11', 'zpid:12'])).toEqual([null, { entry: entry('12'), rawJson: rawJsonOf('12') }]);
+        // Another write's raw record (a rewrite between two reads would leave the same pairing).
+        const other = await backdoor.readRawValue('zpid:12');
+        await backdoor.writeRawValue('zpid:11', other);
+        expect(await store.getEntriesWithRaw(['zpid:11'])).toEqual([null]);
+        // The same home written again: the older write's raw record does not pair with the new entry.
+        const older = await backdoor.readRawValue('zpid:12');
+        await store.putEntry('zpid:12', entry('12'), rawJsonOf('12'), 60_000);
+        await backdoor.writeRawValue('zpid:12', older);
+        expect(await store.getEntriesWithRaw(['zpid:12'])).toEqual([null]);
+        // Damaged bytes behind the right id.
+        await store.putEntry('zpid:12', entry('12'), rawJsonOf('12'), 60_000);
+        const good = (await backdoor.readRawValue('zpid:12'))!;
+        await backdoor.writeRawValue('zpid:12', Buffer.concat([good.subarray(0, good.indexOf(10) + 1), Buffer.from('not brotli')]));
+        expect(await store.getEntriesWithRaw(['zpid:12'])).toEqual([null]);
       });
 
       it('an entry kept in another format (older code, another version, damaged) reads as a miss, never as an entry', async () => {
         await store.putEntry('zpid:6', entry('6'), null, 60_000);
         const oldCode = JSON.stringify({ record: JSON.parse(entry('6').record), raw: {}, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
         const details = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
-        for (const text of [oldCode, `pe1\n${details}\n${entry('6').record}`, `pe3\n${details}\n${entry('6').record}`, `pe2\n{not json\n{}`, 'pe2\n']) {
+        const record = entry('6').record;
+        const full = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', len: record.length, raw: null });
+        const damaged = [
+          `pe3\n${full}\n${record.slice(0, -1)}`, // cut short
+          `pe3\n${full}\n${record.slice(0, -2)}}`, // ends with } but shorter than recorded
+          `pe3\n${details}\n${record}`, // no recorded length
+          `pe3\n{not json\n{}`,
+          'pe3\n',
+        ];
+        for (const text of [oldCode, `pe1\n${details}\n${record}`, `pe2\n${details}\n${record}`, `pe4\n${full}\n${record}`, ...damaged]) {
           await backdoor.writeEntryText('zpid:6', text);
-          expect(await store.getEntries(['zpid:6'])).toEqual([null]);
+          expect(await store.getEntries(['zpid:6']), text.slice(0, 40)).toEqual([null]);
         }
         // The same details in this version's form read as the entry.
-        await backdoor.writeEntryText('zpid:6', `pe2\n${details}\n${entry('6').record}`);
+        await backdoor.writeEntryText('zpid:6', `pe3\n${full}\n${record}`);
         expect(await store.getEntries(['zpid:6'])).toEqual([{ ...entry('6'), source: { provider: 'self_hosted' } }]);
       });
 
