@@ -49,10 +49,31 @@ describe('an address lookup by an account that cannot pay', () => {
   });
 });
 
-/** The real in-memory store, with reservations slowed down as a remote store's are under load. */
-class SlowReserveStore extends MemoryStore {
+/**
+ * The real in-memory store; the first reservation (the leading account's) is held until another
+ * request has read the cache after it, i.e. is about to follow the lead, as a remote store's is under load.
+ */
+class HeldFirstReserveStore extends MemoryStore {
+  private cacheReads = 0;
+  private reserves = 0;
+  private onCacheRead: (() => void) | null = null;
+  override async getEntries(keys: readonly string[]) {
+    this.cacheReads += 1;
+    this.onCacheRead?.();
+    return super.getEntries(keys);
+  }
   override async reserve(req: ReserveRequest): Promise<ReserveResult> {
-    await new Promise((r) => setTimeout(r, 100));
+    if (++this.reserves === 1) {
+      const readsSoFar = this.cacheReads;
+      await new Promise<void>((resolve) => {
+        this.onCacheRead = () => {
+          if (this.cacheReads > readsSoFar) resolve();
+        };
+      });
+      this.onCacheRead = null;
+      // The follower's cache miss is answered, and it joins the lead, before the leader goes on.
+      for (let i = 0; i < 3; i += 1) await new Promise((r) => setImmediate(r));
+    }
     return super.reserve(req);
   }
 }
@@ -60,11 +81,10 @@ class SlowReserveStore extends MemoryStore {
 describe('two accounts ask for the same uncached home at once', () => {
   it("the first one's refusal does not become the second one's answer", async () => {
     svc = await startTestService({
-      store: new SlowReserveStore(),
+      store: new HeldFirstReserveStore(),
       accounts: { poor: { key: 'poor_key_000002', plan: 'free', allotment: 0 }, rich: { key: 'rich_key_000002', plan: 'free', allotment: 5 } },
     });
     const poor = svc.get('/v1/portal/property?zpid=2146993218', svc.keys.poor);
-    await new Promise((r) => setTimeout(r, 30));
     const rich = svc.get('/v1/portal/property?zpid=2146993218', svc.keys.rich);
     const [p, r] = await Promise.all([poor, rich]);
     expect(p.status).toBe(402);
