@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
 import { AuthCache } from './accounts/index.js';
 import { registerGraphql } from './graphql/index.js';
-import { clientError, Drain, frameworkError, registerRest } from './http/index.js';
+import { clientError, Drain, frameworkError, registerRest } from './rest/index.js';
 import { createLogger, RequestLog } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
 import type { Store } from './store/index.js';

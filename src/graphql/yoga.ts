@@ -10,7 +10,7 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
-import { stopSignal } from '../http/drain.js';
+import { stopSignal } from '../rest/drain.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import type { GraphqlContext } from './builder.js';
 import { toGraphQLError } from './errors.js';
