@@ -1,10 +1,9 @@
 // The caller's plan and usage: Query.account, the GraphQL face of GET /v1/account.
-import { AccountUsage, isLookupError, type AccountUsage as AccountUsageShape } from '../../contract/index.js';
+import { AccountUsage, type AccountUsage as AccountUsageShape } from '../../contract/index.js';
 import { accountUsage } from '../../accounts/index.js';
 import { builder } from '../builder.js';
-import { toGraphQLError } from '../errors.js';
 import { contractFields, planFields } from '../typebox.js';
-import { contractTypes, requireLookup } from './property.js';
+import { contractTypes, requireLookup, rethrowCoded } from './shared.js';
 
 export const AccountUsageType = builder.objectRef<AccountUsageShape>('AccountUsage');
 
@@ -22,8 +21,7 @@ builder.queryField('account', (t) =>
       try {
         return await accountUsage(deps.store, account, deps.clock());
       } catch (e) {
-        if (isLookupError(e)) throw toGraphQLError(e, { http: 'response' });
-        throw e;
+        rethrowCoded(e, { http: 'response' });
       }
     },
   }),

@@ -2,17 +2,16 @@
 // contract's batch parser and looked up by the core's startBatch, in the request's one context
 // (one DataLoader: duplicates, and homes also asked for by Query.property, are read and billed once).
 import {
-  BatchMeta, BatchResult, isLookupError, parseBatchBody,
+  BatchMeta, BatchResult, parseBatchBody,
   type BatchItemResult as ParsedItem, type BatchMeta as BatchMetaShape, type BatchResult as BatchResultShape,
   type LookupOptions,
 } from '../../contract/index.js';
 import { startBatch, type BatchRun } from '../../lookup/index.js';
 import { builder } from '../builder.js';
-import { toGraphQLError } from '../errors.js';
 import { rawOnlyWhenSelected, streamRequested } from '../selection.js';
 import { contractFields, planFields, type TypeMap } from '../typebox.js';
 import { LookupErrorType } from './errors.js';
-import { contractTypes, requireLookup, StatusHintEnum } from './property.js';
+import { contractTypes, requireLookup, rethrowCoded, StatusHintEnum } from './shared.js';
 
 export const LookupItemInput = builder.inputType('LookupItem', {
   description: 'One home to look up: exactly one of url, address, zpid (REST: a batch item object).',
@@ -91,8 +90,7 @@ builder.queryField('properties', (t) =>
           ...(args.raw == null ? {} : { raw: args.raw }),
         });
       } catch (e) {
-        if (isLookupError(e)) throw toGraphQLError(e);
-        throw e;
+        rethrowCoded(e);
       }
       return startBatch(lookup, parsed.items, rawOnlyWhenSelected(parsed.options, info, ['results', 'data', 'raw']));
     },

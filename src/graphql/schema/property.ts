@@ -1,50 +1,19 @@
-// One home: the contract's record types (generated from the TypeBox schemas), the enums, and
+// One home: the contract's record types (generated from the TypeBox schemas) and
 // Query.property, which calls the same core function as GET /v1/portal/property.
 import {
-  HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent,
-  PropertyResponse, STATUS_HINTS, parseLocator, parseLookupOptions,
-  type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
-  type PortalPriceEvent as PriceEventShape, type PortalProperty as PropertyShape, type PortalSchool as SchoolShape,
-  type PortalTaxEvent as TaxEventShape,
+  LookupMeta, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse, parseLocator, parseLookupOptions,
 } from '../../contract/index.js';
 import { lookupOne, type LookupOutcome } from '../../lookup/index.js';
-import { builder, type GraphqlContext } from '../builder.js';
+import { builder } from '../builder.js';
 import { rawOnlyWhenSelected } from '../selection.js';
-import { contractFields, planFields, type TypeMap } from '../typebox.js';
+import { contractFields, planFields } from '../typebox.js';
 import { failureValue, LookupErrorType } from './errors.js';
 import { JsonScalar } from './scalars.js';
+import {
+  contractTypes, LookupMetaType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, StatusHintEnum, TaxEventType,
+} from './shared.js';
 
-export const HomeStatusEnum = builder.enumType('HomeStatus', {
-  description: 'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
-  values: Object.fromEntries(HOME_STATUSES.map((s) => [s, { value: s, description: HOME_STATUS_DESCRIPTIONS[s] }])),
-});
-
-/** GraphQL enum values are upper case; their values are the contract's hints (for_sale, sold, for_rent). */
-export const StatusHintEnum = builder.enumType('StatusHint', {
-  description: 'Hint for which listing to read (REST: status=for_sale|sold|for_rent). If omitted, detected automatically.',
-  values: Object.fromEntries(STATUS_HINTS.map((h) => [h.toUpperCase(), { value: h, description: `REST: ${h}` }])),
-});
-
-export const PriceEventType = builder.objectRef<PriceEventShape>('PortalPriceEvent');
-export const TaxEventType = builder.objectRef<TaxEventShape>('PortalTaxEvent');
-export const SchoolType = builder.objectRef<SchoolShape>('PortalSchool');
-export const PropertyType = builder.objectRef<PropertyShape>('PortalProperty');
-export const LookupSourceType = builder.objectRef<LookupSourceShape>('LookupSource');
-export const LookupMetaType = builder.objectRef<LookupMetaShape>('LookupMeta');
 export const PropertyLookupType = builder.objectRef<LookupOutcome>('PropertyLookup');
-
-/** Which GraphQL type stands for each contract schema and enum. Shared by every schema file. */
-export const contractTypes: TypeMap = {
-  objects: {
-    PortalPriceEvent: { ref: PriceEventType, name: 'PortalPriceEvent', description: PortalPriceEvent.description },
-    PortalTaxEvent: { ref: TaxEventType, name: 'PortalTaxEvent', description: PortalTaxEvent.description },
-    PortalSchool: { ref: SchoolType, name: 'PortalSchool', description: PortalSchool.description },
-    PortalProperty: { ref: PropertyType, name: 'PortalProperty', description: PortalProperty.description },
-    LookupSource: { ref: LookupSourceType, name: 'LookupSource', description: LookupSource.description },
-    LookupMeta: { ref: LookupMetaType, name: 'LookupMeta', description: 'How the lookup was served and billed' },
-  },
-  enums: [{ values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' }],
-};
 
 PriceEventType.implement({
   description: PortalPriceEvent.description,
@@ -88,12 +57,6 @@ PropertyLookupType.implement({
   description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).',
   fields: (t) => contractFields(t, planFields(PropertyResponse, contractTypes)),
 });
-
-/** The request's lookup context; only introspection-only operations run without one. */
-export function requireLookup(ctx: GraphqlContext) {
-  if (!ctx.lookup) throw new Error('no lookup context: the operation was taken for introspection only');
-  return ctx.lookup;
-}
 
 /** The home, or why not: a LookupError is data here, like REST's error envelope. */
 export const PropertyResultType = builder.unionType('PropertyResult', {

@@ -1,0 +1,60 @@
+// What every schema file uses: the enums and object refs the contract's types map to, the request's
+// lookup context, and how a resolver turns a LookupError that is not data into a coded GraphQL error.
+// Refs are declared here and implemented in the file that owns the type (property.ts, batch.ts, …),
+// so no schema file imports another for its shared parts.
+import {
+  HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, isLookupError, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, STATUS_HINTS,
+  type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
+  type PortalPriceEvent as PriceEventShape, type PortalProperty as PropertyShape, type PortalSchool as SchoolShape,
+  type PortalTaxEvent as TaxEventShape, PortalTaxEvent,
+} from '../../contract/index.js';
+import type { RequestContext } from '../../lookup/index.js';
+import { builder, type GraphqlContext } from '../builder.js';
+import { toGraphQLError, type CodedErrorOptions } from '../errors.js';
+import type { TypeMap } from '../typebox.js';
+
+export const HomeStatusEnum = builder.enumType('HomeStatus', {
+  description: 'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
+  values: Object.fromEntries(HOME_STATUSES.map((s) => [s, { value: s, description: HOME_STATUS_DESCRIPTIONS[s] }])),
+});
+
+/** GraphQL enum values are upper case; their values are the contract's hints (for_sale, sold, for_rent). */
+export const StatusHintEnum = builder.enumType('StatusHint', {
+  description: 'Hint for which listing to read (REST: status=for_sale|sold|for_rent). If omitted, detected automatically.',
+  values: Object.fromEntries(STATUS_HINTS.map((h) => [h.toUpperCase(), { value: h, description: `REST: ${h}` }])),
+});
+
+export const PriceEventType = builder.objectRef<PriceEventShape>('PortalPriceEvent');
+export const TaxEventType = builder.objectRef<TaxEventShape>('PortalTaxEvent');
+export const SchoolType = builder.objectRef<SchoolShape>('PortalSchool');
+export const PropertyType = builder.objectRef<PropertyShape>('PortalProperty');
+export const LookupSourceType = builder.objectRef<LookupSourceShape>('LookupSource');
+export const LookupMetaType = builder.objectRef<LookupMetaShape>('LookupMeta');
+
+/** Which GraphQL type stands for each contract schema and enum. */
+export const contractTypes: TypeMap = {
+  objects: {
+    PortalPriceEvent: { ref: PriceEventType, name: 'PortalPriceEvent', description: PortalPriceEvent.description },
+    PortalTaxEvent: { ref: TaxEventType, name: 'PortalTaxEvent', description: PortalTaxEvent.description },
+    PortalSchool: { ref: SchoolType, name: 'PortalSchool', description: PortalSchool.description },
+    PortalProperty: { ref: PropertyType, name: 'PortalProperty', description: PortalProperty.description },
+    LookupSource: { ref: LookupSourceType, name: 'LookupSource', description: LookupSource.description },
+    LookupMeta: { ref: LookupMetaType, name: 'LookupMeta', description: 'How the lookup was served and billed' },
+  },
+  enums: [{ values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' }],
+};
+
+/** The request's lookup context; only introspection-only operations run without one. */
+export function requireLookup(ctx: GraphqlContext): RequestContext {
+  if (!ctx.lookup) throw new Error('no lookup context: the operation was taken for introspection only');
+  return ctx.lookup;
+}
+
+/**
+ * A failure that is not data (a refused batch, the account store down) as a coded GraphQL error;
+ * anything else is rethrown as is (masked as `internal` by yoga.ts).
+ */
+export function rethrowCoded(e: unknown, opts?: CodedErrorOptions): never {
+  if (isLookupError(e)) throw toGraphQLError(e, opts);
+  throw e;
+}
