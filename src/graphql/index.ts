@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import type { CoreDeps } from '../lookup/index.js';
 import { schema } from './schema/index.js';
-import { buildYoga, GRAPHQL_PATH } from './yoga.js';
+import { GRAPHQL_PATH } from './endpoint.js';
+import { buildYoga } from './yoga.js';
 
 export { schema } from './schema/index.js';
 

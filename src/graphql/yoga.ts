@@ -13,6 +13,7 @@ import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../con
 import { stopSignal } from '../rest/drain.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import type { GraphqlContext } from './builder.js';
+import { GRAPHQL_PATH } from './endpoint.js';
 import { toGraphQLError } from './errors.js';
 import { graphiqlOptions } from './graphiql.js';
 import { needsApiKey } from './lookup-count.js';
@@ -27,7 +28,6 @@ import { useLookupLimit } from './plugins/use-lookup-limit.js';
 import { usePersisted } from './plugins/use-persisted.js';
 import { schema } from './schema/index.js';
 
-export const GRAPHQL_PATH = '/graphql';
 /** Operations per batched request (a JSON array body); their lookups count together. */
 export const MAX_BATCHED_OPERATIONS = 5;
 

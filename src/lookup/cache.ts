@@ -1,14 +1,12 @@
 // Reading the cache for many homes in one round trip: aliases first, then the entries.
+import DataLoader from 'dataloader';
 import type { CacheEntry, Store } from '../store/index.js';
 import { isDirectKey } from './keys.js';
-import type { Loaded } from './live.js';
+import type { CacheHit, Loaded } from './types.js';
 
-export interface CacheHit {
-  entry: CacheEntry;
-  /** The key the entry was found under. */
-  entryKey: string;
-  /** Read with `withRaw`: the raw record's JSON of the same write. */
-  rawJson?: string | null;
+/** The request's cache reads, batched into one store round trip per tick. */
+export function createCacheLoader(store: Store): DataLoader<string, CacheHit | null> {
+  return new DataLoader<string, CacheHit | null>((keys) => readCache(store, keys), { maxBatchSize: 100 });
 }
 
 /**

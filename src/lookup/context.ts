@@ -1,56 +1,11 @@
 // The per-request context every lookup runs in, built the same way by REST and GraphQL.
 import { setMaxListeners } from 'node:events';
-import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { Collector } from '../collector/types.js';
-import { authenticate, type AuthCache } from '../accounts/index.js';
-import type { Account, Store } from '../store/index.js';
+import { authenticate } from '../accounts/index.js';
+import type { Account } from '../store/index.js';
+import { createCacheLoader } from './cache.js';
 import { Limiter } from './limiter.js';
-import type { CacheHit } from './cache.js';
-import { createCacheLoader, type Loaded } from './loader.js';
-import type { SingleFlight } from './single-flight.js';
-
-/** Long-lived parts shared by all requests of one process. */
-export interface CoreDeps {
-  config: Config;
-  store: Store;
-  collector: Collector;
-  clock: () => Date;
-  newId: () => string;
-  logger: Logger;
-  flights: SingleFlight;
-  /** API keys checked moments ago. */
-  auth: AuthCache;
-}
-
-export interface RequestContext {
-  deps: CoreDeps;
-  account: Account;
-  requestId: string;
-  /** The request's child logger, made on first use (a cache hit logs nothing). */
-  readonly logger: Logger;
-  /** Aborts when the client goes away; made on first use (only a live lookup watches it). */
-  readonly signal: AbortSignal;
-  /** Aborts at the request's overall deadline (batches and GraphQL operations); made on first use. */
-  readonly deadline: AbortSignal | null;
-  /** Bounds how many live lookups of this request run at once. */
-  limiter: Limiter;
-  /** Cache reads of the request, batched into one store round trip per tick. */
-  cache: DataLoader<string, CacheHit | null>;
-  /** One load per home per request: duplicates meet here and are read and billed once. */
-  homes: Map<string, Promise<Loaded>>;
-  /** Homes whose live charge was already reported to a consumer of this request. */
-  reported: Set<string>;
-}
-
-export interface ContextOptions {
-  requestId: string;
-  /** Makes the client-gone signal; called at most once, when a lookup first needs it. */
-  signal?: () => AbortSignal;
-  /** Overall deadline in ms from now (batches); none for a single lookup. */
-  deadlineMs?: number;
-}
+import type { ContextOptions, CoreDeps, Loaded, RequestContext } from './types.js';
 
 /**
  * Opens a request for either face: who is calling (spec 5: before any validation; a store that

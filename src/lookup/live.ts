@@ -5,22 +5,9 @@ import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
 import { loadedFromHit, readCache } from './cache.js';
-import type { RequestContext } from './context.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { lockKey, rawFlightKey, zpidKey } from './keys.js';
-
-export interface Loaded {
-  entry: CacheEntry;
-  /** The key the entry is stored under: the home's identity within a request. */
-  entryKey: string;
-  /** The key reported to the client (`meta.cache_key`). */
-  cacheKey: string;
-  cached: boolean;
-  credits: 0 | 1;
-  warning?: string;
-  /** The raw record's JSON: read live, or (raw=true) read with the entry, of the same write. */
-  rawJson?: string | null;
-}
+import type { Loaded, RequestContext } from './types.js';
 
 export interface LiveRequest {
   /** The key this home is known by before the read (`zpid:…`, `bldg:…`, `addr:…`). */

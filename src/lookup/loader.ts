@@ -1,24 +1,16 @@
 // The per-request loading of homes: every lookup of a request (a REST call, a batch, a GraphQL
 // operation) goes through it, so one home is loaded once and the cache is read in one round trip.
-import DataLoader from 'dataloader';
 import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
-import type { Store } from '../store/index.js';
-import type { RequestContext } from './context.js';
-import { loadedFromHit, readCache, type CacheHit } from './cache.js';
+import { loadedFromHit, readCache } from './cache.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
-import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted, type Loaded } from './live.js';
-
-export type { Loaded } from './live.js';
+import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted } from './live.js';
+import type { Loaded, RequestContext } from './types.js';
 
 export interface HomeRequest {
   /** homeKeyOf(locator): requests with the same key are the same home. */
   key: string;
   locator: Locator;
   options: LookupOptions;
-}
-
-export function createCacheLoader(store: Store): DataLoader<string, CacheHit | null> {
-  return new DataLoader<string, CacheHit | null>((keys) => readCache(store, keys), { maxBatchSize: 100 });
 }
 
 /**

@@ -3,9 +3,9 @@ import {
   toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
-import type { RequestContext } from './context.js';
 import { homeKeyOf } from './keys.js';
 import { loadHome } from './loader.js';
+import type { RequestContext } from './types.js';
 import { LruMap } from '../store/lru-map.js';
 
 /**

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, LookupError, toLookupError } from '../contract/index.js';
 import { graphqlErrorBody } from '../graphql/errors.js';
-import { GRAPHQL_PATH } from '../graphql/yoga.js';
+import { GRAPHQL_PATH } from '../graphql/endpoint.js';
 import { sendError, v1Headers } from './envelope.js';
 
 const isGraphql = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`);

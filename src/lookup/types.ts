@@ -1,0 +1,75 @@
+// The shapes the lookup files share: the process's dependencies, a request's context, a home as
+// loaded and as found in the cache. Types only, so every lookup file can import them and none has
+// to import another for its types (no import circle).
+import type DataLoader from 'dataloader';
+import type { Logger } from 'pino';
+import type { AuthCache } from '../accounts/index.js';
+import type { Collector } from '../collector/types.js';
+import type { Config } from '../config.js';
+import type { Account, CacheEntry, Store } from '../store/index.js';
+import type { Limiter } from './limiter.js';
+import type { SingleFlight } from './single-flight.js';
+
+/** Long-lived parts shared by all requests of one process. */
+export interface CoreDeps {
+  config: Config;
+  store: Store;
+  collector: Collector;
+  clock: () => Date;
+  newId: () => string;
+  logger: Logger;
+  flights: SingleFlight;
+  /** API keys checked moments ago. */
+  auth: AuthCache;
+}
+
+export interface RequestContext {
+  deps: CoreDeps;
+  account: Account;
+  requestId: string;
+  /** The request's child logger, made on first use (a cache hit logs nothing). */
+  readonly logger: Logger;
+  /** Aborts when the client goes away; made on first use (only a live lookup watches it). */
+  readonly signal: AbortSignal;
+  /** Aborts at the request's overall deadline (batches and GraphQL operations); made on first use. */
+  readonly deadline: AbortSignal | null;
+  /** Bounds how many live lookups of this request run at once. */
+  limiter: Limiter;
+  /** Cache reads of the request, batched into one store round trip per tick. */
+  cache: DataLoader<string, CacheHit | null>;
+  /** One load per home per request: duplicates meet here and are read and billed once. */
+  homes: Map<string, Promise<Loaded>>;
+  /** Homes whose live charge was already reported to a consumer of this request. */
+  reported: Set<string>;
+}
+
+export interface ContextOptions {
+  requestId: string;
+  /** Makes the client-gone signal; called at most once, when a lookup first needs it. */
+  signal?: () => AbortSignal;
+  /** Overall deadline in ms from now (batches); none for a single lookup. */
+  deadlineMs?: number;
+}
+
+/** A home found in the cache. */
+export interface CacheHit {
+  entry: CacheEntry;
+  /** The key the entry was found under. */
+  entryKey: string;
+  /** Read with `withRaw`: the raw record's JSON of the same write. */
+  rawJson?: string | null;
+}
+
+/** A home as a lookup loaded it: from the cache, another reader's flight, or read live. */
+export interface Loaded {
+  entry: CacheEntry;
+  /** The key the entry is stored under: the home's identity within a request. */
+  entryKey: string;
+  /** The key reported to the client (`meta.cache_key`). */
+  cacheKey: string;
+  cached: boolean;
+  credits: 0 | 1;
+  warning?: string;
+  /** The raw record's JSON: read live, or (raw=true) read with the entry, of the same write. */
+  rawJson?: string | null;
+}
