@@ -1,5 +1,13 @@
-// Configuration from the environment. Every variable is documented in the README.
+// Configuration from the environment. ENV is the one schema of every variable the service reads: its
+// type, range, default and meaning. Start-up checks the whole environment against it and refuses to
+// start with the list of every problem (loadConfigOrExit); the README's Configuration table is checked
+// against it (test/config/readme-table.test.ts). A new variable: its entry in ENV, its README row, and
+// its field in Config with its line in loadConfig.
 import { availableParallelism } from 'node:os';
+import { Type, type Static } from '@sinclair/typebox';
+import { ConfigError, decimal, flag, httpUrl, integer, ms, oneOf, readEnv, redisUrl, text, type Env, type EnvRule } from './config/read-env.js';
+
+export { ConfigError } from './config/read-env.js';
 
 export interface Config {
   port: number;
@@ -69,7 +77,9 @@ export interface Config {
   dashboardUrl: string;
 }
 
-type Env = Record<string, string | undefined>;
+export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
+export const DEFAULT_SUGGEST_URL = 'https://www.zillowstatic.com/autocomplete/v3/suggestions';
+const DEV_SECRET = 'dev-only-secret-change-me';
 
 /**
  * A lease is renewed every third of it, each renewal bounded by the command timeout: it must outlast
@@ -78,96 +88,152 @@ type Env = Record<string, string | undefined>;
  */
 const LEASE_IN_COMMAND_TIMEOUTS = 3;
 
-/** Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both. */
-function leases(env: Env): { leaseTtlMs: number; redisCommandTimeoutMs: number; creditWaitMs: number } {
-  const redisCommandTimeoutMs = int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1_000, 50);
-  const leaseTtlMs = int(env, 'LEASE_TTL_MS', 5_000, 300);
-  if (leaseTtlMs < LEASE_IN_COMMAND_TIMEOUTS * redisCommandTimeoutMs) {
-    throw new Error(`LEASE_TTL_MS (${leaseTtlMs}) must be at least ${LEASE_IN_COMMAND_TIMEOUTS} × REDIS_COMMAND_TIMEOUT_MS (${redisCommandTimeoutMs})`);
-  }
-  const lookupTimeoutMs = int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1);
-  return { leaseTtlMs, redisCommandTimeoutMs, creditWaitMs: int(env, 'CREDIT_WAIT_MS', lookupTimeoutMs + leaseTtlMs + 5_000) };
-}
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const opt = Type.Optional;
 
-const int = (env: Env, name: string, fallback: number, min = 0): number => {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min} (got "${v}")`);
-  return n;
-};
+/** Every environment variable the service reads. */
+export const ENV = Type.Object({
+  NODE_ENV: opt(text({ description: '`production` makes a missing API_KEY_SECRET a start-up error' })),
+  PORT: integer({ default: 4000, minimum: 0, maximum: 65_535, description: 'Port to listen on' }),
+  HOST: text({ default: '0.0.0.0', description: 'Address to listen on' }),
+  REDIS_URL: opt(redisUrl({ description: 'Redis for the store; unset: the embedded in-memory store', secret: true })),
+  REDIS_PREFIX: text({ default: 'pl:', description: 'Prefix of every Redis key' }),
+  PORTAL_ORIGIN: httpUrl({ default: DEFAULT_PORTAL_ORIGIN, description: "The listing site's origin", docDefault: "the listing site's origin" }),
+  PORTAL_SUGGEST_URL: httpUrl({ default: DEFAULT_SUGGEST_URL, description: 'The address-suggestion endpoint', docDefault: "the site's public address-suggestion endpoint" }),
+  PORTAL_PROXY_URL: opt(httpUrl({ description: 'Outbound proxy for the listing site', secret: true })),
+  SELF_HOSTED_ENABLED: flag({ default: true, description: 'The own collector' }),
+  FALLBACK_URL: opt(httpUrl({ description: "The fallback platform's base URL" })),
+  FALLBACK_TOKEN: opt(text({ description: "The fallback platform's token", secret: true })),
+  FALLBACK_ACTOR: opt(text({ description: 'The fallback actor, owner/name' })),
+  // Without a positive cap a run could spend without limit.
+  FALLBACK_MAX_COST_USD: decimal({ default: 0.05, exclusiveMinimum: 0, description: 'Per-lookup cost cap, USD' }),
+  FALLBACK_MAX_COST_CEILING_USD: decimal({ default: 0.5, exclusiveMinimum: 0, description: "Highest cap used when the actor's minimum is above the cap, USD" }),
+  FALLBACK_PROVIDER_NAME: text({ default: 'apify', description: 'Name reported in meta.source.provider' }),
+  ACCOUNTS_FILE: opt(text({ description: 'Accounts seeded at start-up' })),
+  API_KEY_SECRET: opt(text({ description: 'Secret for the keyed hash of API keys', secret: true, docDefault: 'a development secret (warned about; refused when `NODE_ENV` is `production`)' })),
+  BATCH_DEADLINE_MS: ms({ default: 280_000, minimum: 1, description: 'Overall limit of a batch' }),
+  BATCH_CONCURRENCY: integer({ default: 10, minimum: 1, description: 'Live lookups one request runs at once' }),
+  LOOKUP_TIMEOUT_MS: ms({ default: 60_000, minimum: 1, description: 'Limit of one live read' }),
+  PAGE_WORKERS: opt(integer({ minimum: 1, description: 'Worker threads that read listing pages', docDefault: 'the CPUs the process may use (`os.availableParallelism()`)' })),
+  PAGE_QUEUE_MAX: integer({ default: 128, minimum: 1, description: 'Pages that may wait for a page worker' }),
+  LIVE_LOOKUPS_ENABLED: flag({ default: true, description: 'Live lookups; false: cached homes only' }),
+  DAILY_LIVE_LOOKUP_BUDGET: opt(integer({ minimum: 0, description: 'Service-wide live lookups per UTC day (free plans)', docDefault: 'unlimited' })),
+  PAID_DAILY_LIVE_LOOKUP_BUDGET: opt(integer({ minimum: 0, description: 'Live lookups per UTC day (paid plans)', docDefault: 'unlimited' })),
+  CACHE_TTL_MS: ms({ default: 24 * 3600_000, minimum: 1, description: 'Cache lifetime' }),
+  // The bound in bytes must stay a safe integer.
+  MEMORY_CACHE_MB: integer({ default: 128, minimum: 1, maximum: 1_048_576, description: "The memory store's bound on cached homes, MiB" }),
+  AUTH_CACHE_TTL_MS: ms({ default: 5_000, minimum: 0, description: 'How long an API key checked once is trusted without the store' }),
+  AMBIGUITY_MEMO_TTL_MS: ms({ default: 3600_000, minimum: 1, description: 'How long an address_ambiguous answer is remembered' }),
+  UPGRADE_URL: httpUrl({ default: 'https://example.com/pricing', description: 'Link put in credits_exhausted errors', docDefault: 'example URLs' }),
+  DASHBOARD_URL: httpUrl({ default: 'https://example.com/dashboard/billing', description: 'Link put in spend_limit_reached errors', docDefault: 'example URLs' }),
+  LEASE_TTL_MS: ms({ default: 5_000, minimum: 300, description: 'Lifetime of a reservation or lock unless renewed' }),
+  REDIS_COMMAND_TIMEOUT_MS: ms({ default: 1_000, minimum: 50, description: 'A Redis command unanswered this long fails' }),
+  CREDIT_WAIT_MS: opt(ms({ minimum: 0, description: "How long a lookup refused for credits waits for the account's lookups in flight", docDefault: '`LOOKUP_TIMEOUT_MS` + `LEASE_TTL_MS` + 5 s' })),
+  LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', description: 'pino level' }),
+  HEADERS_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: "Time a client has to send a request's headers" }),
+  REQUEST_TIMEOUT_MS: ms({ default: 30_000, minimum: 1, description: 'Time a client has to send its whole request' }),
+  SHUTDOWN_GRACE_MS: ms({ default: 25_000, minimum: 0, description: 'On SIGTERM, how long running requests may go on' }),
+  KEYLESS_BURST: integer({ default: 60, minimum: 1, description: 'Keyless /graphql requests per client address: the burst' }),
+  KEYLESS_PER_SECOND: integer({ default: 1, minimum: 1, description: 'Keyless /graphql requests per client address: refilled per second' }),
+});
+export type EnvValues = Static<typeof ENV>;
 
-const optInt = (env: Env, name: string): number | null => {
-  const v = env[name];
-  return v === undefined || v === '' ? null : int(env, name, 0);
-};
-
-const bool = (env: Env, name: string, fallback: boolean): boolean => {
-  const v = env[name]?.toLowerCase();
-  if (v === undefined || v === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new Error(`${name} must be true or false (got "${env[name]}")`);
-};
-
-const str = (env: Env, name: string): string | null => {
-  const v = env[name]?.trim();
-  return v ? v : null;
-};
-
-/** Node refuses a headers limit above the whole request's. */
-function timeouts(env: Env): { headersTimeoutMs: number; requestTimeoutMs: number } {
-  const headersTimeoutMs = int(env, 'HEADERS_TIMEOUT_MS', 10_000, 1);
-  const requestTimeoutMs = int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1);
-  if (headersTimeoutMs > requestTimeoutMs) throw new Error(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
-  return { headersTimeoutMs, requestTimeoutMs };
-}
-
-export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
-export const DEFAULT_SUGGEST_URL = 'https://www.zillowstatic.com/autocomplete/v3/suggestions';
-const DEV_SECRET = 'dev-only-secret-change-me';
-
-export function loadConfig(env: Env = process.env): Config {
-  return {
-    port: int(env, 'PORT', 4000),
-    host: str(env, 'HOST') ?? '0.0.0.0',
-    redisUrl: str(env, 'REDIS_URL'),
-    redisPrefix: str(env, 'REDIS_PREFIX') ?? 'pl:',
-    portalOrigin: (str(env, 'PORTAL_ORIGIN') ?? DEFAULT_PORTAL_ORIGIN).replace(/\/+$/, ''),
-    portalSuggestUrl: str(env, 'PORTAL_SUGGEST_URL') ?? DEFAULT_SUGGEST_URL,
-    portalProxyUrl: str(env, 'PORTAL_PROXY_URL'),
-    selfHostedEnabled: bool(env, 'SELF_HOSTED_ENABLED', true),
-    fallback: {
-      url: str(env, 'FALLBACK_URL'),
-      token: str(env, 'FALLBACK_TOKEN'),
-      actor: str(env, 'FALLBACK_ACTOR'),
-      maxCostUsd: Number(str(env, 'FALLBACK_MAX_COST_USD') ?? '0.05'),
-      maxCostCeilingUsd: Number(str(env, 'FALLBACK_MAX_COST_CEILING_USD') ?? '0.5'),
-      name: str(env, 'FALLBACK_PROVIDER_NAME') ?? 'apify',
+/** Checks across variables. */
+const RULES: Array<EnvRule<EnvValues>> = [
+  {
+    uses: ['LEASE_TTL_MS', 'REDIS_COMMAND_TIMEOUT_MS'],
+    check: (v) => v.LEASE_TTL_MS >= LEASE_IN_COMMAND_TIMEOUTS * v.REDIS_COMMAND_TIMEOUT_MS ? null
+      : `LEASE_TTL_MS (${v.LEASE_TTL_MS}) must be at least ${LEASE_IN_COMMAND_TIMEOUTS} × REDIS_COMMAND_TIMEOUT_MS (${v.REDIS_COMMAND_TIMEOUT_MS})`,
+  },
+  {
+    // Node refuses a headers limit above the whole request's.
+    uses: ['HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS'],
+    check: (v) => v.HEADERS_TIMEOUT_MS <= v.REQUEST_TIMEOUT_MS ? null
+      : `HEADERS_TIMEOUT_MS (${v.HEADERS_TIMEOUT_MS}) must not exceed REQUEST_TIMEOUT_MS (${v.REQUEST_TIMEOUT_MS})`,
+  },
+  {
+    uses: ['FALLBACK_URL', 'FALLBACK_TOKEN', 'FALLBACK_ACTOR'],
+    check: (v) => {
+      const set = { FALLBACK_URL: v.FALLBACK_URL, FALLBACK_TOKEN: v.FALLBACK_TOKEN, FALLBACK_ACTOR: v.FALLBACK_ACTOR };
+      const missing = Object.entries(set).filter(([, x]) => x === undefined).map(([k]) => k);
+      return missing.length === 0 || missing.length === 3 ? null
+        : `FALLBACK_URL, FALLBACK_TOKEN and FALLBACK_ACTOR are set together or not at all: ${missing.join(' and ')} missing`;
     },
-    accountsFile: str(env, 'ACCOUNTS_FILE'),
-    apiKeySecret: str(env, 'API_KEY_SECRET') ?? DEV_SECRET,
-    batchDeadlineMs: int(env, 'BATCH_DEADLINE_MS', 280_000, 1),
-    batchConcurrency: int(env, 'BATCH_CONCURRENCY', 10, 1),
-    lookupTimeoutMs: int(env, 'LOOKUP_TIMEOUT_MS', 60_000, 1),
-    pageWorkers: int(env, 'PAGE_WORKERS', availableParallelism(), 1),
-    pageQueueMax: int(env, 'PAGE_QUEUE_MAX', 128, 1),
-    ...timeouts(env),
-    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 25_000),
-    ...leases(env),
-    keylessBurst: int(env, 'KEYLESS_BURST', 60, 1),
-    keylessPerSecond: int(env, 'KEYLESS_PER_SECOND', 1, 1),
-    liveLookupsEnabled: bool(env, 'LIVE_LOOKUPS_ENABLED', true),
-    dailyLiveLookupBudget: optInt(env, 'DAILY_LIVE_LOOKUP_BUDGET'),
-    paidDailyLiveLookupBudget: optInt(env, 'PAID_DAILY_LIVE_LOOKUP_BUDGET'),
-    cacheTtlMs: int(env, 'CACHE_TTL_MS', 24 * 3600_000, 1),
-    memoryCacheBytes: int(env, 'MEMORY_CACHE_MB', 128, 1) * 1024 * 1024,
-    authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5_000),
-    ambiguityMemoTtlMs: int(env, 'AMBIGUITY_MEMO_TTL_MS', 3600_000, 1),
-    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
-    upgradeUrl: str(env, 'UPGRADE_URL') ?? 'https://example.com/pricing',
-    dashboardUrl: str(env, 'DASHBOARD_URL') ?? 'https://example.com/dashboard/billing',
+  },
+  {
+    uses: ['FALLBACK_MAX_COST_USD', 'FALLBACK_MAX_COST_CEILING_USD'],
+    check: (v) => v.FALLBACK_MAX_COST_CEILING_USD >= v.FALLBACK_MAX_COST_USD ? null
+      : `FALLBACK_MAX_COST_CEILING_USD (${v.FALLBACK_MAX_COST_CEILING_USD}) must not be below FALLBACK_MAX_COST_USD (${v.FALLBACK_MAX_COST_USD})`,
+  },
+  {
+    // Keys hashed with the public development secret could be forged by anyone who reads this code.
+    uses: ['NODE_ENV', 'API_KEY_SECRET'],
+    check: (v) => v.NODE_ENV !== 'production' || v.API_KEY_SECRET !== undefined ? null
+      : 'API_KEY_SECRET must be set when NODE_ENV is production (without it API keys are hashed with the public development secret)',
+  },
+];
+
+/** The configuration, or a ConfigError listing every problem of the environment. */
+export function loadConfig(env: Env = process.env): Config {
+  const v = readEnv(ENV, env, RULES);
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    redisUrl: v.REDIS_URL ?? null,
+    redisPrefix: v.REDIS_PREFIX,
+    portalOrigin: v.PORTAL_ORIGIN.replace(/\/+$/, ''),
+    portalSuggestUrl: v.PORTAL_SUGGEST_URL,
+    portalProxyUrl: v.PORTAL_PROXY_URL ?? null,
+    selfHostedEnabled: v.SELF_HOSTED_ENABLED,
+    fallback: {
+      url: v.FALLBACK_URL ?? null,
+      token: v.FALLBACK_TOKEN ?? null,
+      actor: v.FALLBACK_ACTOR ?? null,
+      maxCostUsd: v.FALLBACK_MAX_COST_USD,
+      maxCostCeilingUsd: v.FALLBACK_MAX_COST_CEILING_USD,
+      name: v.FALLBACK_PROVIDER_NAME,
+    },
+    accountsFile: v.ACCOUNTS_FILE ?? null,
+    apiKeySecret: v.API_KEY_SECRET ?? DEV_SECRET,
+    batchDeadlineMs: v.BATCH_DEADLINE_MS,
+    batchConcurrency: v.BATCH_CONCURRENCY,
+    lookupTimeoutMs: v.LOOKUP_TIMEOUT_MS,
+    pageWorkers: v.PAGE_WORKERS ?? availableParallelism(),
+    pageQueueMax: v.PAGE_QUEUE_MAX,
+    headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    leaseTtlMs: v.LEASE_TTL_MS,
+    redisCommandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
+    // Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both.
+    creditWaitMs: v.CREDIT_WAIT_MS ?? v.LOOKUP_TIMEOUT_MS + v.LEASE_TTL_MS + 5_000,
+    keylessBurst: v.KEYLESS_BURST,
+    keylessPerSecond: v.KEYLESS_PER_SECOND,
+    liveLookupsEnabled: v.LIVE_LOOKUPS_ENABLED,
+    dailyLiveLookupBudget: v.DAILY_LIVE_LOOKUP_BUDGET ?? null,
+    paidDailyLiveLookupBudget: v.PAID_DAILY_LIVE_LOOKUP_BUDGET ?? null,
+    cacheTtlMs: v.CACHE_TTL_MS,
+    memoryCacheBytes: v.MEMORY_CACHE_MB * 1024 * 1024,
+    authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
+    ambiguityMemoTtlMs: v.AMBIGUITY_MEMO_TTL_MS,
+    logLevel: v.LOG_LEVEL,
+    upgradeUrl: v.UPGRADE_URL,
+    dashboardUrl: v.DASHBOARD_URL,
   };
+}
+
+/** Exit code of a refused configuration (sysexits' EX_CONFIG). */
+export const EXIT_CONFIG = 78;
+
+/** For entry points: the configuration, or every problem on stderr (no stack) and exit EXIT_CONFIG. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    process.stderr.write(e.report());
+    process.exit(EXIT_CONFIG);
+  }
 }
 
 /** True when the API-key secret was left at its development default. */

@@ -3,7 +3,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from './config.js';
+import { loadConfigOrExit } from './config.js';
 import { startReplayServer } from './replay/server.js';
 import { startService, stopOnSignals } from './server.js';
 
@@ -14,7 +14,7 @@ const dir = await mkdtemp(join(tmpdir(), 'portal-demo-'));
 const accountsFile = join(dir, 'accounts.json');
 await writeFile(accountsFile, JSON.stringify([{ key: DEMO_KEY, plan: 'free', allotment: 50, label: 'demo' }]));
 
-const config = loadConfig({
+const config = loadConfigOrExit({
   ...process.env,
   REDIS_URL: '',
   PORTAL_ORIGIN: replay.origin,

@@ -1,9 +1,10 @@
 // `npm start`: the service for real, configured by the environment (see README).
-import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
-import { logProcessWarnings, startService, stopOnSignals } from './server.js';
+import { loadConfigOrExit } from './config.js';
 
-const config = loadConfig();
+// The environment is checked before the service's modules load: a refused configuration answers at once.
+const config = loadConfigOrExit();
+const { createLogger } = await import('./logger.js');
+const { logProcessWarnings, startService, stopOnSignals } = await import('./server.js');
 const logger = createLogger(config.logLevel);
 logProcessWarnings(logger);
 const service = await startService(config, logger);
