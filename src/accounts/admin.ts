@@ -5,7 +5,7 @@
 // key's prefix, never the key or its hash.
 import { randomBytes } from 'node:crypto';
 import { isLookupError } from '../contract/errors.js';
-import type { Account, Plan, Store } from '../store/index.js';
+import type { Account, AccountStore, BillingStore, Plan } from '../store/index.js';
 import { generateApiKey, hashApiKey, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT, includedOf, periodOf } from './plans.js';
 
@@ -144,7 +144,7 @@ export function checkAccount(a: Account): void {
 export const newAccountId = (): string => `acct_${randomBytes(8).toString('hex')}`;
 
 export async function createAccount(
-  store: Store,
+  store: AccountStore,
   secret: string,
   patch: AccountPatch,
   now: Date = new Date(),
@@ -172,14 +172,14 @@ export async function createAccount(
   return { account, key };
 }
 
-async function mustGet(store: Store, id: string | undefined): Promise<Account> {
+async function mustGet(store: AccountStore, id: string | undefined): Promise<Account> {
   if (!id) throw new UsageError('Give the account id');
   const account = await store.getAccount(id);
   if (!account) throw new NotFoundError(`No account ${id}`);
   return account;
 }
 
-export async function setPlan(store: Store, id: string, patch: AccountPatch): Promise<Account> {
+export async function setPlan(store: AccountStore, id: string, patch: AccountPatch): Promise<Account> {
   if (Object.keys(patch).length === 0) throw new UsageError('set-plan needs at least one plan flag');
   const account = { ...(await mustGet(store, id)), ...patch };
   checkAccount(account);
@@ -187,7 +187,7 @@ export async function setPlan(store: Store, id: string, patch: AccountPatch): Pr
   return account;
 }
 
-export async function rotateKey(store: Store, secret: string, id: string): Promise<{ account: Account; key: string }> {
+export async function rotateKey(store: AccountStore, secret: string, id: string): Promise<{ account: Account; key: string }> {
   const current = await mustGet(store, id);
   if (current.revoked) throw new UsageError(`Account ${id} is revoked; create a new account instead`);
   const key = generateApiKey();
@@ -196,7 +196,7 @@ export async function rotateKey(store: Store, secret: string, id: string): Promi
   return { account, key };
 }
 
-export async function revokeAccount(store: Store, id: string): Promise<{ account: Account; already: boolean }> {
+export async function revokeAccount(store: AccountStore, id: string): Promise<{ account: Account; already: boolean }> {
   const current = await mustGet(store, id);
   if (current.revoked) return { account: current, already: true };
   const account = { ...current, revoked: true };
@@ -238,7 +238,7 @@ export interface AdminIO {
 }
 
 export interface AdminDeps {
-  store: Store;
+  store: AccountStore & BillingStore;
   secret: string;
   now?: () => Date;
 }

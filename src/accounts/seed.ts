@@ -2,7 +2,7 @@
 // store is found to have lost its data.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { Account, Store } from '../store/index.js';
+import type { Account, AccountStore, StoreConnection } from '../store/index.js';
 import { hashApiKey, seededAccountId, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT } from './plans.js';
 
@@ -67,7 +67,7 @@ export function accountFromSeed(seed: AccountSeed, secret: string, existing: Acc
 }
 
 /** Upserts every seed; returns how many. Usage already recorded is kept. */
-export async function seedAccounts(store: Store, seeds: AccountSeed[], secret: string, now = new Date()): Promise<number> {
+export async function seedAccounts(store: AccountStore, seeds: AccountSeed[], secret: string, now = new Date()): Promise<number> {
   for (const seed of seeds) {
     const existing = await store.getAccount(seededAccountId(hashApiKey(seed.key, secret)));
     await store.putAccount(accountFromSeed(seed, secret, existing, now));
@@ -75,7 +75,7 @@ export async function seedAccounts(store: Store, seeds: AccountSeed[], secret: s
   return seeds.length;
 }
 
-export async function seedAccountsFromFile(store: Store, path: string, secret: string): Promise<number> {
+export async function seedAccountsFromFile(store: AccountStore, path: string, secret: string): Promise<number> {
   const text = await readFile(path, 'utf8');
   let json: unknown;
   try {
@@ -90,7 +90,7 @@ export async function seedAccountsFromFile(store: Store, path: string, secret: s
  * Seeds the accounts file again (read afresh) whenever the store is found to have lost its data
  * (Store.onReset: Redis restarted empty). Until that succeeds the store reports store_unavailable.
  */
-export function reseedOnStoreReset(store: Store, file: string, secret: string, logger: Logger): void {
+export function reseedOnStoreReset(store: AccountStore & Pick<StoreConnection, 'onReset'>, file: string, secret: string, logger: Logger): void {
   store.onReset(async () => {
     try {
       const n = await seedAccountsFromFile(store, file, secret);

@@ -1,9 +1,9 @@
 import type { AccountUsage } from '../contract/index.js';
-import type { Account, Store } from '../store/index.js';
+import type { Account, BillingStore } from '../store/index.js';
 import { includedOf, periodEnd, periodOf } from './plans.js';
 
 /** What the account holder sees of their own usage (GET /v1/account, Query.account). */
-export async function accountUsage(store: Store, account: Account, now: Date): Promise<AccountUsage> {
+export async function accountUsage(store: BillingStore, account: Account, now: Date): Promise<AccountUsage> {
   const u = await store.usage(account.id, periodOf(account, now));
   const included = includedOf(account);
   const end = periodEnd(account, now);

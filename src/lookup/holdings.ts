@@ -9,7 +9,7 @@
 // is then served with credits 0 and the reservation voided here (released if held, its charge taken
 // back if recorded), retried until the store answers, so what is reported is what is recorded.
 import type { Logger } from 'pino';
-import type { LockRef, Store, VoidRef } from '../store/index.js';
+import type { BillingStore, LockRef, LockStore, VoidRef } from '../store/index.js';
 
 const VOID_RETRY_MS = 1_000;
 /** Voids kept for retry while the store is away (each is one reservation: a few hundred bytes). */
@@ -25,7 +25,7 @@ export class Holdings {
   private voiding: Promise<void> | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: BillingStore & LockStore,
     private readonly ttlMs: number,
     private readonly logger: Logger,
   ) {}
@@ -151,23 +151,23 @@ export class Holdings {
   }
 }
 
-const byStore = new WeakMap<Store, Holdings>();
+const byStore = new WeakMap<BillingStore & LockStore, Holdings>();
 
 /** Unanswered commits of this process not yet taken back in `store`. */
-export const pendingVoidsIn = (store: Store): number => byStore.get(store)?.pendingVoids ?? 0;
+export const pendingVoidsIn = (store: BillingStore & LockStore): number => byStore.get(store)?.pendingVoids ?? 0;
 
 /**
  * At shutdown: takes back this process's unanswered commits while the store answers, until `until`
  * (epoch ms); every one still pending is logged at error level by reservation id, for reconciliation
  * against the ledger (a recorded charge for a home served free).
  */
-export async function settleVoids(store: Store, until: number, logger: Logger): Promise<void> {
+export async function settleVoids(store: BillingStore & LockStore, until: number, logger: Logger): Promise<void> {
   const left = (await byStore.get(store)?.flushVoids(until)) ?? [];
   for (const reservationId of left) logger.error({ reservationId }, 'unanswered commit not taken back before shutdown: reconcile it against the ledger');
 }
 
 /** The holdings of this process in `store` (one per store, shared by every request). */
-export function holdingsOf(store: Store, leaseTtlMs: number, logger: Logger): Holdings {
+export function holdingsOf(store: BillingStore & LockStore, leaseTtlMs: number, logger: Logger): Holdings {
   let h = byStore.get(store);
   if (!h) {
     h = new Holdings(store, leaseTtlMs, logger);

@@ -1,0 +1,37 @@
+// Accounts in the store: looked up by the keyed hash of their API key, written by seeding and the
+// accounts command, watched so every instance forgets cached keys when one changes.
+
+export type Plan = 'free' | 'paid';
+
+export interface Account {
+  id: string;
+  /** HMAC-SHA256 (hex) of the API key under the server secret; the key itself is never stored. */
+  keyHash: string;
+  /** The key's first characters, shown to support and to the holder. */
+  keyPrefix: string;
+  plan: Plan;
+  /** Free plan: one-time lookups. */
+  allotment: number;
+  /** Paid plan: lookups included per billing period. */
+  included: number;
+  overage: boolean;
+  overageRateUsd: number;
+  spendLimitUsd: number | null;
+  paymentFailing: boolean;
+  revoked: boolean;
+  createdAt: string;
+  label: string | null;
+}
+
+export interface AccountStore {
+  getAccountByKeyHash(keyHash: string): Promise<Account | null>;
+  getAccount(id: string): Promise<Account | null>;
+  /** Creates or replaces an account (and its key index). */
+  putAccount(account: Account): Promise<void>;
+  listAccounts(): Promise<Account[]>;
+  /**
+   * Calls `onChange` after any account is written (by any instance or the accounts command), and
+   * whenever such a notice may have been missed (the store was unreachable). Returns how to stop.
+   */
+  watchAccounts(onChange: () => void): () => void;
+}

@@ -1,0 +1,91 @@
+// Billing in the store: every check-and-charge is one atomic operation (reserve → commit | release),
+// so billing stays exact with many requests and many service instances at once; held reservations
+// expire unless renewed, and the ledger records each charge.
+
+export interface ReserveRequest {
+  reservationId: string;
+  accountId: string;
+  /** Usage bucket: `lifetime` for the free plan, `YYYY-MM` for a paid plan's billing period. */
+  period: string;
+  /** Lookups the bucket includes. */
+  included: number;
+  /** Usage past `included`, when allowed now (null: not allowed, or paused while a payment fails). */
+  overage: { rateMicroUsd: number; spendLimitMicroUsd: number | null } | null;
+  /** The daily live-lookup budget this lookup draws on (`day` is YYYY-MM-DD UTC). */
+  budget: { day: string; scope: 'service' | 'paid'; cap: number | null };
+  /** A reservation not committed or released within this time is swept (released). */
+  ttlMs: number;
+}
+
+export type ReserveResult =
+  /** `kind`: what the lookup is held as; the kind charged is decided at commit. */
+  | { ok: true; kind: 'included' | 'overage' }
+  /** `inFlight`: the bucket's lookups held in flight; while there are some, the refusal may not be final. */
+  | { ok: false; reason: 'credits_exhausted'; inFlight: number }
+  /**
+   * Based on `overageUsed` (charged) plus `overageInFlight` (lookups in flight that would be charged
+   * as overage were they all to succeed).
+   */
+  | { ok: false; reason: 'spend_limit_reached'; overageUsed: number; overageInFlight: number; inFlight: number }
+  | { ok: false; reason: 'live_lookups_capped' };
+
+export interface LedgerEntry {
+  reservationId: string;
+  accountId: string;
+  cacheKey: string;
+  requestId: string;
+  /** The kind charged, decided by the store at commit (a caller's value is ignored). */
+  kind: 'included' | 'overage';
+  at: string;
+}
+
+export interface VoidRef {
+  reservationId: string;
+  accountId: string;
+  period: string;
+  day: string;
+  scope: 'service' | 'paid';
+  since: number;
+}
+
+export interface UsageCounters {
+  /** Committed lookups in the bucket (included + overage). */
+  used: number;
+  /** Reservations in flight. */
+  reserved: number;
+  /** Committed lookups past the included ones. */
+  overageUsed: number;
+}
+
+export interface BillingStore {
+  /**
+   * Atomically checks the account's allowance and the daily budget, and holds one unit of each.
+   * The spend limit is checked against the worst case (every lookup in flight is charged, all past
+   * the remaining included ones as overage), so a refusal while included lookups are in flight may
+   * be transient.
+   */
+  reserve(req: ReserveRequest): Promise<ReserveResult>;
+  /**
+   * Turns a held reservation into a charge and appends it to the ledger; false if it was not held.
+   * The charge is included while the bucket's charged included lookups (used - overageUsed) are fewer
+   * than the `included` it was reserved with, else overage; the ledger entry carries that kind and the
+   * reservation's account.
+   */
+  commit(entry: LedgerEntry): Promise<boolean>;
+  /** Gives a held reservation back; false if it was not held. */
+  release(reservationId: string): Promise<boolean>;
+  /**
+   * For a reservation whose commit went unanswered: released if still held, or its charge taken back
+   * (ledger entry and counters) if the commit was applied. `since` (ms) bounds the ledger search: a
+   * time before the reservation was made, allowing for clock skew.
+   */
+  voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'>;
+  /** Extends held reservations' leases to `ttlMs` from now; returns the ids that are no longer held. */
+  renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]>;
+  /** Releases reservations past their ttl (after a crash); returns how many. The memory store also drops its expired keys. */
+  sweep(): Promise<number>;
+  usage(accountId: string, period: string): Promise<UsageCounters>;
+  /** Live lookups committed plus held against a daily budget. */
+  budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number>;
+  ledger(accountId?: string): Promise<LedgerEntry[]>;
+}
