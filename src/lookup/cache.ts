@@ -1,11 +1,11 @@
 // Reading the cache for many homes in one round trip: aliases first, then the entries.
 import DataLoader from 'dataloader';
-import type { CacheEntry, Store } from '../store/index.js';
+import type { CacheEntry, CacheStore } from '../store/index.js';
 import { isDirectKey } from './keys.js';
 import type { CacheHit, Loaded } from './types.js';
 
 /** The request's cache reads, batched into one store round trip per tick. */
-export function createCacheLoader(store: Store): DataLoader<string, CacheHit | null> {
+export function createCacheLoader(store: CacheStore): DataLoader<string, CacheHit | null> {
   return new DataLoader<string, CacheHit | null>((keys) => readCache(store, keys), { maxBatchSize: 100 });
 }
 
@@ -13,7 +13,7 @@ export function createCacheLoader(store: Store): DataLoader<string, CacheHit | n
  * For each home key: its entry, following an alias when the key is one. `withRaw` (raw=true) reads
  * each entry together with its raw record; an entry without its own raw record is a miss.
  */
-export async function readCache(store: Store, keys: readonly string[], withRaw = false): Promise<(CacheHit | null)[]> {
+export async function readCache(store: CacheStore, keys: readonly string[], withRaw = false): Promise<(CacheHit | null)[]> {
   const aliasKeys = keys.filter((k) => !isDirectKey(k));
   const targets = new Map<string, string>();
   if (aliasKeys.length > 0) {
