@@ -4,7 +4,9 @@ import { print } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
 import { MemoryStore } from '../../src/store/index.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 import { endpoint, gql, postGql } from './client.js';
 import { AccountDocument, BatchDocument, BatchRawDocument, BatchStreamedDocument, MixedDocument } from './gql/graphql.js';
 import { switchableStore } from './switchable-store.js';
@@ -14,11 +16,20 @@ const SOLD_ADDRESS = '2435 Aspen Rd Unit 104, Ames, IA 50010';
 
 const { store, sw } = switchableStore(new MemoryStore());
 let svc: TestService;
+let site: ReplayServer;
+/** Between the service and the site: lets a test hold one home's read for as long as it needs. */
+let proxy: GatedProxy;
 beforeAll(async () => {
+  site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+  proxy = await startGatedProxy(site.origin, { open: true });
   // No key cache: every request asks the store, so a store failing at authentication shows.
-  svc = await startTestService({ store, env: { AUTH_CACHE_TTL_MS: '0' } });
+  svc = await startTestService({ store, replayServer: site, env: { AUTH_CACHE_TTL_MS: '0', PORTAL_ORIGIN: proxy.origin } });
 });
-afterAll(() => svc.close());
+afterAll(async () => {
+  await svc.close();
+  await proxy.close();
+  await site.close();
+});
 afterEach(() => svc.replay.faults.clear());
 
 const reads = (needle: string) => svc.replay.requests.filter((r) => r.path.includes(needle)).length;
@@ -229,30 +240,38 @@ describe('batched requests (a JSON array of operations)', () => {
 
 describe('@stream on results', () => {
   it('sends each home as it finishes: a fast one arrives while a slow one is still being read', async () => {
-    svc.replay.faults.set('/homedetails/999000777_zpid/', { delayMs: 1500 });
-    const executor = buildHTTPExecutor({ endpoint: endpoint(svc), headers: { 'x-api-key': svc.keys.free! } });
-    const started = Date.now();
-    const result = await executor({
-      document: BatchStreamedDocument,
-      variables: { items: [{ zpid: '999000777' }, { zpid: '2146993218' }, { address: 'x' }] },
-    });
-    expect(Symbol.asyncIterator in Object(result)).toBe(true);
-    const arrivals: Array<{ at: number; indexes: number[] }> = [];
-    let last: any;
-    for await (const payload of result as AsyncIterable<any>) {
-      last = payload;
-      const indexes = (payload.data?.properties?.results ?? []).map((r: { index: number }) => r.index);
-      arrivals.push({ at: Date.now() - started, indexes });
+    const SLOW = '/homedetails/999000777_zpid/';
+    const release = proxy.hold(SLOW);
+    try {
+      const executor = buildHTTPExecutor({ endpoint: endpoint(svc), headers: { 'x-api-key': svc.keys.free! } });
+      const result = await executor({
+        document: BatchStreamedDocument,
+        variables: { items: [{ zpid: '999000777' }, { zpid: '2146993218' }, { address: 'x' }] },
+      });
+      expect(Symbol.asyncIterator in Object(result)).toBe(true);
+      const payloads = (result as AsyncIterable<any>)[Symbol.asyncIterator]();
+      const indexesOf = (payload: any): number[] => (payload.data?.properties?.results ?? []).map((r: { index: number }) => r.index);
+      // Each payload is the result so far. The two fast items come while the slow home's read is held.
+      let sofar: any;
+      while (!sofar || indexesOf(sofar).length < 2) {
+        const next = await payloads.next();
+        expect(next.done, 'the stream ended before the fast items arrived').toBe(false);
+        sofar = next.value;
+      }
+      expect(indexesOf(sofar).sort()).toEqual([1, 2]);
+      await proxy.received(SLOW);
+      release();
+      let last = sofar;
+      for (let next = await payloads.next(); !next.done; next = await payloads.next()) last = next.value;
+      // Items come in the order they finish, each with its index; the slow one last.
+      const order = indexesOf(last);
+      expect(order.slice(0, 2).sort()).toEqual([1, 2]);
+      expect(order[2]).toBe(0);
+      expect(last.data.properties.results[2]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
+      expect(last.data.properties.meta).toEqual({ count: 3, credits: 0 });
+    } finally {
+      release();
     }
-    // Items come in the order they finish, each with its index; the slow one last.
-    const firstWithItems = arrivals.find((a) => a.indexes.length > 0)!;
-    expect(firstWithItems.at).toBeLessThan(1400);
-    const order = last.data.properties.results.map((r: { index: number }) => r.index);
-    expect(order.slice(0, 2).sort()).toEqual([1, 2]);
-    expect(order[2]).toBe(0);
-    expect(last.data.properties.results[2]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
-    expect(last.data.properties.meta).toEqual({ count: 3, credits: 0 });
-    expect(arrivals.at(-1)!.at).toBeGreaterThanOrEqual(1500);
   });
 
   it('without @stream the same field is one list in item order', async () => {

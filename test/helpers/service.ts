@@ -101,7 +101,11 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     post: (path, body, key, headers) =>
       send('POST', path, key, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json', ...headers }),
     async close() {
-      await app.close();
+      const closing = app.close();
+      // A test may end with a socket its client gave up on (an aborted fetch): closing it here, not
+      // waiting for it, saves seconds per test; the app's own teardown (onClose hooks) still runs.
+      app.server.closeAllConnections();
+      await closing;
       if (!opts.replayServer) await replay.close();
     },
   };

@@ -1,6 +1,8 @@
 // Upstream failures over HTTP: each is the spec's code, never a 500, never billed, never cached.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../src/store/index.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
@@ -62,22 +64,50 @@ describe('the site answers with a different home', () => {
   });
 });
 
+/** The real in-memory store, signalling each reservation it releases (nothing changed). */
+class ReleaseSignallingStore extends MemoryStore {
+  private wake: () => void = () => {};
+  readonly released = new Promise<void>((resolve) => (this.wake = resolve));
+  override async release(reservationId: string): Promise<boolean> {
+    const done = await super.release(reservationId);
+    this.wake();
+    return done;
+  }
+}
+
 describe('the client goes away mid-lookup', () => {
+  let proxy: GatedProxy;
+  let held: TestService;
+  let store: ReleaseSignallingStore;
+  beforeEach(async () => {
+    // The site behind a gate that is never opened: the read is in flight until the client hangs up.
+    proxy = await startGatedProxy(svc.replay.origin);
+    store = new ReleaseSignallingStore();
+    held = await startTestService({ store, replayServer: svc.replay, env: { PORTAL_ORIGIN: proxy.origin } });
+  });
+  afterEach(async () => {
+    await held.close();
+    await proxy.close();
+  });
+
   it('aborts the read and releases the credit: nothing billed, nothing cached', async () => {
-    svc.replay.faults.set('/homedetails/15192198_zpid/', { delayMs: 300 });
-    const before = await used();
+    const usedBefore = (await held.get('/v1/account')).body.data.used as number;
     const controller = new AbortController();
-    const pending = fetch(`${svc.url}/v1/portal/property?zpid=15192198`, {
-      headers: { 'x-api-key': svc.keys.free! },
+    const pending = fetch(`${held.url}/v1/portal/property?zpid=15192198`, {
+      headers: { 'x-api-key': held.keys.free! },
       signal: controller.signal,
     }).catch((e: Error) => e);
-    await new Promise((r) => setTimeout(r, 100));
+    await proxy.received('/homedetails/15192198_zpid/');
     controller.abort();
     expect(await pending).toBeInstanceOf(Error);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await used()).toBe(before);
-    const [entry] = await svc.store.getEntries(['zpid:15192198']);
-    expect(entry).toBeNull();
-    expect((await svc.store.usage(((await svc.store.listAccounts())[0]!).id, 'lifetime')).reserved).toBe(0);
+    // The service hangs up on the site: the read itself was aborted, not left to finish.
+    await proxy.abandoned('/homedetails/15192198_zpid/');
+    expect(proxy.paths.filter((p) => p.includes('15192198_zpid'))).toHaveLength(1);
+    await store.released;
+    const account = (await held.store.listAccounts()).find((a) => a.plan === 'free' && a.allotment === 50)!;
+    expect(await held.store.usage(account.id, 'lifetime')).toMatchObject({ reserved: 0, used: usedBefore });
+    expect((await held.get('/v1/account')).body.data.used).toBe(usedBefore);
+    expect(await held.store.getEntries(['zpid:15192198'])).toEqual([null]);
+    expect(held.replay.requests.filter((r) => r.path.includes('15192198_zpid'))).toEqual([]);
   });
 });
