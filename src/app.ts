@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
 import { AuthCache } from './accounts/index.js';
 import { registerGraphql } from './graphql/index.js';
+import { registerWeb } from './web/index.js';
 import { clientError, Drain, frameworkError, registerRest } from './rest/index.js';
 import { createLogger, RequestLog } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => stopWatching());
   await registerRest(app, core);
   await registerGraphql(app, core);
+  registerWeb(app, core);
   // The collector's page-reading workers stop with the app.
   app.addHook('onClose', async () => deps.collector.close?.());
   return app;

@@ -1,7 +1,10 @@
-// GraphiQL at /graphql (a browser GET asking for text/html), rendered from the locally installed
-// @graphql-yoga/render-graphiql bundle: the page carries its scripts and styles inline and loads
-// nothing from a CDN, so it works offline.
+// GraphiQL at /graphql (a browser GET asking for text/html), from the locally installed
+// @graphql-yoga/render-graphiql bundle: nothing comes from a CDN, so it works offline. Yoga's own
+// renderer puts the whole 9 MB bundle inline in the page, downloaded again on every visit; this one
+// sends a small page that loads the bundle, its styles and its editor workers as hashed assets
+// (web/assets.ts), which the browser keeps for a year.
 import type { GraphiQLOptions } from 'graphql-yoga';
+import { escapeHtml, scriptJson, siteAssets } from '../web/site-assets.js';
 
 export const EXAMPLE_OPERATION = `# Property lookup API: the same lookups, billing and errors as REST /v1.
 #
@@ -31,3 +34,26 @@ export const graphiqlOptions: GraphiQLOptions = {
   defaultHeaders: KEY_HEADERS,
   shouldPersistHeaders: false,
 };
+
+/** Yoga's `renderGraphiQL` option: the page for the options Yoga passes (endpoint, title, query, …). */
+export function renderGraphiQL(options: GraphiQLOptions): string {
+  const { graphiql } = siteAssets();
+  const workers = Object.fromEntries(Object.entries(graphiql.workers).map(([label, asset]) => [label, asset.url]));
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>${escapeHtml(options.title ?? 'GraphiQL')}</title>
+    <link rel="icon" href="${graphiql.favicon.url}" />
+    <link rel="stylesheet" href="${graphiql.css.url}" />
+  </head>
+  <body id="body" class="no-focus-outline">
+    <noscript>GraphiQL needs JavaScript.</noscript>
+    <div id="root"></div>
+    <script type="application/json" id="graphiql-config">${scriptJson({ workers, options })}</script>
+    <script src="${graphiql.js.url}"></script>
+    <script src="${graphiql.initJs.url}"></script>
+  </body>
+</html>
+`;
+}

@@ -28,7 +28,6 @@ export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Pro
       url: GRAPHQL_PATH,
       // No OPTIONS: there is no CORS (yoga.ts); the server's 405 answers it, as on REST.
       method: ['GET', 'POST'],
-      schema: { hide: true },
       handler: async (request, reply) => {
         const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
         // Send, then return the reply (returning reply.send(...) races Fastify's own send).

@@ -6,7 +6,6 @@
 // status; the operations' context factories then share that one context.
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaInitialContext, type YogaLogger } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
@@ -15,7 +14,7 @@ import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index
 import type { GraphqlContext } from './builder.js';
 import { GRAPHQL_PATH } from './endpoint.js';
 import { toGraphQLError } from './errors.js';
-import { graphiqlOptions } from './graphiql.js';
+import { graphiqlOptions, renderGraphiQL } from './graphiql.js';
 import { needsApiKey } from './lookup-count.js';
 import { useArmor } from './plugins/use-armor.js';
 import { useBatchedRequests } from './plugins/use-batched-requests.js';

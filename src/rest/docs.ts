@@ -1,12 +1,36 @@
-// /openapi.json and the API docs page at /docs, served from local assets (works offline).
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+// /openapi.json and the REST docs page at /docs: Swagger UI (swagger-ui-dist, installed locally, loaded
+// as hashed assets so it works offline and is downloaded once) under the service's own header.
 import type { FastifyInstance } from 'fastify';
+import { escapeHtml, scriptJson, siteAssets } from '../web/site-assets.js';
+import { brandBar } from '../web/landing.js';
 import { buildOpenApi } from './openapi.js';
 
+export const DOCS_TITLE = 'Property lookup API · REST docs';
+
+export function docsPage(): string {
+  const { site, docs } = siteAssets();
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(DOCS_TITLE)}</title>
+    <link rel="stylesheet" href="${docs.swaggerCss.url}" />
+    <link rel="stylesheet" href="${site.css.url}" />
+  </head>
+  <body class="docs">
+    ${brandBar('docs')}
+    <div id="swagger-ui"></div>
+    <script type="application/json" id="docs-config">${scriptJson({ openapiUrl: '/openapi.json' })}</script>
+    <script src="${docs.swaggerJs.url}"></script>
+    <script src="${docs.initJs.url}"></script>
+  </body>
+</html>
+`;
+}
+
 export async function docsRoutes(app: FastifyInstance): Promise<void> {
-  const document = buildOpenApi();
-  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { tryItOutEnabled: true, persistAuthorization: true } });
-  app.get('/openapi.json', async (_request, reply) => reply.send(document));
+  const document = JSON.stringify(buildOpenApi());
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
 }

@@ -7,7 +7,8 @@ export const tookMs = (reply: FastifyReply): number => Math.round(reply.elapsedT
 /** The headers every response carries (spec 4, 7, 9). */
 export function v1Headers(reply: FastifyReply): void {
   reply.header('x-api-version', 'v1');
-  reply.header('cache-control', 'no-store');
+  // Only the hashed static assets (web/assets.ts) set their own: a year, immutable.
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   reply.header('x-request-id', String(reply.request.id));
 }
 

@@ -1,0 +1,72 @@
+// What the landing page and /llms.txt tell a newcomer, read from the code that decides it: the
+// operations from the OpenAPI document, the error codes from the one table, the limits and cache
+// lifetime from the contract and the configuration. Nothing here is a second copy to keep in step.
+import { ERROR_CODES, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
+import type { Config } from '../config.js';
+import { buildOpenApi } from '../rest/openapi.js';
+
+export interface Operation {
+  method: string;
+  path: string;
+  summary: string;
+  description?: string;
+  params: string[];
+}
+
+export interface ErrorRow {
+  code: RestErrorCode;
+  status: number;
+  message: string;
+  retryAfter?: number;
+}
+
+export const LINKS = [
+  { href: '/docs', label: 'REST docs', what: 'every operation with request and response examples; try it with your key' },
+  { href: '/openapi.json', label: 'OpenAPI document', what: 'OpenAPI 3.1, for code generators and agents' },
+  { href: '/graphql', label: 'GraphQL', what: 'the same lookups over GraphQL; GraphiQL in a browser' },
+  { href: '/llms.txt', label: 'llms.txt', what: 'this guide as plain text, for language-model agents' },
+] as const;
+
+interface OpenApiOperation {
+  summary?: string;
+  description?: string;
+  parameters?: Array<{ name: string; in: string }>;
+}
+
+/** The REST operations of the OpenAPI document, in its order. */
+export function operations(): Operation[] {
+  const paths = buildOpenApi().paths as Record<string, Record<string, OpenApiOperation>>;
+  return Object.entries(paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path,
+      summary: op.summary ?? '',
+      ...(op.description === undefined ? {} : { description: op.description }),
+      params: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+    })),
+  );
+}
+
+/** The error codes a REST client can get, with status and default message, in the table's order. */
+export const errorRows = (): ErrorRow[] =>
+  REST_ERROR_CODES.map((code) => {
+    const entry: { status: number; message: string; retryAfter?: number } = ERROR_CODES[code];
+    return { code, status: entry.status, message: entry.message, ...(entry.retryAfter === undefined ? {} : { retryAfter: entry.retryAfter }) };
+  });
+
+/** A duration in the largest whole unit (86400000 → "24 h"). */
+export function humanMs(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${ms} ms`;
+}
+
+/** How billing works, one sentence each. */
+export const costs = (config: Pick<Config, 'cacheTtlMs'>): string[] => [
+  'A live lookup (the home read from the listing site) costs 1 credit.',
+  `A cache hit costs 0: a home looked up by anyone in the last ${humanMs(config.cacheTtlMs)} (meta.cached: true, header x-cache: HIT).`,
+  `A batch takes up to ${MAX_BATCH_ITEMS} items and bills each item like a single lookup; a home asked twice in one request is billed once.`,
+  'Errors are never billed. meta.credits in every answer says what the request cost.',
+  'GET /v1/account shows the plan, the lookups used and remaining, and the billing period.',
+];

@@ -1,0 +1,49 @@
+// /llms.txt (llmstxt.org): a short plain-text guide for language-model agents, built from the same
+// sources as the landing page (guide.ts): operations, auth, costs, every error code, links.
+import type { Config } from '../config.js';
+import { costs, errorRows, LINKS, operations } from './guide.js';
+import { SERVICE_NAME } from './landing.js';
+
+export function llmsText(config: Pick<Config, 'cacheTtlMs'>): string {
+  const ops = operations().map((op) => {
+    const params = op.params.length ? ` (query: ${op.params.join(', ')})` : '';
+    return `- ${op.method} ${op.path}${params}: ${op.summary}.${op.description ? ` ${op.description}` : ''}`;
+  });
+  const errors = errorRows().map((e) => `- ${e.status} ${e.code}: ${e.message}${e.retryAfter === undefined ? '' : ' (retry-after header)'}`);
+  const links = LINKS.filter((l) => l.href !== '/llms.txt').map((l) => `- [${l.label}](${l.href}): ${l.what}`);
+  return [
+    `# ${SERVICE_NAME}`,
+    '',
+    '> One clean, typed JSON record per US home from a listing-site link, a property ID (zpid) or a one-line address:',
+    '> price and status, value and rent estimates, facts, photos, price and tax history, schools, broker and agent.',
+    '> REST v1 and GraphQL, served by the same core, with the same billing and error codes.',
+    '',
+    'Paths are relative to the origin this file was read from.',
+    '',
+    '## Auth',
+    '',
+    'Send the API key in the `x-api-key` header on every lookup and on GET /v1/account. Without it: 401 missing_api_key;',
+    'an unknown key: 401 invalid_api_key. Never put the key in a URL.',
+    '',
+    '## Endpoints',
+    '',
+    ...ops,
+    `- POST /graphql: GraphQL (fields property, properties, account); failed lookups are LookupError data with the same codes.`,
+    '',
+    '## Costs',
+    '',
+    ...costs(config).map((c) => `- ${c}`),
+    '',
+    '## Errors',
+    '',
+    'Every error answer is `{"error":{"code","message","details"?},"meta":{"took_ms"}}` with one of these codes; a batch',
+    'item that fails carries the same error object in its result. Codes with a wait also send `retry-after` (seconds).',
+    '',
+    ...errors,
+    '',
+    '## Links',
+    '',
+    ...links,
+    '',
+  ].join('\n');
+}
