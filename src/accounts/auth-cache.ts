@@ -4,13 +4,13 @@
 // empties it: the store tells every instance (Store.watchAccounts), and the short lifetime bounds a
 // notice missed while the store was unreachable.
 import type { Account } from '../store/index.js';
-import { LruMap } from '../store/lru-map.js';
+import { LRUCache } from 'lru-cache';
 
 /** Keys remembered at most. */
 const MAX_KEYS = 10_000;
 
 export class AuthCache {
-  readonly #keys = new LruMap<{ account: Account; until: number }>(MAX_KEYS);
+  readonly #keys = new LRUCache<string, { account: Account; until: number }>({ max: MAX_KEYS });
   /** Counts the changes seen, so an account read before one is not remembered after it. */
   #changes = 0;
 

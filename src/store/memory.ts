@@ -6,12 +6,17 @@
 // forever, as in Redis.
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
-import { LruMap } from './lru-map.js';
+import { LRUCache } from 'lru-cache';
 import type {
   Account, CacheEntry, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
 } from './types.js';
 
 interface Expiring<T> { value: T; expiresAt: number }
+/** What expiry needs of a Map or an LRUCache. */
+interface Keyed<V> extends Iterable<[string, V]> {
+  get(key: string): V | undefined;
+  delete(key: string): boolean;
+}
 
 /**
  * A cache entry as kept (entry-format.ts), with its compressed raw record: one key, so they are
@@ -41,8 +46,11 @@ export class MemoryStore implements Store {
   readonly kind = 'memory' as const;
   private readonly accounts = new Map<string, Account>();
   private readonly keyIndex = new Map<string, string>();
-  /** Bounded: past `maxCacheBytes` the least recently read homes are forgotten (read again on their next lookup). */
-  private readonly entries: LruMap<Expiring<Kept>>;
+  /**
+   * Bounded: past `maxCacheBytes` the least recently read homes are forgotten (read again on their next
+   * lookup); a home larger than the whole bound is not kept.
+   */
+  private readonly entries: LRUCache<string, Expiring<Kept>>;
   private readonly aliases = new Map<string, Expiring<string>>();
   private readonly memos = new Map<string, Expiring<ErrorBody>>();
   private readonly locks = new Map<string, Expiring<string>>();
@@ -53,7 +61,8 @@ export class MemoryStore implements Store {
   private readonly accountWatchers = new Set<() => void>();
 
   constructor(private readonly clock: () => number = Date.now, maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES) {
-    this.entries = new LruMap(maxCacheBytes, (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0));
+    // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
+    this.entries = new LRUCache({ maxSize: maxCacheBytes, sizeCalculation: (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0) });
   }
 
   async ping(): Promise<void> {}
@@ -202,8 +211,9 @@ export class MemoryStore implements Store {
     let released = 0;
     // Checked again at each release: its holder may have renewed it since the list was taken.
     for (const id of expired) if ((this.reservations.get(id)?.expiresAt ?? Infinity) <= now && (await this.release(id))) released++;
-    for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets] as Map<string, Expiring<unknown>>[]) {
-      for (const [key, e] of map) if (e.expiresAt <= now) map.delete(key);
+    // Keys listed first, then deleted: reading through the cache's get() would refresh their recency.
+    for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets] as Keyed<Expiring<unknown>>[]) {
+      for (const key of [...map].filter(([, e]) => e.expiresAt <= now).map(([k]) => k)) map.delete(key);
     }
     return released;
   }
@@ -263,11 +273,11 @@ export class MemoryStore implements Store {
     return u;
   }
 
-  private live<T>(map: Map<string, Expiring<T>>, key: string): T | null {
+  private live<T>(map: Keyed<Expiring<T>>, key: string): T | null {
     return this.liveEntry(map, key)?.value ?? null;
   }
 
-  private liveEntry<T>(map: Map<string, Expiring<T>>, key: string): Expiring<T> | null {
+  private liveEntry<T>(map: Keyed<Expiring<T>>, key: string): Expiring<T> | null {
     const e = map.get(key);
     if (!e) return null;
     if (e.expiresAt <= this.clock()) {

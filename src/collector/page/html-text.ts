@@ -1,18 +1,14 @@
 // String-level HTML helpers for the few small parts of a page we read. The pages are 0.3-2 MB,
-// so nothing here builds a DOM: tags are found by search and only their text is decoded.
+// so nothing here builds a DOM: tags are found by search and only their text is decoded (references
+// by `entities`, the HTML spec's table).
+import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
-
-/** Decodes character references (named basics and all numeric ones), as a browser would for text. */
+/**
+ * Decodes character references as a browser does in text: every named reference of HTML (`&eacute;`,
+ * `&hellip;`, `&rsquo;` …), numeric ones, and the legacy forms without `;`.
+ */
 export function decodeEntities(s: string): string {
-  if (!s.includes('&')) return s;
-  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+\d*);/gi, (whole, ref: string) => {
-    if (ref[0] === '#') {
-      const code = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED[ref.toLowerCase()] ?? whole;
-  });
+  return s.includes('&') ? decodeHTML(s) : s;
 }
 
 /** The attributes of one start tag, names lower-cased, values decoded; order and quoting do not matter. */
@@ -22,7 +18,8 @@ export function attributes(tag: string): Record<string, string> {
   // Skip the tag name itself.
   re.lastIndex = tag.search(/\s/) === -1 ? tag.length : tag.search(/\s/);
   for (let m = re.exec(tag); m; m = re.exec(tag)) {
-    out[m[1]!.toLowerCase()] = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '');
+    // In attributes a legacy reference followed by `=` or a letter stays as written (`?a=1&copy=2` is a URL).
+    out[m[1]!.toLowerCase()] = decodeHTMLAttribute(m[2] ?? m[3] ?? m[4] ?? '');
   }
   return out;
 }
