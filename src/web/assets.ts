@@ -88,8 +88,6 @@ export class AssetRegistry {
 const require = createRequire(import.meta.url);
 /** A file of an installed package (resolved like an import, so it works from src/ and from dist/). */
 export const packageFile = (specifier: string): Buffer => readFileSync(require.resolve(specifier));
-/** A file beside this module's source (src/web/static/…; the build copies them to dist/web/static/). */
-export const ownFile = (name: string): Buffer => readFileSync(new URL(`./static/${name}`, import.meta.url));
 
 /** GET /assets/<file>: a registered file with a year of caching, compressed when the client accepts it. */
 export function assetRoutes(app: FastifyInstance, assets: () => AssetRegistry): void {

