@@ -38,7 +38,10 @@ export async function readCache(store: CacheStore, keys: readonly string[], with
   });
 }
 
-/** A hit as a loaded home, reported under `cacheKey`, with its raw record when read with it. */
+/**
+ * A home this request did not read and does not pay for, reported under `cacheKey`: a cache hit, or
+ * another reader's result (a Loaded is a CacheHit too), with the raw record when it was read with it.
+ */
 export const loadedFromHit = (hit: CacheHit, cacheKey: string): Loaded => ({
   entry: hit.entry,
   entryKey: hit.entryKey,

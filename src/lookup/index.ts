@@ -3,3 +3,4 @@ export type { CoreDeps, RequestContext, ContextOptions } from './types.js';
 export { lookupOne, lookupBatch, startBatch, RELEASE, LookupOutcome, type BatchItemOutcome, type BatchRun } from './lookup.js';
 export { SingleFlight } from './single-flight.js';
 export { homeKeyOf } from './keys.js';
+export { failureOf } from './failure.js';

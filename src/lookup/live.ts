@@ -5,6 +5,7 @@ import type { Collected, ReadTarget } from '../collector/types.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
 import { loadedFromHit, readCache } from './cache.js';
+import { ttlFor } from './cache-policy.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { lockKey, rawFlightKey, zpidKey } from './keys.js';
 import type { Loaded, RequestContext } from './types.js';
@@ -167,7 +168,7 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
       try {
         // The previous holder may have cached the home just before letting go of the lock.
         const [cached] = await readCache(store, [req.homeKey], req.options.raw);
-        if (cached) return asFollower(loadedFromHit(cached, req.reportAs ?? cached.entryKey), req);
+        if (cached) return loadedFromHit(cached, req.reportAs ?? cached.entryKey);
         return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)), { key: lock, token });
       } finally {
         holdings(ctx).dropLock(lock, token);
@@ -176,7 +177,7 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
     }
     // Another instance is reading this home: its result arrives in the cache.
     const [hit] = await readCache(store, [req.homeKey], req.options.raw);
-    if (hit) return asFollower(loadedFromHit(hit, req.reportAs ?? hit.entryKey), req);
+    if (hit) return loadedFromHit(hit, req.reportAs ?? hit.entryKey);
     if (Date.now() > waitUntil) throw new LookupError('upstream_timeout', { details: { reason: 'waited for another instance' } });
     await sleep(POLL_MS, ctx);
   }
@@ -213,15 +214,15 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     // A holder whose lock lapsed (its renewals did not reach the store in time) may have been overtaken:
     // a home another instance read and cached meanwhile is served from there, not read and charged twice.
     if (await lockLost(ctx, lock)) {
-      const [theirs] = await readCache(store, [entryKey]);
-      if (theirs) return asFollower({ entry: theirs.entry, entryKey: theirs.entryKey, cacheKey: req.reportAs ?? theirs.entryKey, cached: true, credits: 0 }, req);
+      const [theirs] = await readCache(store, [entryKey], req.options.raw);
+      if (theirs) return loadedFromHit(theirs, req.reportAs ?? theirs.entryKey);
     }
 
     // Cache before charging: once the charge may be recorded, the home can always be served.
     const rawJson = collected.rawJson ?? (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
-    await store.putEntry(entryKey, entry, rawJson, config.cacheTtlMs);
+    await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'home'));
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
-      await store.putAlias(req.homeKey, entryKey, config.cacheTtlMs);
+      await store.putAlias(req.homeKey, entryKey, ttlFor(config, 'alias'));
     }
     // Before the charge, so nothing after it can fail; the home is served without it (the next
     // lookup of the address resolves it again).
@@ -251,7 +252,7 @@ async function lockLost(ctx: RequestContext, lock: LockRef): Promise<boolean> {
 /** An address alias is a shortcut, never a reason to fail a home that is read: a failed write is logged. */
 export async function putAliasOrLog(ctx: RequestContext, aliasKey: string, entryKey: string): Promise<void> {
   await ctx.deps.store
-    .putAlias(aliasKey, entryKey, ctx.deps.config.cacheTtlMs)
+    .putAlias(aliasKey, entryKey, ttlFor(ctx.deps.config, 'alias'))
     .catch((err: unknown) => ctx.logger.warn({ err, aliasKey, entryKey }, 'address alias not written; the home is served without it'));
 }
 
@@ -277,12 +278,7 @@ async function commitOnce(ctx: RequestContext, reservation: Reservation, ledger:
 }
 
 /** Someone else's read of the same home, served as a cache hit. */
-const asFollower = (leader: Loaded, req: LiveRequest): Loaded => ({
-  ...leader,
-  cacheKey: req.reportAs ?? leader.cacheKey,
-  cached: true,
-  credits: 0,
-});
+const asFollower = (leader: Loaded, req: LiveRequest): Loaded => loadedFromHit(leader, req.reportAs ?? leader.cacheKey);
 
 export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (ctx.deadline?.aborted ?? false);
 

@@ -2,6 +2,7 @@
 // operation) goes through it, so one home is loaded once and the cache is read in one round trip.
 import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
 import { loadedFromHit, readCache } from './cache.js';
+import { ttlFor } from './cache-policy.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
 import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted } from './live.js';
 import type { Loaded, RequestContext } from './types.js';
@@ -81,7 +82,7 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
       resolved = await collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx);
     } catch (e) {
       const err = toLookupError(e);
-      if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), config.ambiguityMemoTtlMs);
+      if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), ttlFor(config, 'ambiguity'));
       throw err;
     }
     throwIfAborted(ctx);

@@ -1,9 +1,10 @@
 // One lookup and a batch of them, as both faces call them.
 import {
-  toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
+  type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import { homeKeyOf } from './keys.js';
+import { failureOf } from './failure.js';
 import { loadHome } from './loader.js';
 import type { RequestContext } from './types.js';
 import { LruMap } from '../store/lru-map.js';
@@ -106,9 +107,7 @@ export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[
     try {
       return new FoundItem(index, await lookupOne(ctx, item.locator, options));
     } catch (e) {
-      const err = toLookupError(e);
-      if (err.code === 'internal') ctx.logger.error({ err: e, index }, 'batch item failed');
-      return { index, ok: false, error: itemError(err) };
+      return { index, ok: false, error: itemError(failureOf(e, ctx.logger, 'batch item failed', { index })) };
     }
   });
   const meta = Promise.all(results).then((data): BatchMeta => {

@@ -1,6 +1,6 @@
 // How REST writes errors: the spec's envelope, status from the one code table, retry-after.
 import type { FastifyReply } from 'fastify';
-import { toLookupError } from '../contract/index.js';
+import { failureOf } from '../lookup/index.js';
 
 export const tookMs = (reply: FastifyReply): number => Math.round(reply.elapsedTime);
 
@@ -18,8 +18,7 @@ export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
 }
 
 export function sendError(reply: FastifyReply, e: unknown): FastifyReply {
-  const err = toLookupError(e);
-  if (err.code === 'internal') reply.log.error({ err: e }, 'internal error');
+  const err = failureOf(e, reply.log);
   const retryAfter = err.retryAfterSeconds;
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   reply.code(err.status).send({ error: err.toBody(), meta: { took_ms: tookMs(reply) } });

@@ -10,6 +10,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { bodyTooLarge, LookupError, toLookupError } from '../contract/index.js';
 import { graphqlErrorBody } from '../graphql/errors.js';
 import { GRAPHQL_PATH } from '../graphql/endpoint.js';
+import { failureOf } from '../lookup/index.js';
 import { sendError, v1Headers } from './envelope.js';
 
 const isGraphql = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`);
@@ -17,8 +18,7 @@ const isGraphql = (url: string): boolean => url === GRAPHQL_PATH || url.startsWi
 /** An error for this request, in the format of the face it was sent to. */
 export function answerError(request: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
   if (!isGraphql(request.url)) return sendError(reply, e);
-  const err = toLookupError(e);
-  if (err.code === 'internal') reply.log.error({ err: e }, 'internal error');
+  const err = failureOf(e, reply.log);
   const retryAfter = err.retryAfterSeconds;
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   return reply.code(err.status).type('application/json; charset=utf-8').send(graphqlErrorBody(err));

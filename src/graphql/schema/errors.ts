@@ -1,8 +1,8 @@
 // The LookupError type: a failed lookup as data, with the spec's code (the same codes, messages and
 // details REST puts in its error envelope). Its values are plain error bodies, never Error
 // instances (an Error returned by a resolver is treated by GraphQL as a thrown field error).
-import { ErrorBody, toLookupError, type LookupError } from '../../contract/index.js';
-import type { RequestContext } from '../../lookup/index.js';
+import { ErrorBody, type LookupError } from '../../contract/index.js';
+import { failureOf, type RequestContext } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { JsonScalar } from './scalars.js';
 
@@ -28,9 +28,7 @@ export function errorValue(e: LookupError): LookupErrorValue {
  * masked `internal` (logged with the request's logger), as the core's startBatch does for batch items.
  */
 export function failureValue(e: unknown, lookup: Pick<RequestContext, 'logger'>): LookupErrorValue {
-  const err = toLookupError(e);
-  if (err.code === 'internal') lookup.logger.error({ err: e }, 'lookup failed');
-  return errorValue(err);
+  return errorValue(failureOf(e, lookup.logger, 'lookup failed'));
 }
 
 const retryAfterOf = (e: LookupErrorValue): number | null => {
