@@ -1,32 +1,19 @@
 // How many lookups an operation asks for: each `property` field is one, each `properties` field
 // counts its items (literal lists, or list variables with their values). Counted on the executed
-// document with the request's variables coerced as the executor coerces them (defaults applied), so
-// it is exact per request (Yoga caches validation per document, so a validation rule could not see
-// the variables).
+// document with the request's variables coerced as the executor coerces them (defaults applied, so
+// @skip/@include leave out what they will leave out), so it is exact per request (Yoga caches
+// validation per document, so a validation rule could not see the variables). Also: which
+// operations need the API key (all but introspection-only ones).
 import {
-  getDirectiveValues, getOperationAST, getVariableValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind, parse,
+  getOperationAST, getVariableValues, Kind,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema,
-  type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
+  type OperationDefinitionNode, type ValueNode,
 } from 'graphql';
-import { LruMap } from '../store/lru-map.js';
-import { operationText, type OperationParams } from './persisted.js';
-import { SHAPE_LIMITS } from './plugins/use-armor.js';
+import { documentOf } from './documents.js';
+import type { OperationParams } from './persisted.js';
+import { collectFields } from './selection.js';
 
 type Variables = Readonly<Record<string, unknown>>;
-
-/**
- * The document a request runs (its query, or its persisted operation), parsed under the same token
- * limit as armor's; null when there is none or it does not parse (its own parse reports that).
- */
-export function documentOf(params: OperationParams): DocumentNode | null {
-  const text = operationText(params);
-  if (!text) return null;
-  try {
-    return parse(text, { maxTokens: SHAPE_LIMITS.maxTokens });
-  } catch {
-    return null;
-  }
-}
 
 /** The operation's variables as the executor will see them, or why they cannot be coerced. */
 export function coerceVariables(
@@ -38,44 +25,14 @@ export function coerceVariables(
   return result.errors ? { errors: result.errors } : { coerced: result.coerced };
 }
 
-const fragmentsOf = (document: DocumentNode): Map<string, FragmentDefinitionNode> =>
-  new Map(
+const fragmentsOf = (document: DocumentNode): Record<string, FragmentDefinitionNode> =>
+  Object.fromEntries(
     document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
   );
 
-function included(node: FieldNode | { directives?: FieldNode['directives'] }, variables: Variables): boolean {
-  try {
-    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
-    if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
-  } catch {
-    // Unreadable directive arguments (an invalid document): count the field; validation reports it.
-  }
-  return true;
-}
-
-/** The root fields the operation executes, by response key (merged like the executor does). */
-function rootFields(document: DocumentNode, op: OperationDefinitionNode, variables: Variables): FieldNode[] {
-  const fragments = fragmentsOf(document);
-  const fields = new Map<string, FieldNode>();
-  const visited = new Set<string>();
-  const walk = (s: SelectionSetNode) => {
-    for (const sel of s.selections) {
-      if (!included(sel, variables)) continue;
-      if (sel.kind === Kind.FIELD) {
-        const key = sel.alias?.value ?? sel.name.value;
-        if (!fields.has(key)) fields.set(key, sel);
-      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
-        walk(sel.selectionSet);
-      } else if (!visited.has(sel.name.value)) {
-        visited.add(sel.name.value);
-        const f = fragments.get(sel.name.value);
-        if (f) walk(f.selectionSet);
-      }
-    }
-  };
-  walk(op.selectionSet);
-  return [...fields.values()];
-}
+/** The root fields the operation executes, one per response key (the executor resolves merged fields once, with the first one's arguments). */
+const rootFields = (document: DocumentNode, op: OperationDefinitionNode, variables: Variables): FieldNode[] =>
+  [...collectFields([op.selectionSet], { fragments: fragmentsOf(document), variables }).values()].map((same) => same[0]!);
 
 function itemsCount(node: ValueNode | undefined, variables: Variables): number {
   if (!node || node.kind === Kind.NULL) return 0;
@@ -119,24 +76,22 @@ export function countRequestLookups(schema: GraphQLSchema, params: OperationPara
 export function isIntrospectionOnly(document: DocumentNode, operationName: string | null | undefined): boolean {
   const op = getOperationAST(document, operationName ?? undefined);
   if (!op) return false;
-  return rootFields(document, op, {}).every((f) => f.name.value.startsWith('__'));
+  let only = introspectionOnly.get(op);
+  if (only === undefined) {
+    only = rootFields(document, op, {}).every((f) => f.name.value.startsWith('__'));
+    introspectionOnly.set(op, only);
+  }
+  return only;
 }
+
+/** isIntrospectionOnly's answers, kept with the (cached) document's operations: a repeated operation is walked once. */
+const introspectionOnly = new WeakMap<OperationDefinitionNode, boolean>();
 
 /**
  * True unless the request's operation is introspection only: every other operation needs the API
  * key (as does one that cannot be read: its error is reported after the key is checked).
  */
 export function needsApiKey(params: OperationParams): boolean {
-  const text = operationText(params);
-  const key = `${params.operationName ?? ''}\u0000${text ?? ''}`;
-  let needs = keyDecisions.get(key);
-  if (needs === undefined) {
-    const document = documentOf(params);
-    needs = document === null || !isIntrospectionOnly(document, params.operationName);
-    keyDecisions.set(key, needs);
-  }
-  return needs;
+  const document = documentOf(params);
+  return document === null || !isIntrospectionOnly(document, params.operationName);
 }
-
-/** needsApiKey's answers by operation name and document text: each document is parsed for it once. */
-const keyDecisions = new LruMap<boolean>(1000);

@@ -1,48 +1,88 @@
-// What the operation selected below a field, read from the resolver's info: whether `data.raw` was
-// asked for (the core only builds `raw` then), and whether a list field is streamed.
-import { getDirectiveValues, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+// What an operation selects, as the executor will run it: the one walk of selection sets, used to
+// count an operation's lookups before it executes (lookup-count.ts) and, in resolvers, to see whether
+// `data.raw` was asked for (the core only builds `raw` then) and whether a list field is streamed.
+// Fields left out by @skip/@include are not selected, wherever the walk is used.
+import {
+  getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind,
+  type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode,
+} from 'graphql';
 import type { LookupOptions } from '../contract/index.js';
 
-/** Sub-fields (by field name, not alias) of a selection set, through fragments and inline fragments. */
-function childFields(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, seen = new Set<string>()): FieldNode[] {
-  if (!set) return [];
-  const out: FieldNode[] = [];
-  for (const s of set.selections) {
-    if (s.kind === Kind.FIELD) out.push(s);
-    else if (s.kind === Kind.INLINE_FRAGMENT) out.push(...childFields(s.selectionSet, info, seen));
-    else if (!seen.has(s.name.value)) {
-      seen.add(s.name.value);
-      out.push(...childFields(info.fragments[s.name.value]?.selectionSet, info, seen));
-    }
-  }
-  return out;
+type Variables = Readonly<Record<string, unknown>>;
+
+/** What the walk needs: the operation's fragments by name, and its variables as the executor coerced them. */
+export interface SelectionScope {
+  fragments: Readonly<Record<string, FragmentDefinitionNode | undefined>>;
+  variables: Variables;
 }
 
-/** True when the field being resolved selects `path` below it, e.g. ['data', 'raw']. */
-export function selectsPath(info: GraphQLResolveInfo, path: readonly string[]): boolean {
-  let level: FieldNode[] = [...info.fieldNodes];
+/** False when @skip(if: true) or @include(if: false) leaves the selection out. */
+function included(node: SelectionNode, variables: Variables): boolean {
+  try {
+    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+    if (getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if === false) return false;
+  } catch {
+    // Unreadable directive arguments (an invalid document): kept; validation reports it.
+  }
+  return true;
+}
+
+/**
+ * The fields that selection sets execute, by response key, as the executor collects them: through
+ * fragment spreads (each once) and inline fragments, without the selections @skip/@include leave
+ * out. Fields under one response key are merged by the executor: it resolves them once.
+ */
+export function collectFields(sets: readonly SelectionSetNode[], scope: SelectionScope): Map<string, FieldNode[]> {
+  const fields = new Map<string, FieldNode[]>();
+  const spread = new Set<string>();
+  const walk = (set: SelectionSetNode): void => {
+    for (const s of set.selections) {
+      if (!included(s, scope.variables)) continue;
+      if (s.kind === Kind.FIELD) {
+        const key = s.alias?.value ?? s.name.value;
+        const same = fields.get(key);
+        if (same) same.push(s);
+        else fields.set(key, [s]);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) walk(s.selectionSet);
+      else if (!spread.has(s.name.value)) {
+        spread.add(s.name.value);
+        const fragment = scope.fragments[s.name.value];
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  for (const set of sets) walk(set);
+  return fields;
+}
+
+/** What a resolver's info tells the walk. */
+export type ResolverSelection = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments' | 'variableValues'>;
+
+/** True when the field being resolved selects `path` below it (by field name, not alias), e.g. ['data', 'raw']. */
+export function selectsPath(info: ResolverSelection, path: readonly string[]): boolean {
+  const scope: SelectionScope = { fragments: info.fragments, variables: info.variableValues };
+  let level: readonly FieldNode[] = info.fieldNodes;
   for (const name of path) {
-    level = level.flatMap((f) => childFields(f.selectionSet, info)).filter((f) => f.name.value === name);
+    const sets = level.flatMap((f) => (f.selectionSet ? [f.selectionSet] : []));
+    level = [...collectFields(sets, scope).values()].flat().filter((f) => f.name.value === name);
     if (level.length === 0) return false;
   }
   return true;
 }
 
 /** The lookup options with `raw` kept only when the field selects the record's raw at `rawPath`. */
-export const rawOnlyWhenSelected = (options: LookupOptions, info: GraphQLResolveInfo, rawPath: readonly string[]): LookupOptions => ({
+export const rawOnlyWhenSelected = (options: LookupOptions, info: ResolverSelection, rawPath: readonly string[]): LookupOptions => ({
   ...options,
   raw: options.raw && selectsPath(info, rawPath),
 });
 
-function streamed(nodes: readonly FieldNode[], info: GraphQLResolveInfo): boolean {
+/** True when the field being resolved carries an active @stream (its `if` not false). */
+export function streamRequested(info: GraphQLResolveInfo): boolean {
   const directive = info.schema.getDirective('stream');
   if (!directive) return false;
-  return nodes.some((node) => {
+  return info.fieldNodes.some((node) => {
     if (!node.directives?.some((d) => d.name.value === 'stream')) return false;
     const values = getDirectiveValues(directive, node, info.variableValues);
     return values !== undefined && values.if !== false;
   });
 }
-
-/** True when the field being resolved carries an active @stream (its `if` not false). */
-export const streamRequested = (info: GraphQLResolveInfo): boolean => streamed(info.fieldNodes, info);

@@ -15,6 +15,8 @@ import type { GraphqlContext } from './builder.js';
 import { GRAPHQL_PATH } from './endpoint.js';
 import { toGraphQLError } from './errors.js';
 import { graphiqlOptions, renderGraphiQL } from './graphiql.js';
+import { documentCache } from './documents.js';
+import { MAX_BATCHED_OPERATIONS } from './limits.js';
 import { needsApiKey } from './lookup-count.js';
 import { useArmor } from './plugins/use-armor.js';
 import { useBatchedRequests } from './plugins/use-batched-requests.js';
@@ -26,9 +28,6 @@ import { useKeylessBudget } from './plugins/use-keyless-budget.js';
 import { useLookupLimit } from './plugins/use-lookup-limit.js';
 import { usePersisted } from './plugins/use-persisted.js';
 import { schema } from './schema/index.js';
-
-/** Operations per batched request (a JSON array body); their lookups count together. */
-export const MAX_BATCHED_OPERATIONS = 5;
 
 export interface ServerContext {
   req?: FastifyRequest;
@@ -103,6 +102,8 @@ export function buildYoga(core: CoreDeps) {
     // Request bodies past MAX_BODY_BYTES are refused (413), like REST's batch body: by useBodyLimit,
     // which counts only bodies without a content-length (Yoga's own limit re-streams every body).
     maxRequestBodySize: false,
+    // One cache of parsed documents for Yoga and the checks that read a document before it (documents.ts).
+    parserAndValidationCache: { documentCache },
     // No CORS, as on REST: browser clients call from their own backend (the key is a secret);
     // GraphiQL is served from /graphql itself, so it is same-origin.
     cors: false,

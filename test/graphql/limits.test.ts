@@ -2,7 +2,7 @@
 // errors), invalid variables (bad_param), CORS (none), and persisted operations.
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHAPE_LIMITS } from '../../src/graphql/plugins/use-armor.js';
+import { SHAPE_LIMITS } from '../../src/graphql/limits.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { gql, postGql } from './client.js';
 import { AccountDocument } from './gql/graphql.js';

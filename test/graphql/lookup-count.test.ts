@@ -5,8 +5,9 @@
 import { getOperationAST, print } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/graphql/index.js';
-import { countRequestLookups, documentOf, needsApiKey } from '../../src/graphql/lookup-count.js';
-import { SHAPE_LIMITS } from '../../src/graphql/plugins/use-armor.js';
+import { documentOf } from '../../src/graphql/documents.js';
+import { SHAPE_LIMITS } from '../../src/graphql/limits.js';
+import { countRequestLookups, needsApiKey } from '../../src/graphql/lookup-count.js';
 import { AccountDocument, BatchDocument } from './gql/graphql.js';
 
 const count = (query: string, variables?: Record<string, unknown>, operationName?: string) =>

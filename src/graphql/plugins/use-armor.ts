@@ -5,15 +5,7 @@ import { EnvelopArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { requestError } from '../errors.js';
-
-export const SHAPE_LIMITS = {
-  /** Deepest legitimate path: properties.results.data.priceHistory.date is 5. Introspection is exempt. */
-  maxDepth: 10,
-  /** 50 aliased lookups plus room for aliased sub-fields. */
-  maxAliases: 60,
-  maxTokens: 4000,
-  maxDirectives: 50,
-} as const;
+import { SHAPE_LIMITS } from '../limits.js';
 
 type Limit = keyof typeof SHAPE_LIMITS;
 

@@ -7,13 +7,14 @@
 //    (per operation, Yoga would answer 200 with one error per operation);
 // 3. the lookups of all operations count together against the batch limit (too_many_items).
 // A single operation that needs a key and has none is refused here too, before validation.
-import { visit, type GraphQLSchema } from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
+import { documentFacts, documentOf } from '../documents.js';
 import { toGraphQLError } from '../errors.js';
-import { countRequestLookups, documentOf, needsApiKey } from '../lookup-count.js';
+import { tooManyLookups } from '../limits.js';
+import { countRequestLookups, needsApiKey } from '../lookup-count.js';
 import type { OperationParams } from '../persisted.js';
-import { tooManyLookups } from './use-lookup-limit.js';
 
 export interface BatchedRequestsOptions<ServerContext> {
   schema: GraphQLSchema;
@@ -29,14 +30,7 @@ export interface BatchedRequestsOptions<ServerContext> {
 /** True when the operation's document uses @defer or @stream (a batched answer has no incremental form). */
 function isIncremental(params: OperationParams): boolean {
   const document = documentOf(params);
-  if (!document) return false;
-  let found = false;
-  visit(document, {
-    Directive(node) {
-      if (node.name.value === 'defer' || node.name.value === 'stream') found = true;
-    },
-  });
-  return found;
+  return document !== null && documentFacts(document).incremental;
 }
 
 export function useBatchedRequests<ServerContext extends Record<string, any>>(opts: BatchedRequestsOptions<ServerContext>): Plugin<Record<string, unknown>, ServerContext> {

@@ -5,34 +5,19 @@
 //   cost: at most MAX_SCHEMA_FIELDS `__schema` and MAX_TYPE_FIELDS `__type` fields per document;
 // - an introspection-only operation is answered from a small cache of results (the schema never
 //   changes while the process runs), so GraphiQL's and codegen's repeated queries cost one execution.
-import { getOperationAST, visit, type DocumentNode, type ExecutionResult } from 'graphql';
+import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { isIntrospectionOnly } from '../lookup-count.js';
+import { documentFacts } from '../documents.js';
 import { requestError } from '../errors.js';
-import { SHAPE_LIMITS } from './use-armor.js';
-
-export const INTROSPECTION_LIMITS = {
-  /** `__schema` fields per document: the whole schema once. */
-  schemaFields: 1,
-  /** `__type(name:)` fields per document. */
-  typeFields: 10,
-} as const;
+import { INTROSPECTION_LIMITS, SHAPE_LIMITS } from '../limits.js';
+import { isIntrospectionOnly } from '../lookup-count.js';
 
 /** Distinct introspection results kept; documents longer than CACHEABLE_CHARS are not kept. */
 const CACHE_ENTRIES = 32;
 const CACHEABLE_CHARS = 16_384;
 
 function precheck(document: DocumentNode) {
-  let aliases = 0;
-  let schemaFields = 0;
-  let typeFields = 0;
-  visit(document, {
-    Field(node) {
-      if (node.alias) aliases += 1;
-      if (node.name.value === '__schema') schemaFields += 1;
-      else if (node.name.value === '__type') typeFields += 1;
-    },
-  });
+  const { aliases, schemaFields, typeFields } = documentFacts(document);
   if (aliases > SHAPE_LIMITS.maxAliases) {
     return requestError('query_too_complex', `Aliases limit of ${SHAPE_LIMITS.maxAliases} exceeded, found ${aliases}.`, { limit: 'maxAliases', max: SHAPE_LIMITS.maxAliases });
   }
@@ -48,16 +33,10 @@ function precheck(document: DocumentNode) {
 
 export function useIntrospectionLimits(): Plugin {
   const cache = new Map<string, ExecutionResult>();
-  // precheck's answer per document: Yoga's parser cache gives one document object per text, so a
-  // repeated operation is walked once, not on every request.
-  const prechecked = new WeakMap<DocumentNode, ReturnType<typeof precheck>>();
   return {
     onValidate({ params, setResult }) {
-      let refusal = prechecked.get(params.documentAST);
-      if (refusal === undefined) {
-        refusal = precheck(params.documentAST);
-        prechecked.set(params.documentAST, refusal);
-      }
+      // The document's facts are read once per document (documents.ts), not on every request.
+      const refusal = precheck(params.documentAST);
       if (refusal) setResult([refusal]);
     },
     onExecute({ args, setResultAndStopExecution }) {

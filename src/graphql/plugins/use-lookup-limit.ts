@@ -8,11 +8,8 @@ import { getOperationAST, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
 import { requestError, toGraphQLError } from '../errors.js';
+import { tooManyLookups } from '../limits.js';
 import { coerceVariables, countLookups } from '../lookup-count.js';
-
-/** The same code, message and details as REST's batch refusal (details: max and received). */
-export const tooManyLookups = (max: number, received: number): GraphQLError =>
-  toGraphQLError(new LookupError('too_many_items', { details: { max, received } }), { http: 'request' });
 
 /** A variable the executor cannot coerce: the spec's bad_param, with GraphQL's message and location. */
 function badVariable(error: GraphQLError): GraphQLError {
