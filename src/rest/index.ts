@@ -9,6 +9,7 @@ import { accountRoute } from './routes/account.js';
 import { batchRoute } from './routes/batch.js';
 import { healthRoutes } from './routes/health.js';
 import { propertyRoute } from './routes/property.js';
+import { mcpRoute } from '../mcp/http.js';
 
 export { buildOpenApi } from './openapi.js';
 export { sendError } from './envelope.js';
@@ -27,5 +28,7 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promis
   propertyRoute(app, deps);
   await batchRoute(app, deps);
   accountRoute(app, deps);
+  // The MCP server over streamable HTTP, on the same port and core (src/mcp).
+  mcpRoute(app, deps);
   await docsRoutes(app);
 }

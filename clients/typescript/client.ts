@@ -1,0 +1,94 @@
+// A typed client of the REST contract v1: a thin wrapper on openapi-fetch over the types generated
+// from the service's OpenAPI document (openapi-types.ts). Every method resolves with the typed
+// answer or throws a PortalApiError carrying the spec's error code.
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from './openapi-types.js';
+
+type Schemas = components['schemas'];
+export type PortalProperty = Schemas['PortalProperty'];
+export type LookupMeta = Schemas['LookupMeta'];
+export type PropertyResponse = Schemas['PropertyResponse'];
+export type BatchItem = Schemas['BatchItem'];
+export type BatchResponse = Schemas['BatchResponse'];
+export type BatchItemSuccess = Schemas['BatchItemSuccess'];
+export type BatchItemFailure = Schemas['BatchItemFailure'];
+export type AccountUsage = Schemas['AccountUsage'];
+export type ErrorBody = Schemas['ErrorBody'];
+/** One of the spec's error codes (section 7). */
+export type ErrorCode = ErrorBody['code'];
+
+type LookupQuery = NonNullable<paths['/v1/portal/property']['get']['parameters']['query']>;
+/** Exactly one way to name the home. */
+export type Locator = { url: string } | { zpid: string } | { address: string };
+export type LookupOptions = Pick<LookupQuery, 'status' | 'raw'>;
+// openapi-typescript types a field with a default as always present; the service fills it in when absent.
+export type BatchOptions = Partial<Omit<Schemas['BatchRequest'], 'items'>>;
+
+/** An answer in the error envelope: the spec's code and message, the HTTP status, and any wait. */
+export class PortalApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorBody['details'];
+  /** Seconds from the retry-after header, when the service sent one. */
+  readonly retryAfter: number | undefined;
+  readonly requestId: string | null;
+
+  constructor(body: ErrorBody, response: Response) {
+    super(body.message);
+    this.name = 'PortalApiError';
+    this.code = body.code;
+    this.status = response.status;
+    this.details = body.details;
+    const wait = Number(response.headers.get('retry-after'));
+    this.retryAfter = response.headers.has('retry-after') && Number.isFinite(wait) ? wait : undefined;
+    this.requestId = response.headers.get('x-request-id');
+  }
+}
+
+export interface PortalClientOptions {
+  /** The service's origin, e.g. http://127.0.0.1:4000 */
+  baseUrl: string;
+  apiKey: string;
+  /** Another fetch (tests, proxies); the global one by default. */
+  fetch?: typeof fetch;
+}
+
+/** What openapi-fetch resolves with: the typed data, or the typed error body. */
+type Outcome<T> = { data?: T; error?: unknown; response: Response };
+
+function unwrap<T>({ data, error, response }: Outcome<T>): T {
+  if (data !== undefined) return data;
+  if (isEnvelope(error)) throw new PortalApiError(error.error, response);
+  // Not the service's envelope (a proxy's page, an empty body): still an error with a status.
+  throw new PortalApiError({ code: 'internal', message: `Unexpected answer ${response.status} without the error envelope.` }, response);
+}
+
+const isEnvelope = (e: unknown): e is { error: ErrorBody } =>
+  typeof e === 'object' && e !== null && 'error' in e && typeof (e as { error: { code?: unknown } }).error?.code === 'string';
+
+export class PortalClient {
+  readonly api: Client<paths>;
+
+  constructor(opts: PortalClientOptions) {
+    this.api = createClient<paths>({
+      baseUrl: opts.baseUrl,
+      headers: { 'x-api-key': opts.apiKey },
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+  }
+
+  /** One home (GET /v1/portal/property). */
+  async property(locator: Locator, options: LookupOptions = {}): Promise<PropertyResponse> {
+    return unwrap(await this.api.GET('/v1/portal/property', { params: { query: { ...locator, ...options } } }));
+  }
+
+  /** Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. */
+  async batch(items: BatchItem[], options: BatchOptions = {}): Promise<BatchResponse> {
+    return unwrap(await this.api.POST('/v1/portal/batch', { body: { ...options, items, raw: options.raw ?? false } }));
+  }
+
+  /** The caller's plan and usage (GET /v1/account). */
+  async usage(): Promise<AccountUsage> {
+    return unwrap(await this.api.GET('/v1/account')).data;
+  }
+}

@@ -1,0 +1,53 @@
+// POST /mcp: the MCP server over streamable HTTP on the main port, stateless (one server and transport
+// per request, no session), answering plain JSON. The caller is the x-api-key of each request,
+// checked first as on every REST route: a missing or wrong key is the envelope's 401, not an MCP answer.
+// The transport's web Response is sent through Fastify, so the v1 headers, the drain and the request
+// log apply as to any route; GET and DELETE /mcp (sessions, server-sent streams) answer 405.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { authenticate } from '../accounts/index.js';
+import { createRequestContext, type CoreDeps } from '../lookup/index.js';
+import { sendError } from '../rest/envelope.js';
+import { clientGone } from '../rest/request-context.js';
+import { buildMcpServer } from './server.js';
+import type { OpenContext } from './tools.js';
+
+export const MCP_PATH = '/mcp';
+
+/** The request as the SDK's web-standard transport reads it; the body is handed over already parsed. */
+function webRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new Request(`http://${request.hostname}${request.url}`, { method: request.method, headers });
+}
+
+export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
+  app.post(MCP_PATH, async (request, reply) => {
+    try {
+      const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key'], deps.auth);
+      const open: OpenContext = async ({ signal, deadlineMs }) =>
+        createRequestContext(deps, account, {
+          requestId: String(request.id),
+          // The tool call's own signal (the client's notifications/cancelled), or the client leaving, or the drain.
+          signal: () => AbortSignal.any([signal, clientGone(request, reply)]),
+          ...(deadlineMs === undefined ? {} : { deadlineMs }),
+        });
+      const server = buildMcpServer(deps, open);
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });
+        reply.code(response.status);
+        response.headers.forEach((value, name) => void reply.header(name, value));
+        return await reply.send(await response.text());
+      } finally {
+        await server.close();
+      }
+    } catch (e) {
+      return sendError(reply, e);
+    }
+  });
+}

@@ -1,0 +1,61 @@
+// `npm run --silent mcp`: the MCP server over stdio, for an agent that starts it as a child process.
+// It runs the core in this process against the configured store (the environment of `npm start`:
+// with REDIS_URL it shares accounts, usage and cache with the HTTP instances). The caller is the key
+// in PORTAL_API_KEY, checked on every tool call like a request's x-api-key; without it every tool
+// answers missing_api_key. `--demo` runs it offline like `npm run demo`: the recorded listing pages
+// replayed locally, an in-memory store, and the demo key seeded.
+// stdout carries the protocol only: logs go to stderr.
+import pino from 'pino';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
+import { createCore } from '../core.js';
+import { createCollector } from '../collector/index.js';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { openRequest } from '../lookup/index.js';
+import { startReplayServer } from '../replay/server.js';
+import { createStore } from '../store/index.js';
+import { buildMcpServer } from './server.js';
+
+/** The demo's key, as `npm run demo` prints it. */
+const DEMO_KEY = 'demo_key_local_only';
+
+const demo = process.argv.includes('--demo');
+const replay = demo ? await startReplayServer({ host: '127.0.0.1', port: 0 }) : null;
+const config = loadConfig(
+  replay
+    ? { ...process.env, REDIS_URL: '', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }
+    : process.env,
+);
+const logger = createLogger(config.logLevel, pino.destination(2));
+const store = await createStore(config);
+if (demo) await seedAccounts(store, [{ key: DEMO_KEY, plan: 'free', allotment: 50 }], config.apiKeySecret);
+else if (config.accountsFile) await seedAccountsFromFile(store, config.accountsFile, config.apiKeySecret);
+const collector = createCollector(config, { logger });
+const core = createCore({ config, store, collector, logger });
+// An account changed anywhere (revoked, rotated) is not trusted from the key cache any longer.
+const stopWatching = store.watchAccounts(() => core.auth.forgetAll());
+
+const apiKey = process.env.PORTAL_API_KEY || undefined;
+const server = buildMcpServer(core, ({ signal, deadlineMs }) =>
+  openRequest(core, apiKey, { requestId: core.newId(), signal: () => signal, ...(deadlineMs === undefined ? {} : { deadlineMs }) }),
+);
+
+let closing: Promise<void> | undefined;
+const close = (): Promise<void> =>
+  (closing ??= (async () => {
+    stopWatching();
+    await server.close();
+    await core.collector.close?.();
+    core.metrics.close();
+    await core.limits.close();
+    await store.close();
+    await replay?.close();
+  })());
+
+// The client closing our stdin (or a signal) ends the process once the core has let go.
+process.stdin.on('end', () => void close().then(() => process.exit(0)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void close().then(() => process.exit(0)));
+
+await server.connect(new StdioServerTransport());
+logger.info({ demo, key: apiKey ? 'set' : 'missing' }, 'MCP server on stdio');

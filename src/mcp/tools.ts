@@ -1,0 +1,166 @@
+// The MCP tools: lookup_property, lookup_properties, account_usage. Each parses its arguments with the
+// contract's validator and calls the core as REST does (lookupOne, lookupBatch, accountUsage), so
+// billing, cache and error codes are the same; a LookupError becomes an MCP tool error (isError)
+// carrying the spec's code and message.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod/v4';
+import { accountUsage } from '../accounts/index.js';
+import {
+  LookupError, MAX_BATCH_ITEMS, STATUS_HINTS, parseBatchBody, parseLocator, parseLookupOptions, toLookupError,
+  type AccountUsage, type LookupMeta, type PortalProperty,
+} from '../contract/index.js';
+import { lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+
+/** What a tool call needs from its face: the core's request context, opened for this one call. */
+export type OpenContext = (opts: { signal: AbortSignal; deadlineMs?: number }) => Promise<RequestContext>;
+
+/** The record fields an agent usually needs; `full: true` returns the whole record instead. */
+export const COMPACT_FIELDS = [
+  'zpid', 'address', 'price', 'homeStatus', 'beds', 'baths', 'livingArea', 'estimate', 'rentEstimate', 'detailUrl',
+] as const satisfies ReadonlyArray<keyof PortalProperty>;
+const COMPACT_META = ['credits', 'cached', 'fetched_at', 'warning'] as const satisfies ReadonlyArray<keyof LookupMeta>;
+const COMPACT_USAGE = ['plan', 'used', 'included', 'remaining', 'period_end'] as const satisfies ReadonlyArray<keyof AccountUsage>;
+
+const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> => {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+};
+
+// Every argument is declared as unknown at run time and typed only in the JSON Schema the agent
+// reads (zod's meta): the contract's validator then checks it, so a wrong value or type answers
+// the spec's bad_param / missing_param / bad_body as in REST, not the SDK's own validation text.
+const described = (jsonSchema: Record<string, unknown>) => z.unknown().optional().meta(jsonSchema);
+
+const locatorArgs = {
+  url: described({ type: 'string', description: 'A listing-site home-details link (ending in <zpid>_zpid/) or an apartment-building link.' }),
+  zpid: described({ type: 'string', pattern: '^\\d{1,12}$', description: 'The property ID, 1 to 12 digits, as a string.' }),
+  address: described({ type: 'string', description: 'One-line US address with house number and city + state or ZIP; include the unit for condos.' }),
+};
+const statusArg = described({
+  type: 'string',
+  enum: [...STATUS_HINTS],
+  description: 'Which listing to read when the home has several; detected when omitted.',
+});
+const fullArg = (what: string) =>
+  described({ type: 'boolean', default: false, description: `true: ${what}. Default: the fields an agent usually needs.` });
+
+/** `full` is this face's own option: a boolean, like `raw` in a JSON body. */
+function parseFull(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  throw new LookupError('bad_param', { message: 'Invalid full: must be a boolean.', details: { param: 'full', reason: 'must be a boolean' } });
+}
+
+/** A tool's successful answer: the JSON as text (for any client) and as structured content. */
+const answer = (value: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value) }],
+  structuredContent: value,
+});
+
+/**
+ * A failure as an MCP tool error with the spec's error body; a wait (REST's retry-after header) goes
+ * in details.retry_after, as for a failed batch item.
+ */
+export function toolError(e: unknown, log: (err: unknown) => void): CallToolResult {
+  const err = toLookupError(e);
+  if (err.code === 'internal') log(e);
+  const body = err.toBody();
+  const wait = err.retryAfterSeconds;
+  const error = wait === undefined ? body : { ...body, details: { ...body.details, retry_after: wait } };
+  return { content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error }, isError: true };
+}
+
+const homeData = (data: PortalProperty, full: boolean) => (full ? data : pick(data, COMPACT_FIELDS));
+const homeMeta = (meta: LookupMeta, full: boolean) => (full ? meta : pick(meta, COMPACT_META));
+
+function batchItem(r: BatchItemOutcome, full: boolean): Record<string, unknown> {
+  if (!r.ok) return r;
+  return { index: r.index, ok: true, data: homeData(r.data, full), meta: homeMeta(r.meta, full) };
+}
+
+/** The tools, as McpServer.registerTool takes them; `open` gives each call its request context. */
+export function toolDefinitions(open: OpenContext, batchDeadlineMs: number) {
+  return {
+    lookup_property: {
+      config: {
+        title: 'Look up one home',
+        description:
+          'One home by listing link, zpid or one-line US address (send exactly one). A live lookup costs 1 credit; ' +
+          'a home read in the last 24 hours is served from the cache for 0 credits (meta.credits, meta.cached). ' +
+          'Failures are tool errors with the API\'s error code (e.g. not_found, bad_param, credits_exhausted).',
+        inputSchema: { ...locatorArgs, status: statusArg, full: fullArg('the whole record (history, schools, photos, agent) and the whole meta') },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: (err: unknown) => void): Promise<CallToolResult> {
+        try {
+          const ctx = await open({ signal });
+          const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
+          const options = parseLookupOptions({ status: args.status });
+          const full = parseFull(args.full);
+          const outcome = await lookupOne(ctx, locator, options);
+          return answer({ data: homeData(outcome.data, full), meta: homeMeta(outcome.meta, full) });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+    lookup_properties: {
+      config: {
+        title: 'Look up several homes',
+        description:
+          `Up to ${MAX_BATCH_ITEMS} homes at once. Each item is a link or an address as a string, or an object with one of url, zpid, address. ` +
+          'One failed item never fails the others: each result has ok and either data or error (with the API\'s error code). ' +
+          'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once.',
+        inputSchema: {
+          items: described({
+            type: 'array',
+            minItems: 1,
+            maxItems: MAX_BATCH_ITEMS,
+            items: {
+              anyOf: [
+                { type: 'string', description: 'A listing link or a one-line address' },
+                { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
+                { type: 'object', properties: { zpid: { type: 'string' } }, required: ['zpid'], additionalProperties: false },
+                { type: 'object', properties: { address: { type: 'string' } }, required: ['address'], additionalProperties: false },
+              ],
+            },
+            description: `The homes to look up, 1 to ${MAX_BATCH_ITEMS}.`,
+          }),
+          status: statusArg,
+          full: fullArg('every result with the whole record and meta'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: true },
+      },
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: (err: unknown) => void): Promise<CallToolResult> {
+        try {
+          const ctx = await open({ signal, deadlineMs: batchDeadlineMs });
+          const { items, options } = parseBatchBody({ items: args.items, status: args.status });
+          const full = parseFull(args.full);
+          const { data, meta } = await lookupBatch(ctx, items, options);
+          return answer({ data: data.map((r) => batchItem(r, full)), meta });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+    account_usage: {
+      config: {
+        title: 'Account usage',
+        description: "The caller's plan and usage: lookups used, included and remaining, and when the period ends. Free of charge.",
+        inputSchema: { full: fullArg('also the key prefix and overage figures') },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: (err: unknown) => void): Promise<CallToolResult> {
+        try {
+          const ctx = await open({ signal });
+          const full = parseFull(args.full);
+          const usage = await accountUsage(ctx.deps.store, ctx.account, ctx.deps.clock());
+          return answer({ data: full ? usage : pick(usage, COMPACT_USAGE) });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// The typed TypeScript client (clients/typescript): its generated types match what the service serves
+// at /openapi.json, and its example program, run as a child process against the demo setup (the
+// replayed listing site, the demo key), prints what the service really answered.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PortalApiError, PortalClient } from '../../clients/typescript/client.js';
+import { CLIENT_TYPES_FILE, generateClientTypes } from '../../scripts/client-types.js';
+import { q, startTestService, type TestService } from '../helpers/service.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DEMO_KEY = 'demo_key_local_only';
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startTestService({ accounts: { demo: { key: DEMO_KEY, plan: 'free', allotment: 50 } } });
+});
+
+afterAll(() => svc.close());
+
+describe('generated types', () => {
+  it('clients/typescript/openapi-types.ts is what openapi-typescript makes of the served /openapi.json (npm run client:types)', async () => {
+    expect(await generateClientTypes()).toBe(readFileSync(CLIENT_TYPES_FILE, 'utf8'));
+  });
+});
+
+describe('the example program against the demo service', () => {
+  it('prints the home, the batch, the usage and a coded error, as the service answered them', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'clients/typescript/example.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, PORTAL_URL: svc.url, PORTAL_API_KEY: DEMO_KEY },
+    });
+    const steps = Object.fromEntries(
+      stdout.trim().split('\n').map((line) => {
+        const { step, ...rest } = JSON.parse(line) as { step: string } & Record<string, unknown>;
+        return [step, rest];
+      }),
+    );
+    expect(Object.keys(steps)).toEqual(['property', 'batch', 'usage', 'error']);
+
+    // Read back over REST (all cache hits now): the example printed what the service holds.
+    const home = (await svc.get('/v1/portal/property?zpid=114303858', DEMO_KEY)).body.data;
+    const lakeview = (await svc.get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`, DEMO_KEY)).body.data;
+    expect(steps.property).toEqual({ zpid: '114303858', price: home.price, homeStatus: 'RECENTLY_SOLD', credits: 1, cached: false });
+    expect(typeof home.price).toBe('number');
+    expect(steps.batch).toEqual({
+      results: [
+        { ok: true, zpid: '114303858', credits: 0 },
+        { ok: true, zpid: lakeview.zpid, credits: 1 },
+        { ok: false, code: 'bad_param' },
+      ],
+      credits: 1,
+    });
+    expect(steps.usage).toEqual({ plan: 'free', used: 2, remaining: 48 });
+    expect(steps.error).toEqual({ code: 'not_found', status: 404, message: 'No property matches.' });
+  });
+});
+
+describe('PortalClient errors', () => {
+  it('an unknown key throws PortalApiError with the code, status and request id', async () => {
+    const client = new PortalClient({ baseUrl: svc.url, apiKey: 'not_a_key_0000' });
+    const e = await client.usage().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PortalApiError);
+    expect(e).toMatchObject({ code: 'invalid_api_key', status: 401, retryAfter: undefined });
+    expect((e as PortalApiError).requestId).toMatch(/\S+/);
+  });
+
+  it('a batch over 50 items throws too_many_items; a failed item is in its place, not thrown', async () => {
+    const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
+    const e = await client.batch(Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) }))).catch((err: unknown) => err);
+    expect(e).toMatchObject({ code: 'too_many_items', status: 400, details: { max: 50, received: 51 } });
+    const r = await client.batch([{ zpid: '999999999' }]);
+    expect(r.data[0]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
+  });
+
+  it('a wait the service asks for is read from retry-after', async () => {
+    const client = new PortalClient({
+      baseUrl: svc.url,
+      apiKey: DEMO_KEY,
+      // A store outage as the service answers it (503 store_unavailable, retry-after 30), without breaking the store.
+      fetch: async () =>
+        new Response(JSON.stringify({ error: { code: 'store_unavailable', message: 'The usage and cache store is unreachable.' }, meta: { took_ms: 1 } }), {
+          status: 503,
+          headers: { 'content-type': 'application/json', 'retry-after': '30', 'x-request-id': 'r-1' },
+        }),
+    });
+    await expect(client.property({ zpid: '114303858' })).rejects.toMatchObject({ code: 'store_unavailable', status: 503, retryAfter: 30, requestId: 'r-1' });
+  });
+});

@@ -1,0 +1,206 @@
+// The MCP server over streamable HTTP at /mcp, called with the SDK's own client through a real socket:
+// the tools it lists, and each tool's answers by value against the same core as REST (billing, cache,
+// error codes).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROPERTY_FIELDS } from '../../src/contract/index.js';
+import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+const clients: Client[] = [];
+
+async function connect(key: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-http-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: any };
+
+/** A tool's answer is its JSON twice: as text for any client, and as structured content. */
+function expectBothForms(r: CallToolResult & { structuredContent: any }): void {
+  const text = r.content[0];
+  expect(text?.type).toBe('text');
+  expect(JSON.parse((text as { text: string }).text)).toEqual(r.structuredContent);
+}
+
+const usedOf = async (name: string): Promise<number> => (await svc.get('/v1/account', svc.keys[name])).body.data.used;
+
+beforeAll(async () => {
+  svc = await startTestService();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await svc.close();
+});
+
+describe('tools/list', () => {
+  it('lists the three tools with their JSON Schemas', async () => {
+    const client = await connect(svc.keys.free!);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
+    const one = tools.find((t) => t.name === 'lookup_property')!;
+    expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual(['address', 'full', 'status', 'url', 'zpid']);
+    expect((one.inputSchema.properties as any).status.enum).toEqual(['for_sale', 'sold', 'for_rent']);
+    expect((one.inputSchema.properties as any).zpid.type).toBe('string');
+    const many = tools.find((t) => t.name === 'lookup_properties')!;
+    expect((many.inputSchema.properties as any).items).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
+    expect(one.annotations?.readOnlyHint).toBe(true);
+  });
+});
+
+describe('lookup_property', () => {
+  it('a live lookup: the compact home, billed once; the second call is a cache hit for 0 credits', async () => {
+    const client = await connect(svc.keys.free!);
+    const before = await usedOf('free');
+    const first = await call(client, 'lookup_property', { zpid: '114303858' });
+    expect(first.isError).toBeFalsy();
+    expectBothForms(first);
+    expect(first.structuredContent.data.zpid).toBe('114303858');
+    expect(first.structuredContent.data.homeStatus).toBe('RECENTLY_SOLD');
+    expect(Object.keys(first.structuredContent.data).sort()).toEqual([...COMPACT_FIELDS].sort());
+    expect(first.structuredContent.meta).toMatchObject({ credits: 1, cached: false });
+    expect(Object.keys(first.structuredContent.meta).sort()).toEqual(['cached', 'credits', 'fetched_at']);
+
+    const second = await call(client, 'lookup_property', { zpid: '114303858' });
+    expect(second.structuredContent.meta).toMatchObject({ credits: 0, cached: true, fetched_at: first.structuredContent.meta.fetched_at });
+    expect(second.structuredContent.data).toEqual(first.structuredContent.data);
+    expect(await usedOf('free')).toBe(before + 1);
+    // The same cache as REST: the home is a hit there too.
+    const rest = await svc.get('/v1/portal/property?zpid=114303858');
+    expect(rest.headers.get('x-cache')).toBe('HIT');
+    expect(rest.body.data.price).toBe(first.structuredContent.data.price);
+  });
+
+  it('full: true gives the whole record and meta, as REST does', async () => {
+    const client = await connect(svc.keys.free!);
+    const r = await call(client, 'lookup_property', { zpid: '114303858', full: true });
+    const rest = await svc.get('/v1/portal/property?zpid=114303858');
+    expect(Object.keys(r.structuredContent.data).sort()).toEqual([...PROPERTY_FIELDS].sort());
+    expect(r.structuredContent.data).toEqual(rest.body.data);
+    expect(r.structuredContent.meta).toMatchObject({ credits: 0, cached: true, cache_key: 'zpid:114303858', source: rest.body.meta.source });
+  });
+
+  it('bad input is an MCP tool error with the spec code and message, never billed', async () => {
+    const client = await connect(svc.keys.free!);
+    const before = await usedOf('free');
+    const bad = await call(client, 'lookup_property', { zpid: 'abc' });
+    expect(bad.isError).toBe(true);
+    expectBothForms(bad);
+    expect(bad.structuredContent.error).toEqual({
+      code: 'bad_param',
+      message: 'Invalid zpid: must be 1 to 12 digits.',
+      details: { param: 'zpid', reason: 'must be 1 to 12 digits' },
+    });
+    expect((await call(client, 'lookup_property', { zpid: 114303858 })).structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'zpid', reason: 'must be a string' } });
+    expect((await call(client, 'lookup_property', {})).structuredContent.error.code).toBe('missing_param');
+    expect((await call(client, 'lookup_property', { zpid: '1', address: '1 Main St, Austin, TX' })).structuredContent.error.code).toBe('bad_param');
+    expect((await call(client, 'lookup_property', { zpid: '114303858', status: 'pending' })).structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'status' } });
+    expect((await call(client, 'lookup_property', { zpid: '114303858', full: 'yes' })).structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'full' } });
+    expect(await usedOf('free')).toBe(before);
+  });
+
+  it('a home the site does not have: not_found, not billed, not cached', async () => {
+    const client = await connect(svc.keys.free!);
+    const before = await usedOf('free');
+    for (let i = 0; i < 2; i++) {
+      const r = await call(client, 'lookup_property', { zpid: '999999999' });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent.error.code).toBe('not_found');
+    }
+    expect(svc.replay.requests.filter((q) => q.path.includes('999999999_zpid')).length).toBe(2);
+    expect(await usedOf('free')).toBe(before);
+  });
+
+  it('an account out of lookups: credits_exhausted, with the cached home still free', async () => {
+    const client = await connect(svc.keys.tiny!);
+    expect((await call(client, 'lookup_property', { zpid: '2146993218' })).structuredContent.meta.credits).toBe(1);
+    const refused = await call(client, 'lookup_property', { address: '661 Lakeview Ave, San Francisco, CA 94112' });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent.error.code).toBe('credits_exhausted');
+    const cached = await call(client, 'lookup_property', { zpid: '114303858' });
+    expect(cached.structuredContent.meta).toMatchObject({ credits: 0, cached: true });
+    expect(await usedOf('tiny')).toBe(1);
+  });
+});
+
+describe('lookup_properties', () => {
+  it('each item answered in place; a home asked twice billed once; batch meta as REST', async () => {
+    const client = await connect(svc.keys.paid!);
+    const before = await usedOf('paid');
+    const r = await call(client, 'lookup_properties', {
+      items: [{ zpid: '15192198' }, 'https://www.zillow.com/homedetails/15192198_zpid/', { zpid: 'nope' }, { zpid: '114303858' }],
+    });
+    expect(r.isError).toBeFalsy();
+    expectBothForms(r);
+    const data = r.structuredContent.data;
+    expect(data.map((d: any) => [d.index, d.ok])).toEqual([[0, true], [1, true], [2, false], [3, true]]);
+    expect(data[0].data.zpid).toBe('15192198');
+    expect(Object.keys(data[0].data).sort()).toEqual([...COMPACT_FIELDS].sort());
+    expect(data[1].data).toEqual(data[0].data);
+    expect(data.filter((d: any) => d.ok).map((d: any) => d.meta.credits).sort()).toEqual([0, 0, 1]);
+    expect(data[2].error.code).toBe('bad_param');
+    expect(r.structuredContent.meta).toMatchObject({ count: 4, succeeded: 3, failed: 1, cache_hits: 2, credits: 1 });
+    expect(await usedOf('paid')).toBe(before + 1);
+  });
+
+  it('full: true gives whole records', async () => {
+    const client = await connect(svc.keys.paid!);
+    const r = await call(client, 'lookup_properties', { items: [{ zpid: '15192198' }], full: true });
+    expect(Object.keys(r.structuredContent.data[0].data).sort()).toEqual([...PROPERTY_FIELDS].sort());
+    expect(r.structuredContent.data[0].meta).toMatchObject({ credits: 0, cached: true, cache_key: 'zpid:15192198' });
+  });
+
+  it('more than 50 items, or none: the request-level codes as tool errors', async () => {
+    const client = await connect(svc.keys.paid!);
+    const tooMany = await call(client, 'lookup_properties', { items: Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) })) });
+    expect(tooMany.isError).toBe(true);
+    expect(tooMany.structuredContent.error).toMatchObject({ code: 'too_many_items', details: { max: 50, received: 51 } });
+    expect((await call(client, 'lookup_properties', { items: [] })).structuredContent.error.code).toBe('bad_body');
+    expect((await call(client, 'lookup_properties', {})).structuredContent.error.code).toBe('bad_body');
+  });
+});
+
+describe('account_usage', () => {
+  it("the caller's usage, compact or full, the same as GET /v1/account", async () => {
+    const client = await connect(svc.keys.paid!);
+    const rest = (await svc.get('/v1/account', svc.keys.paid)).body.data;
+    const compact = await call(client, 'account_usage', {});
+    expect(compact.structuredContent.data).toEqual({ plan: 'paid', used: rest.used, included: 100, remaining: rest.remaining, period_end: rest.period_end });
+    const full = await call(client, 'account_usage', { full: true });
+    expect(full.structuredContent.data).toEqual(rest);
+  });
+});
+
+describe('the HTTP face', () => {
+  it('a missing or unknown key is the envelope 401 before any MCP message is read', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const headers = { accept: 'application/json, text/event-stream' };
+    const missing = await svc.post('/mcp', init, null, headers);
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe('missing_api_key');
+    const unknown = await svc.post('/mcp', init, 'not_a_key_0000', headers);
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error.code).toBe('invalid_api_key');
+    // The SDK's client reports the HTTP status and the envelope it received.
+    await expect(connect('not_a_key_0000')).rejects.toMatchObject({ code: 401, message: expect.stringContaining('"code":"invalid_api_key"') });
+  });
+
+  it('answers carry the v1 headers; GET /mcp (no server-sent streams) is 405 in the envelope', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const ok = await svc.post('/mcp', init, svc.keys.free, { accept: 'application/json, text/event-stream' });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-api-version')).toBe('v1');
+    expect(ok.body.result.serverInfo).toEqual({ name: 'portal-lookup', version: 'v1' });
+    const get = await svc.get('/mcp');
+    expect(get.status).toBe(405);
+    expect(get.body.error.code).toBe('method_not_allowed');
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+});

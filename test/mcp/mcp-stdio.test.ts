@@ -1,0 +1,77 @@
+// The MCP server over stdio, spawned as an agent would start it (src/mcp/stdio.ts --demo: offline,
+// the recorded pages replayed locally, an in-memory store, no Redis), called with the SDK's own client.
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DEMO_KEY = 'demo_key_local_only';
+const clients: Client[] = [];
+
+/** Starts `node --import tsx src/mcp/stdio.ts --demo` with the given environment and connects to it. */
+async function spawnServer(env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', 'src/mcp/stdio.ts', '--demo'],
+    cwd: ROOT,
+    // No REDIS_URL reaches the child: the demo runs on its in-memory store.
+    env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: any };
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+});
+
+describe('MCP over stdio (demo setup, offline)', () => {
+  it('lists the tools, looks a home up live then from the cache, bills it once, and reports bad input by code', async () => {
+    const client = await spawnServer({ PORTAL_API_KEY: DEMO_KEY });
+    expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: 'v1' });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
+
+    const first = await call(client, 'lookup_property', { zpid: '114303858' });
+    expect(first.isError).toBeFalsy();
+    expect(first.structuredContent.data.zpid).toBe('114303858');
+    expect(Object.keys(first.structuredContent.data).sort()).toEqual([...COMPACT_FIELDS].sort());
+    expect(first.structuredContent.meta).toMatchObject({ credits: 1, cached: false });
+    const second = await call(client, 'lookup_property', { url: 'https://www.zillow.com/homedetails/114303858_zpid/' });
+    expect(second.structuredContent.meta).toMatchObject({ credits: 0, cached: true });
+    expect(second.structuredContent.data).toEqual(first.structuredContent.data);
+
+    const bad = await call(client, 'lookup_property', { address: 'x' });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'address' } });
+
+    const batch = await call(client, 'lookup_properties', { items: [{ zpid: '114303858' }, { zpid: '2146993218' }] });
+    expect(batch.structuredContent.meta).toMatchObject({ count: 2, succeeded: 2, cache_hits: 1, credits: 1 });
+
+    const usage = await call(client, 'account_usage', {});
+    expect(usage.structuredContent.data).toEqual({ plan: 'free', used: 2, included: 50, remaining: 48, period_end: null });
+  });
+
+  it('without PORTAL_API_KEY every tool answers missing_api_key', async () => {
+    const client = await spawnServer({});
+    const r = await call(client, 'account_usage', {});
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error.code).toBe('missing_api_key');
+    const lookup = await call(client, 'lookup_property', { zpid: '114303858' });
+    expect(lookup.structuredContent.error.code).toBe('missing_api_key');
+  });
+
+  it('a wrong key is invalid_api_key', async () => {
+    const client = await spawnServer({ PORTAL_API_KEY: 'not_the_demo_key' });
+    expect((await call(client, 'account_usage', {})).structuredContent.error.code).toBe('invalid_api_key');
+  });
+});
