@@ -23,7 +23,7 @@ const config = loadConfigOrExit({
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
 });
 const service = await startService(config);
-stopOnSignals(service, () => replay.close());
+stopOnSignals(service, config.shutdownGraceMs, () => replay.close());
 
 const base = service.url;
 const q = (s: string) => encodeURIComponent(s);

@@ -8,4 +8,4 @@ const { logProcessWarnings, startService, stopOnSignals } = await import('./serv
 const logger = createLogger(config.logLevel);
 logProcessWarnings(logger);
 const service = await startService(config, logger);
-stopOnSignals(service);
+stopOnSignals(service, config.shutdownGraceMs);

@@ -2,6 +2,7 @@
 // and a graceful stop. Used by `npm start` (index.ts) and `npm run demo` (demo.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import closeWithGrace from 'close-with-grace';
 import { isInstanceBusy, isLookupError } from './contract/index.js';
 import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
@@ -120,26 +121,27 @@ async function seedWhenReachable(store: Store, file: string, secret: string, log
   return { stop: () => clearTimeout(timer) };
 }
 
-/** Stops gracefully on SIGINT/SIGTERM (shutdown), then exits 0. */
-export function stopOnSignals(service: RunningService, extra: () => Promise<void> = async () => {}): void {
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    service.app.log.info({ signal }, 'stopping');
-    service.close().then(extra).then(
-      () => {
-        service.app.log.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        service.app.log.error({ err }, 'stopping failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+/** Beyond the aborted requests' answer time: settling charges to take back and closing the store. */
+const STOP_MARGIN_MS = 5_000;
+
+/**
+ * On SIGTERM, SIGINT (and the other stop signals), an uncaught error, or an empty event loop
+ * (close-with-grace): the graceful stop (close, then `extra`), then exit 0, or 1 after an error. A
+ * second signal exits at once with 1; so does a stop still running past SHUTDOWN_GRACE_MS plus the
+ * aborted requests' answer time plus STOP_MARGIN_MS, as a backstop for a close that hangs.
+ */
+export function stopOnSignals(service: RunningService, graceMs: number, extra: () => Promise<void> = async () => {}): void {
+  const log = service.app.log;
+  closeWithGrace(
+    { delay: graceMs + ABORTED_ANSWER_MS + STOP_MARGIN_MS, logger: { error: (m: unknown) => log.error(m) } },
+    async ({ signal, err }) => {
+      if (err) log.error({ err }, 'stopping after an uncaught error');
+      else log.info({ signal }, 'stopping');
+      await service.close();
+      await extra();
+      log.info('stopped');
+    },
+  );
 }
 
 /**
