@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, decimal, flag, httpUrl, integer, ms, oneOf, readEnv, redisUrl, text, type Env, type EnvRule } from './config/read-env.js';
+import { MAX_BATCH_ITEMS } from './contract/index.js';
 
 export { ConfigError } from './config/read-env.js';
 
@@ -36,6 +37,8 @@ export interface Config {
     name: string;
   };
   accountsFile: string | null;
+  /** The API key the MCP server over stdio acts as (npm run mcp); null: every tool answers missing_api_key. */
+  portalApiKey: string | null;
   /** Secret for the keyed hash of API keys. */
   apiKeySecret: string;
   batchDeadlineMs: number;
@@ -73,6 +76,16 @@ export interface Config {
   authCacheTtlMs: number;
   ambiguityMemoTtlMs: number;
   logLevel: string;
+  /** Readable log lines (pino-pretty) instead of JSON. */
+  logPretty: boolean;
+  /** Bearer token for GET /metrics on the main port; null: no /metrics there. */
+  metricsToken: string | null;
+  /** Port of a separate /metrics listener (no token); null: none. */
+  metricsPort: number | null;
+  /** Lookups per API key and minute (all instances together); 0: no limit. */
+  rateLimitPerMinute: number;
+  /** Live lookups of one API key at once (all instances together); 0: no cap. */
+  maxLivePerKey: number;
   upgradeUrl: string;
   dashboardUrl: string;
 }
@@ -110,6 +123,7 @@ export const ENV = Type.Object({
   FALLBACK_MAX_COST_CEILING_USD: decimal({ default: 0.5, exclusiveMinimum: 0, description: "Highest cap used when the actor's minimum is above the cap, USD" }),
   FALLBACK_PROVIDER_NAME: text({ default: 'apify', description: 'Name reported in meta.source.provider' }),
   ACCOUNTS_FILE: opt(text({ description: 'Accounts seeded at start-up' })),
+  PORTAL_API_KEY: opt(text({ description: 'The API key the MCP server over stdio (npm run mcp) acts as', secret: true })),
   API_KEY_SECRET: opt(text({ description: 'Secret for the keyed hash of API keys', secret: true, docDefault: 'a development secret (warned about; refused when `NODE_ENV` is `production`)' })),
   BATCH_DEADLINE_MS: ms({ default: 280_000, minimum: 1, description: 'Overall limit of a batch' }),
   BATCH_CONCURRENCY: integer({ default: 10, minimum: 1, description: 'Live lookups one request runs at once' }),
@@ -135,6 +149,12 @@ export const ENV = Type.Object({
   SHUTDOWN_GRACE_MS: ms({ default: 25_000, minimum: 0, description: 'On SIGTERM, how long running requests may go on' }),
   KEYLESS_BURST: integer({ default: 60, minimum: 1, description: 'Keyless /graphql requests per client address: the burst' }),
   KEYLESS_PER_SECOND: integer({ default: 1, minimum: 1, description: 'Keyless /graphql requests per client address: refilled per second' }),
+  LOG_PRETTY: flag({ default: false, description: 'Readable log lines instead of JSON', docDefault: '`false` (`npm run demo`: `true`)' }),
+  METRICS_TOKEN: opt(text({ description: 'Bearer token for GET /metrics on the main port', secret: true })),
+  METRICS_PORT: opt(integer({ minimum: 0, maximum: 65_535, description: 'Port of a separate /metrics listener without a token' })),
+  // A full batch (50 lookups) must fit in one window.
+  RATE_LIMIT_PER_MINUTE: integer({ default: 600, minimum: 0, description: 'Lookups per API key and minute; 0: no limit' }),
+  MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: 'Live lookups of one API key at once; 0: no cap' }),
 });
 export type EnvValues = Static<typeof ENV>;
 
@@ -166,6 +186,12 @@ const RULES: Array<EnvRule<EnvValues>> = [
       : `FALLBACK_MAX_COST_CEILING_USD (${v.FALLBACK_MAX_COST_CEILING_USD}) must not be below FALLBACK_MAX_COST_USD (${v.FALLBACK_MAX_COST_USD})`,
   },
   {
+    // A batch takes one unit per lookup, all or none: a smaller window could never admit a full batch.
+    uses: ['RATE_LIMIT_PER_MINUTE'],
+    check: (v) => v.RATE_LIMIT_PER_MINUTE === 0 || v.RATE_LIMIT_PER_MINUTE >= MAX_BATCH_ITEMS ? null
+      : `RATE_LIMIT_PER_MINUTE (${v.RATE_LIMIT_PER_MINUTE}) must be 0 (no limit) or at least ${MAX_BATCH_ITEMS}, the lookups of a full batch`,
+  },
+  {
     // Keys hashed with the public development secret could be forged by anyone who reads this code.
     uses: ['NODE_ENV', 'API_KEY_SECRET'],
     check: (v) => v.NODE_ENV !== 'production' || v.API_KEY_SECRET !== undefined ? null
@@ -194,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
       name: v.FALLBACK_PROVIDER_NAME,
     },
     accountsFile: v.ACCOUNTS_FILE ?? null,
+    portalApiKey: v.PORTAL_API_KEY ?? null,
     apiKeySecret: v.API_KEY_SECRET ?? DEV_SECRET,
     batchDeadlineMs: v.BATCH_DEADLINE_MS,
     batchConcurrency: v.BATCH_CONCURRENCY,
@@ -217,6 +244,11 @@ export function loadConfig(env: Env = process.env): Config {
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     ambiguityMemoTtlMs: v.AMBIGUITY_MEMO_TTL_MS,
     logLevel: v.LOG_LEVEL,
+    logPretty: v.LOG_PRETTY,
+    metricsToken: v.METRICS_TOKEN ?? null,
+    metricsPort: v.METRICS_PORT ?? null,
+    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
+    maxLivePerKey: v.MAX_LIVE_PER_KEY,
     upgradeUrl: v.UPGRADE_URL,
     dashboardUrl: v.DASHBOARD_URL,
   };

@@ -9,6 +9,7 @@ import { Piscina } from 'piscina';
 import { instanceBusy, LookupError } from '../contract/index.js';
 import { failureError, type PageRead, type PageFailure, type PageTask } from './read-page.js';
 import { transportError } from './site-client.js';
+import type { PageWorkersStatus } from './types.js';
 
 export interface PagePoolOptions {
   /** Worker threads (config.pageWorkers). */
@@ -69,6 +70,10 @@ export class PagePool {
     }
     if ('failure' in outcome) throw failureError(outcome);
     return outcome;
+  }
+
+  status(): PageWorkersStatus {
+    return { threads: this.threads, maxThreads: this.opts.workers, queued: this.pool?.queueSize ?? 0, maxQueue: this.opts.maxQueue, closed: this.closed };
   }
 
   /** Worker threads running: none before the first read and after close. */

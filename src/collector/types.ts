@@ -1,5 +1,6 @@
 // What the lookup core asks of a collector. The core never sees HTML, providers or origins.
-import type { AddressParts, LookupSource, PortalProperty, StatusHint } from '../contract/index.js';
+import type { AddressParts } from '../address/index.js';
+import type { ErrorCode, LookupSource, PortalProperty, StatusHint } from '../contract/index.js';
 
 /** A page of the listing site to read: a home by zpid, or any property path (home or building). */
 export interface ReadTarget {
@@ -62,4 +63,27 @@ export interface Collector {
   read(target: ReadTarget, ctx: ReadContext): Promise<Collected>;
   /** Releases what it holds (worker threads); called when the service closes. */
   close?(): Promise<void>;
+  /** What it is set up to do and how busy its page workers are (for /readyz and the metrics). */
+  status?(): CollectorStatus;
+}
+
+/** A collector's set-up, as /readyz reports it. */
+export interface CollectorStatus {
+  /** The own collector's page workers (null when the own collector is off). */
+  selfHosted: PageWorkersStatus | null;
+  /** The fallback provider's name (null when none is set up). */
+  fallback: string | null;
+  /** Set when every read fails with this configuration: the code and why. */
+  unavailable?: { code: ErrorCode; reason: string };
+}
+
+export interface PageWorkersStatus {
+  /** Worker threads running (none before the first read). */
+  threads: number;
+  maxThreads: number;
+  /** Pages waiting for a worker, and how many may wait. */
+  queued: number;
+  maxQueue: number;
+  /** Stopped (the service is shutting down): reads are refused. */
+  closed: boolean;
 }

@@ -2,9 +2,15 @@
 // (bot wall, unreadable page, rate limited by the site). Not-found, ambiguity, timeouts and site errors
 // are answers about the home or the site, not about our access to it, so they are returned as they are;
 // so is our own overload (every page reader busy): the site was read, and a paid run would not help.
-import { isLookupError, type ErrorCode } from '../contract/index.js';
+import { isLookupError, type ErrorCode, type LookupError } from '../contract/index.js';
 import { SELF_HOSTED } from './self-hosted.js';
-import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
+import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
+
+/** Told of each failure of the own collector (a bot wall, say) and of each read handed to the provider. */
+export interface FallbackObserver {
+  ownFailed(e: LookupError, operation: 'read' | 'resolve'): void;
+  fellBack(operation: 'read' | 'resolve'): void;
+}
 
 /** Own-collector failures the provider may get past (it reads through other networks and browsers). */
 export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked', 'upstream_bad_response', 'upstream_busy']);
@@ -18,17 +24,31 @@ const mayFallBack = (e: unknown): boolean =>
 const marked = (c: Collected): Collected => ({ ...c, source: { ...c.source, fallback_from: SELF_HOSTED } });
 
 export class WithFallback implements Collector {
+  private readonly observers = new Set<FallbackObserver>();
+
   constructor(
     private readonly own: Collector,
     private readonly provider: Collector | null,
   ) {}
 
+  /** Adds an observer (the service's metrics and warnings); returns how to remove it. */
+  observe(observer: FallbackObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  status(): CollectorStatus {
+    const own = this.own.status?.();
+    return { selfHosted: own?.selfHosted ?? null, fallback: this.provider?.status?.().fallback ?? null };
+  }
+
   read(target: ReadTarget, ctx: ReadContext): Promise<Collected> {
-    return this.attempt(ctx, () => this.own.read(target, ctx), async (p) => marked(await p.read(target, ctx)));
+    return this.attempt('read', ctx, () => this.own.read(target, ctx), async (p) => marked(await p.read(target, ctx)));
   }
 
   resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress> {
     return this.attempt(
+      'resolve',
       ctx,
       () => this.own.resolveAddress(address, ctx),
       async (p) => {
@@ -42,12 +62,14 @@ export class WithFallback implements Collector {
     await Promise.all([this.own.close?.(), this.provider?.close?.()]);
   }
 
-  private async attempt<T>(ctx: ReadContext, first: () => Promise<T>, fallback: (p: Collector) => Promise<T>): Promise<T> {
+  private async attempt<T>(operation: 'read' | 'resolve', ctx: ReadContext, first: () => Promise<T>, fallback: (p: Collector) => Promise<T>): Promise<T> {
     try {
       return await first();
     } catch (e) {
+      if (isLookupError(e)) for (const o of this.observers) o.ownFailed(e, operation);
       // A cancelled lookup must not start a paid run.
       if (!this.provider || ctx.signal.aborted || !mayFallBack(e)) throw e;
+      for (const o of this.observers) o.fellBack(operation);
       return fallback(this.provider);
     }
   }

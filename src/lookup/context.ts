@@ -5,6 +5,7 @@ import { authenticate } from '../accounts/index.js';
 import type { Account } from '../store/index.js';
 import { createCacheLoader } from './cache.js';
 import { Limiter } from './limiter.js';
+import { RequestStats } from '../observability/request-stats.js';
 import type { ContextOptions, CoreDeps, Loaded, RequestContext } from './types.js';
 
 /**
@@ -34,11 +35,14 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
     get deadline() {
       return deadline === undefined ? (deadline = deadlineAt === null ? null : deadlineSignal(deadlineAt)) : deadline;
     },
-    limiter: new Limiter(deps.config.batchConcurrency),
+    // Never more than the key's own live cap: a batch alone must not trip it.
+    limiter: new Limiter(deps.limits.settings.maxLive > 0 ? Math.min(deps.config.batchConcurrency, deps.limits.settings.maxLive) : deps.config.batchConcurrency),
     cache: createCacheLoader(deps.store),
     homes: new Map<string, Promise<Loaded>>(),
     reported: new Set<string>(),
+    stats: opts.stats ?? new RequestStats(),
   };
+  ctx.stats.account = account.id;
   return ctx;
 }
 

@@ -7,6 +7,7 @@ import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '.
 import { loadedFromHit, readCache } from './cache.js';
 import { ttlFor } from './cache-policy.js';
 import { holdingsOf, type Holdings } from './holdings.js';
+import { timeUpstream } from '../observability/request-stats.js';
 import { lockKey, rawFlightKey, zpidKey } from './keys.js';
 import type { Loaded, RequestContext } from './types.js';
 
@@ -192,7 +193,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
     if (ctx.deadline) signals.push(ctx.deadline);
     const readCtx = { signal: AbortSignal.any(signals), now, deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
-    const collected = req.prefetched ?? (await collector.read(req.target, readCtx).catch((e: unknown) => {
+    const collected = req.prefetched ?? (await timeUpstream(ctx.stats, collector.read(req.target, readCtx)).catch((e: unknown) => {
       throw aborted(ctx) ? deadlineError(ctx, e) : e;
     }));
 

@@ -5,6 +5,8 @@ import { loadedFromHit, readCache } from './cache.js';
 import { ttlFor } from './cache-policy.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
 import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted } from './live.js';
+import { liveCapError } from '../accounts/rate-limit.js';
+import { timeUpstream } from '../observability/request-stats.js';
 import type { Loaded, RequestContext } from './types.js';
 
 export interface HomeRequest {
@@ -48,6 +50,10 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Load
   const release = await ctx.limiter.acquire(ctx.deadline ?? undefined).catch(() => {
     throw new LookupError('batch_deadline', { details: { reason: 'not started before the deadline' } });
   });
+  const releaseLive = await holdLiveSlot(ctx).catch((e: unknown) => {
+    release();
+    throw e;
+  });
   try {
     throwIfAborted(ctx);
     switch (locator.kind) {
@@ -63,8 +69,18 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Load
         return await lookupAddress(ctx, req, locator);
     }
   } finally {
+    releaseLive();
     release();
   }
+}
+
+/** One of the key's live-lookup slots (across its requests and instances): one past the cap is refused, not queued. */
+async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
+  const releaseLive = await ctx.deps.limits.holdLive(ctx.account.id);
+  if (releaseLive) return releaseLive;
+  ctx.deps.metrics.rateLimited.inc({ limit: 'live_lookups' });
+  ctx.stats.failed('rate_limited');
+  throw liveCapError(ctx.deps.limits.settings.maxLive);
 }
 
 async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Extract<Locator, { kind: 'address' }>): Promise<Loaded> {
@@ -79,7 +95,7 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
     const readCtx = { signal: AbortSignal.any(signals), now: clock(), deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
     let resolved;
     try {
-      resolved = await collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx);
+      resolved = await timeUpstream(ctx.stats, collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx));
     } catch (e) {
       const err = toLookupError(e);
       if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), ttlFor(config, 'ambiguity'));

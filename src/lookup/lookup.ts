@@ -1,9 +1,11 @@
 // One lookup and a batch of them, as both faces call them.
 import {
-  type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
+  toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
+import { admitLookups } from './admission.js';
 import { homeKeyOf } from './keys.js';
+import { recordFailed, recordFound } from '../observability/request-stats.js';
 import { failureOf } from './failure.js';
 import { loadHome } from './loader.js';
 import type { RequestContext } from './types.js';
@@ -61,8 +63,25 @@ const withRaw = (recordJson: string, rawJson: string): string =>
 
 export const RELEASE = 'v1';
 
-/** One home (spec 4.1). Throws a LookupError. */
+/** One home (spec 4.1), one unit of the key's rate window. Throws a LookupError. */
 export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
+  await admitLookups(ctx, 1);
+  return findOne(ctx, locator, options);
+}
+
+/** A lookup already admitted; its outcome recorded (metrics, the request's stats) once, here. */
+async function findOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
+  try {
+    const outcome = await loadOne(ctx, locator, options);
+    recordFound(ctx.deps.metrics, ctx.stats, { cached: outcome.meta.cached, credits: outcome.meta.credits, provider: outcome.meta.source.provider });
+    return outcome;
+  } catch (e) {
+    recordFailed(ctx.deps.metrics, ctx.stats, toLookupError(e).code);
+    throw e;
+  }
+}
+
+async function loadOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
   const started = performance.now();
   const loaded = await loadHome(ctx, { key: homeKeyOf(locator), locator, options });
   let { credits, cached } = loaded;
@@ -99,13 +118,30 @@ export interface BatchRun {
   meta: Promise<BatchMeta>;
 }
 
-/** Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. */
+const lookupsIn = (items: readonly BatchItemResult[]): number => items.reduce((n, item) => n + (item.ok ? 1 : 0), 0);
+
+/**
+ * Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. The batch takes one unit
+ * of the key's rate window per valid item, all or none: refused, every such item fails rate_limited.
+ */
 export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions): BatchRun {
+  return runBatch(ctx, items, options, admitLookups(ctx, lookupsIn(items)));
+}
+
+function runBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admitted: Promise<void>): BatchRun {
   const started = performance.now();
+  ctx.deps.metrics.batchSize.observe(items.length);
+  // Settled as a value, so a refusal no item waits for (every item invalid) is never unhandled.
+  const refusal = admitted.then(() => null, (e: unknown) => e);
   const results = items.map(async (item, index): Promise<BatchItemOutcome> => {
-    if (!item.ok) return { index, ok: false, error: item.error.toBody() };
+    if (!item.ok) {
+      recordFailed(ctx.deps.metrics, ctx.stats, item.error.code);
+      return { index, ok: false, error: item.error.toBody() };
+    }
     try {
-      return new FoundItem(index, await lookupOne(ctx, item.locator, options));
+      const refused = await refusal;
+      if (refused) throw refused;
+      return new FoundItem(index, await findOne(ctx, item.locator, options));
     } catch (e) {
       return { index, ok: false, error: itemError(failureOf(e, ctx.logger, 'batch item failed', { index })) };
     }
@@ -137,6 +173,8 @@ export async function lookupBatch(
   items: readonly BatchItemResult[],
   options: LookupOptions,
 ): Promise<{ data: BatchItemOutcome[]; meta: BatchMeta }> {
-  const run = startBatch(ctx, items, options);
+  // Refused here, the whole request is refused (REST: 429), not each item.
+  await admitLookups(ctx, lookupsIn(items));
+  const run = runBatch(ctx, items, options, Promise.resolve());
   return { data: await Promise.all(run.results), meta: await run.meta };
 }

@@ -4,6 +4,9 @@
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { AuthCache } from '../accounts/index.js';
+import type { RateLimiter } from '../accounts/rate-limit.js';
+import type { ServiceMetrics } from '../observability/metrics.js';
+import type { RequestStats } from '../observability/request-stats.js';
 import type { Collector } from '../collector/types.js';
 import type { Config } from '../config.js';
 import type { Account, CacheEntry, Store } from '../store/index.js';
@@ -21,6 +24,10 @@ export interface CoreDeps {
   flights: SingleFlight;
   /** API keys checked moments ago. */
   auth: AuthCache;
+  /** This instance's metrics: each lookup's outcome is recorded once, here in the core. */
+  metrics: ServiceMetrics;
+  /** Per-key limits: lookups per minute and live lookups at once. */
+  limits: RateLimiter;
 }
 
 export interface RequestContext {
@@ -41,6 +48,8 @@ export interface RequestContext {
   homes: Map<string, Promise<Loaded>>;
   /** Homes whose live charge was already reported to a consumer of this request. */
   reported: Set<string>;
+  /** What the request did (lookups, credits, upstream time, rate window), for its log line and headers. */
+  stats: RequestStats;
 }
 
 export interface ContextOptions {
@@ -49,6 +58,8 @@ export interface ContextOptions {
   signal?: () => AbortSignal;
   /** Overall deadline in ms from now (batches); none for a single lookup. */
   deadlineMs?: number;
+  /** The face's record of the request, filled by the core (a new one when not given). */
+  stats?: RequestStats;
 }
 
 /** A home found in the cache. */

@@ -54,35 +54,37 @@ function parserRefusal(code: string | undefined): LookupError {
   }
 }
 
-function rawHead(e: LookupError, length: number): Record<string, string> {
+function rawHead(e: LookupError, length: number, requestId: string): Record<string, string> {
   const retryAfter = e.retryAfterSeconds;
   return {
     'content-type': 'application/json; charset=utf-8',
     'x-api-version': 'v1',
     'cache-control': 'no-store',
-    'x-request-id': randomUUID(),
+    'x-request-id': requestId,
     ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }),
     connection: 'close',
     'content-length': String(length),
   };
 }
 
-const envelopeText = (e: LookupError): string => JSON.stringify({ error: e.toBody(), meta: { took_ms: 0 } });
+const envelopeText = (e: LookupError, requestId: string): string => JSON.stringify({ error: e.toBody(), meta: { took_ms: 0, request_id: requestId } });
 
 /** Fastify's `clientErrorHandler`: the raw socket, as Node's parser gave up on the request. */
 export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
   const e = parserRefusal(err.code);
-  const body = envelopeText(e);
-  const head = Object.entries(rawHead(e, Buffer.byteLength(body))).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const id = randomUUID();
+  const body = envelopeText(e, id);
+  const head = Object.entries(rawHead(e, Buffer.byteLength(body), id)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(`HTTP/1.1 ${e.status} ${e.code}\r\n${head}\r\n${body}`);
 }
 
 /** Node's `checkExpectation`: an Expect other than 100-continue, refused (417) in the envelope. */
 function expectationFailed(_req: IncomingMessage, res: ServerResponse): void {
   const e = new LookupError('expectation_failed', { details: { header: 'expect', supported: ['100-continue'] } });
-  const body = envelopeText(e);
-  res.writeHead(e.status, rawHead(e, Buffer.byteLength(body)));
+  const id = randomUUID();
+  const body = envelopeText(e, id);
+  res.writeHead(e.status, rawHead(e, Buffer.byteLength(body), id));
   res.end(body);
 }
 

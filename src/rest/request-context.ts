@@ -23,6 +23,8 @@ export async function contextFor(
 ): Promise<RequestContext> {
   return openRequest(deps, request.headers['x-api-key'], {
     requestId: String(request.id),
+    // The core fills the request's stats (lookups, credits, rate window): the log line and headers read them.
+    stats: request.stats,
     signal: () => clientGone(request, reply),
     ...(deadlineMs === undefined ? {} : { deadlineMs }),
   });

@@ -24,10 +24,18 @@ describe('every response', () => {
     expectV1Headers(r.headers);
   });
 
-  it('readyz reports the store', async () => {
+  it('readyz reports the store, the page workers and the collector it checked', async () => {
     const r = await svc.get('/readyz', null);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ status: 'ready', store: 'memory' });
+    expect(r.body).toMatchObject({
+      status: 'ready',
+      store: 'memory',
+      checks: {
+        store: { ok: true, kind: 'memory' },
+        page_workers: { ok: true, configured: true, max_queue: svc.config.pageQueueMax, closed: false },
+        collector: { ok: true, live_lookups: true, self_hosted: true, fallback: null },
+      },
+    });
   });
 
   it('an unknown route is a 404 in the envelope, never HTML', async () => {

@@ -8,6 +8,7 @@ export function accountRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.get('/v1/account', async (request, reply) => {
     try {
       const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key']);
+      request.stats.account = account.id;
       const data = await accountUsage(deps.store, account, deps.clock());
       return reply.send({ data, meta: { took_ms: tookMs(reply) } });
     } catch (e) {

@@ -1,0 +1,330 @@
+// Per-key protection of the shared collector, as one rule below both faces:
+// - a window of RATE_LIMIT_PER_MINUTE units per account and minute: a lookup is a unit (a batch or a
+//   GraphQL operation takes one per lookup it asks for, all or none), a request without lookups takes
+//   one; a request whose units do not fit is refused whole (429 rate_limited) and takes nothing;
+// - at most MAX_LIVE_PER_KEY live lookups of one account at once (cache hits never count).
+// With Redis (REDIS_URL) both are kept in Redis, so every instance shares them; else in this process.
+// Fixed windows on Redis' own clock (TIME in the scripts), so instances with skewed clocks agree.
+// A limiter that cannot reach Redis lets the request through: the store it also needs answers for
+// itself (store_unavailable), and a limit must never be the reason a healthy store's home is refused.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { LookupError } from '../contract/index.js';
+
+export const WINDOW_SECONDS = 60;
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+
+/** The account's window after a take: what the RateLimit header reports. */
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window starts again. */
+  resetSeconds: number;
+}
+
+export interface RateLimitSettings {
+  /** Units per account and minute; 0: no limit. */
+  perMinute: number;
+  /** Live lookups of one account at once; 0: no cap. */
+  maxLive: number;
+}
+
+export interface RateLimiter {
+  readonly settings: RateLimitSettings;
+  /**
+   * Takes `cost` units from the account's window when they fit; otherwise takes nothing. The window
+   * is null when there is no limit, or it could not be read (Redis unreachable: let through).
+   */
+  take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }>;
+  /** Holds one of the account's live-lookup slots: its release, or null when all are held. */
+  holdLive(accountId: string): Promise<(() => void) | null>;
+  close(): Promise<void>;
+}
+
+/** The policy as the RateLimit-Policy field states it (draft-ietf-httpapi-ratelimit-headers): null without a limit. */
+export const rateLimitPolicy = (perMinute: number): string | null => (perMinute > 0 ? `"default";q=${perMinute};w=${WINDOW_SECONDS}` : null);
+
+/** The key's window as the RateLimit field states it: units remaining, seconds until the window starts again. */
+export const rateLimitField = (w: RateWindow): string => `"default";r=${w.remaining};t=${w.resetSeconds}`;
+
+/** The refusal of a request whose units do not fit in its window. */
+export function rateLimitedError(window: RateWindow, cost: number): LookupError {
+  return new LookupError('rate_limited', {
+    message: `This API key is over its limit of ${window.limit} lookups per minute. Retry after the retry-after header.`,
+    retryAfter: Math.max(1, window.resetSeconds),
+    details: { limit: 'lookups_per_minute', per_minute: window.limit, remaining: window.remaining, requested: cost },
+  });
+}
+
+/** The refusal of a live lookup while the account's live slots are all held. */
+export function liveCapError(maxLive: number): LookupError {
+  return new LookupError('rate_limited', {
+    message: `This API key already has ${maxLive} live lookups running. Retry when one has finished.`,
+    retryAfter: 1,
+    details: { limit: 'live_lookups', max_live: maxLive },
+  });
+}
+
+const noRelease = (): void => {};
+
+// ---------------------------------------------------------------------------------------------
+
+const MAX_ACCOUNTS = 100_000;
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { start: number; used: number }>();
+  private readonly live = new Map<string, number>();
+
+  constructor(
+    readonly settings: RateLimitSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }> {
+    const limit = this.settings.perMinute;
+    if (limit === 0) return { allowed: true, window: null };
+    const now = this.now();
+    const start = now - (now % WINDOW_MS);
+    let w = this.windows.get(accountId);
+    if (!w || w.start !== start) {
+      if (!w && this.windows.size >= MAX_ACCOUNTS) this.forgetPast(start);
+      w = { start, used: 0 };
+      this.windows.set(accountId, w);
+    }
+    const resetSeconds = Math.ceil((start + WINDOW_MS - now) / 1000);
+    if (w.used + cost > limit) return { allowed: false, window: { limit, remaining: limit - w.used, resetSeconds } };
+    w.used += cost;
+    return { allowed: true, window: { limit, remaining: limit - w.used, resetSeconds } };
+  }
+
+  async holdLive(accountId: string): Promise<(() => void) | null> {
+    const max = this.settings.maxLive;
+    if (max === 0) return noRelease;
+    const n = this.live.get(accountId) ?? 0;
+    if (n >= max) return null;
+    this.live.set(accountId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.live.get(accountId) ?? 1) - 1;
+      if (left <= 0) this.live.delete(accountId);
+      else this.live.set(accountId, left);
+    };
+  }
+
+  async close(): Promise<void> {}
+
+  private forgetPast(start: number): void {
+    for (const [id, w] of this.windows) if (w.start !== start) this.windows.delete(id);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** KEYS[1]: the account's window (hash: w = window start, n = used). ARGV: cost, limit, window ms. */
+const LUA_TAKE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local w = tonumber(ARGV[3])
+local start = now - (now % w)
+local cost = tonumber(ARGV[1])
+local used = 0
+if tonumber(redis.call('HGET', KEYS[1], 'w') or '-1') == start then used = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') end
+local reset = start + w - now
+if used + cost > tonumber(ARGV[2]) then return {0, used, reset} end
+used = used + cost
+redis.call('HSET', KEYS[1], 'w', start, 'n', used)
+redis.call('PEXPIRE', KEYS[1], reset + 1000)
+return {1, used, reset}
+`;
+
+/** KEYS[1]: the account's live slots (sorted set: slot id → expiry). ARGV: slot id, max, ttl ms. */
+const LUA_HOLD_LIVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1
+`;
+
+/** KEYS[1]: the account's live slots. ARGV: ttl ms, then the slot ids this process still holds. */
+const LUA_RENEW_LIVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+`;
+
+interface RateScripts {
+  plRateTake(key: string, cost: number, limit: number, windowMs: number): Promise<[number, number, number]>;
+  plLiveHold(key: string, id: string, max: number, ttlMs: number): Promise<number>;
+  plLiveRenew(key: string, ttlMs: number, ...ids: string[]): Promise<number>;
+}
+
+export interface RedisRateLimiterOptions {
+  url: string;
+  prefix: string;
+  /** A command unanswered this long lets the request through. */
+  commandTimeoutMs: number;
+  /**
+   * Lifetime of a live slot unless renewed (every third of it while its lookup runs): a crashed
+   * instance's slots are free again within about this time.
+   */
+  leaseTtlMs: number;
+  logger: Logger;
+}
+
+const UNREACHABLE_WARN_EVERY_MS = 60_000;
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+  private readonly scripts: RateScripts;
+  /** Live slots this process holds, by account: renewed together, so a running lookup keeps its slot. */
+  private readonly held = new Map<string, Set<string>>();
+  private renewer: NodeJS.Timeout | null = null;
+  private lastWarn = 0;
+
+  constructor(
+    readonly settings: RateLimitSettings,
+    private readonly opts: RedisRateLimiterOptions,
+  ) {
+    this.redis = new Redis(opts.url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      autoResendUnfulfilledCommands: false,
+      commandTimeout: opts.commandTimeoutMs,
+      connectTimeout: 1000,
+      retryStrategy: (times: number) => Math.min(times * 100, 1000),
+      lazyConnect: true,
+    });
+    this.redis.on('error', () => undefined); // it reconnects by itself; a failed call lets the request through
+    this.redis.defineCommand('plRateTake', { numberOfKeys: 1, lua: LUA_TAKE });
+    this.redis.defineCommand('plLiveHold', { numberOfKeys: 1, lua: LUA_HOLD_LIVE });
+    this.redis.defineCommand('plLiveRenew', { numberOfKeys: 1, lua: LUA_RENEW_LIVE });
+    this.scripts = this.redis as unknown as RateScripts;
+    this.redis.connect().catch(() => undefined);
+  }
+
+  /** Resolves once connected (or failed to): tests and start-up wait for it, requests never do. */
+  async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.redis.off('ready', done);
+        this.redis.off('error', done);
+        resolve();
+      };
+      this.redis.once('ready', done);
+      this.redis.once('error', done);
+    });
+  }
+
+  // Hash tags keep an account's keys in one slot of a Redis Cluster.
+  private windowKey = (accountId: string) => `${this.opts.prefix}rl:{${accountId}}:window`;
+  private liveKey = (accountId: string) => `${this.opts.prefix}rl:{${accountId}}:live`;
+
+  async take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }> {
+    const limit = this.settings.perMinute;
+    if (limit === 0) return { allowed: true, window: null };
+    try {
+      const [ok, used, resetMs] = await this.scripts.plRateTake(this.windowKey(accountId), cost, limit, WINDOW_MS);
+      return { allowed: ok === 1, window: { limit, remaining: Math.max(0, limit - Number(used)), resetSeconds: Math.ceil(Number(resetMs) / 1000) } };
+    } catch (err) {
+      this.unreachable(err);
+      return { allowed: true, window: null };
+    }
+  }
+
+  async holdLive(accountId: string): Promise<(() => void) | null> {
+    const max = this.settings.maxLive;
+    if (max === 0) return noRelease;
+    const id = randomUUID();
+    const key = this.liveKey(accountId);
+    try {
+      if ((await this.scripts.plLiveHold(key, id, max, this.opts.leaseTtlMs)) !== 1) return null;
+    } catch (err) {
+      this.unreachable(err);
+      return noRelease;
+    }
+    this.hold(accountId, id);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.drop(accountId, id);
+      // A release that does not arrive is undone by the slot's expiry.
+      this.redis.zrem(key, id).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.renewer) clearInterval(this.renewer);
+    this.renewer = null;
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect(false));
+    else this.redis.disconnect(false);
+  }
+
+  private hold(accountId: string, id: string): void {
+    let ids = this.held.get(accountId);
+    if (!ids) this.held.set(accountId, (ids = new Set()));
+    ids.add(id);
+    if (!this.renewer) {
+      this.renewer = setInterval(() => this.renew(), Math.max(50, Math.floor(this.opts.leaseTtlMs / 3)));
+      this.renewer.unref();
+    }
+  }
+
+  private drop(accountId: string, id: string): void {
+    const ids = this.held.get(accountId);
+    ids?.delete(id);
+    if (ids?.size === 0) this.held.delete(accountId);
+    if (this.held.size === 0 && this.renewer) {
+      clearInterval(this.renewer);
+      this.renewer = null;
+    }
+  }
+
+  private renew(): void {
+    for (const [accountId, ids] of this.held) {
+      this.scripts.plLiveRenew(this.liveKey(accountId), this.opts.leaseTtlMs, ...ids).catch((err: unknown) => this.unreachable(err));
+    }
+  }
+
+  private unreachable(err: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarn < UNREACHABLE_WARN_EVERY_MS) return;
+    this.lastWarn = now;
+    this.opts.logger.warn({ err }, 'rate limits: Redis did not answer; requests are let through until it does');
+  }
+}
+
+export interface RateLimitConfig {
+  redisUrl: string | null;
+  redisPrefix: string;
+  redisCommandTimeoutMs: number;
+  leaseTtlMs: number;
+  rateLimitPerMinute: number;
+  maxLivePerKey: number;
+}
+
+/**
+ * The limiter the configuration names: on Redis when REDIS_URL is set (shared by every instance, on
+ * Redis' clock), else in memory (on `now`, the service's clock).
+ */
+export function createRateLimiter(config: RateLimitConfig, logger: Logger, now: () => number = Date.now): RateLimiter {
+  const settings = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey };
+  if (!config.redisUrl) return new MemoryRateLimiter(settings, now);
+  return new RedisRateLimiter(settings, {
+    url: config.redisUrl,
+    prefix: config.redisPrefix,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    leaseTtlMs: config.leaseTtlMs,
+    logger,
+  });
+}

@@ -1,0 +1,16 @@
+// The per-key rate window, taken by the core's entry points (lookupOne, startBatch, lookupBatch), so
+// REST, GraphQL and MCP count the same way: one unit per lookup, a batch's all or none.
+import { rateLimitedError } from '../accounts/rate-limit.js';
+import type { RequestContext } from './types.js';
+
+/** Takes `lookups` units of the account's window, or throws 429 rate_limited (taking nothing). */
+export async function admitLookups(ctx: RequestContext, lookups: number): Promise<void> {
+  if (lookups === 0) return;
+  const { allowed, window } = await ctx.deps.limits.take(ctx.account.id, lookups);
+  // The window after the latest take is what the answer's RateLimit header reports.
+  if (window) ctx.stats.rate = window;
+  if (allowed) return;
+  ctx.deps.metrics.rateLimited.inc({ limit: 'lookups_per_minute' });
+  ctx.stats.failed('rate_limited');
+  throw rateLimitedError(window!, lookups);
+}

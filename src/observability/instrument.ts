@@ -1,0 +1,100 @@
+// Wrappers that measure the core's two outside parts without the core knowing: every store call
+// (latency, errors) and every upstream read (latency by provider and outcome, fallbacks, bot walls,
+// and the throttled warnings of upstream failures).
+import { isLookupError } from '../contract/index.js';
+import type { Collected, Collector, FallbackObserver } from '../collector/index.js';
+import type { Store } from '../store/index.js';
+import type { ServiceMetrics } from './metrics.js';
+import type { UpstreamWarnings } from './upstream-warnings.js';
+
+const codeOf = (e: unknown): string => (isLookupError(e) ? e.code : 'internal');
+
+const isThenable = (v: unknown): v is PromiseLike<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
+
+/**
+ * The store as the core sees it: each asynchronous method timed (store_command_seconds by method)
+ * and its failures counted (store_errors_total by method and code). Synchronous members pass through.
+ */
+export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      let fn = wrapped.get(prop);
+      if (!fn) {
+        const command = String(prop);
+        fn = (...args: unknown[]) => {
+          const started = performance.now();
+          const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (!isThenable(result)) return result;
+          return Promise.resolve(result).then(
+            (v) => {
+              metrics.storeSeconds.observe({ command }, (performance.now() - started) / 1000);
+              return v;
+            },
+            (e: unknown) => {
+              metrics.storeSeconds.observe({ command }, (performance.now() - started) / 1000);
+              metrics.storeErrors.inc({ command, code: codeOf(e) });
+              throw e;
+            },
+          );
+        };
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}
+
+/** self_hosted, or fallback for anything a provider read (the own collector's records say self_hosted). */
+export const sourceOf = (provider: string): 'self_hosted' | 'fallback' => (provider === 'self_hosted' ? 'self_hosted' : 'fallback');
+
+interface Observable {
+  observe(observer: FallbackObserver): () => void;
+}
+const isObservable = (c: Collector): c is Collector & Observable => typeof (c as Partial<Observable>).observe === 'function';
+
+/**
+ * The collector as the core sees it: each read and address resolution timed (upstream_read_seconds by
+ * operation, provider and outcome), upstream failures warned about (throttled), and, when the
+ * collector falls back (WithFallback), bot walls and fallbacks counted. Returns the wrapper and how
+ * to stop observing.
+ */
+export function instrumentCollector(collector: Collector, metrics: ServiceMetrics, warnings: UpstreamWarnings): { collector: Collector; stop(): void } {
+  const stop = isObservable(collector)
+    ? collector.observe({
+        ownFailed(e, operation) {
+          if (e.code === 'upstream_blocked') metrics.botWalls.inc();
+          warnings.failed(e, operation);
+        },
+        fellBack(operation) {
+          metrics.fallbacks.inc({ operation });
+        },
+      })
+    : () => undefined;
+
+  async function timed<T>(operation: 'read' | 'resolve', run: () => Promise<T>, collectedOf: (v: T) => Collected | undefined): Promise<T> {
+    const started = performance.now();
+    try {
+      const v = await run();
+      const collected = collectedOf(v);
+      const provider = collected ? sourceOf(collected.source.provider) : 'self_hosted';
+      metrics.upstreamSeconds.observe({ operation, provider, outcome: 'ok' }, (performance.now() - started) / 1000);
+      return v;
+    } catch (e) {
+      metrics.upstreamSeconds.observe({ operation, provider: 'none', outcome: codeOf(e) }, (performance.now() - started) / 1000);
+      warnings.failed(e, operation);
+      throw e;
+    }
+  }
+
+  const wrapper: Collector = {
+    read: (target, ctx) => timed('read', () => collector.read(target, ctx), (c) => c),
+    resolveAddress: (address, ctx) => timed('resolve', () => collector.resolveAddress(address, ctx), (r) => r.collected),
+    ...(collector.close ? { close: () => collector.close!() } : {}),
+    ...(collector.status ? { status: () => collector.status!() } : {}),
+  };
+  return { collector: wrapper, stop };
+}

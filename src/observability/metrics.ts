@@ -1,0 +1,99 @@
+// The service's Prometheus metrics (prom-client). One registry per service instance: tests start
+// many instances in one process, and each must count only its own work. The core records a lookup's
+// outcome once (lookup.ts), below both faces; HTTP, store and upstream figures come from hooks and
+// wrappers (observe.ts), so no face counts anything itself.
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Where a served home came from: the own collector, the fallback provider, or nowhere (an error). */
+export type LookupSourceLabel = 'self_hosted' | 'fallback' | 'none';
+/** hit: served from the cache (or another reader's flight); miss: read live. */
+export type CacheLabel = 'hit' | 'miss' | 'stale';
+
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60];
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+const SIZE_BUCKETS = [1, 2, 5, 10, 20, 30, 40, 50];
+
+export interface MetricsSources {
+  /** Pages waiting for a page worker now (null when the collector has no page pool). */
+  pageQueue?: () => number | null;
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests: Counter<'route' | 'method' | 'status'>;
+  readonly lookups: Counter<'code' | 'source' | 'cache'>;
+  readonly upstreamSeconds: Histogram<'operation' | 'provider' | 'outcome'>;
+  readonly botWalls: Counter;
+  readonly fallbacks: Counter<'operation'>;
+  readonly creditsBilled: Counter;
+  readonly batchSize: Histogram;
+  readonly storeSeconds: Histogram<'command'>;
+  readonly storeErrors: Counter<'command' | 'code'>;
+  readonly rateLimited: Counter<'limit'>;
+  private readonly loopDelay: IntervalHistogram;
+
+  constructor(sources: MetricsSources = {}) {
+    const registers = [this.registry];
+    this.httpRequests = new Counter({
+      name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers,
+    });
+    this.lookups = new Counter({
+      name: 'lookups_total',
+      help: 'Lookups (single, batch items, GraphQL fields) by outcome code (ok or the error code), source and cache',
+      labelNames: ['code', 'source', 'cache'],
+      registers,
+    });
+    this.upstreamSeconds = new Histogram({
+      name: 'upstream_read_seconds',
+      help: 'Reads from the listing site or the fallback provider (read a page, resolve an address), by outcome code',
+      labelNames: ['operation', 'provider', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.botWalls = new Counter({ name: 'upstream_bot_walls_total', help: 'Reads of the own collector refused by the bot wall', registers });
+    this.fallbacks = new Counter({ name: 'upstream_fallbacks_total', help: 'Reads handed to the fallback provider', labelNames: ['operation'], registers });
+    this.creditsBilled = new Counter({ name: 'credits_billed_total', help: 'Credits charged (successful live lookups)', registers });
+    this.batchSize = new Histogram({ name: 'batch_size', help: 'Items per batch (REST batch, GraphQL properties)', buckets: SIZE_BUCKETS, registers });
+    this.storeSeconds = new Histogram({
+      name: 'store_command_seconds', help: 'Store calls (one or more Redis commands each), by store method', labelNames: ['command'], buckets: STORE_BUCKETS, registers,
+    });
+    this.storeErrors = new Counter({ name: 'store_errors_total', help: 'Store calls that failed, by method and error code', labelNames: ['command', 'code'], registers });
+    this.rateLimited = new Counter({ name: 'rate_limited_total', help: 'Requests and lookups refused by a per-key limit', labelNames: ['limit'], registers });
+
+    this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
+    this.loopDelay.enable();
+    const delay = this.loopDelay;
+    new Gauge({
+      name: 'event_loop_lag_seconds',
+      help: 'Event-loop delay since the previous scrape (p99 and max)',
+      labelNames: ['quantile'],
+      registers,
+      collect() {
+        // Nanoseconds; NaN before any sample.
+        const p99 = delay.percentile(99);
+        this.set({ quantile: '0.99' }, Number.isFinite(p99) ? p99 / 1e9 : 0);
+        this.set({ quantile: 'max' }, Number.isFinite(delay.max) ? delay.max / 1e9 : 0);
+        delay.reset();
+      },
+    });
+    const pageQueue = sources.pageQueue;
+    new Gauge({
+      name: 'page_worker_queue_length',
+      help: 'Listing pages waiting for a page worker',
+      registers,
+      collect() {
+        this.set(pageQueue?.() ?? 0);
+      },
+    });
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ text: string; contentType: string }> {
+    return { text: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+
+  close(): void {
+    this.loopDelay.disable();
+  }
+}

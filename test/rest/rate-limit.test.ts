@@ -1,0 +1,212 @@
+// Per-key limits (issue 12): lookups per minute (a batch and a GraphQL operation count their lookups)
+// and live lookups at once; 429 rate_limited in the envelope with retry-after; the IETF RateLimit-Policy
+// and RateLimit headers; on one real Redis, shared by two instances. Windows are pinned by the service
+// clock (memory) or checked for a roll-over (Redis); the live cap is held by a gate, never a sleep.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from '../../src/accounts/rate-limit.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { startGatedProxy } from '../helpers/gated-proxy.js';
+import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+
+const POLICY = '"default";q=50;w=60';
+/** 00:00:10 of a minute: the window has 50 s left. */
+const fixedClock = () => new Date('2026-11-23T12:00:10.000Z');
+const zpids = (n: number) => Array.from({ length: n }, () => ({ zpid: '2146993218' }));
+const window = (header: string | null) => {
+  const m = /^"default";r=(\d+);t=(\d+)$/.exec(header ?? '');
+  if (!m) throw new Error(`not a RateLimit field: ${header}`);
+  return { r: Number(m[1]), t: Number(m[2]) };
+};
+
+describe('MemoryRateLimiter', () => {
+  it('takes units all or none, and starts again with the next window', async () => {
+    let now = Date.parse('2026-11-23T12:00:59.500Z');
+    const limiter = new MemoryRateLimiter({ perMinute: 50, maxLive: 2 }, () => now);
+    expect(await limiter.take('a', 30)).toEqual({ allowed: true, window: { limit: 50, remaining: 20, resetSeconds: 1 } });
+    expect(await limiter.take('a', 21)).toEqual({ allowed: false, window: { limit: 50, remaining: 20, resetSeconds: 1 } });
+    expect((await limiter.take('b', 50)).allowed).toBe(true);
+    now += 500;
+    expect(await limiter.take('a', 21)).toEqual({ allowed: true, window: { limit: 50, remaining: 29, resetSeconds: 60 } });
+  });
+
+  it('holds live slots per account; a release frees one, twice is once', async () => {
+    const limiter = new MemoryRateLimiter({ perMinute: 0, maxLive: 2 });
+    const one = await limiter.holdLive('a');
+    const two = await limiter.holdLive('a');
+    expect(await limiter.holdLive('a')).toBeNull();
+    expect(await limiter.holdLive('b')).not.toBeNull();
+    one!();
+    one!();
+    const three = await limiter.holdLive('a');
+    expect(three).not.toBeNull();
+    expect(await limiter.holdLive('a')).toBeNull();
+    two!();
+    three!();
+  });
+});
+
+describe('lookups per minute, in memory', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '50' }, clock: fixedClock });
+  });
+  afterAll(() => svc.close());
+
+  it('a batch takes a unit per lookup; past the limit 429 rate_limited with retry-after and the RateLimit fields', async () => {
+    const key = svc.keys.paid!;
+    const health = await svc.get('/healthz', null);
+    expect(health.headers.get('ratelimit-policy')).toBe(POLICY);
+    expect(health.headers.get('ratelimit')).toBeNull();
+
+    const one = await svc.get('/v1/portal/property?zpid=2146993218', key);
+    expect(one.status).toBe(200);
+    expect(one.headers.get('ratelimit-policy')).toBe(POLICY);
+    expect(window(one.headers.get('ratelimit'))).toEqual({ r: 49, t: 50 });
+
+    const batch = await svc.post('/v1/portal/batch', { items: zpids(49) }, key);
+    expect(batch.status).toBe(200);
+    expect(window(batch.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
+
+    const refused = await svc.get('/v1/portal/property?zpid=2146993218', key);
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'lookups_per_minute', per_minute: 50, remaining: 0, requested: 1 } });
+    expect(refused.headers.get('retry-after')).toBe('50');
+    expect(window(refused.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
+    expect(refused.headers.get('ratelimit-policy')).toBe(POLICY);
+    expect(typeof refused.body.meta.request_id).toBe('string');
+
+    // A refused batch takes nothing and answers 429 as a whole; another key has its own window.
+    const batchRefused = await svc.post('/v1/portal/batch', { items: zpids(2) }, key);
+    expect(batchRefused.status).toBe(429);
+    expect(batchRefused.body.error.details.requested).toBe(2);
+    const otherKey = await svc.get('/v1/portal/property?zpid=2146993218', svc.keys.free!);
+    expect(otherKey.status).toBe(200);
+    expect(window(otherKey.headers.get('ratelimit'))).toEqual({ r: 49, t: 50 });
+  });
+
+  it('GraphQL counts lookups, not requests: each property field and each properties item takes one', async () => {
+    const key = svc.keys.tiny!;
+    const gql = (query: string) =>
+      fetch(`${svc.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
+    const two = await gql('{ a: property(zpid: "2146993218") { __typename } b: property(zpid: "2146993218") { __typename } }');
+    expect(two.status).toBe(200);
+    expect(window(two.headers.get('ratelimit'))).toEqual({ r: 48, t: 50 });
+    const items = Array.from({ length: 48 }, () => '{ zpid: "2146993218" }').join(', ');
+    const many = await gql(`{ properties(items: [${items}]) { meta { count } } }`);
+    expect(window(many.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
+    const refused = await gql('{ property(zpid: "2146993218") { __typename ... on LookupError { code retryAfter details } } }');
+    expect(refused.status).toBe(200);
+    const body = (await refused.json()) as { data: { property: { __typename: string; code: string; retryAfter: number; details: Record<string, unknown> } } };
+    expect(body.data.property).toMatchObject({ __typename: 'LookupError', code: 'rate_limited', retryAfter: 50, details: { limit: 'lookups_per_minute' } });
+    // An introspection-only request has no key and takes nothing.
+    const intro = await fetch(`${svc.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    expect(intro.status).toBe(200);
+    expect(intro.headers.get('ratelimit')).toBeNull();
+  });
+});
+
+describe('live lookups at once, held at a gate', () => {
+  let replay: ReplayServer;
+  let svc: TestService;
+  let proxy: Awaited<ReturnType<typeof startGatedProxy>>;
+  beforeAll(async () => {
+    replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(replay.origin);
+    svc = await startTestService({ replayServer: replay, env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '2' } });
+  });
+  afterAll(async () => {
+    proxy.open();
+    await svc.close();
+    await proxy.close();
+    await replay.close();
+  });
+
+  it('one live lookup past MAX_LIVE_PER_KEY is refused (429), another key is not; the slots come back', async () => {
+    const key = svc.keys.free!;
+    const first = svc.get('/v1/portal/property?zpid=2146993218', key);
+    const second = svc.get('/v1/portal/property?zpid=114303858', key);
+    await proxy.arrived(2);
+    const third = await svc.get('/v1/portal/property?zpid=15192198', key);
+    expect(third.status).toBe(429);
+    expect(third.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'live_lookups', max_live: 2 } });
+    expect(third.headers.get('retry-after')).toBe('1');
+    // Another key's live lookup is admitted: it reaches the (gated) site.
+    const otherKey = svc.get('/v1/portal/property?zpid=15192198', svc.keys.paid!);
+    await proxy.arrived(3);
+    proxy.open();
+    expect((await Promise.all([first, second, otherKey])).map((r) => r.status)).toEqual([200, 200, 200]);
+    // Nothing of the refusal was billed; with the slots back, the key reads live again.
+    const again = await svc.get('/v1/portal/property?zpid=15192198', key);
+    expect(again.status).toBe(200);
+    const account = await svc.get('/v1/account', key);
+    expect(account.body.data.used).toBe(2);
+  });
+});
+
+describe('on one Redis, two instances share the limits', () => {
+  let redis: RedisServer;
+  let replay: ReplayServer;
+  const services: TestService[] = [];
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    for (let i = 0; i < 2; i++) {
+      const store = await RedisStore.connect(redis.url, { prefix: 'rl-test:' });
+      services.push(await startTestService({ store, replayServer: replay, env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', RATE_LIMIT_PER_MINUTE: '50' } }));
+    }
+  });
+  afterAll(async () => {
+    for (const s of services) {
+      await s.close();
+      await s.store.close();
+    }
+    await replay.close();
+    await disposeRedisServer(redis);
+  });
+
+  it('a window used up on one instance refuses on the other', async () => {
+    const [a, b] = services as [TestService, TestService];
+    // Redis keeps the window on its own clock: if it ends between the two requests, try once more in the next.
+    for (const key of [a.keys.paid!, a.keys.free!]) {
+      const used = await a.post('/v1/portal/batch', { items: zpids(50) }, key);
+      expect(used.status).toBe(200);
+      const w = window(used.headers.get('ratelimit'));
+      expect(w.r).toBe(0);
+      const refused = await b.get('/v1/portal/property?zpid=2146993218', key);
+      if (refused.status === 200 && window(refused.headers.get('ratelimit')).r === 49 && w.t <= 1) continue;
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(window(refused.headers.get('ratelimit')).r).toBe(0);
+      return;
+    }
+    throw new Error('the window rolled over twice during the test');
+  });
+
+  it('a live slot held on one instance counts on the other', async () => {
+    const [a, b] = services as [TestService, TestService];
+    const proxy = await startGatedProxy(replay.origin);
+    const gatedA = await startTestService({
+      store: a.store, replayServer: replay,
+      env: { PORTAL_ORIGIN: proxy.origin, REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
+    });
+    const gatedB = await startTestService({ store: b.store, replayServer: replay, env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' } });
+    try {
+      const key = a.keys.tiny!;
+      const held = gatedA.get('/v1/portal/property?zpid=114303858', key);
+      await proxy.arrived(1);
+      const refused = await gatedB.get('/v1/portal/property?zpid=15192198', key);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.details).toMatchObject({ limit: 'live_lookups', max_live: 1 });
+      proxy.open();
+      expect((await held).status).toBe(200);
+    } finally {
+      proxy.open();
+      await gatedA.close();
+      await gatedB.close();
+      await proxy.close();
+    }
+  });
+});
