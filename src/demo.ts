@@ -21,6 +21,8 @@ const config = loadConfigOrExit({
   PORTAL_SUGGEST_URL: replay.suggestUrl,
   ACCOUNTS_FILE: accountsFile,
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+  // Readable lines for a person at a terminal; LOG_PRETTY=false gives JSON.
+  LOG_PRETTY: process.env.LOG_PRETTY ?? 'true',
 });
 const service = await startService(config);
 stopOnSignals(service, config.shutdownGraceMs, () => replay.close());

@@ -5,7 +5,7 @@ import { loadConfigOrExit } from './config.js';
 const config = loadConfigOrExit();
 const { createLogger } = await import('./logger.js');
 const { logProcessWarnings, startService, stopOnSignals } = await import('./server.js');
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, undefined, config.logPretty);
 logProcessWarnings(logger);
 const service = await startService(config, logger);
 stopOnSignals(service, config.shutdownGraceMs);

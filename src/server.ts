@@ -23,7 +23,7 @@ export interface RunningService {
 /** At most this long between sweeps; with leases, a crashed instance's reservations are swept within about a lease. */
 const SWEEP_EVERY_MS = 60_000;
 
-export async function startService(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
   if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set: API keys are hashed with a development secret');
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;

@@ -12,7 +12,7 @@ let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
     // Keyless requests are fuzzed too: a budget large enough that the fuzz explores past it rarely.
-    env: { KEYLESS_BURST: '1000000' },
+    env: { KEYLESS_BURST: '1000000', RATE_LIMIT_PER_MINUTE: '0' },
     accounts: { paid: { key: 'fuzz_paid_key_0001', plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 } },
   });
 });

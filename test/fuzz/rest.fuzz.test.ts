@@ -10,6 +10,8 @@ import { assertFuzz, expectRestAnswer, FUZZ_RUNS, FUZZ_TIMEOUT_MS } from './supp
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
+    // The fuzz explores inputs, not the per-key limits (test/rest/rate-limit.test.ts): one key sends every request.
+    env: { RATE_LIMIT_PER_MINUTE: '0' },
     accounts: {
       paid: { key: 'fuzz_paid_key_0001', plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 },
       tiny: { key: 'fuzz_tiny_key_0001', plan: 'free', allotment: 1 },

@@ -13,7 +13,7 @@ const KEY = 'fuzz_paid_key_0001';
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
-    env: { KEYLESS_BURST: '1000000', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '5000' },
+    env: { KEYLESS_BURST: '1000000', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '5000', RATE_LIMIT_PER_MINUTE: '0' },
     accounts: { paid: { key: KEY, plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 } },
   });
 });

@@ -63,6 +63,8 @@ async function main(): Promise<number> {
   const env = {
     REDIS_URL: redis.url, REDIS_PREFIX: prefix, ACCOUNTS_FILE: accountsFile, API_KEY_SECRET: SECRET,
     PORTAL_ORIGIN: site.origin, PORTAL_SUGGEST_URL: site.suggestUrl, CACHE_TTL_MS: '4000', LOG_LEVEL: 'error',
+    // Every valid request must be served: the per-key limits are tested on their own (test/rest/rate-limit.test.ts).
+    RATE_LIMIT_PER_MINUTE: '0', MAX_LIVE_PER_KEY: '0',
   };
   const instances: Instance[] = await Promise.all([startInstance(env), startInstance(env)]);
   const store = await RedisStore.connect(redis.url, { prefix });
