@@ -36,7 +36,7 @@ const core = createCore({ config, store, collector, logger });
 // An account changed anywhere (revoked, rotated) is not trusted from the key cache any longer.
 const stopWatching = store.watchAccounts(() => core.auth.forgetAll());
 
-const apiKey = process.env.PORTAL_API_KEY || undefined;
+const apiKey = config.portalApiKey ?? undefined;
 const server = buildMcpServer(core, ({ signal, deadlineMs }) =>
   openRequest(core, apiKey, { requestId: core.newId(), signal: () => signal, ...(deadlineMs === undefined ? {} : { deadlineMs }) }),
 );
