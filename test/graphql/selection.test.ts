@@ -6,14 +6,13 @@ import { Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode 
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccounts } from '../../src/accounts/index.js';
-import { createCore } from '../../src/app.js';
+import { buildApp } from '../../src/app.js';
 import type { Collected, Collector, ReadTarget } from '../../src/collector/types.js';
 import { loadConfig } from '../../src/config.js';
 import { documentCache, documentOf } from '../../src/graphql/documents.js';
 import { schema } from '../../src/graphql/index.js';
 import { countRequestLookups } from '../../src/graphql/lookup-count.js';
 import { collectFields, selectsPath } from '../../src/graphql/selection.js';
-import { buildYoga } from '../../src/graphql/yoga.js';
 import { MemoryStore } from '../../src/store/index.js';
 
 /** The operation's root field `name` and what selectsPath reads from a resolver's info. */
@@ -80,18 +79,19 @@ describe('a lookup left out by @skip, through Yoga', () => {
   };
   const store = new MemoryStore();
   const key = 'skip_key_0001';
-  const yoga = buildYoga(createCore({ config, store, collector, logger: pino({ level: 'silent' }) }));
+  const app = buildApp({ config, store, collector, logger: pino({ level: 'silent' }) });
   const post = async (body: unknown) => {
-    const r = await yoga.fetch('http://localhost/graphql', {
+    const r = await (await app).inject({
       method: 'POST',
+      url: '/graphql',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify(body),
+      payload: JSON.stringify(body),
     });
-    return { status: r.status, body: (await r.json()) as any };
+    return { status: r.statusCode, body: r.json() };
   };
   const used = async (): Promise<number> => (await post({ query: '{ account { used } }' })).body.data.account.used;
   beforeAll(() => seedAccounts(store, [{ key, plan: 'free', allotment: 100 }], config.apiKeySecret));
-  afterAll(() => yoga.dispose());
+  afterAll(async () => (await app).close());
 
   it('is neither counted against the limit of 50 nor read nor charged; included, it is all three', async () => {
     const fields = Array.from({ length: 50 }, (_, i) => `h${i}: property(zpid: "${100 + i}") { ... on PropertyLookup { meta { credits } } }`).join(' ');

@@ -2,14 +2,13 @@
 // entry, the address alias pointing at it, and an ambiguous address's memo. Checked on what a real
 // lookup writes to the store, with lifetimes set apart so each write shows which one it took.
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
-import { authenticate, seedAccounts } from '../../src/accounts/index.js';
-import { createCore } from '../../src/app.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { seedAccounts } from '../../src/accounts/index.js';
+import { buildApp } from '../../src/app.js';
 import type { Collected, Collector } from '../../src/collector/types.js';
 import { loadConfig } from '../../src/config.js';
-import { LookupError, parseLocator, parseLookupOptions } from '../../src/contract/index.js';
+import { LookupError } from '../../src/contract/index.js';
 import { ttlFor } from '../../src/lookup/cache-policy.js';
-import { createRequestContext, lookupOne } from '../../src/lookup/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', AMBIGUITY_MEMO_TTL_MS: '7654' });
@@ -47,13 +46,22 @@ function recording(store: Store): { store: Store; writes: Array<[string, string,
   return { store: proxy, writes };
 }
 
-async function lookupContext() {
+const apps: Array<{ close(): Promise<unknown> }> = [];
+afterAll(() => Promise.all(apps.map((app) => app.close())));
+
+/** The service in process over a recording store; `lookup` asks GET /v1/portal/property for an address. */
+async function service() {
   const memory = new MemoryStore();
-  await seedAccounts(memory, [{ key: 'policy_key_0001', plan: 'free', allotment: 10 }], config.apiKeySecret);
+  const key = 'policy_key_0001';
+  await seedAccounts(memory, [{ key, plan: 'free', allotment: 10 }], config.apiKeySecret);
   const { store, writes } = recording(memory);
-  const core = createCore({ config, store, collector, logger: pino({ level: 'silent' }) });
-  const account = await authenticate(memory, config.apiKeySecret, 'policy_key_0001');
-  return { ctx: createRequestContext(core, account, { requestId: 'policy' }), writes };
+  const app = await buildApp({ config, store, collector, logger: pino({ level: 'silent' }) });
+  apps.push(app);
+  const lookup = async (address: string) => {
+    const r = await app.inject({ method: 'GET', url: `/v1/portal/property?address=${encodeURIComponent(address)}`, headers: { 'x-api-key': key } });
+    return { status: r.statusCode, body: r.json() };
+  };
+  return { lookup, writes };
 }
 
 describe('cache policy', () => {
@@ -64,19 +72,21 @@ describe('cache policy', () => {
   });
 
   it('a live lookup by address writes its entry and its alias with those lifetimes', async () => {
-    const { ctx, writes } = await lookupContext();
-    const found = await lookupOne(ctx, parseLocator({ address: '1 Main St, Springfield, IL 62701' }), parseLookupOptions({}));
-    expect(found.meta).toMatchObject({ credits: 1, cached: false });
-    expect(found.meta.cache_key).toMatch(/^addr:/);
+    const { lookup, writes } = await service();
+    const found = await lookup('1 Main St, Springfield, IL 62701');
+    expect(found.status).toBe(200);
+    expect(found.body.meta).toMatchObject({ credits: 1, cached: false });
+    expect(found.body.meta.cache_key).toMatch(/^addr:/);
     expect(writes).toEqual([
       ['putEntry', 'zpid:42', 1234567],
-      ['putAlias', found.meta.cache_key, 1234567],
+      ['putAlias', found.body.meta.cache_key, 1234567],
     ]);
   });
 
   it('an ambiguous address is remembered for the memo lifetime', async () => {
-    const { ctx, writes } = await lookupContext();
-    await expect(lookupOne(ctx, parseLocator({ address: '2 Main St, Springfield, IL 62701' }), parseLookupOptions({}))).rejects.toMatchObject({ code: 'address_ambiguous' });
+    const { lookup, writes } = await service();
+    const refused = await lookup('2 Main St, Springfield, IL 62701');
+    expect(refused.body.error.code).toBe('address_ambiguous');
     expect(writes).toEqual([['putMemo', expect.stringMatching(/^addr:/), 7654]]);
   });
 });
