@@ -15,7 +15,6 @@ export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self
 export { SiteClient, type SiteClientOptions } from './site-client.js';
 export { PagePool, type PagePoolOptions } from './page-pool.js';
 export { WithFallback, FALLBACK_CODES } from './with-fallback.js';
-export { compareAddress, bestCandidate, type MismatchPart } from './address-match.js';
 
 export interface CollectorDeps {
   /** Stamps `scrapedAt`; injected so tests pin it. */

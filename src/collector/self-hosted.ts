@@ -1,6 +1,7 @@
 // The own collector: reads the listing site's public pages and its address-suggestion endpoint.
 import { LookupError, homePathForZpid } from '../contract/index.js';
-import { addressAmbiguous, bestCandidate, partsFromPieces, type AddressPieces } from './address-match.js';
+import { bestCandidate, partsFromPieces, type AddressPieces } from '../address/index.js';
+import { addressAmbiguous } from './address-ambiguous.js';
 import type { PagePool } from './page-pool.js';
 import type { SiteClient } from './site-client.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';

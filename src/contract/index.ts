@@ -1,5 +1,4 @@
 export * from './schema.js';
 export * from './errors.js';
-export * from './address.js';
 export * from './listing-url.js';
 export * from './validate.js';

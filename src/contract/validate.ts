@@ -1,6 +1,6 @@
 // Validation of every input the contract accepts (spec 4.1, 4.2, 2.7). One module for REST and GraphQL.
 // It runs before any lookup, so an invalid request never costs anything.
-import { checkAddress, type AddressParts } from './address.js';
+import { checkAddress, type AddressParts } from '../address/index.js';
 import { LookupError } from './errors.js';
 import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
 import { STATUS_HINTS, type StatusHint } from './schema.js';

@@ -1,12 +1,10 @@
 // Every page the local replay serves, built once from fixtures/portal: the real page as captured,
 // property objects and excerpts wrapped into pages (wrap.ts, built by us), and the synthetic pages.
-// Address data comes from the mapped record, so the address-suggestion fake answers what the page says.
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// A page's path, zpid and address come from its hand-checked record (fixtures/portal/expected), not
+// from the service's page reader, mapper or address parser: the fake is an oracle independent of them.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LookupError } from '../contract/index.js';
-import { mapBuilding, mapProperty, splitUnit, type MappedProperty } from '../collector/mapping/index.js';
-import { extractPage } from '../collector/page/index.js';
 import { wrapBuildingPage, wrapPropertyPage } from './wrap.js';
 
 export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/portal/', import.meta.url));
@@ -42,36 +40,47 @@ export interface CatalogEntry {
 
 export type Catalog = CatalogEntry[];
 
-// A lookup date inside the building excerpts' capture day; addresses do not depend on it.
-const CAPTURE_DAY = new Date('2026-10-09T12:00:00Z');
-
 const readJson = (dir: string, name: string): Record<string, unknown> => JSON.parse(readFileSync(join(dir, name), 'utf8'));
 
-function addressOf(p: MappedProperty): CatalogAddress | null {
-  if (!p.streetAddress || !p.city || !p.state || !p.zipcode) return null;
-  const { street, unit } = splitUnit(p.streetAddress);
-  const m = /^(\d[\dA-Z-]*)\s+(.+)$/i.exec(street);
-  if (!m) return null;
-  return { streetNumber: m[1]!, streetName: m[2]!, ...(unit ? { unitNumber: unit } : {}), city: p.city, state: p.state, zipCode: p.zipcode };
+/** The fields of a hand-checked record (`expected/<fixture>.json`) the catalogue uses. */
+interface CheckedRecord {
+  zpid: string | null;
+  detailUrl: string | null;
+  streetAddress: string | null;
+  unit: string | null;
+  city: string | null;
+  state: string | null;
+  zipcode: string | null;
 }
 
-/** Reads a page as the collector would; null when it does not read (bot wall, malformed page). */
-function recordOf(html: string): MappedProperty | null {
-  try {
-    const data = extractPage(html, { zpid: null, building: false });
-    if (data.kind === 'property') return mapProperty(data.property, data.extras, { scrapedAt: CAPTURE_DAY.toISOString() });
-    if (data.kind === 'building') return mapBuilding(data.building, { now: CAPTURE_DAY, scrapedAt: CAPTURE_DAY.toISOString() });
-    return null;
-  } catch (e) {
-    if (e instanceof LookupError) return null;
-    throw e;
-  }
+/** The hand-checked record of a fixture file; null when it has none (a malformed page). */
+function checkedRecord(dir: string, source: string): CheckedRecord | null {
+  const file = join(dir, 'expected', `${basename(source).replace(/\.(?:html|json)$/, '')}.json`);
+  return existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { expected: CheckedRecord }).expected) : null;
+}
+
+// The designators the fixtures' street lines write before a unit (`APT O31`, `UNIT 104`, `#111`).
+const DESIGNATOR_AT_END = /\s*(?:#|\b(?:APT|UNIT|STE|SUITE)\.?)\s*$/i;
+
+/**
+ * The record's address in the suggestion endpoint's pieces: the first word of the street line is the
+ * number, the rest the street; the unit is the record's when the street line ends with it (a building's
+ * line names none: its unit is the one `price` describes, not part of its address).
+ */
+function addressOf(r: CheckedRecord): CatalogAddress | null {
+  if (!r.streetAddress || !r.city || !r.state || !r.zipcode) return null;
+  let line = r.streetAddress.trim();
+  const unitInLine = r.unit !== null && line.endsWith(r.unit) && line.length > r.unit.length;
+  if (unitInLine) line = line.slice(0, -r.unit!.length).replace(DESIGNATOR_AT_END, '');
+  const m = /^(\S+)\s+(.+)$/.exec(line);
+  if (!m) return null;
+  return { streetNumber: m[1]!, streetName: m[2]!, ...(unitInLine ? { unitNumber: r.unit! } : {}), city: r.city, state: r.state, zipCode: r.zipcode };
 }
 
 const pathOf = (url: string | null): string | null => (url ? new URL(url, 'https://www.zillow.com').pathname : null);
 
-function entry(html: string, label: CatalogLabel, source: string, fallbackPath?: string, note?: string): CatalogEntry {
-  const record = recordOf(html);
+function entry(dir: string, html: string, label: CatalogLabel, source: string, fallbackPath?: string, note?: string): CatalogEntry {
+  const record = checkedRecord(dir, source);
   const canonical = /<link\b[^>]*rel="canonical"[^>]*href="([^"]+)"/i.exec(html)?.[1] ?? null;
   const path = pathOf(record?.detailUrl ?? null) ?? pathOf(canonical) ?? fallbackPath;
   if (!path) throw new Error(`replay catalog: no site path for ${source}`);
@@ -97,25 +106,25 @@ const WALL_PAGES = [
 function build(dir: string): Catalog {
   const out: Catalog = [];
 
-  out.push(entry(readFileSync(join(dir, 'hdp-2146993218-condo-for-sale-2024.html'), 'utf8'), 'real', 'hdp-2146993218-condo-for-sale-2024.html'));
+  out.push(entry(dir, readFileSync(join(dir, 'hdp-2146993218-condo-for-sale-2024.html'), 'utf8'), 'real', 'hdp-2146993218-condo-for-sale-2024.html'));
 
   // Property objects: the 2023 one as some 2023 builds placed the cache (pageProps); the sold one as usual.
   const forSale = readJson(dir, 'property-15192198-for-sale-2023.json');
-  out.push(entry(wrapPropertyPage(forSale, { placement: 'pageProps' }), 'excerpt-wrapped', 'property-15192198-for-sale-2023.json'));
+  out.push(entry(dir, wrapPropertyPage(forSale, { placement: 'pageProps' }), 'excerpt-wrapped', 'property-15192198-for-sale-2023.json'));
   const sold = readJson(dir, 'property-114303858-sold-condo-2024.json').property as Record<string, unknown>;
-  out.push(entry(wrapPropertyPage(sold), 'excerpt-wrapped', 'property-114303858-sold-condo-2024.json'));
+  out.push(entry(dir, wrapPropertyPage(sold), 'excerpt-wrapped', 'property-114303858-sold-condo-2024.json'));
 
   const rent = readJson(dir, 'excerpt-rent-unit-450233440-2026-10.json');
   const rentPage = wrapPropertyPage(rent.property as Record<string, unknown>, {
     cacheKey: rent.cacheKey as string,
     otherCacheEntries: rent.otherGdpClientCacheKeys as Record<string, unknown>,
   });
-  out.push(entry(rentPage, 'excerpt-wrapped', 'excerpt-rent-unit-450233440-2026-10.json'));
+  out.push(entry(dir, rentPage, 'excerpt-wrapped', 'excerpt-rent-unit-450233440-2026-10.json'));
 
   for (const name of ['excerpt-building-apartments-lenox-grand-2026-10.json', 'excerpt-building-b-CvBTSB-2026-10.json']) {
     const excerpt = readJson(dir, name);
     const context = excerpt.pageContext as Record<string, unknown>;
-    out.push(entry(wrapBuildingPage(excerpt.building as Record<string, unknown>, context), 'excerpt-wrapped', name, pathOf(context.canonical as string) ?? undefined));
+    out.push(entry(dir, wrapBuildingPage(excerpt.building as Record<string, unknown>, context), 'excerpt-wrapped', name, pathOf(context.canonical as string) ?? undefined));
   }
 
   for (const wall of WALL_PAGES) {
@@ -126,7 +135,7 @@ function build(dir: string): Catalog {
   const syntheticDir = join(dir, 'synthetic');
   for (const name of readdirSync(syntheticDir).filter((n) => n.endsWith('.html')).sort()) {
     const html = readFileSync(join(syntheticDir, name), 'utf8');
-    out.push(entry(html, 'synthetic', `synthetic/${name}`, undefined, name.startsWith('malformed-') ? 'malformed on purpose' : undefined));
+    out.push(entry(dir, html, 'synthetic', `synthetic/${name}`, undefined, name.startsWith('malformed-') ? 'malformed on purpose' : undefined));
   }
   return out;
 }

@@ -6,8 +6,6 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { checkAddress } from '../contract/index.js';
-import { compareAddress, partsFromPieces, type MismatchPart } from '../collector/address-match.js';
 import { loadCatalog, type Catalog, type CatalogAddress } from './catalog.js';
 
 export const SUGGEST_PATH = '/autocomplete/v3/suggestions';
@@ -66,19 +64,31 @@ function display(a: CatalogAddress): string {
   return `${a.streetNumber} ${a.streetName}${unit}, ${a.city}, ${a.state} ${a.zipCode}`;
 }
 
-// Like the site's nearest guesses: the same street, or the same house number where neither ZIP nor city differs.
-const plausible = (m: MismatchPart[]): boolean =>
-  !m.includes('street') || !(m.includes('number') || m.includes('zip') || m.includes('city'));
+// Lower-case words and numbers (`1/2` stays one token).
+const tokens = (s: string): string[] => s.toLowerCase().split(/[^a-z0-9/]+/).filter(Boolean);
 
-/** The suggestion answer in the site's shape: address rows nearest the query first, at most `count`. */
+/**
+ * How many of a home's tokens the query contains: its street number, its street name without the last
+ * word (the street type, `St`, `Ave`, which most homes share) and its ZIP. A plain rule, on purpose not
+ * the service's address parser: the fake proposes, the service's matcher must choose.
+ */
+export function tokenOverlap(query: string, a: CatalogAddress): number {
+  const asked = new Set(tokens(query));
+  const name = tokens(a.streetName);
+  const own = new Set([...tokens(a.streetNumber), ...(name.length > 1 ? name.slice(0, -1) : name), ...tokens(a.zipCode)]);
+  return [...own].filter((t) => asked.has(t)).length;
+}
+
+/** Fewer shared tokens than this is no guess (a ZIP, a number or a street alone is shared by many homes). */
+export const MIN_OVERLAP = 2;
+
+/** The suggestion answer in the site's shape: rows sharing the most tokens with the query first (ties in catalogue order), at most `count`. */
 function suggest(catalog: Catalog, q: string, count: number): { results: unknown[] } {
-  const asked = checkAddress(q);
-  if (!asked.ok) return { results: [] };
   const ranked = catalog
     .filter((e): e is Entry & { address: CatalogAddress; zpid: string } => !!e.address && !!e.zpid)
-    .map((e) => ({ e, mismatch: compareAddress(asked.parts, partsFromPieces(e.address)) }))
-    .filter(({ mismatch }) => plausible(mismatch))
-    .sort((a, b) => a.mismatch.length - b.mismatch.length)
+    .map((e) => ({ e, score: tokenOverlap(q, e.address) }))
+    .filter(({ score }) => score >= MIN_OVERLAP)
+    .sort((a, b) => b.score - a.score)
     .slice(0, count);
   return {
     results: ranked.map(({ e }) => ({

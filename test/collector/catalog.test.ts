@@ -1,8 +1,11 @@
 // The replay catalog: every page the local stand-in for the site serves, with the address data the
-// suggestion fake answers from.
+// suggestion fake answers from (the hand-checked expected records, ranked by a plain token rule).
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { extractPage } from '../../src/collector/page/index.js';
-import { loadCatalog, type CatalogEntry } from '../../src/replay/catalog.js';
+import { loadCatalog, type CatalogAddress, type CatalogEntry } from '../../src/replay/catalog.js';
+import { MIN_OVERLAP, SUGGEST_PATH, tokenOverlap } from '../../src/replay/server.js';
+import { useReplayServer } from '../helpers/replay.js';
 
 const catalog = loadCatalog();
 const at = (path: string): CatalogEntry => {
@@ -61,5 +64,52 @@ describe('loadCatalog', () => {
 
   it('reads the files once per directory', () => {
     expect(loadCatalog()).toBe(catalog);
+  });
+});
+
+describe('the catalogue addresses are the hand-checked records\' own', () => {
+  it('every page with a record has that record\'s zpid, path and street line', () => {
+    const withAddress = catalog.filter((e) => e.address);
+    expect(withAddress.length).toBeGreaterThanOrEqual(12);
+    for (const e of withAddress) {
+      const name = e.source!.replace(/^synthetic\//, '').replace(/\.(?:html|json)$/, '');
+      const record = JSON.parse(readFileSync(new URL(`../../fixtures/portal/expected/${name}.json`, import.meta.url), 'utf8')).expected;
+      expect(e.zpid, name).toBe(record.zpid);
+      expect(new URL(record.detailUrl).pathname, name).toBe(e.path);
+      const a = e.address!;
+      expect(`${a.streetNumber} ${a.streetName}`, name).toBe(record.streetAddress.replace(/\s*(?:#|APT|UNIT)\s*[^\s#]+$/i, ''));
+      expect([a.city, a.state, a.zipCode], name).toEqual([record.city, record.state, record.zipcode]);
+    }
+  });
+});
+
+describe('the suggestion fake', () => {
+  const home: CatalogAddress = { streetNumber: '40 1/2', streetName: 'E Pine St', city: 'Springfield', state: 'IL', zipCode: '62701' };
+
+  it('counts the shared tokens of street number, street name (not its type) and ZIP, nothing else', () => {
+    expect(tokenOverlap('40 1/2 East Pine Street, Springfield, IL 62701', home)).toBe(4);
+    expect(tokenOverlap('40 1/2 E Pine St 62701', home)).toBe(5);
+    expect(tokenOverlap('Springfield, IL', home)).toBe(0);
+    expect(tokenOverlap('1 Nowhere St, Springfield, IL 62701', home)).toBeLessThan(MIN_OVERLAP);
+    expect(tokenOverlap('41 Pine St, Springfield, IL 62701', home)).toBe(MIN_OVERLAP);
+    expect(tokenOverlap('40 Pine St, Springfield, IL', home)).toBe(MIN_OVERLAP);
+  });
+
+  const replay = useReplayServer();
+  const suggest = async (q: string) => {
+    const url = new URL(SUGGEST_PATH, replay.current.origin);
+    url.searchParams.set('q', q);
+    const body = (await (await fetch(url)).json()) as { results: Array<{ metaData: { zpid: number; unitNumber?: string } }> };
+    return body.results.map((r) => r.metaData);
+  };
+
+  it('answers the home that shares the most tokens first, and nothing for a query that shares too few', async () => {
+    expect((await suggest('6851 Roswell Rd Apt O31, Sandy Springs, GA 30328'))[0]).toMatchObject({ zpid: 2146993218, unitNumber: 'O31' });
+    expect((await suggest('661 Lakeview Avenue San Francisco 94112'))[0]?.zpid).toBe(15192198);
+    expect(await suggest('1 Nowhere Rd, Nowhere, KS 67001')).toEqual([]);
+  });
+
+  it('proposes near homes too (another number on the same street): choosing is the service\'s job', async () => {
+    expect((await suggest('663 Lakeview Ave, San Francisco, CA 94112')).map((m) => m.zpid)).toContain(15192198);
   });
 });

@@ -64,10 +64,20 @@ describe('every field the actor supplies is mapped', () => {
     expect(property.schools).toHaveLength(2);
   });
 
-  it('a map image as the only listing photo: imgSrc is the largest listing photo (1536 px), not the 46 px thumbnail', () => {
-    const { property } = mapItem(todaysShape(recordedWrongUnit()), OPTS);
-    expect(property.photos).toEqual([]);
-    expect(property.imgSrc).toContain('size=1536x1152');
+  it('a satellite map as the only listing image is no photo: photos [], photoCount 0 (the item counts 1), no imgSrc', () => {
+    const item = recordedWrongUnit();
+    expect(item.photoCount).toBe(1);
+    expect(JSON.stringify(item.listingPhotos)).toContain('maps.googleapis.com/maps/api/staticmap');
+    for (const shape of [todaysShape(item), item]) {
+      const { property } = mapItem(shape, OPTS);
+      expect(property).toMatchObject({ photos: [], photoCount: 0, imgSrc: null });
+    }
+  });
+
+  it('a neighbourhood that is the ZIP code is none (the item\'s region falls back to its ZIP)', () => {
+    const item = recordedBatch().find((i) => i.zpid === 2075961815)!;
+    expect(item).toMatchObject({ parentRegion: { name: '85390' }, listingAddress: { neighborhood: '85390', zipCode: '85390' } });
+    for (const shape of [todaysShape(item), item]) expect(mapItem(shape, OPTS).property.neighborhood).toBeNull();
   });
 
   it("scrapedAt is when the actor read the item; the service's clock only when the item does not say", () => {

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback/index.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
-import { checkAddress } from '../../src/contract/index.js';
+import { checkAddress } from '../../src/address/index.js';
 import {
   PLATFORM_ERRORS, abortCalls, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform, type PlatformError,
 } from '../fakes/fake-actor-platform.js';

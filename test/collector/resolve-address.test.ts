@@ -1,7 +1,7 @@
 // Address → home through the replay server's suggestion endpoint (the site's JSON shape).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkAddress } from '../../src/contract/index.js';
+import { checkAddress } from '../../src/address/index.js';
 import { PagePool } from '../../src/collector/page-pool.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient } from '../../src/collector/site-client.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
-  areaSqft, areaSqftFromText, count, epochMs, isoDate, monthlyFee, num, oneLineAddress, positive, siteUrl, splitUnit, text,
-  unitLabel, upperSnake, year, yearOf,
+  areaSqft, areaSqftFromText, count, epochMs, isoDate, monthlyFee, neighborhoodName, num, oneLineAddress, positive, siteUrl, text,
+  upperSnake, year, yearOf,
 } from '../../src/collector/mapping/values.js';
 
 describe('numbers', () => {
@@ -115,25 +115,13 @@ describe('dates', () => {
   });
 });
 
-describe('addresses and units', () => {
-  it.each([
-    ['6851 Roswell Rd APT O31', '6851 Roswell Rd', 'O31'],
-    ['2435 Aspen Rd UNIT 104', '2435 Aspen Rd', '104'],
-    ['710 E Dean Keeton St # 111', '710 E Dean Keeton St', '111'],
-    ['100 Main St #503', '100 Main St', '503'],
-    ['5 Elm St Ste. 2B', '5 Elm St', '2B'],
-    ['5 Elm St APT B', '5 Elm St', 'B'],
-    ['661 Lakeview Ave', '661 Lakeview Ave', null],
-    ['12 Apartment Row', '12 Apartment Row', null],
-  ])('splitUnit(%j)', (line, street, unit) => {
-    expect(splitUnit(line)).toEqual({ street, unit });
-  });
-
-  it('unitLabel drops the designator of a unit field', () => {
-    expect(unitLabel('Unit 11303')).toBe('11303');
-    expect(unitLabel('#5')).toBe('5');
-    expect(unitLabel('04108')).toBe('04108');
-    expect(unitLabel('  ')).toBeNull();
+describe('addresses', () => {
+  it('neighborhoodName: a ZIP code is no neighbourhood', () => {
+    expect(neighborhoodName(' Oceanview ')).toBe('Oceanview');
+    expect(neighborhoodName('85390')).toBeNull();
+    expect(neighborhoodName('85390-1234')).toBeNull();
+    expect(neighborhoodName('Zone 85390')).toBe('Zone 85390');
+    expect(neighborhoodName(null)).toBeNull();
   });
 
   it('oneLineAddress joins what is known', () => {

@@ -6,7 +6,8 @@ import { FallbackProvider, PagePool, SelfHostedCollector, SiteClient, createColl
 import type { AddressQuery, Collector, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { WithFallback } from '../../src/collector/with-fallback.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { LookupError, checkAddress } from '../../src/contract/index.js';
+import { checkAddress } from '../../src/address/index.js';
+import { LookupError } from '../../src/contract/index.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
 import { PLATFORM_ERRORS, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';

@@ -5,7 +5,8 @@
 // input by zpid or `addressOrUrlFromInput`, never by position; the one chosen must carry the core fields.
 import pino, { type Logger } from 'pino';
 import { LookupError, homePathForZpid, publicLink, type StatusHint } from '../../contract/index.js';
-import { addressAmbiguous, bestCandidate, partsWithUnit } from '../address-match.js';
+import { bestCandidate, partsWithUnit } from '../../address/index.js';
+import { addressAmbiguous } from '../address-ambiguous.js';
 import type { MappedProperty } from '../mapping/index.js';
 import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from '../types.js';
 import { inputOf, isMiss, mapItem, missingCoreFields, sameInput, zpidOf, type ActorItem } from './actor-item.js';

@@ -1,11 +1,12 @@
 // An apartment-building node → the contract record (spec 2.1, apartment-building links).
 // zpid, address, photos and schools are the building's; price, beds, baths, livingArea and unit
 // come from its lowest-priced unit available on the lookup date, else its lowest-priced unit.
+import { unitLabel } from '../../address/units.js';
 import { schools } from './history.js';
-import { photoUrls } from './photos.js';
+import { mapImagesOnly, photoUrls } from './photos.js';
 import type { MappedProperty } from './property.js';
 import {
-  count, isoDate, list, nonNegative, num, obj, oneLineAddress, positive, siteUrl, text, unitLabel, upperSnake, year, type Json,
+  count, isoDate, list, neighborhoodName, nonNegative, num, obj, oneLineAddress, positive, siteUrl, text, upperSnake, year, type Json,
 } from './values.js';
 
 interface Rental {
@@ -84,7 +85,7 @@ export function mapBuilding(building: Json, opts: { now: Date; scrapedAt: string
     state,
     zipcode,
     county: text(b.county),
-    neighborhood: text(addr.neighborhood) ?? text(b.neighborhood),
+    neighborhood: neighborhoodName(addr.neighborhood) ?? neighborhoodName(b.neighborhood),
     latitude: num(b.latitude),
     longitude: num(b.longitude),
     price: unit?.price ?? null,
@@ -115,7 +116,7 @@ export function mapBuilding(building: Json, opts: { now: Date; scrapedAt: string
     description: text(b.description),
     imgSrc: photos[0] ?? null,
     photos,
-    photoCount: count(b.photoCount),
+    photoCount: photos.length === 0 && mapImagesOnly(b, BUILDING_PHOTO_ARRAYS) ? 0 : count(b.photoCount),
     // Building pages name a leasing office, not a broker or agent.
     brokerName: null,
     brokerPhone: null,

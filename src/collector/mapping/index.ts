@@ -2,4 +2,3 @@
 export { mapProperty, type MappedProperty } from './property.js';
 export { mapBuilding } from './building.js';
 export { statusOf, type Status, type Listing } from './status.js';
-export { splitUnit } from './values.js';

@@ -2,15 +2,16 @@
 // names) → the contract record. Every field's source and fallbacks are in docs/mapping.md; the
 // order of the `??` chains below is that table's order.
 import type { PortalProperty } from '../../contract/index.js';
-// Value imports name their modules: page workers load only these, not the whole contract.
+// Value imports name their modules: page workers load only these, not the whole contract or address parser.
+import { splitUnit, unitLabel } from '../../address/units.js';
 import { homePathForZpid, publicLink } from '../../contract/listing-url.js';
 import type { PageExtras } from '../page/extras.js';
 import { isListingEvent, isSaleEvent, priceEvents, schools, taxEvents } from './history.js';
-import { photoUrls } from './photos.js';
+import { isMapImage, mapImagesOnly, photoUrls } from './photos.js';
 import { statusOf } from './status.js';
 import {
-  areaSqft, areaSqftFromText, count, first, isObject, isoDate, list, monthlyFee, nonNegative, num, obj,
-  oneLineAddress, positive, siteUrl, splitUnit, text, unitLabel, upperSnake, year, type Json,
+  areaSqft, areaSqftFromText, count, first, isObject, isoDate, list, monthlyFee, neighborhoodName, nonNegative, num, obj,
+  oneLineAddress, positive, siteUrl, text, upperSnake, year, type Json,
 } from './values.js';
 
 export type MappedProperty = Omit<PortalProperty, 'raw'>;
@@ -108,6 +109,10 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     listing === 'sold' ? (positive(p.lastSoldPrice) ?? lastSale?.price ?? null) : listing === 'none' ? null : listPrice;
 
   const photos = photoUrls(p, PROPERTY_PHOTO_ARRAYS);
+  const imageLinks = [text(p.hiResImageLink), text(p.desktopWebHdpImageLink), page.meta('og:image')];
+  const imgSrc = photos[0] ?? imageLinks.find((u) => u !== null && !isMapImage(u)) ?? null;
+  // A home without photos shows a map or street view instead, which the site may count as a photo: it is none.
+  const noPhoto = imgSrc === null && (imageLinks.some((u) => u !== null && isMapImage(u)) || mapImagesOnly(p, PROPERTY_PHOTO_ARRAYS));
   const listed = listing !== 'none';
   const listingAgent = list(ai, 'listingAgents').find((a) => a.associatedAgentType === 'listAgent');
 
@@ -121,7 +126,7 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     state,
     zipcode,
     county: text(p.county) ?? page.county(),
-    neighborhood: text(obj(p, 'neighborhoodRegion').name) ?? text(addr.neighborhood) ?? text(obj(p, 'parentRegion').name),
+    neighborhood: neighborhoodName(obj(p, 'neighborhoodRegion').name) ?? neighborhoodName(addr.neighborhood) ?? neighborhoodName(obj(p, 'parentRegion').name),
     latitude: num(p.latitude) ?? num(page.geo().latitude),
     longitude: num(p.longitude) ?? num(page.geo().longitude),
     price,
@@ -154,9 +159,9 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     favoriteCount: count(p.favoriteCount),
     parcelId: text(p.parcelId) ?? text(rf.parcelNumber),
     description: text(p.description) ?? text(page.listing().description),
-    imgSrc: photos[0] ?? text(p.hiResImageLink) ?? text(p.desktopWebHdpImageLink) ?? page.meta('og:image'),
+    imgSrc,
     photos,
-    photoCount: count(p.photoCount) ?? count(page.find(/\bhas (\d+) photos\b/i)) ?? (photos.length > 0 ? photos.length : null),
+    photoCount: noPhoto ? 0 : (count(p.photoCount) ?? count(page.find(/\bhas (\d+) photos\b/i)) ?? (photos.length > 0 ? photos.length : null)),
     // A home that is not listed keeps a stale attribution block; the page does not show it.
     brokerName: listed ? (text(ai.brokerName) ?? listedBy(p, 'BROKER', 'NAME') ?? text(p.brokerageName)) : null,
     brokerPhone: listed ? (text(ai.brokerPhoneNumber) ?? listedBy(p, 'BROKER', 'PHONE')) : null,

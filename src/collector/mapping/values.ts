@@ -1,7 +1,7 @@
 // Small, total conversions from the site's loosely typed values to the contract's types.
 // Every helper returns null for "not shown" (absent, empty, a sentinel) and never throws.
 
-import { UNIT_DESIGNATORS } from '../../contract/address.js';
+import { isZipCode } from '../../address/normalize.js';
 import { publicLink } from '../../contract/listing-url.js';
 
 export type Json = Record<string, unknown>;
@@ -150,24 +150,10 @@ export const yearOf = (v: unknown): number | null => {
   return ms === null ? null : new Date(ms).getUTCFullYear();
 };
 
-// APT O31, UNIT 104, STE 5, # 111, #503 at the end of a street line (the service's one designator list).
-const UNIT_AT_END = new RegExp(`\\s+(?:(?:${UNIT_DESIGNATORS.join('|')})\\b\\.?\\s*#?\\s*|#\\s*)([A-Z0-9][A-Z0-9-]*)$`, 'i');
-
-// A unit has a digit or is a letter or two ("APT B"); "12 Apartment Row" is a street, not unit ROW.
-const looksLikeUnit = (id: string) => /\d/.test(id) || id.length <= 2;
-
-/** Splits a street line into the street and its unit ("6851 Roswell Rd APT O31" → street, "O31"). */
-export function splitUnit(streetLine: string): { street: string; unit: string | null } {
-  const line = streetLine.trim();
-  const m = UNIT_AT_END.exec(line);
-  return m && looksLikeUnit(m[1]!) ? { street: line.slice(0, m.index).trim(), unit: m[1]! } : { street: line, unit: null };
-}
-
-/** A unit label without its designator ("Unit 11303" → "11303", "#5" → "5"). */
-export function unitLabel(v: unknown): string | null {
+/** A neighbourhood's name; a ZIP code is none (the site's fallback region is sometimes the ZIP's). */
+export function neighborhoodName(v: unknown): string | null {
   const t = text(v);
-  if (t === null) return null;
-  return splitUnit(`x ${t}`).unit ?? t;
+  return t !== null && !isZipCode(t) ? t : null;
 }
 
 /** "street, city, ST zip" with absent parts left out; null when nothing is known. */

@@ -1,45 +1,14 @@
 // Does a suggested address name the home the user asked for? Both sides go through the same
 // parser (parseStreetLine, on parse-address), so "North Main Street" and "N Main St" compare equal.
-import { LookupError, homePathForZpid, normalizeUnit, parseStreetLine, publicLink, stateCode, type AddressParts } from '../contract/index.js';
-
-export { normalizeUnit };
-
-/** What may differ between the asked address and a candidate (spec 7, address_ambiguous). */
-export type MismatchPart = 'number' | 'street' | 'directional' | 'unit' | 'zip' | 'city' | 'state';
-const PART_ORDER: readonly MismatchPart[] = ['number', 'street', 'directional', 'unit', 'zip', 'city', 'state'];
-
-/** An address as the listing site gives it in pieces (suggestion metaData, a provider item). */
-export interface AddressPieces {
-  streetNumber: string;
-  /** Street with its directional and type, e.g. `E Dean Keeton St`. */
-  streetName: string;
-  unitNumber?: string | null;
-  city?: string | null;
-  state?: string | null;
-  zipCode?: string | null;
-}
-
-// Saint/St, Fort/Ft, Mount/Mt are written both ways in names and cities.
-const NAME_WORDS: Record<string, string> = { SAINT: 'ST', FORT: 'FT', MOUNT: 'MT' };
-const name = (s: string | null | undefined): string | null => {
-  const t = (s ?? '')
-    .toUpperCase()
-    .replace(/[.,']/g, '')
-    .replace(/[\s-]+/g, ' ')
-    .trim()
-    .split(' ')
-    .map((w) => NAME_WORDS[w] ?? w)
-    .join(' ');
-  return t || null;
-};
-const zip5 = (z: string | null | undefined): string | null => /^\d{5}/.exec((z ?? '').trim())?.[0] ?? null;
-// `0012-B` and `12B` are the same house number; `123 1/2` keeps its fraction.
-const houseNumber = (n: string): string =>
-  n.toUpperCase().replace(/\s+/g, '').replace(/^0+(?=\d)/, '').replace(/(\d)-(?=[A-Z]$)/, '$1');
+import { houseNumberKey, placeName, zip5 } from './normalize.js';
+import { parseStreetLine } from './parse.js';
+import { MISMATCH_PARTS, type AddressParts, type AddressPieces, type MismatchPart } from './parts.js';
+import { stateCode } from './states.js';
+import { normalizeUnit } from './units.js';
 
 /** Parses a street line (`2435 Aspen Rd UNIT 104`) plus separate city/state/ZIP into comparable parts. */
 export function partsFromStreetLine(streetLine: string, city?: string | null, state?: string | null, zip?: string | null): AddressParts {
-  const where = { city: name(city), state: stateCode(state) ?? (state?.trim().toUpperCase() || null), zip: zip5(zip) };
+  const where = { city: placeName(city), state: stateCode(state) ?? (state?.trim().toUpperCase() || null), zip: zip5(zip) };
   const parsed = parseStreetLine(streetLine);
   if (parsed) return { ...parsed, ...where };
   // The parser gave up: keep the number, the rest is the street; a doubtful match errs towards a 409.
@@ -58,16 +27,6 @@ export function partsFromPieces(p: AddressPieces): AddressParts {
   return partsWithUnit(`${p.streetNumber} ${p.streetName}`, p.unitNumber, p.city, p.state, p.zipCode);
 }
 
-/** The 409 for a candidate home that differs from the address asked for (spec 7): it names the candidate and what differs. */
-export function addressAmbiguous(candidate: { zpid: string; address: string | null }, mismatch: MismatchPart[]): LookupError {
-  return new LookupError('address_ambiguous', {
-    details: {
-      candidate: { detailUrl: publicLink(homePathForZpid(candidate.zpid)), address: candidate.address, zpid: candidate.zpid },
-      mismatch,
-    },
-  });
-}
-
 const directionals = (a: AddressParts): string[] => [a.prefix, a.suffix].filter((d): d is string => !!d).sort();
 
 /**
@@ -77,15 +36,15 @@ const directionals = (a: AddressParts): string[] => [a.prefix, a.suffix].filter(
  */
 export function compareAddress(input: AddressParts, candidate: AddressParts): MismatchPart[] {
   const out: MismatchPart[] = [];
-  if (houseNumber(input.number) !== houseNumber(candidate.number)) out.push('number');
+  if (houseNumberKey(input.number) !== houseNumberKey(candidate.number)) out.push('number');
   const streetDiffers =
-    name(input.street) !== name(candidate.street) || (!!input.type && !!candidate.type && input.type !== candidate.type);
+    placeName(input.street) !== placeName(candidate.street) || (!!input.type && !!candidate.type && input.type !== candidate.type);
   if (streetDiffers) out.push('street');
   const dirIn = directionals(input);
   if (dirIn.length > 0 && dirIn.join() !== directionals(candidate).join()) out.push('directional');
   if (normalizeUnit(input.unit) !== normalizeUnit(candidate.unit)) out.push('unit');
   if (input.zip && zip5(input.zip) !== zip5(candidate.zip)) out.push('zip');
-  if (input.city && name(input.city) !== name(candidate.city)) out.push('city');
+  if (input.city && placeName(input.city) !== placeName(candidate.city)) out.push('city');
   if (input.state && input.state.toUpperCase() !== candidate.state?.toUpperCase()) out.push('state');
   return out;
 }
@@ -119,6 +78,6 @@ export function bestCandidate<T>(input: AddressParts, candidates: readonly T[], 
   if (!first) return best;
   // Both directions: what either side has and the other lacks or has otherwise.
   const apart = new Set(others.flatMap((o) => [...compareAddress(first.parts, o.parts), ...compareAddress(o.parts, first.parts)]));
-  const mismatch = PART_ORDER.filter((p) => apart.has(p));
+  const mismatch = MISMATCH_PARTS.filter((p) => apart.has(p));
   return mismatch.length > 0 ? { candidate: first.candidate, mismatch, ambiguous: true } : { candidate: first.candidate, mismatch: [] };
 }

@@ -1,34 +1,16 @@
-// One-line US addresses: validation (spec 4.1) and the normalized form used in `addr:` cache keys.
+// One-line US addresses: validation (spec 4.1) and the parts and normalized form used in `addr:` cache keys.
 //
 // The end of the line (ZIP, state, city) is split off here, because parse-address misreads it when a
 // part is missing: a state without a city makes the street type the city ("661 Lakeview Ave, CA" →
 // city "Ave") or loses the ZIP ("2435 Aspen Rd #104, IA 50010"). The street line itself (USPS
 // suffixes, directionals, unit designators) is left to parse-address; only the house number (1A,
-// 10-12, 123 1/2) and a second unit designator (BLDG 3 APT 4) are read here, as the parser drops them.
+// 10-12, 123 1/2), a second unit designator (BLDG 3 APT 4) and a named unit (#TOWNHOUSE 1) are read
+// here, as the parser drops or misreads them.
 import parseAddress, { type ParsedLocation } from 'parse-address';
-
-export interface AddressParts {
-  /** House number as written, upper case, without leading zeros: `123`, `12B`, `10-12`, `123 1/2`. */
-  number: string;
-  /** Directional before the street name, upper case (N, SE, ...), or null. */
-  prefix: string | null;
-  /** Street name, upper case, without type or directionals. */
-  street: string;
-  /** USPS street type abbreviation, upper case (ST, AVE, ...), or null. */
-  type: string | null;
-  /** Directional after the street name, or null. */
-  suffix: string | null;
-  /** Unit in the form of `normalizeUnit` (`4B`, `BLDG 3 4`, `PH`), or null. */
-  unit: string | null;
-  city: string | null;
-  /** Two-letter state code, or null. */
-  state: string | null;
-  /** Five-digit ZIP (ZIP+4 dropped), or null. */
-  zip: string | null;
-}
-
-/** The street-line half of AddressParts. */
-export type StreetLineParts = Pick<AddressParts, 'number' | 'prefix' | 'street' | 'type' | 'suffix' | 'unit'>;
+import { dropLeadingZeros, normalizeParts, upperWords as up } from './normalize.js';
+import type { AddressParts, StreetLineParts } from './parts.js';
+import { STATE_CODES, STATE_NAMES, STATE_NAME_AT_END } from './states.js';
+import { UNIT_DESIGNATOR_AT_END, UNIT_GROUP, normalizeUnit, splitUnit, unnumbered } from './units.js';
 
 export type AddressCheck =
   | { ok: true; parts: AddressParts; normalized: string }
@@ -38,91 +20,7 @@ export const ADDRESS_MIN = 5;
 export const ADDRESS_MAX = 200;
 
 // ---------------------------------------------------------------------------------------------
-// States. parse-address keeps its table private, so this is the same table (50 states, DC,
-// territories and freely associated states).
-
-const STATE_NAMES: Record<string, string> = {
-  ALABAMA: 'AL', ALASKA: 'AK', 'AMERICAN SAMOA': 'AS', ARIZONA: 'AZ', ARKANSAS: 'AR', CALIFORNIA: 'CA',
-  COLORADO: 'CO', CONNECTICUT: 'CT', DELAWARE: 'DE', 'DISTRICT OF COLUMBIA': 'DC',
-  'FEDERATED STATES OF MICRONESIA': 'FM', FLORIDA: 'FL', GEORGIA: 'GA', GUAM: 'GU', HAWAII: 'HI', IDAHO: 'ID',
-  ILLINOIS: 'IL', INDIANA: 'IN', IOWA: 'IA', KANSAS: 'KS', KENTUCKY: 'KY', LOUISIANA: 'LA', MAINE: 'ME',
-  'MARSHALL ISLANDS': 'MH', MARYLAND: 'MD', MASSACHUSETTS: 'MA', MICHIGAN: 'MI', MINNESOTA: 'MN',
-  MISSISSIPPI: 'MS', MISSOURI: 'MO', MONTANA: 'MT', NEBRASKA: 'NE', NEVADA: 'NV', 'NEW HAMPSHIRE': 'NH',
-  'NEW JERSEY': 'NJ', 'NEW MEXICO': 'NM', 'NEW YORK': 'NY', 'NORTH CAROLINA': 'NC', 'NORTH DAKOTA': 'ND',
-  'NORTHERN MARIANA ISLANDS': 'MP', OHIO: 'OH', OKLAHOMA: 'OK', OREGON: 'OR', PALAU: 'PW', PENNSYLVANIA: 'PA',
-  'PUERTO RICO': 'PR', 'RHODE ISLAND': 'RI', 'SOUTH CAROLINA': 'SC', 'SOUTH DAKOTA': 'SD', TENNESSEE: 'TN',
-  TEXAS: 'TX', UTAH: 'UT', VERMONT: 'VT', 'VIRGIN ISLANDS': 'VI', VIRGINIA: 'VA', WASHINGTON: 'WA',
-  'WEST VIRGINIA': 'WV', WISCONSIN: 'WI', WYOMING: 'WY',
-};
-const STATE_CODES = new Set(Object.values(STATE_NAMES));
-// Longest first, so "West Virginia" is not read as "Virginia".
-const STATE_NAME_AT_END = new RegExp(
-  `(?:^|[\\s,])(${Object.keys(STATE_NAMES).sort((a, b) => b.length - a.length).join('|').replace(/ /g, '\\s+')})$`,
-  'i',
-);
-
-/** `TX`, `tx`, `Texas`, `New  York` → the two-letter code; null for anything that is not a state. */
-export function stateCode(s: string | null | undefined): string | null {
-  const t = (s ?? '').replace(/[.,]/g, ' ').replace(/\s+/g, ' ').trim().toUpperCase();
-  if (STATE_CODES.has(t)) return t;
-  return STATE_NAMES[t] ?? null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Units. One list for the whole service (address matching, the mapping's street-line split):
-// the USPS secondary unit designators (Publication 28, appendix C2) that take a number.
-
-export const UNIT_DESIGNATORS: readonly string[] = [
-  'APT', 'APARTMENT', 'BLDG', 'BUILDING', 'DEPT', 'FL', 'FLOOR', 'HNGR', 'HANGAR', 'LOT', 'PH', 'PIER',
-  'RM', 'ROOM', 'SLIP', 'SPC', 'SPACE', 'STE', 'SUITE', 'STOP', 'TRLR', 'TRAILER', 'UNIT',
-];
-// A building designator (BLDG, BUILDING and the other spellings parse-address accepts): its number
-// is kept apart from the unit's (`BLDG 3 APT 4`).
-const BUILDING_WORD = /^BU?I?LDI?N?G$/;
-const DESIGNATOR = new RegExp(`^(?:${UNIT_DESIGNATORS.join('|')})$`);
-// A designator and its id (`APT 4`, `UNIT #04-B`) or a bare `#4`.
-const UNIT_GROUP = `(?:(?:${UNIT_DESIGNATORS.join('|')})\\b\\.?\\s*#?\\s*|#\\s*)[A-Z0-9][A-Z0-9-]*`;
-// Units without a number, as parse-address reads them, with their USPS abbreviation.
-const UNNUMBERED: Array<[RegExp, string]> = [
-  [/^BA?SE?ME?N?T$/, 'BSMT'], [/^FRO?NT$/, 'FRNT'], [/^LO?BBY$/, 'LBBY'], [/^LOWE?R$/, 'LOWR'], [/^OFF?I?CE?$/, 'OFC'],
-  [/^PE?N?T?HO?U?S?E?$/, 'PH'], [/^REAR$/, 'REAR'], [/^SIDE$/, 'SIDE'], [/^UPPE?R$/, 'UPPR'],
-];
-const unnumbered = (word: string): string | null => UNNUMBERED.find(([re]) => re.test(word))?.[1] ?? null;
-
-/**
- * A unit as compared and keyed: designators, `#`, punctuation and leading zeros carry no identity
- * (`Apt #04-B` → `4B`), except that a building number stays apart (`Bldg 3 Apt 4` → `BLDG 3 4`), a
- * penthouse is not the apartment of the same number (`PH 2` → `PH2`), and a unit without a number
- * keeps its name (`Penthouse` → `PH`). Null when there is no unit.
- */
-export function normalizeUnit(unit: string | null | undefined): string | null {
-  const words = (unit ?? '').toUpperCase().replace(/[#,.]/g, ' ').trim().split(/\s+/).filter(Boolean);
-  const buildings: string[] = [];
-  const ids: string[] = [];
-  let designator: string | null = null;
-  for (const w of words) {
-    if (BUILDING_WORD.test(w) || DESIGNATOR.test(w) || unnumbered(w) === 'PH') {
-      designator = unnumbered(w) === 'PH' ? 'PH' : w;
-      continue;
-    }
-    const id = w.replace(/-/g, '').replace(/^0+(?=\w)/, '');
-    if (!id) continue;
-    if (designator && BUILDING_WORD.test(designator)) buildings.push(id);
-    else ids.push(designator === 'PH' && ids.length === 0 ? `PH${id}` : id);
-    designator = null;
-  }
-  if (buildings.length === 0 && ids.length === 0) return designator ? unnumbered(designator) : null;
-  if (buildings.length === 0 && ids.length === 1 && unnumbered(ids[0]!)) return unnumbered(ids[0]!);
-  return [...buildings.map((b) => `BLDG ${b}`), ids.join('')].filter(Boolean).join(' ');
-}
-
-// ---------------------------------------------------------------------------------------------
 // Street line.
-
-const up = (s: string | undefined | null): string | null => {
-  const t = s?.replace(/[.,]/g, ' ').replace(/\s+/g, ' ').trim().toUpperCase();
-  return t ? t : null;
-};
 
 // 123, 12B, 1a, 123-A, 10-12, 10-12A, optionally followed by a fraction (123 1/2).
 const HOUSE_NUMBER = /^(\d+)(-?[A-Z](?![A-Z0-9'])|-\d+[A-Z]?(?![A-Z0-9']))?(?:\s+(\d+\/\d+))?(?=\s)/i;
@@ -130,28 +28,34 @@ const HOUSE_NUMBER = /^(\d+)(-?[A-Z](?![A-Z0-9'])|-\d+[A-Z]?(?![A-Z0-9']))?(?:\s
 // its anchored pattern (without it, it may read a prefix of the line and drop the rest).
 const PLACEHOLDER_ZIP = '00000';
 // Designator groups the parser leaves in the street when there are two (`MAIN ST BLDG 3` + APT 4).
-const UNITS_IN_STREET = new RegExp(`^(.+?)((?:\\s+${UNIT_GROUP})+)$`);
+const UNITS_IN_STREET = new RegExp(`^(.+?)((?:\\s+${UNIT_GROUP})+)$`, 'i');
 
 /**
  * Parses a street line (`710 E Dean Keeton St Apt 111`) into its parts; null when it has no house
  * number or no street. The line must not carry the city, state or ZIP.
  */
 export function parseStreetLine(line: string): StreetLineParts | null {
-  const text = line.replace(/\s+/g, ' ').trim();
+  let text = line.replace(/\s+/g, ' ').trim();
+  let namedUnit = '';
+  const atEnd = splitUnit(text);
+  if (atEnd.unit?.includes(' ')) {
+    // A named unit (`#TOWNHOUSE 1`) would stay in the parser's street: it is taken off first.
+    text = atEnd.street;
+    namedUnit = atEnd.unit;
+  }
   const house = HOUSE_NUMBER.exec(text);
   let number: string | null = null;
   let fed = text;
   if (house) {
     const [all, digits, tail, fraction] = house;
-    number = [digits!.replace(/^0+(?=\d)/, '') + (tail ?? '').toUpperCase().replace(/^-(?=[A-Z])/, ''), fraction]
-      .filter(Boolean)
-      .join(' ');
+    number = [dropLeadingZeros(digits!) + (tail ?? '').toUpperCase().replace(/^-(?=[A-Z])/, ''), fraction].filter(Boolean).join(' ');
     // The parser gets a plain number: it would read `1A Main` as number 1 on street "A Main".
     fed = `${digits} ${text.slice(all.length).trim()}`;
   }
   const p = parseLocation(fed);
   if (!p) return null;
-  number ??= up(p.number)?.replace(/^0+(?=\d)/, '') ?? null;
+  const parsedNumber = up(p.number);
+  number ??= parsedNumber ? dropLeadingZeros(parsedNumber) : null;
   let street = up(p.street);
   if (!number || !/\d/.test(number) || !street) return null;
   let { type, suffix } = { type: up(p.type), suffix: up(p.suffix) };
@@ -168,7 +72,7 @@ export function parseStreetLine(line: string): StreetLineParts | null {
       unitText = `${more[2]} ${unitText}`;
     }
   }
-  return { number, prefix: up(p.prefix), street, type, suffix, unit: normalizeUnit(unitText) };
+  return { number, prefix: up(p.prefix), street, type, suffix, unit: normalizeUnit(`${unitText} ${namedUnit}`) };
 }
 
 function parseLocation(streetLine: string): ParsedLocation | null {
@@ -184,12 +88,10 @@ function parseLocation(streetLine: string): ParsedLocation | null {
 const COUNTRY_AT_END = /,\s*(?:USA|U\.S\.A\.?|US|U\.S\.?|UNITED STATES(?: OF AMERICA)?)\.?$/i;
 const ZIP_AT_END = /(?:^|[\s,])(\d{5})(?:-?\d{4}|\s\d{4})?$/;
 const CODE_AT_END = /(?:^|[\s,])([A-Z]{2})$/i;
-const UNIT_DESIGNATOR_AT_END = new RegExp(`(?:^|\\s)(?:${UNIT_DESIGNATORS.join('|')})\\.?\\s*#?$|#$`, 'i');
 const trimEnd = (s: string) => s.replace(/[\s,]+$/, '');
 const UNIT_AT_START = new RegExp(`^${UNIT_GROUP}`, 'i');
-const hasUnitDesignator = (seg: string) => UNIT_AT_START.test(seg);
 // A comma-separated piece that belongs to the street line (`Apt 4`, `#4`, `4B`): cities have no digits.
-const isStreetPiece = (seg: string) => hasUnitDesignator(seg) || /\d/.test(seg);
+const isStreetPiece = (seg: string) => UNIT_AT_START.test(seg) || /\d/.test(seg);
 
 interface Tail {
   rest: string;
@@ -293,12 +195,4 @@ export function checkAddress(input: string): AddressCheck {
   }
   const parts: AddressParts = { ...street, city, state, zip };
   return { ok: true, parts, normalized: normalizeParts(parts) };
-}
-
-/** `123 n main st #4b, springfield, il 62701`: lower case, one space, fixed order. */
-export function normalizeParts(a: AddressParts): string {
-  const street = [a.number, a.prefix, a.street, a.type, a.suffix].filter(Boolean).join(' ');
-  const line1 = a.unit ? `${street} #${a.unit}` : street;
-  const stateZip = [a.state, a.zip].filter(Boolean).join(' ');
-  return [line1, a.city, stateZip].filter(Boolean).join(', ').toLowerCase();
 }

@@ -1,14 +1,18 @@
+// Parsing an asked address and matching it against the site's: the address module end to end.
 import { describe, expect, it } from 'vitest';
-import { UNIT_DESIGNATORS, checkAddress, stateCode, type AddressParts } from '../../src/contract/index.js';
 import {
+  UNIT_DESIGNATORS,
   bestCandidate,
+  checkAddress,
   compareAddress,
   normalizeUnit,
   partsFromPieces,
   partsFromStreetLine,
+  splitUnit,
+  stateCode,
+  type AddressParts,
   type AddressPieces,
-} from '../../src/collector/address-match.js';
-import { splitUnit } from '../../src/collector/mapping/values.js';
+} from '../../src/address/index.js';
 
 const parts = (line: string): AddressParts => {
   const c = checkAddress(line);
