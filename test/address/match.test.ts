@@ -1,14 +1,11 @@
 // Parsing an asked address and matching it against the site's: the address module end to end.
 import { describe, expect, it } from 'vitest';
 import {
-  UNIT_DESIGNATORS,
   bestCandidate,
   checkAddress,
   compareAddress,
-  normalizeUnit,
   partsFromPieces,
   partsFromStreetLine,
-  splitUnit,
   stateCode,
   type AddressParts,
   type AddressPieces,
@@ -251,24 +248,8 @@ describe('bestCandidate', () => {
   });
 });
 
+// normalizeUnit and the one designator list: test/address/units.test.ts.
 describe('helpers', () => {
-  it('normalizeUnit strips designators, punctuation and leading zeros', () => {
-    expect(normalizeUnit('Apt #04-B')).toBe('4B');
-    expect(normalizeUnit('UNIT 111')).toBe('111');
-    expect(normalizeUnit('  ')).toBeNull();
-    expect(normalizeUnit(null)).toBeNull();
-  });
-
-  it('one list of unit designators: the address parser and the mapping read the same ones', () => {
-    for (const d of UNIT_DESIGNATORS) {
-      const expected = ['BLDG', 'BUILDING'].includes(d) ? 'BLDG 7' : d === 'PH' ? 'PH7' : '7';
-      expect(normalizeUnit(`${d} 7`), d).toBe(expected);
-      expect(normalizeUnit(`${d.toLowerCase()}. #07`), d).toBe(expected);
-      expect(splitUnit(`1 Main St ${d} 7`), d).toEqual({ street: '1 Main St', unit: '7' });
-      expect(partsFromStreetLine(`1 Main St ${d} 7`).unit, d).toBe(expected);
-    }
-  });
-
   it('partsFromStreetLine reads a provider street line with its unit', () => {
     expect(partsFromStreetLine('2435 Aspen Rd UNIT 104', 'Ames', 'IA', '50010')).toMatchObject({ number: '2435', street: 'ASPEN', type: 'RD', unit: '104', zip: '50010' });
     expect(partsFromStreetLine('710 E Dean Keeton St #111', 'Austin', 'TX', '78705')).toMatchObject({ prefix: 'E', street: 'DEAN KEETON', unit: '111' });
