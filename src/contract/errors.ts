@@ -1,5 +1,9 @@
 // Every error the service can answer with: a stable code (spec section 7), its HTTP status,
-// and a default message. REST and GraphQL both read this one table.
+// and a default message. REST and GraphQL both read this one table. A few codes are GraphQL's only
+// (`only: 'graphql'`: refusals of a document before it runs); `graphqlHttp` says how such a code sets
+// the HTTP status of a GraphQL response: `request`, the status under application/graphql-response+json
+// and 200 under application/json (GraphQL over HTTP, like a validation error); `response`, the status
+// whatever the accept header.
 
 export const ERROR_CODES = {
   missing_param: { status: 400, message: 'Send one of url, zpid or address.' },
@@ -39,9 +43,32 @@ export const ERROR_CODES = {
   store_unavailable: { status: 503, message: 'The usage and cache store is unreachable. Retry in 30 seconds.', retryAfter: 30 },
   upstream_timeout: { status: 504, message: 'The live lookup took too long. Safe to retry.' },
   batch_deadline: { status: 504, message: 'The item could not finish within the batch time limit. Retry it.' },
-} as const satisfies Record<string, { status: number; message: string; retryAfter?: number }>;
+  query_too_complex: {
+    status: 400, message: 'The operation is over a shape limit (depth, aliases, tokens, directives or introspection).', only: 'graphql', graphqlHttp: 'request',
+  },
+  persisted_query_not_found: { status: 400, message: 'No persisted operation has this hash.', only: 'graphql', graphqlHttp: 'request' },
+  missing_query: { status: 400, message: 'Send a query, or extensions.persistedQuery.sha256Hash.', only: 'graphql', graphqlHttp: 'response' },
+  operation_not_supported: { status: 400, message: 'Only queries are served.', only: 'graphql', graphqlHttp: 'request' },
+} as const satisfies Record<string, ErrorEntry>;
+
+interface ErrorEntry {
+  status: number;
+  message: string;
+  retryAfter?: number;
+  only?: 'graphql';
+  graphqlHttp?: 'request' | 'response';
+}
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+/** The codes REST answers with: the whole table but GraphQL's own. */
+export type RestErrorCode = { [C in ErrorCode]: (typeof ERROR_CODES)[C] extends { only: 'graphql' } ? never : C }[ErrorCode];
+export type GraphqlOnlyCode = Exclude<ErrorCode, RestErrorCode>;
+export const REST_ERROR_CODES = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
+  (c): c is RestErrorCode => (ERROR_CODES[c] as ErrorEntry).only !== 'graphql',
+);
+
+/** How a code sets the HTTP status of a GraphQL response, when the table says (see the top of this file). */
+export const graphqlHttpOf = (code: ErrorCode): ErrorEntry['graphqlHttp'] => (ERROR_CODES[code] as ErrorEntry).graphqlHttp;
 
 export interface LookupErrorOptions {
   message?: string;

@@ -1,4 +1,5 @@
 export * from './schema.js';
+export * from './inputs.js';
 export * from './errors.js';
 export * from './listing-url.js';
 export * from './validate.js';

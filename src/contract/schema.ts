@@ -2,6 +2,8 @@
 // This file is the one source: the TypeScript types, the OpenAPI document and the
 // GraphQL object types are all derived from these schemas.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { REST_ERROR_CODES } from './errors.js';
+import { INPUT_SCHEMAS } from './inputs.js';
 
 const nullable = <T extends TSchema>(t: T, description: string) =>
   Type.Union([t, Type.Null()], { description });
@@ -32,9 +34,6 @@ export const STATUS_TEXTS = [
   'For rent', 'Sold', 'Off market',
 ] as const;
 export type StatusText = (typeof STATUS_TEXTS)[number];
-
-export const STATUS_HINTS = ['for_sale', 'sold', 'for_rent'] as const;
-export type StatusHint = (typeof STATUS_HINTS)[number];
 
 export const PortalPriceEvent = Type.Object(
   {
@@ -156,7 +155,7 @@ export const LookupMeta = Type.Object(
 
 export const ErrorBody = Type.Object(
   {
-    code: Type.String({ description: 'Stable error code (spec section 7)' }),
+    code: Type.Union(REST_ERROR_CODES.map((c) => Type.Literal(c)), { description: 'Stable error code (spec section 7; the table in src/contract/errors.ts)' }),
     message: Type.String(),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
@@ -173,22 +172,10 @@ export const PropertyResponse = Type.Object(
   { $id: 'PropertyResponse' },
 );
 
-export const BatchItem = Type.Union([
-  Type.String({ description: 'A listing-site property link or a one-line address' }),
-  Type.Object({ url: Type.String() }, { additionalProperties: false }),
-  Type.Object({ address: Type.String() }, { additionalProperties: false }),
-  Type.Object({ zpid: Type.String() }, { additionalProperties: false }),
-]);
-
-export const BatchRequest = Type.Object(
-  {
-    items: Type.Array(BatchItem, { minItems: 1, maxItems: 50 }),
-    status: Type.Optional(Type.Union(STATUS_HINTS.map((s) => Type.Literal(s)))),
-    raw: Type.Optional(Type.Boolean({ default: false })),
-  },
-  { $id: 'BatchRequest' },
-);
-
+/**
+ * A batch item's result in one object, its fields present or not by `ok`: GraphQL's BatchItemResult
+ * (REST's two shapes below are made of its fields).
+ */
 export const BatchResult = Type.Object(
   {
     index: Type.Integer({ description: 'Position of the item in the request, from 0' }),
@@ -198,6 +185,24 @@ export const BatchResult = Type.Object(
     error: Type.Optional(Type.Ref(ErrorBody)),
   },
   { $id: 'BatchResult' },
+);
+
+/** The same property schema without Optional: present in every item of that shape. */
+const present = <T extends TSchema>(s: T): T => Type.Required(Type.Object({ s })).properties.s as T;
+
+export const BatchItemSuccess = Type.Object(
+  {
+    index: BatchResult.properties.index,
+    ok: Type.Literal(true, { description: 'The item succeeded' }),
+    data: present(BatchResult.properties.data),
+    meta: present(BatchResult.properties.meta),
+  },
+  { $id: 'BatchItemSuccess', description: 'An item that was found' },
+);
+
+export const BatchItemFailure = Type.Object(
+  { index: BatchResult.properties.index, ok: Type.Literal(false, { description: 'The item failed' }), error: present(BatchResult.properties.error) },
+  { $id: 'BatchItemFailure', description: 'An item that failed, on its own: the other items are unaffected' },
 );
 
 export const BatchMeta = Type.Object(
@@ -213,7 +218,10 @@ export const BatchMeta = Type.Object(
 );
 
 export const BatchResponse = Type.Object(
-  { data: Type.Array(Type.Ref(BatchResult)), meta: Type.Ref(BatchMeta) },
+  {
+    data: Type.Array(Type.Union([Type.Ref(BatchItemSuccess), Type.Ref(BatchItemFailure)]), { description: 'One result per item, in item order' }),
+    meta: Type.Ref(BatchMeta),
+  },
   { $id: 'BatchResponse' },
 );
 
@@ -239,17 +247,18 @@ export type PortalTaxEvent = Static<typeof PortalTaxEvent>;
 export type PortalSchool = Static<typeof PortalSchool>;
 export type LookupSource = Static<typeof LookupSource> & Record<string, unknown>;
 export type LookupMeta = Omit<Static<typeof LookupMeta>, 'source'> & { source: LookupSource };
-export type ErrorBody = Static<typeof ErrorBody>;
+/** An error body as stored and sent: the schema's enum documents the codes; values read back are strings. */
+export type ErrorBody = Omit<Static<typeof ErrorBody>, 'code'> & { code: string };
 export type BatchMeta = Static<typeof BatchMeta>;
 export type AccountUsage = Static<typeof AccountUsage>;
 export type BatchResult =
   | { index: number; ok: true; data: PortalProperty; meta: LookupMeta }
   | { index: number; ok: false; error: ErrorBody };
 
-/** Every schema with an $id, for OpenAPI components. */
+/** Every schema with an $id, for OpenAPI components (the inputs' are declared in inputs.ts). */
 export const CONTRACT_SCHEMAS = [
   PortalPriceEvent, PortalTaxEvent, PortalSchool, PortalProperty, LookupSource, LookupMeta, ErrorBody,
-  ErrorEnvelope, PropertyResponse, BatchRequest, BatchResult, BatchMeta, BatchResponse, AccountUsage,
+  ErrorEnvelope, PropertyResponse, ...INPUT_SCHEMAS, BatchItemSuccess, BatchItemFailure, BatchMeta, BatchResponse, AccountUsage,
 ] as const;
 
 /** The field names of PortalProperty that every response carries (raw is optional). */

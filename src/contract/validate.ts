@@ -1,18 +1,22 @@
 // Validation of every input the contract accepts (spec 4.1, 4.2, 2.7). One module for REST and GraphQL.
-// It runs before any lookup, so an invalid request never costs anything.
-import { checkAddress, type AddressParts } from '../address/index.js';
+// It runs before any lookup, so an invalid request never costs anything. The keys, limits and patterns
+// are the input schemas' (inputs.ts); the rules no schema can say (a link on the listing site, an
+// address with a city) are here.
+import { ADDRESS_MAX, checkAddress, type AddressParts } from '../address/index.js';
 import { LookupError } from './errors.js';
+import {
+  BATCH_BODY_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_BATCH_ITEMS, STATUS_HINTS, ZPID_PATTERN, type LocatorKey, type StatusHint,
+} from './inputs.js';
 import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
-import { STATUS_HINTS, type StatusHint } from './schema.js';
 
-export const MAX_BATCH_ITEMS = 50;
 /** The largest request body a face accepts (REST's batch body, a GraphQL request), bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** A request body past MAX_BODY_BYTES, as both faces refuse it. */
 export const bodyTooLarge = (): LookupError =>
   new LookupError('bad_body', { message: 'The request body is larger than 1 MB.', details: { reason: 'body is larger than 1 MB' } });
-const ZPID = /^\d{1,12}$/;
+const ZPID = new RegExp(ZPID_PATTERN);
+const oneOfLocators = LOCATOR_KEYS.join(', ');
 
 export type Locator =
   | { kind: 'url'; input: string; target: 'home'; zpid: string; path: string }
@@ -25,18 +29,18 @@ export interface LookupOptions {
   raw: boolean;
 }
 
-export type LocatorInput = { url?: unknown; zpid?: unknown; address?: unknown };
+export type LocatorInput = { [K in LocatorKey]?: unknown };
 
 const bad = (param: string, reason: string) =>
   new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
 /** Exactly one of url, zpid, address (spec 4.1 rules 1-3). */
 export function parseLocator(input: LocatorInput): Locator {
-  const sent = (['url', 'zpid', 'address'] as const).filter((k) => input[k] !== undefined && input[k] !== null);
-  if (sent.length === 0) throw new LookupError('missing_param', { details: { expected: ['url', 'zpid', 'address'] } });
+  const sent = LOCATOR_KEYS.filter((k) => input[k] !== undefined && input[k] !== null);
+  if (sent.length === 0) throw new LookupError('missing_param', { details: { expected: [...LOCATOR_KEYS] } });
   if (sent.length > 1) {
     throw new LookupError('bad_param', {
-      message: `Send only one of url, zpid or address (got ${sent.join(', ')}).`,
+      message: `Send only one of ${oneOfLocators} (got ${sent.join(', ')}).`,
       details: { param: sent.join(','), reason: 'more than one locator' },
     });
   }
@@ -63,6 +67,8 @@ export function parseZpid(value: string): Locator {
 }
 
 export function parseAddress(value: string): Locator {
+  // The schema's maxLength counts the text as sent; checkAddress counts it trimmed.
+  if (value.length > ADDRESS_MAX) throw bad('address', `address must be at most ${ADDRESS_MAX} characters`);
   const a = checkAddress(value);
   if (!a.ok) throw bad('address', a.reason);
   return { kind: 'address', input: value, normalized: a.normalized, parts: a.parts };
@@ -97,12 +103,12 @@ export function parseLookupOptions(input: { status?: unknown; raw?: unknown }): 
   return options;
 }
 
-const QUERY_PARAMS = new Set(['url', 'zpid', 'address', 'status', 'raw']);
+const QUERY_PARAMS = new Set(LOOKUP_QUERY_KEYS);
 
 /** A single lookup's query string (REST). Repeated or unknown parameters are refused. */
 export function parseLookupQuery(query: Record<string, unknown>): { locator: Locator; options: LookupOptions } {
   for (const [k, v] of Object.entries(query)) {
-    if (!QUERY_PARAMS.has(k)) throw bad(k, 'unknown parameter (expected url, zpid, address, status, raw)');
+    if (!QUERY_PARAMS.has(k)) throw bad(k, `unknown parameter (expected ${LOOKUP_QUERY_KEYS.join(', ')})`);
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
   const options = parseLookupOptions({ status: query.status, raw: parseRawQuery(query.raw) });
@@ -113,7 +119,7 @@ export type BatchItemResult = { ok: true; locator: Locator } | { ok: false; erro
 
 const URLISH = /^https?:\/\//i;
 
-/** One batch item: a string (link or address) or an object with exactly one of url, address, zpid. */
+/** One batch item: a string (link or address) or an object with exactly one locator. */
 export function parseBatchItem(item: unknown): BatchItemResult {
   try {
     if (typeof item === 'string') {
@@ -121,18 +127,18 @@ export function parseBatchItem(item: unknown): BatchItemResult {
     }
     if (item && typeof item === 'object' && !Array.isArray(item)) {
       const obj = item as Record<string, unknown>;
-      const unknown = Object.keys(obj).filter((k) => !['url', 'address', 'zpid'].includes(k));
-      if (unknown.length > 0) throw bad('item', `unknown field ${unknown.join(', ')} (expected one of url, address, zpid)`);
+      const unknown = Object.keys(obj).filter((k) => !(LOCATOR_KEYS as string[]).includes(k));
+      if (unknown.length > 0) throw bad('item', `unknown field ${unknown.join(', ')} (expected one of ${oneOfLocators})`);
       return { ok: true, locator: parseLocator(obj) };
     }
-    throw bad('item', 'must be a string or an object with one of url, address, zpid');
+    throw bad('item', `must be a string or an object with one of ${oneOfLocators}`);
   } catch (e) {
     if (e instanceof LookupError) return { ok: false, error: e };
     throw e;
   }
 }
 
-const BATCH_FIELDS = new Set(['items', 'status', 'raw']);
+const BATCH_FIELDS = new Set(BATCH_BODY_KEYS);
 
 /** A batch body (spec 4.2): request-level errors throw; per-item errors are returned in place. */
 export function parseBatchBody(body: unknown): { items: BatchItemResult[]; options: LookupOptions } {
@@ -147,6 +153,6 @@ export function parseBatchBody(body: unknown): { items: BatchItemResult[]; optio
     throw new LookupError('too_many_items', { details: { max: MAX_BATCH_ITEMS, received: b.items.length } });
   }
   const unknown = Object.keys(b).filter((k) => !BATCH_FIELDS.has(k));
-  if (unknown.length > 0) throw bad(unknown[0]!, 'unknown field (expected items, status, raw)');
+  if (unknown.length > 0) throw bad(unknown[0]!, `unknown field (expected ${BATCH_BODY_KEYS.join(', ')})`);
   return { items: b.items.map(parseBatchItem), options: parseLookupOptions(b) };
 }

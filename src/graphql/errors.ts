@@ -2,7 +2,7 @@
 // failures that are not data: the request's own (API key, store down, limits, a bad batch).
 // The code → status table is the contract's ERROR_CODES, the same one REST uses.
 import { GraphQLError, type ASTNode } from 'graphql';
-import type { LookupError } from '../contract/index.js';
+import { graphqlHttpOf, LookupError, type GraphqlOnlyCode } from '../contract/index.js';
 
 export interface CodedErrorOptions {
   /**
@@ -12,7 +12,7 @@ export interface CodedErrorOptions {
    * - `request`: a refusal before execution (limits, invalid variables): the code's status under
    *   application/graphql-response+json, 200 under application/json, like a validation error
    *   (GraphQL over HTTP).
-   * Unset: a field error, the status stays 200.
+   * Unset: as the table says for the code (GraphQL's own codes), else a field error: the status stays 200.
    */
   http?: 'response' | 'request';
   /** An HTTP status other than the code's (413 for a request past a size limit). */
@@ -25,10 +25,11 @@ export interface CodedErrorOptions {
 export function toGraphQLError(err: LookupError, opts: CodedErrorOptions = {}): GraphQLError {
   const retryAfter = err.retryAfterSeconds;
   const status = opts.status ?? err.status;
+  const mode = opts.http ?? graphqlHttpOf(err.code);
   const http =
-    opts.http === 'response'
+    mode === 'response'
       ? { status, ...(retryAfter === undefined ? {} : { headers: { 'retry-after': String(retryAfter) } }) }
-      : opts.http === 'request'
+      : mode === 'request'
         ? { status, spec: true }
         : undefined;
   // No originalError: Yoga would treat a GraphQLError wrapping a non-GraphQL error as unexpected and mask it.
@@ -44,14 +45,11 @@ export function toGraphQLError(err: LookupError, opts: CodedErrorOptions = {}): 
 }
 
 /**
- * A refusal of the operation before it runs, with a GraphQL-only code (no entry in the contract's
- * table, e.g. query_too_complex): HTTP 400 under application/graphql-response+json and 200 under
- * application/json, like a validation error.
+ * A refusal of the operation with one of GraphQL's own codes (query_too_complex, …): its status and
+ * how it applies come from the contract's table, like every other code's.
  */
-export function requestError(code: string, message: string, details?: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(message, {
-    extensions: { code, ...(details ? { details } : {}), http: { status: 400, spec: true } },
-  });
+export function requestError(code: GraphqlOnlyCode, message?: string, details?: Record<string, unknown>): GraphQLError {
+  return toGraphQLError(new LookupError(code, { ...(message === undefined ? {} : { message }), ...(details === undefined ? {} : { details }) }));
 }
 
 /**

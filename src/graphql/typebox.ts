@@ -8,11 +8,16 @@
 // Array(x) → [x!]!, Ref(schema with $id) → the object type registered for that $id,
 // Union(x, Null) → nullable x, Optional(x) → nullable x, a union of string literals → the enum
 // registered for exactly that set of values (else String). Names: snake_case → camelCase.
+//
+// Inputs (the arguments of Query.property and Query.properties, the LookupItem input) are generated
+// the same way from the contract's input fields (src/contract/inputs.ts): an Optional field is a
+// nullable argument, a required one non-null; Ref(x) is the input type registered for x's $id.
 import { KindGuard, type TObject, type TSchema } from '@sinclair/typebox';
-import type { ObjectFieldBuilder, OutputType } from '@pothos/core';
+import type { InputFieldBuilder, InputType, ObjectFieldBuilder, OutputType } from '@pothos/core';
 import type { Types } from './builder.js';
 
 type Output = OutputType<Types>;
+type Input = InputType<Types>;
 
 /** `cache_key` → `cacheKey`; names already in camelCase are unchanged. */
 export const toGraphqlName = (restName: string): string => restName.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -33,8 +38,10 @@ export interface FieldPlan {
 export interface TypeMap {
   /** Object types by the TypeBox $id they stand for. */
   objects: Record<string, { ref: Output; name: string; description?: string | undefined }>;
-  /** Enums by the exact set of string literals they stand for. */
+  /** Enums by the exact set of string literals they stand for (an enum is an input type as well). */
   enums: Array<{ values: readonly string[]; ref: Output; name: string }>;
+  /** Input types by the TypeBox $id they stand for. */
+  inputs?: Record<string, { ref: Input; name: string }>;
 }
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
@@ -122,4 +129,68 @@ export function contractFields<Shape extends object>(
     });
   }
   return fields;
+}
+
+/** What a contract input field becomes in GraphQL: an argument, or a field of an input type. */
+export interface InputPlan {
+  restName: string;
+  name: string;
+  /** The GraphQL type of the input, or of its items for a list. */
+  type: Input;
+  list: boolean;
+  required: boolean;
+  description: string | undefined;
+}
+
+function inputLeaf(s: TSchema, map: TypeMap, where: string): Input {
+  if (KindGuard.IsString(s)) return 'String';
+  if (KindGuard.IsInteger(s)) return 'Int';
+  if (KindGuard.IsNumber(s)) return 'Float';
+  if (KindGuard.IsBoolean(s)) return 'Boolean';
+  if (KindGuard.IsRef(s)) {
+    const target = map.inputs?.[s.$ref];
+    if (!target) throw new Error(`${where}: no GraphQL input type is registered for $ref ${s.$ref}`);
+    return target.ref;
+  }
+  const literals = literalStrings(s);
+  if (literals) {
+    const e = map.enums.find((x) => sameSet(x.values, literals));
+    return e ? (e.ref as Input) : 'String';
+  }
+  throw new Error(`${where}: cannot map this TypeBox schema to a GraphQL input: ${JSON.stringify(s)}`);
+}
+
+/**
+ * The GraphQL plan of contract input fields, in their order. `optional: true` makes every one
+ * nullable (the locators: which one is sent is a rule of the validator, or of @oneOf).
+ */
+export function planInputs(fields: Record<string, TSchema>, map: TypeMap, where: string, opts: { optional?: boolean } = {}): InputPlan[] {
+  return Object.entries(fields).map(([restName, schema]) => {
+    const at = `${where}.${restName}`;
+    const name = toGraphqlName(restName);
+    if (!GRAPHQL_NAME.test(name)) throw new Error(`${at}: ${name} is not a valid GraphQL name`);
+    const required = !opts.optional && !KindGuard.IsOptional(schema);
+    const list = KindGuard.IsArray(schema);
+    const type = inputLeaf(list ? schema.items : schema, map, list ? `${at}[]` : at);
+    return { restName, name, type, list, required, description: schema.description };
+  });
+}
+
+type InputOptions = { type: Input | [Input]; required: boolean; description?: string };
+
+/** The Pothos inputs of a plan; `make` is `t.arg` for arguments or `t.field` of an input type. */
+function contractInputs<Ref>(plans: readonly InputPlan[], make: (options: InputOptions) => Ref): Record<string, Ref> {
+  return Object.fromEntries(
+    plans.map((p) => [p.name, make({ type: p.list ? [p.type] : p.type, required: p.required, ...(p.description ? { description: p.description } : {}) })]),
+  );
+}
+
+/** Field arguments from contract input fields. The types are only known at run time: the validator reads the values. */
+export function contractArgs(t: { arg: (options: never) => unknown }, plans: readonly InputPlan[]) {
+  return contractInputs(plans, (o) => t.arg(o as never)) as Record<string, ReturnType<ObjectFieldBuilder<Types, unknown>['arg']>>;
+}
+
+/** The fields of an input type from contract input fields. */
+export function contractInputFields(t: InputFieldBuilder<Types, 'InputObject'>, plans: readonly InputPlan[]) {
+  return contractInputs(plans, (o) => t.field(o as never));
 }

@@ -1,43 +1,113 @@
-// The OpenAPI document, generated from the contract's schemas so it cannot drift from them.
-import { CONTRACT_SCHEMAS, ERROR_CODES, STATUS_HINTS, type ErrorCode } from '../contract/index.js';
+// The OpenAPI document, generated from the contract so it cannot drift from it: the schemas
+// (schema.ts, inputs.ts), the query parameters (the input fields), and the error codes, statuses and
+// example error bodies (the table in errors.ts). Only the examples of a found home are written here.
+import {
+  CONTRACT_SCHEMAS, ERROR_CODES, LOCATOR_FIELDS, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
+  type AccountUsage, type BatchMeta, type LookupMeta, type PortalProperty, type RestErrorCode,
+} from '../contract/index.js';
+import type { TSchema } from '@sinclair/typebox';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
-/** TypeBox refs name a schema by its $id; OpenAPI wants a JSON pointer into components. */
+/** A union of literals of one type (an error code, a status hint) is an enum in OpenAPI. */
+function literalEnum(members: unknown[]): Json | null {
+  const consts = members.map((m) => (m && typeof m === 'object' && 'const' in m ? (m as { const: Json; type?: string }) : null));
+  if (consts.length === 0 || consts.some((c) => c === null || c.type !== consts[0]!.type)) return null;
+  return { type: consts[0]!.type ?? null, enum: consts.map((c) => c!.const) };
+}
+
+/**
+ * TypeBox refs name a schema by its $id; OpenAPI wants a JSON pointer into components. Every union
+ * in the contract is disjoint (null or not, one item shape or another), so each is a oneOf: exactly
+ * one alternative matches; a union of literals is an enum.
+ */
 function toOpenApi(node: unknown): Json {
   if (Array.isArray(node)) return node.map(toOpenApi);
   if (node && typeof node === 'object') {
-    const out: Record<string, Json> = {};
+    let out: Record<string, Json> = {};
     for (const [k, v] of Object.entries(node)) {
       if (k === '$id') continue;
-      out[k] = k === '$ref' && typeof v === 'string' ? `#/components/schemas/${v}` : toOpenApi(v);
+      if (k === '$ref' && typeof v === 'string') out[k] = `#/components/schemas/${v}`;
+      else if (k === 'anyOf' && Array.isArray(v) && literalEnum(v)) out = { ...out, ...(literalEnum(v) as Record<string, Json>) };
+      else out[k === 'anyOf' ? 'oneOf' : k] = toOpenApi(v);
     }
     return out;
   }
   return node as Json;
 }
 
-const codesWithStatus = (status: number): ErrorCode[] =>
-  (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => ERROR_CODES[c].status === status);
-
-const errorResponses = (statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [
-      String(s),
-      {
-        description: `Error: ${codesWithStatus(s).join(', ')}`,
-        headers: { ...commonHeaders, 'retry-after': { description: 'Seconds to wait (503, and upstream_busy)', schema: { type: 'integer' } } },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
-      },
-    ]),
-  );
-
 const commonHeaders = {
   'x-api-version': { description: 'Always v1', schema: { type: 'string', const: 'v1' } },
   'cache-control': { description: 'Always no-store', schema: { type: 'string', const: 'no-store' } },
 };
 
-const locatorParam = (name: string, description: string, schema: Json) => ({ name, in: 'query', required: false, description, schema });
+const errorBody = (code: RestErrorCode) => ({ error: { code, message: ERROR_CODES[code].message }, meta: { took_ms: 2 } });
+
+/** Codes any request may get from the HTTP layer, whatever the route; documented once, not per operation. */
+const HTTP_LAYER_CODES: ReadonlySet<RestErrorCode> = new Set([
+  'route_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'unsupported_media_type', 'expectation_failed',
+  'headers_too_large', 'rate_limited',
+]);
+/** The batch body's own codes, answered by POST /v1/portal/batch only. */
+const BATCH_BODY_CODES: ReadonlySet<RestErrorCode> = new Set(['bad_body', 'too_many_items']);
+
+/**
+ * The error responses of an operation: per status, the table's codes of that status (but those the
+ * operation never answers with), each with an example body.
+ */
+function errorResponses(statuses: readonly number[], answers: (code: RestErrorCode) => boolean = () => true) {
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const codes = REST_ERROR_CODES.filter((c) => ERROR_CODES[c].status === status && !HTTP_LAYER_CODES.has(c) && answers(c));
+      if (codes.length === 0) throw new Error(`OpenAPI: no error code of the table has status ${status}`);
+      return [
+        String(status),
+        {
+          description: `Error: ${codes.join(', ')}`,
+          headers: { ...commonHeaders, 'retry-after': { description: 'Seconds to wait, when the code has a wait', schema: { type: 'integer' } } },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+              examples: Object.fromEntries(codes.map((c) => [c, { summary: c, value: errorBody(c) }])),
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
+/** A query parameter from a contract input field: its description and examples beside the schema, as OpenAPI has them. */
+function queryParameter(name: string, field: TSchema) {
+  const { description, examples, ...schema } = toOpenApi(field) as Record<string, Json>;
+  return {
+    name, in: 'query', required: false,
+    ...(description === undefined ? {} : { description }),
+    ...(Array.isArray(examples) ? { example: examples[0]! } : {}),
+    schema,
+  };
+}
+
+const exampleProperty: PortalProperty = {
+  ...(Object.fromEntries(PROPERTY_FIELDS.map((f) => [f, null])) as unknown as PortalProperty),
+  zpid: '2146993218',
+  detailUrl: 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/',
+  address: '6851 Roswell Rd APT O31, Sandy Springs, GA 30328',
+  streetAddress: '6851 Roswell Rd APT O31', unit: 'APT O31', city: 'Sandy Springs', state: 'GA', zipcode: '30328',
+  price: 1495, currency: 'USD', homeStatus: 'FOR_RENT', statusText: 'For rent', homeType: 'CONDO', beds: 1, baths: 1, livingArea: 780,
+  photos: [], photoCount: 0, priceHistory: [], taxHistory: [], schools: [], scrapedAt: '2026-11-20T09:14:03.000Z',
+};
+const exampleMeta: LookupMeta = {
+  credits: 1, cached: false, cache_key: 'zpid:2146993218', fetched_at: '2026-11-20T09:14:03.000Z',
+  source: { provider: 'self_hosted', note: 'Read from the listing page' }, release: 'v1', took_ms: 1840,
+};
+const exampleBatchMeta: BatchMeta = { count: 2, succeeded: 1, failed: 1, cache_hits: 0, credits: 1, took_ms: 1920 };
+const exampleAccount: AccountUsage = {
+  plan: 'paid', key_prefix: 'pk_live_3f9a', used: 120, included: 1000, remaining: 880, period_end: '2026-12-01T00:00:00.000Z',
+  overage_enabled: false, overage_used: 0, overage_usd: 0, spend_limit_usd: null,
+};
+
+const TAGS = { lookups: 'Lookups', account: 'Account' } as const;
 
 export function buildOpenApi(): Record<string, Json> {
   const schemas = Object.fromEntries(CONTRACT_SCHEMAS.map((s) => [s.$id!, toOpenApi(s)]));
@@ -46,58 +116,102 @@ export function buildOpenApi(): Record<string, Json> {
     info: {
       title: 'Property lookup API',
       version: '1.0.0-preview',
-      description: 'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries x-api-key.',
+      description:
+        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries x-api-key. ' +
+        `Any route may also answer ${[...HTTP_LAYER_CODES].map((c) => `${ERROR_CODES[c].status} ${c}`).join(', ')} in the same error envelope.`,
     },
     servers: [{ url: '/' }],
+    tags: [
+      { name: TAGS.lookups, description: 'Homes by link, zpid or address: one, or up to 50 in a batch' },
+      { name: TAGS.account, description: "The caller's plan and usage" },
+    ],
     security: [{ apiKey: [] }],
     components: { schemas, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     paths: {
       '/v1/portal/property': {
         get: {
+          operationId: 'lookupProperty',
+          tags: [TAGS.lookups],
           summary: 'Look up one home',
           description: 'Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0.',
           parameters: [
-            locatorParam('url', 'A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). Max 500 characters.', { type: 'string', maxLength: 500 }),
-            locatorParam('zpid', 'The property ID, 1 to 12 digits.', { type: 'string', pattern: '^\\d{1,12}$' }),
-            locatorParam('address', 'One-line US address with house number and either city + state or ZIP; 5 to 200 characters.', { type: 'string', minLength: 5, maxLength: 200 }),
-            locatorParam('status', 'Hint for which listing to read.', { type: 'string', enum: [...STATUS_HINTS] }),
-            locatorParam('raw', 'Add data.raw, the unmapped source record.', { type: 'boolean', default: false }),
+            ...Object.entries(LOCATOR_FIELDS).map(([name, field]) => queryParameter(name, field)),
+            ...Object.entries(OPTION_FIELDS).map(([name, field]) => queryParameter(name, field)),
           ],
           responses: {
             '200': {
               description: 'The home',
               headers: { ...commonHeaders, 'x-cache': { description: 'HIT or MISS', schema: { type: 'string', enum: ['HIT', 'MISS'] } } },
-              content: { 'application/json': { schema: { $ref: '#/components/schemas/PropertyResponse' } } },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/PropertyResponse' },
+                  example: { data: exampleProperty, meta: exampleMeta } as unknown as Json,
+                },
+              },
             },
-            ...errorResponses([400, 401, 402, 404, 409, 422, 500, 502, 503, 504]),
+            ...errorResponses([400, 401, 402, 404, 409, 422, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c)),
           },
         },
       },
       '/v1/portal/batch': {
         post: {
-          summary: 'Look up to 50 homes',
-          description: 'Items are strings (link or address) or objects with one of url, address, zpid. Each item has its own ok flag.',
-          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchRequest' } } } },
+          operationId: 'lookupProperties',
+          tags: [TAGS.lookups],
+          summary: `Look up to ${MAX_BATCH_ITEMS} homes`,
+          description:
+            'Items are strings (link or address) or objects with one of url, zpid, address. Each item succeeds or fails on its own (ok); ' +
+            'a live lookup costs 1 credit, a cache hit or a failed item 0.',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/BatchRequest' },
+                example: { items: [exampleProperty.detailUrl!, { address: '661 Lakeview Ave, San Francisco, CA 94112' }], status: 'for_rent' },
+              },
+            },
+          },
           responses: {
-            '200': { description: 'One result per item, in order', headers: commonHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/BatchResponse' } } } },
-            ...errorResponses([400, 401, 500, 503]),
+            '200': {
+              description: 'One result per item, in order',
+              headers: commonHeaders,
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/BatchResponse' },
+                  example: {
+                    data: [{ index: 0, ok: true, data: exampleProperty, meta: exampleMeta }, { index: 1, ok: false, error: errorBody('not_found').error }],
+                    meta: exampleBatchMeta,
+                  } as unknown as Json,
+                },
+              },
+            },
+            // A missing locator fails its item (200), never the batch.
+            ...errorResponses([400, 401, 500, 503], (c) => c !== 'missing_param'),
           },
         },
       },
       '/v1/account': {
         get: {
+          operationId: 'getAccount',
+          tags: [TAGS.account],
           summary: "The caller's plan and usage",
+          description: 'Free: no lookup is made.',
           responses: {
             '200': {
               description: 'Plan and usage',
               headers: commonHeaders,
               content: {
                 'application/json': {
-                  schema: { type: 'object', properties: { data: { $ref: '#/components/schemas/AccountUsage' }, meta: { type: 'object', properties: { took_ms: { type: 'integer' } } } } },
+                  schema: {
+                    type: 'object',
+                    required: ['data', 'meta'],
+                    properties: { data: { $ref: '#/components/schemas/AccountUsage' }, meta: { type: 'object', required: ['took_ms'], properties: { took_ms: { type: 'integer' } } } },
+                  },
+                  example: { data: exampleAccount, meta: { took_ms: 3 } } as unknown as Json,
                 },
               },
             },
-            ...errorResponses([401, 503]),
+            // No lookup: only the store, or an instance too busy to hear it, can fail it.
+            ...errorResponses([401, 503], (c) => c === 'missing_api_key' || c === 'invalid_api_key' || c === 'store_unavailable' || c === 'upstream_busy'),
           },
         },
       },

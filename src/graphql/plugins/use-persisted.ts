@@ -3,6 +3,7 @@
 // stay allowed, so ordinary clients and GraphiQL work unchanged.
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
+import { requestError } from '../errors.js';
 import { persistedOperation, persistedOperationId } from '../persisted.js';
 
 export function usePersisted(): Plugin {
@@ -12,8 +13,8 @@ export function usePersisted(): Plugin {
     getPersistedOperation: (hash) => persistedOperation(hash),
     allowArbitraryOperations: true,
     customErrors: {
-      notFound: { message: 'No persisted operation has this hash.', extensions: { code: 'persisted_query_not_found', http: { status: 400, spec: true } } },
-      keyNotFound: { message: 'Send a query, or extensions.persistedQuery.sha256Hash.', extensions: { code: 'missing_query', http: { status: 400 } } },
+      notFound: () => requestError('persisted_query_not_found'),
+      keyNotFound: () => requestError('missing_query'),
     },
   }) as Plugin;
 }

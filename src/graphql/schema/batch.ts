@@ -2,26 +2,25 @@
 // contract's batch parser and looked up by the core's startBatch, in the request's one context
 // (one DataLoader: duplicates, and homes also asked for by Query.property, are read and billed once).
 import {
-  BatchMeta, BatchResult, parseBatchBody,
+  BatchMeta, BatchRequest, BatchResult, LOCATOR_FIELDS, parseBatchBody,
   type BatchItemResult as ParsedItem, type BatchMeta as BatchMetaShape, type BatchResult as BatchResultShape,
   type LookupOptions,
 } from '../../contract/index.js';
 import { startBatch, type BatchRun } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { rawOnlyWhenSelected, streamRequested } from '../selection.js';
-import { contractFields, planFields, type TypeMap } from '../typebox.js';
+import { contractArgs, contractFields, contractInputFields, planFields, planInputs, type TypeMap } from '../typebox.js';
 import { LookupErrorType } from './errors.js';
-import { contractTypes, requireLookup, rethrowCoded, StatusHintEnum } from './shared.js';
+import { contractTypes, requireLookup, rethrowCoded } from './shared.js';
 
 export const LookupItemInput = builder.inputType('LookupItem', {
   description: 'One home to look up: exactly one of url, address, zpid (REST: a batch item object).',
   isOneOf: true,
-  fields: (t) => ({
-    url: t.string({ required: false, description: 'A property link on the listing site.' }),
-    address: t.string({ required: false, description: 'A one-line US address.' }),
-    zpid: t.string({ required: false, description: 'The property ID, 1 to 12 digits.' }),
-  }),
+  fields: (t) => contractInputFields(t, planInputs(LOCATOR_FIELDS, contractTypes, 'LookupItem', { optional: true })),
 });
+
+/** GraphQL has no string-or-object input: LookupItem (the object forms) stands for the contract's BatchItem. */
+const batchInputTypes: TypeMap = { ...contractTypes, inputs: { BatchItem: { ref: LookupItemInput, name: 'LookupItem' } } };
 
 export const BatchItemResultType = builder.objectRef<BatchResultShape>('BatchItemResult');
 export const BatchMetaType = builder.objectRef<BatchMetaShape>('BatchMeta');
@@ -74,21 +73,15 @@ builder.queryField('properties', (t) =>
     nullable: true,
     description:
       'Up to 50 homes (REST: POST /v1/portal/batch). Each item is looked up exactly as Query.property would; failed items come back as results with ok: false. All lookups of one operation (property fields and properties items together) count against the limit of 50.',
-    args: {
-      items: t.arg({ type: [LookupItemInput], required: true, description: '1 to 50 homes.' }),
-      status: t.arg({ type: StatusHintEnum, required: false, description: 'Applies to every item.' }),
-      raw: t.arg.boolean({ required: false, description: 'Applies to every item (only built when results.data.raw is selected).' }),
-    },
+    // The contract's batch body (items, status, raw): the same fields, limits and descriptions as REST's.
+    args: contractArgs(t, planInputs(BatchRequest.properties, batchInputTypes, 'properties')),
     resolve: (_root, args, ctx, info) => {
       const lookup = requireLookup(ctx);
       let parsed: { items: ParsedItem[]; options: LookupOptions };
       try {
         // The contract's batch parser: bad_body for no items, too_many_items past 50, per-item errors in place.
-        parsed = parseBatchBody({
-          items: args.items.map((i) => ({ ...i })),
-          ...(args.status == null ? {} : { status: args.status }),
-          ...(args.raw == null ? {} : { raw: args.raw }),
-        });
+        // Arguments left out are absent or null, which the parser reads as not sent.
+        parsed = parseBatchBody(args);
       } catch (e) {
         rethrowCoded(e);
       }

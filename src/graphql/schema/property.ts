@@ -1,16 +1,17 @@
 // One home: the contract's record types (generated from the TypeBox schemas) and
 // Query.property, which calls the same core function as GET /v1/portal/property.
 import {
-  LookupMeta, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse, parseLocator, parseLookupOptions,
+  LOCATOR_FIELDS, LookupMeta, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
+  parseLocator, parseLookupOptions,
 } from '../../contract/index.js';
 import { lookupOne, type LookupOutcome } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { rawOnlyWhenSelected } from '../selection.js';
-import { contractFields, planFields } from '../typebox.js';
+import { contractArgs, contractFields, planFields, planInputs } from '../typebox.js';
 import { failureValue, LookupErrorType } from './errors.js';
 import { JsonScalar } from './scalars.js';
 import {
-  contractTypes, LookupMetaType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, StatusHintEnum, TaxEventType,
+  contractTypes, LookupMetaType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, TaxEventType,
 } from './shared.js';
 
 export const PropertyLookupType = builder.objectRef<LookupOutcome>('PropertyLookup');
@@ -70,25 +71,18 @@ builder.queryField('property', (t) =>
     type: PropertyResultType,
     description:
       'One home by link, zpid or address (REST: GET /v1/portal/property). Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0. Failures, including invalid input, come back as LookupError.',
-    args: {
-      url: t.arg.string({
-        required: false,
-        description: 'A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). Max 500 characters.',
-      }),
-      zpid: t.arg.string({ required: false, description: 'The property ID, 1 to 12 digits.' }),
-      address: t.arg.string({
-        required: false,
-        description: 'One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments.',
-      }),
-      status: t.arg({ type: StatusHintEnum, required: false, description: 'Hint for which listing to read.' }),
-      raw: t.arg.boolean({ required: false, description: 'Adds data.raw, the unmapped source record (only built when data.raw is selected).' }),
-    },
+    // The contract's query parameters (REST's url, zpid, address, status, raw), each nullable: the
+    // validator answers for the values, as it does for REST.
+    args: contractArgs(t, [
+      ...planInputs(LOCATOR_FIELDS, contractTypes, 'property', { optional: true }),
+      ...planInputs(OPTION_FIELDS, contractTypes, 'property'),
+    ]),
     resolve: async (_root, args, ctx, info) => {
       const lookup = requireLookup(ctx);
       try {
         // `raw` is only built when the operation selects data.raw.
-        const options = rawOnlyWhenSelected(parseLookupOptions({ status: args.status, raw: args.raw }), info, ['data', 'raw']);
-        const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
+        const options = rawOnlyWhenSelected(parseLookupOptions(args), info, ['data', 'raw']);
+        const locator = parseLocator(args);
         return await lookupOne(lookup, locator, options);
       } catch (e) {
         // Every failure is the answer, never a thrown field error (the field is non-null: a throw

@@ -41,7 +41,10 @@ export const contractTypes: TypeMap = {
     LookupSource: { ref: LookupSourceType, name: 'LookupSource', description: LookupSource.description },
     LookupMeta: { ref: LookupMetaType, name: 'LookupMeta', description: 'How the lookup was served and billed' },
   },
-  enums: [{ values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' }],
+  enums: [
+    { values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' },
+    { values: STATUS_HINTS, ref: StatusHintEnum, name: 'StatusHint' },
+  ],
 };
 
 /** The request's lookup context; only introspection-only operations run without one. */

@@ -1,0 +1,159 @@
+// The served OpenAPI document: valid for a standard validator, every operation named and tagged, the
+// error codes the table's, every example valid against its schema, and openapi-typescript makes
+// usable types from it with no flags (the types a client is generated from).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES, REST_ERROR_CODES, type ErrorCode } from '../../src/contract/index.js';
+import { buildOpenApi } from '../../src/rest/openapi.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+let svc: TestService;
+let doc: any;
+beforeAll(async () => {
+  svc = await startTestService();
+  const r = await svc.get('/openapi.json');
+  expect(r.status).toBe(200);
+  doc = r.body;
+});
+afterAll(() => svc.close());
+
+const operations = () =>
+  Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
+  );
+
+describe('/openapi.json', () => {
+  it('is the document the contract generates', () => {
+    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
+  });
+
+  it('validates with @readme/openapi-parser (OpenAPI 3.1)', async () => {
+    const result = await validate(structuredClone(doc));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
+
+  it('names and tags every operation, each name once, each tag declared', () => {
+    const declared = doc.tags.map((t: any) => t.name);
+    const ids = operations().map(({ where, op }) => {
+      expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(op.tags.length, where).toBeGreaterThan(0);
+      for (const tag of op.tags) expect(declared, where).toContain(tag);
+      return op.operationId;
+    });
+    expect(ids).toEqual(['lookupProperty', 'lookupProperties', 'getAccount']);
+  });
+
+  it("error code is an enum of REST's codes from the table, GraphQL's own left out", () => {
+    const codes = doc.components.schemas.ErrorBody.properties.code.enum;
+    expect(codes).toEqual(REST_ERROR_CODES);
+    const graphqlOnly = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => !(REST_ERROR_CODES as string[]).includes(c));
+    expect(graphqlOnly.sort()).toEqual(['missing_query', 'operation_not_supported', 'persisted_query_not_found', 'query_too_complex']);
+    for (const c of graphqlOnly) expect(codes).not.toContain(c);
+  });
+
+  it('every error response has one example per code, each with the status and message of the table', () => {
+    const documented = new Set<string>();
+    for (const { where, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        if (status.startsWith('2')) continue;
+        const examples = response.content['application/json'].examples;
+        expect(Object.keys(examples).length, `${where} ${status}`).toBeGreaterThan(0);
+        for (const [code, example] of Object.entries(examples as Record<string, any>)) {
+          expect(ERROR_CODES[code as ErrorCode].status, `${where}: ${code}`).toBe(Number(status));
+          expect(example.value.error).toEqual({ code, message: ERROR_CODES[code as ErrorCode].message });
+          documented.add(code);
+        }
+      }
+    }
+    // The rest are the HTTP layer's, named once in the description.
+    for (const code of REST_ERROR_CODES.filter((c) => !documented.has(c))) expect(doc.info.description, code).toContain(code);
+    expect(documented.has('not_found') && documented.has('too_many_items') && documented.has('store_unavailable')).toBe(true);
+  });
+
+  it('a batch result is one of two shapes: success (data, meta) or failure (error)', () => {
+    const s = doc.components.schemas;
+    expect(s.BatchResponse.properties.data.items).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/BatchItemSuccess' }, { $ref: '#/components/schemas/BatchItemFailure' }],
+    });
+    expect(s.BatchItemSuccess).toMatchObject({ required: ['index', 'ok', 'data', 'meta'], properties: { ok: { const: true } } });
+    expect(s.BatchItemFailure).toMatchObject({ required: ['index', 'ok', 'error'], properties: { ok: { const: false } } });
+  });
+
+  it('every example (parameters, request bodies, responses) is valid against its schema', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    // The document's refs point into it: '#/components/…' read from the document's root.
+    const check = (schema: unknown, value: unknown, where: string) => {
+      const validateFn = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
+      expect(validateFn(value), `${where}: ${JSON.stringify(validateFn.errors)}`).toBe(true);
+    };
+    let checked = 0;
+    for (const { where, op } of operations()) {
+      for (const p of op.parameters ?? []) {
+        if (p.example === undefined) continue;
+        check(p.schema, p.example, `${where} ?${p.name}`);
+        checked++;
+      }
+      const body = op.requestBody?.content['application/json'];
+      if (body) {
+        expect(body.example, `${where} request example`).toBeDefined();
+        check(body.schema, body.example, `${where} body`);
+        checked++;
+      }
+      for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+        const media = response.content['application/json'];
+        const examples = media.example === undefined ? Object.values(media.examples ?? {}).map((e: any) => e.value) : [media.example];
+        expect(examples.length, `${where} ${status} has an example`).toBeGreaterThan(0);
+        for (const [i, value] of examples.entries()) {
+          check(media.schema, value, `${where} ${status} #${i}`);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+});
+
+describe('openapi-typescript on the served document', () => {
+  it('generates types, without flags, that name the operations and the error code union, and that type-check in use', async () => {
+    const cli = join(process.cwd(), 'node_modules/openapi-typescript/bin/cli.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, `${svc.url}/openapi.json`], { maxBuffer: 16 * 1024 * 1024 });
+    for (const op of ['lookupProperty', 'lookupProperties', 'getAccount']) expect(stdout).toContain(`    ${op}: {`);
+    expect(stdout).toContain(REST_ERROR_CODES.map((c) => `"${c}"`).join(' | '));
+
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-types-'));
+    writeFileSync(join(dir, 'api.ts'), stdout);
+    writeFileSync(
+      join(dir, 'use.ts'),
+      `import type { components, operations } from './api';
+type Code = components['schemas']['ErrorBody']['code'];
+export const spec: Code = 'too_many_items';
+// @ts-expect-error GraphQL's own codes are not REST's
+export const graphqlOnly: Code = 'query_too_complex';
+type Result = components['schemas']['BatchResponse']['data'][number];
+export const zpidOrCode = (r: Result): string => (r.ok ? (r.data.zpid ?? '') : r.error.code);
+type Query = NonNullable<operations['lookupProperty']['parameters']['query']>;
+export const query: Query = { zpid: '1', status: 'sold', raw: true };
+// @ts-expect-error status is one of the hints
+export const badStatus: Query = { zpid: '1', status: 'rented' };
+export const body: operations['lookupProperties']['requestBody']['content']['application/json'] = { items: [{ zpid: '1' }, 'a link or address'] };
+// @ts-expect-error an item names one home by url, zpid or address
+export const badItem: operations['lookupProperties']['requestBody']['content']['application/json'] = { items: [{ id: '1' }] };
+export type Account = operations['getAccount']['responses'][200]['content']['application/json']['data']['remaining'];
+`,
+    );
+    const program = ts.createProgram([join(dir, 'use.ts')], {
+      strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [],
+    });
+    const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(problems).toEqual([]);
+  });
+});
