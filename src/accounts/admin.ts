@@ -4,6 +4,7 @@
 // Keys are shown once, on create and rotate-key, and never again: list and show print only the
 // key's prefix, never the key or its hash.
 import { randomBytes } from 'node:crypto';
+import { parseArgs as splitArgs } from 'node:util';
 import { isLookupError } from '../contract/errors.js';
 import type { Account, AccountStore, BillingStore, Plan } from '../store/index.js';
 import { generateApiKey, hashApiKey, visiblePrefix } from './keys.js';
@@ -49,33 +50,29 @@ export interface ParsedArgs {
   flags: Map<string, string>;
 }
 
-const BOOLEAN_SWITCHES = new Set(['json']);
-
-/** `cmd pos --flag value --flag=value --json`; a flag given twice, or without its value, is an error. */
+/**
+ * `cmd pos --flag value --flag=value --json`, split into words by node:util's parseArgs (not strict, so
+ * every problem gets this command's own message): an unknown or short flag, a flag given twice, or one
+ * without its value is an error. Which flags a command accepts is checked by the command.
+ */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const { tokens } = splitArgs({ args: [...argv], options: FLAG_OPTIONS, allowPositionals: true, strict: false, tokens: true });
   const positional: string[] = [];
   const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') continue;
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
-      continue;
+  for (const t of tokens) {
+    if (t.kind === 'positional') positional.push(t.value);
+    if (t.kind !== 'option') continue;
+    const type = FLAG_OPTIONS[t.name]?.type;
+    if (type === undefined || !t.rawName.startsWith('--')) throw new UsageError(`Bad flag "${t.rawName}"`);
+    if (flags.has(t.name)) throw new UsageError(`--${t.name} given twice`);
+    if (type === 'boolean') {
+      if (t.value !== undefined) throw new UsageError(`--${t.name} takes no value`);
+      flags.set(t.name, 'true');
+    } else {
+      // `--plan --label x`: the next word is a flag, not --plan's value.
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--'))) throw new UsageError(`--${t.name} needs a value`);
+      flags.set(t.name, t.value);
     }
-    const eq = arg.indexOf('=');
-    const name = (eq === -1 ? arg.slice(2) : arg.slice(2, eq)).trim();
-    if (!/^[a-z][a-z-]*$/.test(name)) throw new UsageError(`Bad flag "${arg}"`);
-    let value: string;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else if (BOOLEAN_SWITCHES.has(name)) value = 'true';
-    else {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`--${name} needs a value`);
-      value = next;
-      i++;
-    }
-    if (flags.has(name)) throw new UsageError(`--${name} given twice`);
-    flags.set(name, value);
   }
   return { command: positional.shift() ?? null, positional, flags };
 }
@@ -84,6 +81,12 @@ export type AccountPatch = Partial<Pick<Account,
   'plan' | 'allotment' | 'included' | 'overage' | 'overageRateUsd' | 'spendLimitUsd' | 'paymentFailing' | 'label'>>;
 
 const PLAN_FLAGS = ['plan', 'allotment', 'included', 'overage', 'rate', 'spend-limit', 'payment-failing', 'label'];
+
+/** Every flag of any command, with its kind: a value, or a switch. */
+const FLAG_OPTIONS: Record<string, { type: 'string' | 'boolean' }> = {
+  ...Object.fromEntries(PLAN_FLAGS.map((name) => [name, { type: 'string' as const }])),
+  json: { type: 'boolean' },
+};
 
 function wholeNumber(v: string, flag: string): number {
   if (!/^\d+$/.test(v.trim())) throw new UsageError(`--${flag} must be a whole number >= 0 (got "${v}")`);

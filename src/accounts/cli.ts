@@ -1,6 +1,6 @@
 // `npm run accounts -- <create|list|show|set-plan|rotate-key|revoke>` against the configured store.
 // The actions live in admin.ts; this file only wires the process: env, store, output, exit code.
-import { loadConfig, usesDevSecret } from '../config.js';
+import { ConfigError, loadConfig, usesDevSecret } from '../config.js';
 import { createStore } from '../store/index.js';
 import { EXIT, USAGE, runAdmin } from './admin.js';
 
@@ -15,7 +15,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     config = loadConfig();
   } catch (e) {
-    io.err(`Error: ${(e as Error).message}`);
+    // A refused environment: every problem, one line each.
+    for (const problem of e instanceof ConfigError ? e.problems : [(e as Error).message]) io.err(`Error: ${problem}`);
     return EXIT.usage;
   }
   if (!config.redisUrl) {
