@@ -31,6 +31,8 @@ export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
       const open: OpenContext = async ({ signal, deadlineMs }) =>
         createRequestContext(deps, account, {
           requestId: String(request.id),
+          // The core fills the request's stats (lookups, credits, rate window) for the log line and headers, as for REST.
+          stats: request.stats,
           // The tool call's own signal (the client's notifications/cancelled), or the client leaving, or the drain.
           signal: () => AbortSignal.any([signal, clientGone(request, reply)]),
           ...(deadlineMs === undefined ? {} : { deadlineMs }),

@@ -204,3 +204,23 @@ describe('the HTTP face', () => {
     expect(get.headers.get('allow')).toBe('POST');
   });
 });
+
+describe('the per-key rate window (a core rule: MCP counts as REST does)', () => {
+  it('a batch of 50 lookups fills a window of 50; the next lookup is rate_limited with its wait in details.retry_after', async () => {
+    const limited = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
+    try {
+      const client = new Client({ name: 'mcp-rate-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), { requestInit: { headers: { 'x-api-key': limited.keys.paid! } } }));
+      clients.push(client);
+      const batch = await call(client, 'lookup_properties', { items: Array.from({ length: 50 }, () => ({ zpid: '114303858' })) });
+      expect(batch.structuredContent.meta).toMatchObject({ count: 50, succeeded: 50, credits: 1 });
+      const refused = await call(client, 'lookup_property', { zpid: '114303858' });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent.error.code).toBe('rate_limited');
+      expect(refused.structuredContent.error.details.retry_after).toBeGreaterThan(0);
+      expect(refused.structuredContent.error.details.retry_after).toBeLessThanOrEqual(60);
+    } finally {
+      await limited.close();
+    }
+  });
+});
