@@ -1,14 +1,15 @@
 // String-level HTML helpers for the few small parts of a page we read. The pages are 0.3-2 MB,
 // so nothing here builds a DOM: tags are found by search and only their text is decoded (references
 // by `entities`, the HTML spec's table).
-import { decodeHTML, decodeHTMLAttribute } from 'entities/decode';
+import { decodeHTMLAttribute, decodeHTMLStrict } from 'entities/decode';
 
 /**
- * Decodes character references as a browser does in text: every named reference of HTML (`&eacute;`,
- * `&hellip;`, `&rsquo;` …), numeric ones, and the legacy forms without `;`.
+ * Decodes character references: every named reference of HTML (`&eacute;`, `&hellip;`, `&rsquo;` …) and
+ * numeric ones. Only with their `;`: the data script's JSON is decoded as a retry (extract.ts), and a
+ * bare `&copy=` in one of its URLs must stay as written.
  */
 export function decodeEntities(s: string): string {
-  return s.includes('&') ? decodeHTML(s) : s;
+  return s.includes('&') ? decodeHTMLStrict(s) : s;
 }
 
 /** The attributes of one start tag, names lower-cased, values decoded; order and quoting do not matter. */
