@@ -50,8 +50,8 @@ function siteShape(item: ActorItem): Json {
     priceHistory: list(item, 'listingPriceHistory'),
     taxHistory: list(item, 'listingTaxHistory'),
     photos: list(item, 'listingPhotos'),
-    // The picture when no listing photo is a JPEG the photo rules keep (a map image): the main image's
-    // large sizes, else the largest listing photo, before the 46 px thumbnail.
+    // The picture when no listing photo is a JPEG the photo rules keep: the main image's large sizes, else
+    // the largest listing photo, before the 46 px thumbnail. A map image there is no photo (mapping drops it).
     hiResImageLink: text(image.hiRes) ?? largestPhoto(item) ?? text(image.medium) ?? text(image.thumbnail),
     schools: list(item, 'nearbySchools'),
     attributionInfo: {
