@@ -14,7 +14,7 @@ export { FallbackProvider, type FallbackProviderOptions } from './fallback/index
 export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
 export { SiteClient, type SiteClientOptions } from './site-client.js';
 export { PagePool, type PagePoolOptions } from './page-pool.js';
-export { WithFallback, FALLBACK_CODES } from './with-fallback.js';
+export { WithFallback, FALLBACK_CODES, type FallbackObserver } from './with-fallback.js';
 
 export interface CollectorDeps {
   /** Stamps `scrapedAt`; injected so tests pin it. */
@@ -26,7 +26,7 @@ export interface CollectorDeps {
 /** Every call fails with one code: live lookups are off or impossible with this configuration. */
 const unavailable = (code: ErrorCode, reason: string): Collector => {
   const fail = () => Promise.reject(new LookupError(code, { details: { reason } }));
-  return { read: fail, resolveAddress: fail };
+  return { read: fail, resolveAddress: fail, status: () => ({ selfHosted: null, fallback: null, unavailable: { code, reason } }) };
 };
 
 /** The fallback provider from the config: null when none is set up, a failing stub when half set up. */

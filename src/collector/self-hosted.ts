@@ -4,7 +4,7 @@ import { bestCandidate, partsFromPieces, type AddressPieces } from '../address/i
 import { addressAmbiguous } from './address-ambiguous.js';
 import type { PagePool } from './page-pool.js';
 import type { SiteClient } from './site-client.js';
-import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
+import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
 export const SELF_HOSTED = 'self_hosted';
 
@@ -60,6 +60,10 @@ export class SelfHostedCollector implements Collector {
   /** Stops the page-reading workers. */
   close(): Promise<void> {
     return this.opts.pages.close();
+  }
+
+  status(): CollectorStatus {
+    return { selfHosted: this.opts.pages.status(), fallback: null };
   }
 
   async resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress> {

@@ -81,6 +81,8 @@ export function buildYoga(core: CoreDeps) {
             // The client-gone signal, also aborted when the drain gives up on the request at shutdown.
             signal: () => (req ? stopSignal(req, request.signal) : request.signal),
             deadlineMs: core.config.batchDeadlineMs,
+            // The core fills the HTTP request's stats (its log line, its RateLimit header).
+            ...(req ? { stats: req.stats } : {}),
           });
         } catch (e) {
           throw isLookupError(e) ? toGraphQLError(e, { http: 'response' }) : e;

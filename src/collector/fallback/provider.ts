@@ -8,7 +8,7 @@ import { LookupError, homePathForZpid, publicLink, type StatusHint } from '../..
 import { bestCandidate, partsWithUnit } from '../../address/index.js';
 import { addressAmbiguous } from '../address-ambiguous.js';
 import type { MappedProperty } from '../mapping/index.js';
-import type { AddressQuery, Collected, Collector, ReadContext, ReadTarget, ResolvedAddress } from '../types.js';
+import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from '../types.js';
 import { inputOf, isMiss, mapItem, missingCoreFields, sameInput, zpidOf, type ActorItem } from './actor-item.js';
 import { CostCap } from './cost-cap.js';
 import { PlatformClient, minimumCapOf, stoppedAtCap, type Run } from './platform.js';
@@ -57,6 +57,10 @@ export class FallbackProvider implements Collector {
 
   get name(): string {
     return this.opts.name;
+  }
+
+  status(): CollectorStatus {
+    return { selfHosted: null, fallback: this.opts.name };
   }
 
   /** Reads the actor's minimum cost cap (at start-up); logs what it finds, never throws. */
