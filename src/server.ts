@@ -10,7 +10,7 @@ import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
 import { usesDevSecret, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { createStore, type Store } from './store/index.js';
+import { createStore, type AccountStore, type Store } from './store/index.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -102,7 +102,7 @@ const SEED_RETRY_MS = 2_000;
  * the service starts (and reports not ready) rather than dying with its store. A bad file still
  * stops the start-up, with its reason.
  */
-async function seedWhenReachable(store: Store, file: string, secret: string, logger: Logger): Promise<{ stop(): void }> {
+async function seedWhenReachable(store: AccountStore, file: string, secret: string, logger: Logger): Promise<{ stop(): void }> {
   let timer: NodeJS.Timeout | undefined;
   const attempt = async (): Promise<void> => {
     try {
