@@ -163,7 +163,14 @@ export const ErrorBody = Type.Object(
 );
 
 export const ErrorEnvelope = Type.Object(
-  { error: Type.Ref(ErrorBody), meta: Type.Object({ took_ms: Type.Integer() }) },
+  {
+    error: Type.Ref(ErrorBody),
+    meta: Type.Object({
+      took_ms: Type.Integer(),
+      // An addition to spec 2.6: the same id as the x-request-id header, to find the request in the logs.
+      request_id: Type.Optional(Type.String({ description: 'The request id (also the x-request-id header)' })),
+    }),
+  },
   { $id: 'ErrorEnvelope' },
 );
 
