@@ -70,7 +70,8 @@ const DESIGNATOR_AT_END = /\s*(?:#|\b(?:APT|UNIT|STE|SUITE)\.?)\s*$/i;
 function addressOf(r: CheckedRecord): CatalogAddress | null {
   if (!r.streetAddress || !r.city || !r.state || !r.zipcode) return null;
   let line = r.streetAddress.trim();
-  const unitInLine = r.unit !== null && line.endsWith(r.unit) && line.length > r.unit.length;
+  // The unit as the line's last word (`… APT O31`, `… #111`), not the tail of a number (`… 1104` for unit 104).
+  const unitInLine = r.unit !== null && line.endsWith(r.unit) && /[\s#]$/.test(line.slice(0, -r.unit.length));
   if (unitInLine) line = line.slice(0, -r.unit!.length).replace(DESIGNATOR_AT_END, '');
   const m = /^(\S+)\s+(.+)$/.exec(line);
   if (!m) return null;
