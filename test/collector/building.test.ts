@@ -124,3 +124,19 @@ describe('the rule on small buildings', () => {
     expect(on(building([], { homeTypes: ['condo', 'apartment'] }), '2026-10-09').homeType).toBeNull();
   });
 });
+
+// Issue 10 §8 on a building. DERIVED inputs: the recorded /b/ page's building with the named fields changed.
+describe('fidelity (derived from the /b/ page excerpt)', () => {
+  it('a ZIP code given as the neighbourhood is none', () => {
+    const zipAsNeighborhood = { ...B_PAGE, address: { ...(B_PAGE.address as Json), neighborhood: '78705' }, neighborhood: '78705' };
+    expect(on(B_PAGE, '2026-10-09').neighborhood).toBe('Hancock');
+    expect(on(zipAsNeighborhood, '2026-10-09').neighborhood).toBeNull();
+  });
+
+  it('a building whose only image is a street-view link has no photo', () => {
+    const streetView = 'https://maps.googleapis.com/maps/api/streetview?location=710%20E%20Dean%20Keeton%20St&size=400x250&format=.jpg';
+    const derived = { ...B_PAGE, galleryPhotos: [], signaturePhotos: [], photos: [{ url: streetView }], photoCount: 1 };
+    expect(on(derived, '2026-10-09')).toMatchObject({ photos: [], photoCount: 0, imgSrc: null });
+    expect(on(B_PAGE, '2026-10-09').photoCount).toBe(11);
+  });
+});
