@@ -1,19 +1,20 @@
-// GraphQL Code Generator: typed documents for clients (and our tests) from the committed SDL.
-// `npm run codegen` after changing schema.graphql (npm run schema:print) or an operation.
-// Output is committed; CI does not run codegen. The client preset's persisted-documents.json
-// (sha256 → document) is also copied to src/graphql/, where the server's persisted-operation
-// store reads it.
-import { copyFileSync } from 'node:fs';
+// GraphQL Code Generator's configuration: typed documents (client preset) and the persisted
+// documents (sha256 → document, which the server serves: graphql/persisted.ts) from the operations
+// in src/graphql/operations/ and the schema printed from the code. Run by `npm run generate`
+// (scripts/generate.ts), after the schema is printed; the output is committed and `npm test` checks
+// that it is current.
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
-const OUT = 'test/graphql/gql/';
+export const OPERATIONS = 'src/graphql/operations/';
+export const GENERATED = `${OPERATIONS}generated/`;
 
 const config: CodegenConfig = {
   schema: './schema.graphql',
-  documents: ['test/graphql/operations/**/*.graphql'],
+  documents: [`${OPERATIONS}*.graphql`],
   ignoreNoDocuments: false,
+  silent: true,
   generates: {
-    [OUT]: {
+    [GENERATED]: {
       preset: 'client',
       presetConfig: {
         fragmentMasking: false,
@@ -26,9 +27,6 @@ const config: CodegenConfig = {
         scalars: { JSON: 'unknown' },
       },
     },
-  },
-  hooks: {
-    afterAllFileWrite: [() => copyFileSync(`${OUT}persisted-documents.json`, 'src/graphql/persisted-documents.json')],
   },
 };
 

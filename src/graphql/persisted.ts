@@ -1,8 +1,9 @@
-// The persisted operations the server knows, by sha256 hash: the documents of
-// test/graphql/operations, as GraphQL Code Generator's client preset writes them
-// (persisted-documents.json, copied here by codegen.ts). The persisted-operations plugin and the
-// checks that run before it (lookup counting, the API key) read a request's document through here.
-import persistedDocuments from './persisted-documents.json' with { type: 'json' };
+// The persisted operations the server knows, by sha256 hash: the product's operations in
+// src/graphql/operations/, as GraphQL Code Generator's client preset writes them
+// (operations/generated/persisted-documents.json, made by npm run generate). The persisted-operations
+// plugin and the checks that run before it (lookup counting, the API key) read a request's document
+// through here.
+import persistedDocuments from './operations/generated/persisted-documents.json' with { type: 'json' };
 
 const documents: Record<string, string> = persistedDocuments;
 

@@ -8,7 +8,7 @@ import { startReplayServer } from '../../src/replay/server.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 import { endpoint, gql, postGql } from './client.js';
-import { AccountDocument, BatchDocument, BatchRawDocument, BatchStreamedDocument, MixedDocument } from './gql/graphql.js';
+import { AccountDocument, BatchDocument, BatchRawDocument, BatchStreamedDocument, MixedDocument } from '../../src/graphql/operations/generated/graphql.js';
 import { switchableStore } from './switchable-store.js';
 
 const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';

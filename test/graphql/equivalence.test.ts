@@ -12,7 +12,7 @@ import { gql, postGql } from './client.js';
 import {
   AccountDocument, BatchDocument, PropertyDocument, PropertyRawDocument,
   type BatchQuery, type PropertyQuery, type PropertyQueryVariables, type StatusHint,
-} from './gql/graphql.js';
+} from '../../src/graphql/operations/generated/graphql.js';
 import { switchableStore, type Switch } from './switchable-store.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHAPE_LIMITS } from '../../src/graphql/limits.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { gql, postGql } from './client.js';
-import { AccountDocument } from './gql/graphql.js';
-import persisted from './gql/persisted-documents.json' with { type: 'json' };
+import { AccountDocument } from '../../src/graphql/operations/generated/graphql.js';
+import persisted from '../../src/graphql/operations/generated/persisted-documents.json' with { type: 'json' };
 
 let svc: TestService;
 beforeAll(async () => {

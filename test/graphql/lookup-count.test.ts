@@ -8,7 +8,7 @@ import { schema } from '../../src/graphql/index.js';
 import { documentOf } from '../../src/graphql/documents.js';
 import { SHAPE_LIMITS } from '../../src/graphql/limits.js';
 import { countRequestLookups, needsApiKey } from '../../src/graphql/lookup-count.js';
-import { AccountDocument, BatchDocument } from './gql/graphql.js';
+import { AccountDocument, BatchDocument } from '../../src/graphql/operations/generated/graphql.js';
 
 const count = (query: string, variables?: Record<string, unknown>, operationName?: string) =>
   countRequestLookups(schema, { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) });

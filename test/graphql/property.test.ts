@@ -6,7 +6,7 @@ import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { gql, postGql } from './client.js';
-import { AccountDocument, PropertyDocument, PropertyRawDocument } from './gql/graphql.js';
+import { AccountDocument, PropertyDocument, PropertyRawDocument } from '../../src/graphql/operations/generated/graphql.js';
 import { switchableStore } from './switchable-store.js';
 
 const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';

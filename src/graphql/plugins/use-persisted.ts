@@ -1,6 +1,6 @@
 // Persisted operations: a client may send `extensions.persistedQuery.sha256Hash` (version 1) instead
-// of the document, for the documents in src/graphql/persisted-documents.json. Arbitrary operations
-// stay allowed, so ordinary clients and GraphiQL work unchanged.
+// of the document, for the product's operations in src/graphql/operations/ (persisted.ts).
+// Arbitrary operations stay allowed, so ordinary clients and GraphiQL work unchanged.
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
 import { requestError } from '../errors.js';

@@ -106,7 +106,7 @@ export type HomeStatus =
 /** A lookup that failed, as data. `code` is the stable spec code (REST: the error envelope's `error.code`); switch on it, not on the message. */
 export type LookupError = {
   __typename?: 'LookupError';
-  /** Stable error code (spec section 7) */
+  /** Stable error code (spec section 7; the table in src/contract/errors.ts) */
   code: Scalars['String']['output'];
   /** Code-specific details, e.g. `candidate` for address_ambiguous or `upgrade_url` for credits_exhausted (REST: `error.details`) */
   details?: Maybe<Scalars['JSON']['output']>;
@@ -118,9 +118,9 @@ export type LookupError = {
 
 /** One home to look up: exactly one of url, address, zpid (REST: a batch item object). */
 export type LookupItem =
-  /** A one-line US address. */
+  /** One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments. */
   { address: Scalars['String']['input']; url?: never; zpid?: never; }
-  |  /** A property link on the listing site. */
+  |  /** A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). At most 500 characters. */
   { address?: never; url: Scalars['String']['input']; zpid?: never; }
   |  /** The property ID, 1 to 12 digits. */
   { address?: never; url?: never; zpid: Scalars['String']['input']; };
