@@ -39,14 +39,17 @@ function toOpenApi(node: unknown): Json {
 const commonHeaders = {
   'x-api-version': { description: 'Always v1', schema: { type: 'string', const: 'v1' } },
   'cache-control': { description: 'Always no-store', schema: { type: 'string', const: 'no-store' } },
+  'x-request-id': { description: "The request's id in the service logs: the client's own when it sent a plain token, else a new one", schema: { type: 'string' } },
+  'ratelimit-policy': { description: 'While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60', schema: { type: 'string' } },
+  ratelimit: { description: 'On an answer that took from the key\'s window: what is left and when the next window starts, e.g. "default";r=598;t=42', schema: { type: 'string' } },
 };
 
-const errorBody = (code: RestErrorCode) => ({ error: { code, message: ERROR_CODES[code].message }, meta: { took_ms: 2 } });
+const errorBody = (code: RestErrorCode) => ({ error: { code, message: ERROR_CODES[code].message }, meta: { took_ms: 2, request_id: 'req-7f3a' } });
 
 /** Codes any request may get from the HTTP layer, whatever the route; documented once, not per operation. */
 const HTTP_LAYER_CODES: ReadonlySet<RestErrorCode> = new Set([
   'route_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'unsupported_media_type', 'expectation_failed',
-  'headers_too_large', 'rate_limited',
+  'headers_too_large',
 ]);
 /** The batch body's own codes, answered by POST /v1/portal/batch only. */
 const BATCH_BODY_CODES: ReadonlySet<RestErrorCode> = new Set(['bad_body', 'too_many_items']);
@@ -149,7 +152,7 @@ export function buildOpenApi(): Record<string, Json> {
                 },
               },
             },
-            ...errorResponses([400, 401, 402, 404, 409, 422, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c)),
+            ...errorResponses([400, 401, 402, 404, 409, 422, 429, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c)),
           },
         },
       },
@@ -185,7 +188,7 @@ export function buildOpenApi(): Record<string, Json> {
               },
             },
             // A missing locator fails its item (200), never the batch.
-            ...errorResponses([400, 401, 500, 503], (c) => c !== 'missing_param'),
+            ...errorResponses([400, 401, 429, 500, 503], (c) => c !== 'missing_param'),
           },
         },
       },
