@@ -21,8 +21,7 @@ type LookupQuery = NonNullable<paths['/v1/portal/property']['get']['parameters']
 /** Exactly one way to name the home. */
 export type Locator = { url: string } | { zpid: string } | { address: string };
 export type LookupOptions = Pick<LookupQuery, 'status' | 'raw'>;
-// openapi-typescript types a field with a default as always present; the service fills it in when absent.
-export type BatchOptions = Partial<Omit<Schemas['BatchRequest'], 'items'>>;
+export type BatchOptions = Omit<Schemas['BatchRequest'], 'items'>;
 
 /** An answer in the error envelope: the spec's code and message, the HTTP status, and any wait. */
 export class PortalApiError extends Error {
@@ -84,7 +83,7 @@ export class PortalClient {
 
   /** Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. */
   async batch(items: BatchItem[], options: BatchOptions = {}): Promise<BatchResponse> {
-    return unwrap(await this.api.POST('/v1/portal/batch', { body: { ...options, items, raw: options.raw ?? false } }));
+    return unwrap(await this.api.POST('/v1/portal/batch', { body: { ...options, items } }));
   }
 
   /** The caller's plan and usage (GET /v1/account). */

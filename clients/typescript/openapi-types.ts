@@ -266,6 +266,8 @@ export interface components {
             error: components["schemas"]["ErrorBody"];
             meta: {
                 took_ms: number;
+                /** @description The request id (also the x-request-id header) */
+                request_id?: string;
             };
         };
         PropertyResponse: {
@@ -415,6 +417,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description HIT or MISS */
                     "x-cache"?: "HIT" | "MISS";
                     [name: string]: unknown;
@@ -500,6 +508,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -515,6 +529,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -530,6 +550,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -545,6 +571,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -560,6 +592,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -575,6 +613,33 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -590,6 +655,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -605,6 +676,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -620,6 +697,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -635,6 +718,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -676,6 +765,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -781,6 +876,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -796,6 +897,33 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -811,6 +939,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -826,6 +960,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -852,6 +992,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -889,6 +1035,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -904,6 +1056,12 @@ export interface operations {
                     "x-api-version"?: "v1";
                     /** @description Always no-store */
                     "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
                     /** @description Seconds to wait, when the code has a wait */
                     "retry-after"?: number;
                     [name: string]: unknown;

@@ -6,7 +6,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { accountUsage } from '../accounts/index.js';
 import {
-  LookupError, MAX_BATCH_ITEMS, STATUS_HINTS, parseBatchBody, parseLocator, parseLookupOptions, toLookupError,
+  BatchItem, BatchRequest, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody, parseLocator,
+  parseLookupOptions, toLookupError,
   type AccountUsage, type LookupMeta, type PortalProperty,
 } from '../contract/index.js';
 import { lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
@@ -30,17 +31,27 @@ const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]):
 // Every argument is declared as unknown at run time and typed only in the JSON Schema the agent
 // reads (zod's meta): the contract's validator then checks it, so a wrong value or type answers
 // the spec's bad_param / missing_param / bad_body as in REST, not the SDK's own validation text.
-const described = (jsonSchema: Record<string, unknown>) => z.unknown().optional().meta(jsonSchema);
+const described = (jsonSchema: object) => z.unknown().optional().meta(plainJsonSchema(jsonSchema));
 
+/** A contract schema (TypeBox) as plain JSON Schema, without its component $id. */
+function plainJsonSchema(schema: object): Record<string, unknown> {
+  const { $id: _id, ...rest } = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return rest;
+}
+
+// The input fields as the contract declares them once (contract/inputs.ts), as OpenAPI and GraphQL do.
 const locatorArgs = {
-  url: described({ type: 'string', description: 'A listing-site home-details link (ending in <zpid>_zpid/) or an apartment-building link.' }),
-  zpid: described({ type: 'string', pattern: '^\\d{1,12}$', description: 'The property ID, 1 to 12 digits, as a string.' }),
-  address: described({ type: 'string', description: 'One-line US address with house number and city + state or ZIP; include the unit for condos.' }),
+  url: described(LOCATOR_FIELDS.url),
+  zpid: described(LOCATOR_FIELDS.zpid),
+  address: described(LOCATOR_FIELDS.address),
 };
-const statusArg = described({
-  type: 'string',
-  enum: [...STATUS_HINTS],
-  description: 'Which listing to read when the home has several; detected when omitted.',
+const statusArg = described(OPTION_FIELDS.status);
+const itemsArg = described({
+  type: 'array',
+  minItems: 1,
+  maxItems: MAX_BATCH_ITEMS,
+  items: plainJsonSchema(BatchItem),
+  description: BatchRequest.properties.items.description,
 });
 const fullArg = (what: string) =>
   described({ type: 'boolean', default: false, description: `true: ${what}. Default: the fields an agent usually needs.` });
@@ -113,20 +124,7 @@ export function toolDefinitions(open: OpenContext, batchDeadlineMs: number) {
           'One failed item never fails the others: each result has ok and either data or error (with the API\'s error code). ' +
           'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once.',
         inputSchema: {
-          items: described({
-            type: 'array',
-            minItems: 1,
-            maxItems: MAX_BATCH_ITEMS,
-            items: {
-              anyOf: [
-                { type: 'string', description: 'A listing link or a one-line address' },
-                { type: 'object', properties: { url: { type: 'string' } }, required: ['url'], additionalProperties: false },
-                { type: 'object', properties: { zpid: { type: 'string' } }, required: ['zpid'], additionalProperties: false },
-                { type: 'object', properties: { address: { type: 'string' } }, required: ['address'], additionalProperties: false },
-              ],
-            },
-            description: `The homes to look up, 1 to ${MAX_BATCH_ITEMS}.`,
-          }),
+          items: itemsArg,
           status: statusArg,
           full: fullArg('every result with the whole record and meta'),
         },

@@ -47,10 +47,17 @@ describe('tools/list', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
     const one = tools.find((t) => t.name === 'lookup_property')!;
     expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual(['address', 'full', 'status', 'url', 'zpid']);
-    expect((one.inputSchema.properties as any).status.enum).toEqual(['for_sale', 'sold', 'for_rent']);
-    expect((one.inputSchema.properties as any).zpid.type).toBe('string');
+    // The contract's own input schemas (contract/inputs.ts), as OpenAPI declares them.
+    const props = one.inputSchema.properties as any;
+    expect(props.status.anyOf.map((s: { const: string }) => s.const)).toEqual(['for_sale', 'sold', 'for_rent']);
+    expect(props.zpid).toMatchObject({ type: 'string', pattern: '^\\d{1,12}$' });
+    expect(props.address).toMatchObject({ type: 'string', minLength: expect.any(Number), maxLength: expect.any(Number) });
+    expect(props.full.type).toBe('boolean');
     const many = tools.find((t) => t.name === 'lookup_properties')!;
-    expect((many.inputSchema.properties as any).items).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
+    const items = (many.inputSchema.properties as any).items;
+    expect(items).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
+    expect(items.items.anyOf.map((s: any) => s.type)).toEqual(['string', 'object', 'object', 'object']);
+    expect(JSON.stringify(items)).not.toContain('$id');
     expect(one.annotations?.readOnlyHint).toBe(true);
   });
 });
