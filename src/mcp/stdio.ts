@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
 import { createCore } from '../core.js';
 import { createCollector } from '../collector/index.js';
-import { loadConfig } from '../config.js';
+import { loadConfigOrExit } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openRequest } from '../lookup/index.js';
 import { startReplayServer } from '../replay/server.js';
@@ -22,7 +22,8 @@ const DEMO_KEY = 'demo_key_local_only';
 
 const demo = process.argv.includes('--demo');
 const replay = demo ? await startReplayServer({ host: '127.0.0.1', port: 0 }) : null;
-const config = loadConfig(
+// A refused configuration is listed on stderr, one problem a line, and the process exits (as npm start does).
+const config = loadConfigOrExit(
   replay
     ? { ...process.env, REDIS_URL: '', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }
     : process.env,

@@ -1,5 +1,6 @@
 // The MCP server over stdio, spawned as an agent would start it (src/mcp/stdio.ts --demo: offline,
 // the recorded pages replayed locally, an in-memory store, no Redis), called with the SDK's own client.
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -73,5 +74,18 @@ describe('MCP over stdio (demo setup, offline)', () => {
   it('a wrong key is invalid_api_key', async () => {
     const client = await spawnServer({ PORTAL_API_KEY: 'not_the_demo_key' });
     expect((await call(client, 'account_usage', {})).structuredContent.error.code).toBe('invalid_api_key');
+  });
+
+  it('a refused configuration: every problem on stderr, exit 78, nothing on stdout (the protocol channel)', async () => {
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', 'src/mcp/stdio.ts'], {
+        cwd: ROOT,
+        env: { ...getDefaultEnvironment(), PORTAL_API_KEY: DEMO_KEY, CACHE_TTL_MS: 'soon' },
+      }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+    });
+    expect(result.code).toBe(78);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/CACHE_TTL_MS/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 });
