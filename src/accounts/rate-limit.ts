@@ -1,7 +1,7 @@
 // Per-key protection of the shared collector, as one rule below both faces:
-// - a window of RATE_LIMIT_PER_MINUTE units per account and minute: a lookup is a unit (a batch or a
-//   GraphQL operation takes one per lookup it asks for, all or none), a request without lookups takes
-//   one; a request whose units do not fit is refused whole (429 rate_limited) and takes nothing;
+// - a window of RATE_LIMIT_PER_MINUTE units per account and minute: a lookup is a unit (a batch, or a
+//   GraphQL properties field, takes one per valid item, all or none); what does not fit is refused
+//   (429 rate_limited) and takes nothing; requests without lookups take nothing;
 // - at most MAX_LIVE_PER_KEY live lookups of one account at once (cache hits never count).
 // With Redis (REDIS_URL) both are kept in Redis, so every instance shares them; else in this process.
 // Fixed windows on Redis' own clock (TIME in the scripts), so instances with skewed clocks agree.
@@ -209,20 +209,6 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.defineCommand('plLiveRenew', { numberOfKeys: 1, lua: LUA_RENEW_LIVE });
     this.scripts = this.redis as unknown as RateScripts;
     this.redis.connect().catch(() => undefined);
-  }
-
-  /** Resolves once connected (or failed to): tests and start-up wait for it, requests never do. */
-  async ready(): Promise<void> {
-    if (this.redis.status === 'ready') return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.redis.off('ready', done);
-        this.redis.off('error', done);
-        resolve();
-      };
-      this.redis.once('ready', done);
-      this.redis.once('error', done);
-    });
   }
 
   // Hash tags keep an account's keys in one slot of a Redis Cluster.
