@@ -2,10 +2,12 @@
 // It runs before any lookup, so an invalid request never costs anything. The keys, limits and patterns
 // are the input schemas' (inputs.ts); the rules no schema can say (a link on the listing site, an
 // address with a city) are here.
+import { KindGuard } from '@sinclair/typebox';
 import { ADDRESS_MAX, checkAddress, type AddressParts } from '../address/index.js';
 import { LookupError } from './errors.js';
 import {
-  BATCH_BODY_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_BATCH_ITEMS, STATUS_HINTS, ZPID_PATTERN, type LocatorKey, type StatusHint,
+  BATCH_BODY_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_BATCH_ITEMS, OPTION_FIELDS, STATUS_HINTS, ZPID_PATTERN,
+  type LocatorKey, type OptionKey, type StatusHint,
 } from './inputs.js';
 import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
 
@@ -80,14 +82,6 @@ export function parseStatus(value: unknown): StatusHint | undefined {
   throw bad('status', `must be one of ${STATUS_HINTS.join(', ')}`);
 }
 
-/** `raw` as a query parameter: the text true or false. */
-export function parseRawQuery(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw bad('raw', 'must be true or false');
-}
-
 /** `raw` in a JSON body or a GraphQL argument: a boolean. */
 export function parseRaw(value: unknown): boolean {
   if (value === undefined || value === null) return false;
@@ -104,6 +98,15 @@ export function parseLookupOptions(input: { status?: unknown; raw?: unknown }): 
 }
 
 const QUERY_PARAMS = new Set(LOOKUP_QUERY_KEYS);
+const OPTION_KEYS = Object.keys(OPTION_FIELDS) as OptionKey[];
+
+/** A boolean option in a query string is the text true or false (OpenAPI's form style): read as the boolean. */
+function booleanFromQuery(key: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw bad(key, 'must be true or false');
+}
 
 /** A single lookup's query string (REST). Repeated or unknown parameters are refused. */
 export function parseLookupQuery(query: Record<string, unknown>): { locator: Locator; options: LookupOptions } {
@@ -111,7 +114,8 @@ export function parseLookupQuery(query: Record<string, unknown>): { locator: Loc
     if (!QUERY_PARAMS.has(k)) throw bad(k, `unknown parameter (expected ${LOOKUP_QUERY_KEYS.join(', ')})`);
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
-  const options = parseLookupOptions({ status: query.status, raw: parseRawQuery(query.raw) });
+  const sent = Object.fromEntries(OPTION_KEYS.map((k) => [k, KindGuard.IsBoolean(OPTION_FIELDS[k]) ? booleanFromQuery(k, query[k]) : query[k]]));
+  const options = parseLookupOptions(sent);
   return { locator: parseLocator(query), options };
 }
 
