@@ -1,17 +1,19 @@
 // Builds the service (no listening): the core's long-lived parts, the REST face and the GraphQL face
 // on one Fastify instance. index.ts listens; tests build and listen on a free port.
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
-import { AuthCache } from './accounts/index.js';
 import { registerGraphql } from './graphql/index.js';
 import { registerWeb } from './web/index.js';
-import { clientError, Drain, frameworkError, registerRest } from './rest/index.js';
-import { createLogger, RequestLog } from './logger.js';
-import { SingleFlight, type CoreDeps } from './lookup/index.js';
+import { clientError, Drain, frameworkError, registerRest, sendError } from './rest/index.js';
+import { createCore } from './core.js';
+import { RequestLog } from './logger.js';
+import { rateLimitPolicy } from './accounts/rate-limit.js';
+import { clientRequestId, metricsRoute, observeHttp, startMetricsListener } from './observability/http.js';
 import type { Store } from './store/index.js';
+
+export { createCore } from './core.js';
 
 export interface AppDeps {
   config: Config;
@@ -23,23 +25,15 @@ export interface AppDeps {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const logger = deps.logger ?? createLogger(deps.config.logLevel);
-  const core: CoreDeps = {
-    config: deps.config,
-    store: deps.store,
-    collector: deps.collector,
-    clock: deps.clock ?? (() => new Date()),
-    newId: deps.newId ?? randomUUID,
-    logger,
-    flights: new SingleFlight(),
-    auth: new AuthCache(deps.config.authCacheTtlMs),
-  };
+  const core = createCore(deps);
+  const logger = core.logger;
   // Any account written anywhere (revoke, rotate, plan) empties the key cache of this instance.
   const stopWatching = deps.store.watchAccounts(() => core.auth.forgetAll());
   const { headersTimeoutMs, requestTimeoutMs } = deps.config;
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    genReqId: () => core.newId(),
+    // A client's x-request-id when it is a sane token (echoed, logged, in error bodies), else a new one.
+    genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? core.newId(),
     logController: new RequestLog(),
     requestIdHeader: false,
     // The time a client has to send its request (headers, then body): Node checks only the receiving,
@@ -61,10 +55,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('drain', new Drain());
   app.addHook('onClose', async () => stopWatching());
+  observeHttp(app, core.metrics, rateLimitPolicy(core.limits.settings.perMinute));
   await registerRest(app, core);
   await registerGraphql(app, core);
   registerWeb(app, core);
-  // The collector's page-reading workers stop with the app.
-  app.addHook('onClose', async () => deps.collector.close?.());
+  metricsRoute(app, core.metrics, deps.config.metricsToken, sendError);
+  // METRICS_PORT: /metrics on a listener of its own, started and stopped with the service's.
+  app.decorate('metricsServer', null);
+  const { metricsPort } = deps.config;
+  if (metricsPort !== null) {
+    app.addHook('onListen', async () => {
+      app.metricsServer = await startMetricsListener(core.metrics, metricsPort, deps.config.host);
+    });
+  }
+  app.addHook('onClose', async () => {
+    const server = app.metricsServer;
+    if (server) await new Promise((resolve) => server.close(resolve));
+    core.metrics.close();
+    await core.limits.close();
+  });
+  // The collector's page-reading workers stop with the app (through the measured wrapper, which stops observing).
+  app.addHook('onClose', async () => core.collector.close?.());
   return app;
 }
