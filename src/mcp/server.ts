@@ -3,18 +3,19 @@
 // what aborts the call.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RELEASE, type CoreDeps } from '../lookup/index.js';
+import { humanMs } from '../web/guide.js';
 import { toolDefinitions, type OpenContext } from './tools.js';
 
 export const MCP_SERVER_NAME = 'portal-lookup';
 
-const INSTRUCTIONS =
+const instructions = (cacheTtlMs: number): string =>
   'Property data for US homes from a listing site: price, status, beds, baths, living area, the site\'s value and rent ' +
   'estimates. Look homes up by listing link, zpid or one-line address. Live lookups cost credits (see account_usage); ' +
-  'homes read in the last 24 hours are free. Answers are compact unless full: true is passed.';
+  `homes read in the last ${humanMs(cacheTtlMs)} are free. Answers are compact unless full: true is passed.`;
 
 export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: RELEASE }, { instructions: INSTRUCTIONS });
-  const tools = toolDefinitions(open, deps.config.batchDeadlineMs);
+  const server = new McpServer({ name: MCP_SERVER_NAME, version: RELEASE }, { instructions: instructions(deps.config.cacheTtlMs) });
+  const tools = toolDefinitions(open, deps.config);
   for (const [name, tool] of Object.entries(tools)) {
     server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) =>
       tool.handler(args, extra.signal, (err) => deps.logger.error({ err, tool: name }, 'internal error in an MCP tool')),

@@ -10,7 +10,9 @@ import {
   parseLookupOptions, toLookupError,
   type AccountUsage, type LookupMeta, type PortalProperty,
 } from '../contract/index.js';
+import type { Config } from '../config.js';
 import { lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+import { humanMs } from '../web/guide.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
 export type OpenContext = (opts: { signal: AbortSignal; deadlineMs?: number }) => Promise<RequestContext>;
@@ -91,14 +93,15 @@ function batchItem(r: BatchItemOutcome, full: boolean): Record<string, unknown> 
 }
 
 /** The tools, as McpServer.registerTool takes them; `open` gives each call its request context. */
-export function toolDefinitions(open: OpenContext, batchDeadlineMs: number) {
+export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDeadlineMs' | 'cacheTtlMs'>) {
+  const { batchDeadlineMs, cacheTtlMs } = config;
   return {
     lookup_property: {
       config: {
         title: 'Look up one home',
         description:
           'One home by listing link, zpid or one-line US address (send exactly one). A live lookup costs 1 credit; ' +
-          'a home read in the last 24 hours is served from the cache for 0 credits (meta.credits, meta.cached). ' +
+          `a home read in the last ${humanMs(cacheTtlMs)} is served from the cache for 0 credits (meta.credits, meta.cached). ` +
           'Failures are tool errors with the API\'s error code (e.g. not_found, bad_param, credits_exhausted).',
         inputSchema: { ...locatorArgs, status: statusArg, full: fullArg('the whole record (history, schools, photos, agent) and the whole meta') },
         annotations: { readOnlyHint: true, openWorldHint: true },

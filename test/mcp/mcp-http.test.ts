@@ -59,6 +59,9 @@ describe('tools/list', () => {
     expect(items.items.anyOf.map((s: any) => s.type)).toEqual(['string', 'object', 'object', 'object']);
     expect(JSON.stringify(items)).not.toContain('$id');
     expect(one.annotations?.readOnlyHint).toBe(true);
+    // The cache lifetime agents are told is the configured one (CACHE_TTL_MS, 24 h by default).
+    expect(one.description).toContain('in the last 24 h is served from the cache');
+    expect(client.getInstructions()).toContain('homes read in the last 24 h are free');
   });
 });
 
