@@ -16,6 +16,7 @@ export function docsPage(): string {
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(DOCS_TITLE)}</title>
     <link rel="stylesheet" href="${docs.swaggerCss.url}" />
+    <link rel="icon" type="image/svg+xml" href="${site.icon.url}" />
     <link rel="stylesheet" href="${site.css.url}" />
   </head>
   <body class="docs">

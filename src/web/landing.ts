@@ -27,6 +27,7 @@ export function landingPage(config: Pick<Config, 'cacheTtlMs'>): string {
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(SERVICE_NAME)}</title>
+    <link rel="icon" type="image/svg+xml" href="${site.icon.url}" />
     <link rel="stylesheet" href="${site.css.url}" />
   </head>
   <body>

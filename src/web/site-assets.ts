@@ -2,11 +2,11 @@
 // builds it: hashing the 11 MB of bundles costs a few tens of milliseconds, never paid by API calls).
 import * as graphiqlBundle from '@graphql-yoga/render-graphiql/graphiql';
 import { AssetRegistry, packageFile, type Asset } from './assets.js';
-import { DOCS_JS, GRAPHIQL_JS, LANDING_JS, SITE_CSS } from './static-files.js';
+import { DOCS_JS, FAVICON_SVG, GRAPHIQL_JS, LANDING_JS, SITE_CSS } from './static-files.js';
 
 export interface SiteAssets {
   registry: AssetRegistry;
-  site: { css: Asset; landingJs: Asset };
+  site: { css: Asset; icon: Asset; landingJs: Asset };
   docs: { swaggerCss: Asset; swaggerJs: Asset; initJs: Asset };
   graphiql: { css: Asset; js: Asset; initJs: Asset; favicon: Asset; workers: Record<'editorWorkerService' | 'json' | 'graphql', Asset> };
 }
@@ -23,7 +23,7 @@ function build(): SiteAssets {
   const registry = new AssetRegistry();
   return {
     registry,
-    site: { css: registry.add('site.css', SITE_CSS), landingJs: registry.add('landing.js', LANDING_JS) },
+    site: { css: registry.add('site.css', SITE_CSS), icon: registry.add('icon.svg', FAVICON_SVG), landingJs: registry.add('landing.js', LANDING_JS) },
     docs: {
       swaggerCss: registry.add('swagger-ui.css', packageFile('swagger-ui-dist/swagger-ui.css')),
       swaggerJs: registry.add('swagger-ui-bundle.js', packageFile('swagger-ui-dist/swagger-ui-bundle.js')),

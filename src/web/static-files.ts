@@ -38,6 +38,9 @@ body.docs .swagger-ui .btn.authorize svg { fill: var(--brand); }
 body.docs .swagger-ui .opblock.opblock-get .opblock-summary-method { background: var(--brand); }
 `;
 
+/** The logo mark as the pages' icon (a browser asks for /favicon.ico without one). */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#f2a516"/><path d="M6 16 16 7l10 9h-3v9h-5v-6h-4v6H9v-9z" fill="#0a3f3c"/></svg>`;
+
 /** The landing page: shows readiness and runs a lookup from its form. */
 export const LANDING_JS = `
 (function () {

@@ -65,10 +65,10 @@ describe('static assets', () => {
   it('every asset the pages use is served under a hashed name, cached for a year, and compressed on request', async () => {
     const pages = await Promise.all([page('/'), page('/docs'), page('/graphql', { accept: 'text/html' })]);
     const urls = [...new Set(pages.flatMap((p) => assetUrls(p.text)))];
-    // landing: site.css, landing.js; docs: swagger css + js, docs.js; GraphiQL: favicon, css, js, init.
-    expect(urls.length).toBeGreaterThanOrEqual(9);
+    // landing: site.css, icon, landing.js; docs: swagger css + js, docs.js; GraphiQL: favicon, css, js, init.
+    expect(urls.length).toBeGreaterThanOrEqual(10);
     for (const url of urls) {
-      expect(url).toMatch(/^\/assets\/[a-z.-]+\.[0-9a-f]{12}\.(js|css|ico)$/);
+      expect(url).toMatch(/^\/assets\/[a-z.-]+\.[0-9a-f]{12}\.(js|css|ico|svg)$/);
       const plain = await fetch(svc.url + url, { headers: { 'accept-encoding': 'identity' } });
       expect(plain.status, url).toBe(200);
       expect(plain.headers.get('cache-control'), url).toBe(IMMUTABLE);
@@ -76,7 +76,8 @@ describe('static assets', () => {
       expect(plain.headers.get('vary'), url).toBe('accept-encoding');
       const body = Buffer.from(await plain.arrayBuffer());
       expect(body.length, url).toBeGreaterThan(0);
-      expect(plain.headers.get('content-type')).toMatch(url.endsWith('.js') ? /^text\/javascript/ : url.endsWith('.css') ? /^text\/css/ : /^image\/x-icon$/);
+      const types = { js: /^text\/javascript/, css: /^text\/css/, ico: /^image\/x-icon$/, svg: /^image\/svg\+xml$/ };
+      expect(plain.headers.get('content-type'), url).toMatch(types[url.slice(url.lastIndexOf('.') + 1) as keyof typeof types]);
       // The same bytes again: a 304 for the ETag.
       const again = await fetch(svc.url + url, { headers: { 'if-none-match': plain.headers.get('etag')! } });
       expect(again.status, url).toBe(304);

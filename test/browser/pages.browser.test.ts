@@ -1,0 +1,226 @@
+// The pages a person opens, in a real browser (headless Debian Chromium through playwright-core) against
+// the real server: the landing page, the REST docs and GraphiQL each load from the server alone (no CDN),
+// log no console error, and make a request that succeeds (a lookup from the landing page's form, a
+// try-it-out on /docs, the GraphiQL example). Each page is photographed into test/browser/screenshots/
+// (gitignored). A second visit takes GraphiQL's bundle from the browser's cache (hashed, immutable).
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCS_TITLE } from '../../src/rest/docs.js';
+import { buildOpenApi } from '../../src/rest/openapi.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+const ZPID = '2146993218';
+
+let svc: TestService;
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  svc = await startTestService();
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+});
+afterAll(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+interface Watched {
+  page: Page;
+  context: BrowserContext;
+  /** Every URL the page requested. */
+  requested: string[];
+  /** Console errors and uncaught exceptions. */
+  errors: string[];
+  /** Answers of 400 and above to the page's own requests (not API answers a test expects). */
+  failed: string[];
+}
+
+async function open(context?: BrowserContext): Promise<Watched> {
+  const ctx = context ?? (await browser.newContext({ viewport: { width: 1280, height: 900 } }));
+  const page = await ctx.newPage();
+  const watched: Watched = { page, context: ctx, requested: [], errors: [], failed: [] };
+  page.on('request', (r) => watched.requested.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') watched.errors.push(m.text());
+  });
+  page.on('pageerror', (e) => watched.errors.push(String(e)));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && new URL(r.url()).pathname.startsWith('/assets/')) watched.failed.push(`${r.status()} ${r.url()}`);
+  });
+  return watched;
+}
+
+const offSite = (requested: string[]) =>
+  requested.filter((u) => !u.startsWith(`${svc.url}/`) && !u.startsWith(`blob:${svc.url}/`) && !u.startsWith('data:'));
+
+const shot = (page: Page, name: string) => page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
+
+/** Monaco renders spaces as no-break spaces. */
+const plain = (text: string) => text.replace(/\u00a0/g, ' ').replace(/\u200b/g, '');
+
+describe('the landing page', () => {
+  it('shows the service, its links and readiness, and runs a lookup from its form', async () => {
+    const w = await open();
+    try {
+      await w.page.goto(`${svc.url}/`);
+      await expect(w.page.title()).resolves.toBe('Property lookup API');
+      const ready = (await (await fetch(`${svc.url}/readyz`)).json()) as { status: string };
+      await w.page.locator('#service-status', { hasText: ready.status }).waitFor({ timeout: 15_000 });
+      for (const href of ['/docs', '/graphql', '/openapi.json', '/llms.txt']) {
+        await expect(w.page.locator(`main a.card[href="${href}"]`).count()).resolves.toBe(1);
+      }
+
+      await w.page.fill('#try-key', svc.keys.free!);
+      await w.page.selectOption('#try-by', 'zpid');
+      await w.page.fill('#try-value', ZPID);
+      await w.page.click('#try-form button[type=submit]');
+      const output = w.page.locator('#try-output[data-status]');
+      await output.waitFor({ timeout: 30_000 });
+      expect(await output.getAttribute('data-status')).toBe('200');
+      const text = await output.innerText();
+      expect(text).toContain(`"zpid": "${ZPID}"`);
+      expect(text).toContain('"credits": 1');
+
+      // The same form with a wrong key shows the API's error.
+      await w.page.fill('#try-key', 'not-a-key');
+      await w.page.click('#try-form button[type=submit]');
+      await w.page.locator('#try-output[data-status="401"]').waitFor({ timeout: 15_000 });
+      expect(await w.page.locator('#try-output').innerText()).toContain('invalid_api_key');
+      await w.page.fill('#try-key', svc.keys.free!);
+      await w.page.click('#try-form button[type=submit]');
+      await w.page.locator('#try-output[data-status="200"]').waitFor({ timeout: 15_000 });
+      await shot(w.page, 'landing');
+
+      // The browser console shows the 401 the test asked for as a failed resource; nothing else.
+      expect(w.errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+      expect(w.failed).toEqual([]);
+      expect(offSite(w.requested)).toEqual([]);
+    } finally {
+      await w.context.close();
+    }
+  }, 90_000);
+});
+
+describe('the REST docs at /docs', () => {
+  it('are branded, show every operation with its examples and the literal <zpid>, and try a lookup with the key', async () => {
+    const w = await open();
+    try {
+      await w.page.goto(`${svc.url}/docs`);
+      await expect(w.page.title()).resolves.toBe(DOCS_TITLE);
+      await w.page.locator('.opblock').first().waitFor({ timeout: 30_000 });
+      await expect(w.page.locator('header.brand-bar .logo').innerText()).resolves.toContain('Property lookup API');
+
+      const doc = buildOpenApi() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown; examples?: Record<string, { summary?: string }> }> }> }>> };
+      const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+      const shownPaths = (await w.page.locator('.opblock-summary-path').allInnerTexts()).map((p) => plain(p).trim());
+      expect(shownPaths.sort()).toEqual(operations.map((o) => o.path).sort());
+
+      // Every operation opened: each documented response has a row, and each named example is offered.
+      for (const { path, method, op } of operations) {
+        const block = w.page.locator(`.opblock-${method}`, { has: w.page.locator('.opblock-summary-path', { hasText: path }) }).first();
+        await block.locator('.opblock-summary').first().click();
+        await block.locator('.responses-table').first().waitFor({ timeout: 15_000 });
+        for (const [status, response] of Object.entries(op.responses)) {
+          const row = block.locator(`tr.response[data-code="${status}"]`);
+          await expect(row.count(), `${method} ${path} ${status}`).resolves.toBe(1);
+          const json = response.content?.['application/json'];
+          const named = Object.entries(json?.examples ?? {});
+          if (named.length > 0) {
+            // Swagger UI's media-type and example selects: the examples' summaries are the options.
+            const options = plain((await row.locator('select').allInnerTexts()).join('\n'));
+            for (const [key, example] of named) expect(options, `${method} ${path} ${status}: example ${key}`).toContain(example.summary ?? key);
+          } else if (json?.example !== undefined) {
+            await expect(row.locator('.highlight-code').count(), `${method} ${path} ${status}`).resolves.toBeGreaterThan(0);
+          }
+        }
+      }
+      // Markdown descriptions keep a literal path fragment (not read as an HTML tag).
+      expect(plain(await w.page.locator('#swagger-ui').innerText())).toContain('<zpid>_zpid/');
+
+      // Authorize once with the key, then try the single lookup.
+      await w.page.locator('.btn.authorize').first().click();
+      await w.page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(svc.keys.free!);
+      await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+      await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
+      const property = w.page.locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) }).first();
+      // One locator only: Swagger UI fills every parameter with its documented example.
+      for (const other of ['url', 'address']) await property.locator(`tr[data-param-name="${other}"] input`).fill('');
+      await property.locator('tr[data-param-name="zpid"] input').fill(ZPID);
+      await property.locator('.btn.execute').click();
+      const live = property.locator('.live-responses-table');
+      await live.locator('.response-col_status', { hasText: '200' }).waitFor({ timeout: 30_000 });
+      expect(plain(await live.innerText())).toContain(`"zpid": "${ZPID}"`);
+      await shot(w.page, 'docs');
+
+      expect(w.errors).toEqual([]);
+      expect(w.failed).toEqual([]);
+      expect(offSite(w.requested)).toEqual([]);
+    } finally {
+      await w.context.close();
+    }
+  }, 120_000);
+});
+
+describe('GraphiQL at /graphql', () => {
+  it('runs the example with the key, from hashed assets the browser keeps for the next visit', async () => {
+    // A profile on disk, as a person's browser has: an in-memory (incognito) cache keeps no entry this large.
+    const profile = mkdtempSync(join(tmpdir(), 'pl-chromium-'));
+    const persistent = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+    const w = await open(persistent);
+    try {
+      // The server gives every request its own x-request-id: an answer with the id of an earlier one is
+      // the browser's cached copy.
+      const requestIds = new Map<string, string[]>();
+      const pageIds: string[] = [];
+      w.page.on('response', (r) => {
+        requestIds.set(r.url(), [...(requestIds.get(r.url()) ?? []), r.headers()['x-request-id'] ?? '']);
+        if (r.request().resourceType() === 'document' && r.url() === `${svc.url}/graphql`) pageIds.push(r.headers()['x-request-id'] ?? '');
+      });
+
+      await w.page.goto(`${svc.url}/graphql`);
+      await expect(w.page.title()).resolves.toBe('Property lookup API · GraphiQL');
+      const headers = w.page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
+      await headers.getByText('<your key>').waitFor({ timeout: 30_000 });
+      await headers.locator('.view-lines').click();
+      await w.page.keyboard.press('Control+A');
+      await w.page.keyboard.press('Delete');
+      await w.page.keyboard.type(JSON.stringify({ 'x-api-key': svc.keys.free }));
+      await w.page.locator('.graphiql-execute-button').click();
+      const response = w.page.locator('.graphiql-response');
+      await response.getByText('PropertyLookup').waitFor({ timeout: 30_000 });
+      expect(plain(await response.innerText())).toContain(`"zpid": "${ZPID}"`);
+      await shot(w.page, 'graphiql');
+
+      const bundle = w.requested.find((u) => /\/assets\/graphiql\.[0-9a-f]{12}\.js$/.test(u))!;
+      expect(bundle).toBeDefined();
+      // The editor's workers came from asset URLs (not inline blobs).
+      expect(w.requested.some((u) => /\/assets\/graphql\.worker\.[0-9a-f]{12}\.js$/.test(u))).toBe(true);
+
+      // A later visit in the same browser (after another page; the same URL again would be a reload):
+      // the 5 MB bundle is not downloaded again, nor even revalidated.
+      await w.page.goto(`${svc.url}/`);
+      await w.page.goto(`${svc.url}/graphql`);
+      await w.page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
+      const [first, second] = requestIds.get(bundle)!;
+      expect(first).toMatch(/./);
+      expect(second).toBe(first);
+      // The page itself is not cached (no-store): a new request.
+      expect(pageIds).toHaveLength(2);
+      expect(pageIds[1]).not.toBe(pageIds[0]);
+
+      expect(w.errors).toEqual([]);
+      expect(w.failed).toEqual([]);
+      expect(offSite(w.requested)).toEqual([]);
+    } finally {
+      await w.context.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
