@@ -21,7 +21,8 @@ function webRequest(request: FastifyRequest): Request {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
-  return new Request(`http://${request.hostname}${request.url}`, { method: request.method, headers });
+  // The transport reads the method, headers and body, not the URL: a fixed one, whatever Host the client sent.
+  return new Request(`http://localhost${MCP_PATH}`, { method: request.method, headers });
 }
 
 export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
