@@ -14,8 +14,9 @@ export class RequestStats {
   credits = 0;
   /** Time spent reading the listing site or the provider for this request's own live reads. */
   upstreamMs = 0;
-  /** Where served homes came from (self_hosted, fallback). */
-  readonly sources = new Set<'self_hosted' | 'fallback'>();
+  /** Where served homes came from: own collector, fallback provider (flags: no Set made per request). */
+  private ownSource = false;
+  private fallbackSource = false;
   /** The code of the first failed lookup, or of the request's own error. */
   errorCode: string | null = null;
   /** The account's rate window after this request took its units (the RateLimit header). */
@@ -27,8 +28,14 @@ export class RequestStats {
     return this.hits > 0 ? 'hit' : this.misses > 0 ? 'miss' : null;
   }
 
-  get source(): string | null {
-    return this.sources.size === 0 ? null : [...this.sources].sort().join('+');
+  get source(): 'self_hosted' | 'fallback' | 'fallback+self_hosted' | null {
+    if (this.ownSource && this.fallbackSource) return 'fallback+self_hosted';
+    return this.ownSource ? 'self_hosted' : this.fallbackSource ? 'fallback' : null;
+  }
+
+  servedFrom(source: 'self_hosted' | 'fallback'): void {
+    if (source === 'self_hosted') this.ownSource = true;
+    else this.fallbackSource = true;
   }
 
   /** Notes the first error code the request met. */
@@ -57,7 +64,7 @@ export function recordFound(
   if (found.cached) stats.hits += 1;
   else stats.misses += 1;
   stats.credits += found.credits;
-  stats.sources.add(source);
+  stats.servedFrom(source);
 }
 
 /** A failed lookup: its code; never billed. */
