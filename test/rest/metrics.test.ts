@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenerPort } from '../../src/observability/http.js';
+import { startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { recordedBatch, todaysShape } from '../helpers/fallback-items.js';
 import { declares, parseMetrics, valueOf } from '../observability/prometheus.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -129,5 +131,33 @@ describe('/metrics without METRICS_TOKEN, and on METRICS_PORT', () => {
     const elsewhere = await fetch(`${base}/v1/account`);
     expect(elsewhere.status).toBe(404);
     expect((await elsewhere.json()).error.code).toBe('route_not_found');
+  });
+});
+
+describe('/metrics when the fallback provider reads a walled home', () => {
+  let platform: FakeActorPlatform;
+  let svc: TestService;
+  beforeAll(async () => {
+    platform = await startFakeActorPlatform({ homes: recordedBatch().map(todaysShape) });
+    svc = await startTestService({
+      env: { METRICS_TOKEN: TOKEN, FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+    });
+    svc.replay.faults.set('/homedetails/7521381_zpid/', { status: 403, body: WALL });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await platform.close();
+  });
+
+  it('counts the bot wall, the hand-over and the lookup under source fallback', async () => {
+    const r = await svc.get('/v1/portal/property?zpid=7521381');
+    expect(r.status).toBe(200);
+    expect(r.body.meta.source.fallback_from).toBe('self_hosted');
+    const samples = parseMetrics((await scrape(svc)).text);
+    expect(valueOf(samples, 'upstream_bot_walls_total')).toBe(1);
+    expect(valueOf(samples, 'upstream_fallbacks_total', { operation: 'read' })).toBe(1);
+    expect(valueOf(samples, 'lookups_total', { code: 'ok', source: 'fallback', cache: 'miss' })).toBe(1);
+    expect(valueOf(samples, 'upstream_read_seconds_count', { operation: 'read', provider: 'fallback', outcome: 'ok' })).toBe(1);
+    expect(valueOf(samples, 'credits_billed_total')).toBe(1);
   });
 });
