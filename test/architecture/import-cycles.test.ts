@@ -1,5 +1,6 @@
 // No import circle in src/ (type-only imports included), checked by scripts/import-cycles.ts, whose
 // finder is itself shown to catch a circle (of types, through an index file) before it is trusted.
+// And no GraphQL plugin imports another: what they share lives beside them (limits.ts, documents.ts).
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,5 +27,11 @@ describe('import circles', () => {
     // The graph really is src's: the lookup files and their shared types are in it.
     expect(graph.get('lookup/loader.ts')).toContain('lookup/types.ts');
     expect(findCycles(graph)).toEqual([]);
+  });
+
+  it('no GraphQL plugin imports another', () => {
+    const plugins = [...importGraph('src').entries()].filter(([file]) => file.startsWith('graphql/plugins/'));
+    expect(plugins.length).toBeGreaterThan(5);
+    for (const [file, imports] of plugins) expect(imports.filter((i) => i.startsWith('graphql/plugins/')), file).toEqual([]);
   });
 });
