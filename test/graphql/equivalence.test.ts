@@ -2,10 +2,13 @@
 // Two identical services (own replay of the recorded pages, own store, same accounts, same frozen
 // time): the same sequence of lookups goes to one over REST and to the other over GraphQL, and every
 // answer is compared field by field after mapping the GraphQL names back to REST's
-// (cacheKey → cache_key, …; only took_ms, a measurement, is left out).
+// (cacheKey → cache_key, …; only took_ms, a measurement, is left out). Every test starts from empty
+// stores and sets up what it needs (a home cached first, …), so tests can run in any order; after
+// each, both ledgers must hold the same charges.
 import { print } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
+import { seedAccounts } from '../../src/accounts/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { DEFAULT_ACCOUNTS, q, startTestService, type TestService, type TestServiceOptions } from '../helpers/service.js';
 import { gql, postGql } from './client.js';
@@ -48,6 +51,23 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.useRealTimers();
   await Promise.all([rest?.close(), graph?.close()]);
+});
+
+// Empty stores with the accounts seeded: no test sees another's cache, memos or charges.
+beforeEach(async () => {
+  for (const [svc, sw] of [[rest, switches[0]!], [graph, switches[1]!]] as const) {
+    sw.replace(new MemoryStore());
+    await seedAccounts(svc.store, Object.values(ACCOUNTS), svc.config.apiKeySecret);
+  }
+});
+
+const charges = async (svc: TestService) =>
+  (await svc.store.ledger())
+    .map(({ accountId, cacheKey, kind }) => ({ accountId, cacheKey, kind }))
+    .sort((a, b) => `${a.accountId}${a.cacheKey}`.localeCompare(`${b.accountId}${b.cacheKey}`));
+
+afterEach(async () => {
+  expect(await charges(graph), 'GraphQL charged what REST charged').toEqual(await charges(rest));
 });
 
 /** Runs `run` while a store method fails on every service of `on` (a LookupError: the store down; anything else: a bug). */
@@ -127,33 +147,46 @@ const SOLD_ADDRESS = '2435 Aspen Rd Unit 104, Ames, IA 50010';
 const WRONG_UNIT = '2435 Aspen Rd Unit 999, Ames, IA 50010';
 
 describe('single lookups: same data, meta, billing and errors', () => {
-  const cases: Array<[string, Single, string]> = [
-    ['a link, live', { url: HOME_URL }, 'ok'],
-    ['the same link, cached', { url: HOME_URL }, 'ok'],
-    ['the same home by zpid, cached', { zpid: '2146993218' }, 'ok'],
-    ['a sold home by zpid, with a status hint', { zpid: '114303858', status: 'sold' }, 'ok'],
-    ['that home by address (resolution is free)', { address: SOLD_ADDRESS }, 'ok'],
-    ['another home by address, live', { address: '661 Lakeview Ave, San Francisco, CA 94112' }, 'ok'],
-    ['an apartment-building link', { url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' }, 'ok'],
-    ['an older building link', { url: 'https://www.zillow.com/b/710-e-dean-keeton-st-austin-tx-CvBTSB/' }, 'ok'],
-    ['a rental with the for_rent hint', { zpid: '450233440', status: 'for_rent' }, 'ok'],
-    ['an address whose closest match is another unit', { address: WRONG_UNIT }, 'address_ambiguous'],
-    ['the same ambiguous address again (memo)', { address: WRONG_UNIT }, 'address_ambiguous'],
-    ['a zpid the site does not have', { zpid: '999999999' }, 'not_found'],
-    ['the bot wall', { zpid: '999000401' }, 'upstream_blocked'],
-    ['a malformed page', { zpid: '999000501' }, 'upstream_bad_response'],
-    ['no locator', {}, 'missing_param'],
-    ['two locators', { zpid: '1', address: SOLD_ADDRESS }, 'bad_param'],
-    ['a link off the site', { url: 'https://example.com/x/1_zpid/' }, 'bad_param'],
-    ['a zpid with letters', { zpid: '12a' }, 'bad_param'],
-    ['an address too short', { address: '1 A' }, 'bad_param'],
+  interface Case {
+    name: string;
+    params: Single;
+    outcome: string;
+    /** Looked up first (on both faces, with the same outcome): what this case builds on. */
+    first?: Single;
+    /** For an answer: whether it comes from the cache. */
+    cached?: boolean;
+  }
+  const cases: Case[] = [
+    { name: 'a link, live', params: { url: HOME_URL }, outcome: 'ok', cached: false },
+    { name: 'the same link, cached', first: { url: HOME_URL }, params: { url: HOME_URL }, outcome: 'ok', cached: true },
+    { name: 'the same home by zpid, cached', first: { url: HOME_URL }, params: { zpid: '2146993218' }, outcome: 'ok', cached: true },
+    { name: 'a sold home by zpid, with a status hint', params: { zpid: '114303858', status: 'sold' }, outcome: 'ok', cached: false },
+    { name: 'that home by address (resolution is free)', first: { zpid: '114303858', status: 'sold' }, params: { address: SOLD_ADDRESS }, outcome: 'ok', cached: true },
+    { name: 'another home by address, live', params: { address: '661 Lakeview Ave, San Francisco, CA 94112' }, outcome: 'ok', cached: false },
+    { name: 'an apartment-building link', params: { url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' }, outcome: 'ok' },
+    { name: 'an older building link', params: { url: 'https://www.zillow.com/b/710-e-dean-keeton-st-austin-tx-CvBTSB/' }, outcome: 'ok' },
+    { name: 'a rental with the for_rent hint', params: { zpid: '450233440', status: 'for_rent' }, outcome: 'ok' },
+    { name: 'an address whose closest match is another unit', params: { address: WRONG_UNIT }, outcome: 'address_ambiguous' },
+    { name: 'the same ambiguous address again (memo)', first: { address: WRONG_UNIT }, params: { address: WRONG_UNIT }, outcome: 'address_ambiguous' },
+    { name: 'a zpid the site does not have', params: { zpid: '999999999' }, outcome: 'not_found' },
+    { name: 'the bot wall', params: { zpid: '999000401' }, outcome: 'upstream_blocked' },
+    { name: 'a malformed page', params: { zpid: '999000501' }, outcome: 'upstream_bad_response' },
+    { name: 'no locator', params: {}, outcome: 'missing_param' },
+    { name: 'two locators', params: { zpid: '1', address: SOLD_ADDRESS }, outcome: 'bad_param' },
+    { name: 'a link off the site', params: { url: 'https://example.com/x/1_zpid/' }, outcome: 'bad_param' },
+    { name: 'a zpid with letters', params: { zpid: '12a' }, outcome: 'bad_param' },
+    { name: 'an address too short', params: { address: '1 A' }, outcome: 'bad_param' },
   ];
 
-  it.each(cases)('%s', async (_name, params, outcome) => {
-    expect(expectSame(await both(params))).toBe(outcome);
+  it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, { params, outcome, first, cached }) => {
+    if (first) expect(expectSame(await both(first))).toBe(outcome);
+    const pair = await both(params);
+    expect(expectSame(pair)).toBe(outcome);
+    if (cached !== undefined) expect(pair.r.body.meta.cached).toBe(cached);
   });
 
   it('raw: the same unmapped record', async () => {
+    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
     const r = await rest.get('/v1/portal/property?zpid=2146993218&raw=true');
     const g = await gql(graph).request(PropertyRawDocument, { zpid: '2146993218', raw: true });
     expect(g.property).toMatchObject({ __typename: 'PropertyLookup', meta: { credits: 0, cached: true } });
@@ -179,6 +212,7 @@ describe('single lookups: same data, meta, billing and errors', () => {
   });
 
   it('credits exhausted: the same 402 body; cached homes still work', async () => {
+    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
     const tiny = rest.keys.tiny!;
     expect(expectSame(await both({ zpid: '999000101' }, tiny))).toBe('ok');
     const refused = await both({ zpid: '999000102' }, tiny);
@@ -188,6 +222,7 @@ describe('single lookups: same data, meta, billing and errors', () => {
   });
 
   it('the spend limit reached: the same 402 body; cached homes still work', async () => {
+    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
     const key = rest.keys.spend!;
     const refused = await both({ zpid: '999000103' }, key);
     expect(expectSame(refused)).toBe('spend_limit_reached');
@@ -196,6 +231,7 @@ describe('single lookups: same data, meta, billing and errors', () => {
   });
 
   it('live lookups capped for the day: the same 503 body, retry-after until 00:00 UTC', async () => {
+    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
     const refused = await both({ zpid: '999000103' }, rest.keys.paid);
     expect(expectSame(refused)).toBe('live_lookups_capped');
     expect(refused.r.status).toBe(503);
@@ -216,7 +252,7 @@ describe('single lookups: same data, meta, billing and errors', () => {
     const address = '101 Nowhere St, Springfield, IL 62701';
     const usedBefore = [(await rest.get('/v1/account')).body.data.used, (await gql(graph).request(AccountDocument)).account.used];
     const { r, g } = await withFailing(switches, 'getMemo', () => new TypeError('boom'), async () => {
-      // 999000102: not read yet (tiny was refused it above), so a live lookup, billed.
+      // 999000102: not read yet, so a live lookup, billed.
       const ok = await rest.get('/v1/portal/property?zpid=999000102');
       const failed = await rest.get(`/v1/portal/property?${q({ address })}`);
       const op = await postGql(graph, {
@@ -278,6 +314,8 @@ describe('batches: same results, meta and billing', () => {
   }
 
   it('a mixed batch: hits, live reads, duplicates, invalid items and every failure kind', async () => {
+    // The link's home cached first: the batch's first item is a hit.
+    expect(expectSame(await both({ url: HOME_URL }))).toBe('ok');
     const pair = await batchBoth([
       { url: HOME_URL },
       { zpid: '999000104' },
@@ -291,7 +329,7 @@ describe('batches: same results, meta and billing', () => {
       { zpid: '999000502' },
     ]);
     expectSameBatch(pair);
-    expect(pair.r.body.meta).toMatchObject({ count: 10, credits: 2 });
+    expect(pair.r.body.meta).toMatchObject({ count: 10, credits: 2, cache_hits: 2 });
   });
 
   it('the same home many times: read once, billed once', async () => {
@@ -305,6 +343,7 @@ describe('batches: same results, meta and billing', () => {
   });
 
   it('the plan refuses live lookups: spend_limit_reached, live_lookups_capped (with details.retry_after = retryAfter)', async () => {
+    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
     const items = [{ zpid: '999000103' }, { zpid: '2146993218' }];
     expect(expectSameBatch(await batchBoth(items, undefined, rest.keys.spend))).toEqual(['spend_limit_reached', 'ok']);
     const capped = await batchBoth(items, undefined, rest.keys.paid);
@@ -418,17 +457,30 @@ describe('the caller and the account', () => {
     }
   });
 
-  it.each(['free', 'tiny', 'paid', 'spend'])('account %s: the same usage after everything above', async (name) => {
-    const r = await rest.get('/v1/account', rest.keys[name]);
+  it.each(['free', 'tiny', 'paid', 'spend'])('account %s: the same usage after a live lookup, a hit and a lookup past its plan', async (name) => {
+    const key = rest.keys[name]!;
+    // Cached by the free account, so a hit for every plan.
+    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
+    const outcomes: string[] = [];
+    for (const zpid of ['2146993218', '999000101', '999000102']) outcomes.push(expectSame(await both({ zpid }, key)));
+    expect(outcomes).toEqual({
+      free: ['ok', 'ok', 'ok'],
+      tiny: ['ok', 'ok', 'credits_exhausted'],
+      paid: ['ok', 'live_lookups_capped', 'live_lookups_capped'],
+      spend: ['ok', 'spend_limit_reached', 'spend_limit_reached'],
+    }[name]);
+    const r = await rest.get('/v1/account', key);
     const g = await gql(graph, graph.keys[name]!).request(AccountDocument);
     expect(snake(g.account)).toEqual(r.body.data);
+    expect(r.body.data.used).toBe({ free: 3, tiny: 1, paid: 0, spend: 0 }[name]);
   });
 
   it('both ledgers hold the same charges', async () => {
-    const strip = (l: Awaited<ReturnType<TestService['store']['ledger']>>) =>
-      l.map(({ accountId, cacheKey, kind }) => ({ accountId, cacheKey, kind })).sort((a, b) => a.cacheKey.localeCompare(b.cacheKey));
-    const [lr, lg] = await Promise.all([rest.store.ledger(), graph.store.ledger()]);
-    expect(lr.length).toBeGreaterThan(5);
-    expect(strip(lg)).toEqual(strip(lr));
+    for (const [zpid, key] of [['2146993218', rest.keys.free], ['999000101', rest.keys.tiny], ['999000104', rest.keys.free], ['999000105', rest.keys.free]]) {
+      expect(expectSame(await both({ zpid: zpid! }, key))).toBe('ok');
+    }
+    const [lr, lg] = await Promise.all([charges(rest), charges(graph)]);
+    expect(lr).toHaveLength(4);
+    expect(lg).toEqual(lr);
   });
 });
