@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portOf, rawExchange, type RawResponse } from '../helpers/raw-http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { isPagePath } from '../../src/web/index.js';
 import { batchBody, propertyQuery } from './arbitraries.js';
 import { assertFuzz, expectGraphqlAnswer, expectRestAnswer, FUZZ_RUNS, FUZZ_TIMEOUT_MS } from './support.js';
 
@@ -82,6 +83,12 @@ function expectAnswer(r: RawResponse, m: string, p: string): void {
   if (m === 'HEAD') {
     // No body; the status and headers still follow the contract.
     expect(r.status).toBeLessThan(500);
+    expect(r.headers['x-api-version']).toBe('v1');
+    return;
+  }
+  if (m === 'GET' && r.status === 200 && isPagePath(p.split('?', 1)[0]!)) {
+    // The pages for people and agents (src/web): HTML, text, or a static asset, with the v1 headers.
+    expect(r.headers['content-type']).toMatch(/^(text\/(html|plain)|application\/json)/);
     expect(r.headers['x-api-version']).toBe('v1');
     return;
   }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ERROR_CODES, ERROR_CODES, MAX_BATCH_ITEMS } from '../../src/contract/index.js';
 import { buildOpenApi } from '../../src/rest/openapi.js';
 import { AssetRegistry, IMMUTABLE } from '../../src/web/assets.js';
+import { portOf, rawRequest } from '../helpers/raw-http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -37,6 +38,12 @@ describe('the landing page at /', () => {
     // No inline script: every script is a hashed asset.
     expect(text).not.toMatch(/<script>(?!<\/script>)/);
     expect(assetUrls(text).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('is only for the origin form: `GET *` (the asterisk form, which the router hands to /) is a 404 in the envelope', async () => {
+    const r = await rawRequest(portOf(svc.url), 'GET * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(r?.status).toBe(404);
+    expect(r?.json.error.code).toBe('route_not_found');
   });
 });
 
