@@ -18,6 +18,17 @@ function isIncremental(response: Response): boolean {
   return type.startsWith('multipart/') || type.startsWith('text/event-stream');
 }
 
+/** The code of a refused request's first error (GraphQL's format), or `unknown` for a body without one. */
+function firstErrorCode(text: string): string {
+  try {
+    const body = JSON.parse(text) as { errors?: Array<{ extensions?: { code?: unknown } }> };
+    const code = body.errors?.[0]?.extensions?.code;
+    return typeof code === 'string' ? code : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Promise<void> {
   const yoga = buildYoga(core);
   await app.register(async (scope) => {
@@ -36,7 +47,10 @@ export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Pro
           // A whole result is sent as its text: piping it as a stream costs more than the result.
           reply.code(response.status);
           response.headers.forEach((value, name) => void reply.header(name, value));
-          reply.send(await response.text());
+          const text = await response.text();
+          // A refused request (401, 429, 503…): its code goes in the request's log line, as REST's do.
+          if (response.status >= 400) request.stats.answered(firstErrorCode(text));
+          reply.send(text);
         }
         return reply;
       },

@@ -102,6 +102,12 @@ describe('one line per request, request ids', () => {
     });
     expect(r.statusCode).toBe(200);
     expect(requestLine('gql-1')).toMatchObject({ route: '/graphql', account: accountId, lookups: 2, cache: 'hit', credits: 0 });
+    const refused = await app.inject({
+      method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': `${KEY}x`, 'x-request-id': 'gql-2' },
+      payload: JSON.stringify({ query: '{ property(zpid: "2146993218") { __typename } }' }),
+    });
+    expect(refused.statusCode).toBe(401);
+    expect(requestLine('gql-2')).toMatchObject({ route: '/graphql', statusCode: 401, code: 'invalid_api_key', account: null });
   });
 
   it('bot walls are warned once per minute, with their cause', async () => {
