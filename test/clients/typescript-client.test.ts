@@ -26,7 +26,8 @@ describe('generated types', () => {
   });
 });
 
-describe('the example program against the demo service', () => {
+// The example runs in a Node process of its own under tsx: room for a busy machine.
+describe('the example program against the demo service', { timeout: 120_000 }, () => {
   it('prints the home, the batch, the usage and a coded error, as the service answered them', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'clients/typescript/example.ts'], {
       cwd: ROOT,

@@ -35,7 +35,8 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
 });
 
-describe('MCP over stdio (demo setup, offline)', () => {
+// Each test starts a Node process under tsx (about 10 s on a quiet machine): room for a busy one.
+describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
   it('lists the tools, looks a home up live then from the cache, bills it once, and reports bad input by code', async () => {
     const client = await spawnServer({ PORTAL_API_KEY: DEMO_KEY });
     expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: 'v1' });
