@@ -2,15 +2,11 @@
 import { AccountUsage, type AccountUsage as AccountUsageShape } from '../../contract/index.js';
 import { accountUsage } from '../../accounts/index.js';
 import { builder } from '../builder.js';
-import { contractFields, planFields } from '../typebox.js';
-import { contractTypes, requireLookup, rethrowCoded } from './shared.js';
+import { implementFromContract, requireLookup, rethrowCoded } from './shared.js';
 
 export const AccountUsageType = builder.objectRef<AccountUsageShape>('AccountUsage');
 
-AccountUsageType.implement({
-  description: "The caller's plan and usage (REST: data of GET /v1/account).",
-  fields: (t) => contractFields(t, planFields(AccountUsage, contractTypes)),
-});
+implementFromContract(AccountUsageType, AccountUsage, { description: "The caller's plan and usage (REST: data of GET /v1/account)." });
 
 builder.queryField('account', (t) =>
   t.field({

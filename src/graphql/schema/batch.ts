@@ -9,9 +9,9 @@ import {
 import { startBatch, type BatchRun } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { rawOnlyWhenSelected, streamRequested } from '../selection.js';
-import { contractArgs, contractFields, contractInputFields, planFields, planInputs, type TypeMap } from '../typebox.js';
+import { contractArgs, contractInputFields, planInputs, type TypeMap } from '../typebox.js';
 import { LookupErrorType } from './errors.js';
-import { contractTypes, requireLookup, rethrowCoded } from './shared.js';
+import { contractTypes, implementFromContract, requireLookup, rethrowCoded } from './shared.js';
 
 export const LookupItemInput = builder.inputType('LookupItem', {
   description: 'One home to look up: exactly one of url, address, zpid (REST: a batch item object).',
@@ -32,16 +32,11 @@ const batchTypes: TypeMap = {
   objects: { ...contractTypes.objects, ErrorBody: { ref: LookupErrorType, name: 'LookupError', description: 'Why this item failed; null when ok' } },
 };
 
-BatchItemResultType.implement({
+implementFromContract(BatchItemResultType, BatchResult, {
   description: 'The result of one item, in its own right: one failed item never fails the batch (REST: an element of data).',
-  fields: (t) =>
-    contractFields(t, planFields(BatchResult, batchTypes)),
+  types: batchTypes,
 });
-
-BatchMetaType.implement({
-  description: 'Totals of the batch (REST: meta).',
-  fields: (t) => contractFields(t, planFields(BatchMeta, batchTypes)),
-});
+implementFromContract(BatchMetaType, BatchMeta, { description: 'Totals of the batch (REST: meta).', types: batchTypes });
 
 /** Each result as soon as it settles (for @stream): the slowest home no longer holds back the rest. */
 async function* inCompletionOrder<T>(promises: readonly Promise<T>[]): AsyncGenerator<T> {

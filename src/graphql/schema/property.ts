@@ -11,27 +11,15 @@ import { contractArgs, contractFields, planFields, planInputs } from '../typebox
 import { failureValue, LookupErrorType } from './errors.js';
 import { JsonScalar } from './scalars.js';
 import {
-  contractTypes, LookupMetaType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, TaxEventType,
+  contractTypes, implementFromContract, LookupMetaType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, TaxEventType,
 } from './shared.js';
 
 export const PropertyLookupType = builder.objectRef<LookupOutcome>('PropertyLookup');
 
-PriceEventType.implement({
-  description: PortalPriceEvent.description,
-  fields: (t) => contractFields(t, planFields(PortalPriceEvent, contractTypes)),
-});
-TaxEventType.implement({
-  description: PortalTaxEvent.description,
-  fields: (t) => contractFields(t, planFields(PortalTaxEvent, contractTypes)),
-});
-SchoolType.implement({
-  description: PortalSchool.description,
-  fields: (t) => contractFields(t, planFields(PortalSchool, contractTypes)),
-});
-PropertyType.implement({
-  description: PortalProperty.description,
-  fields: (t) => contractFields(t, planFields(PortalProperty, contractTypes)),
-});
+implementFromContract(PriceEventType, PortalPriceEvent);
+implementFromContract(TaxEventType, PortalTaxEvent);
+implementFromContract(SchoolType, PortalSchool);
+implementFromContract(PropertyType, PortalProperty);
 
 const declaredSourceKeys = new Set(Object.keys(LookupSource.properties));
 LookupSourceType.implement({
@@ -50,14 +38,8 @@ LookupSourceType.implement({
     }),
   }),
 });
-LookupMetaType.implement({
-  description: 'How the lookup was served and billed (REST: meta).',
-  fields: (t) => contractFields(t, planFields(LookupMeta, contractTypes)),
-});
-PropertyLookupType.implement({
-  description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).',
-  fields: (t) => contractFields(t, planFields(PropertyResponse, contractTypes)),
-});
+implementFromContract(LookupMetaType, LookupMeta, { description: 'How the lookup was served and billed (REST: meta).' });
+implementFromContract(PropertyLookupType, PropertyResponse, { description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).' });
 
 /** The home, or why not: a LookupError is data here, like REST's error envelope. */
 export const PropertyResultType = builder.unionType('PropertyResult', {

@@ -2,6 +2,8 @@
 // lookup context, and how a resolver turns a LookupError that is not data into a coded GraphQL error.
 // Refs are declared here and implemented in the file that owns the type (property.ts, batch.ts, …),
 // so no schema file imports another for its shared parts.
+import type { ImplementableObjectRef } from '@pothos/core';
+import type { TObject } from '@sinclair/typebox';
 import {
   HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, isLookupError, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, STATUS_HINTS,
   type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
@@ -9,9 +11,9 @@ import {
   type PortalTaxEvent as TaxEventShape, PortalTaxEvent,
 } from '../../contract/index.js';
 import type { RequestContext } from '../../lookup/index.js';
-import { builder, type GraphqlContext } from '../builder.js';
+import { builder, type GraphqlContext, type Types } from '../builder.js';
 import { toGraphQLError, type CodedErrorOptions } from '../errors.js';
-import type { TypeMap } from '../typebox.js';
+import { contractFields, planFields, type TypeMap } from '../typebox.js';
 
 export const HomeStatusEnum = builder.enumType('HomeStatus', {
   description: 'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
@@ -46,6 +48,21 @@ export const contractTypes: TypeMap = {
     { values: STATUS_HINTS, ref: StatusHintEnum, name: 'StatusHint' },
   ],
 };
+
+/**
+ * A GraphQL object type whose fields are exactly a contract schema's (generated from TypeBox), with
+ * the contract's description unless another is given.
+ */
+export function implementFromContract<Shape extends object>(
+  ref: ImplementableObjectRef<Types, Shape>,
+  contract: TObject,
+  opts: { description?: string; types?: TypeMap } = {},
+): void {
+  ref.implement({
+    description: opts.description ?? contract.description,
+    fields: (t) => contractFields(t, planFields(contract, opts.types ?? contractTypes)),
+  });
+}
 
 /** The request's lookup context; only introspection-only operations run without one. */
 export function requireLookup(ctx: GraphqlContext): RequestContext {
