@@ -21,6 +21,8 @@ export interface CollectorDeps {
   clock?: () => Date;
   /** Where the fallback provider reports its cost-cap findings; silent when not given. */
   logger?: Logger;
+  /** The page readers, when one pool serves several services (tests: one worker start per process). */
+  pages?: PagePool;
 }
 
 /** Every call fails with one code: live lookups are off or impossible with this configuration. */
@@ -62,7 +64,7 @@ export function createCollector(config: Config, deps: CollectorDeps = {}): Colle
     origin: config.portalOrigin,
     suggestUrl: config.portalSuggestUrl,
     client: new SiteClient({ totalTimeoutMs: config.lookupTimeoutMs, proxyUrl: config.portalProxyUrl }),
-    pages: new PagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }),
+    pages: deps.pages ?? new PagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }),
     clock,
   });
   return new WithFallback(own, provider);

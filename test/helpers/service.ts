@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { seedAccounts, type AccountSeed } from '../../src/accounts/index.js';
 import { buildApp } from '../../src/app.js';
-import { createCollector } from '../../src/collector/index.js';
+import { createCollector, PagePool } from '../../src/collector/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
@@ -48,6 +48,21 @@ export interface TestServiceOptions {
   replayServer?: ReplayServer;
 }
 
+/** Page readers that outlive a service: a service's close leaves them running for the next one. */
+class SharedPagePool extends PagePool {
+  override async close(): Promise<void> {}
+}
+/**
+ * One pool of page readers per test process, for every service with the default pool settings: a
+ * worker thread starts once (seconds under tsx), not once per service. A test of the pool's own
+ * limits sets PAGE_WORKERS or PAGE_QUEUE_MAX and gets a pool of its own.
+ */
+let sharedPages: SharedPagePool | undefined;
+const pagesFor = (config: Config, env: Record<string, string> = {}): PagePool | undefined =>
+  'PAGE_WORKERS' in env || 'PAGE_QUEUE_MAX' in env
+    ? undefined
+    : (sharedPages ??= new SharedPagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }));
+
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const replay = opts.replayServer ?? (await startReplayServer({ host: '127.0.0.1', port: 0, ...(opts.replay ?? {}) }));
   const config = loadConfig({
@@ -65,7 +80,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const app = await buildApp({
     config,
     store,
-    collector: createCollector(config, opts.clock ? { clock: opts.clock } : {}),
+    collector: createCollector(config, { ...(opts.clock ? { clock: opts.clock } : {}), pages: pagesFor(config, opts.env) }),
     logger: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
