@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PortalApiError, PortalClient } from '../../clients/typescript/client.js';
+import { PortalApiError, PortalClient, type ErrorCode } from '../../clients/typescript/client.js';
+import type { RestErrorCode } from '../../src/contract/index.js';
 import { CLIENT_TYPES_FILE, generateClientTypes } from '../../scripts/client-types.js';
 import { q, startTestService, type TestService } from '../helpers/service.js';
 
@@ -60,6 +61,14 @@ describe('the example program against the demo service', { timeout: 120_000 }, (
 });
 
 describe('PortalClient errors', () => {
+  it("the client's ErrorCode is exactly the contract's REST codes (checked by the type check)", () => {
+    type Same = [ErrorCode] extends [RestErrorCode] ? ([RestErrorCode] extends [ErrorCode] ? true : false) : false;
+    const same: Same = true;
+    // @ts-expect-error a code outside the spec's table is no ErrorCode
+    const unknown: ErrorCode = 'no_such_code';
+    expect([same, unknown]).toEqual([true, 'no_such_code']);
+  });
+
   it('an unknown key throws PortalApiError with the code, status and request id', async () => {
     const client = new PortalClient({ baseUrl: svc.url, apiKey: 'not_a_key_0000' });
     const e = await client.usage().catch((err: unknown) => err);
