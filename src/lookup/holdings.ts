@@ -10,6 +10,7 @@
 // back if recorded), retried until the store answers, so what is reported is what is recorded.
 import type { Logger } from 'pino';
 import type { BillingStore, LockRef, LockStore, VoidRef } from '../store/index.js';
+import { underlyingStore } from '../observability/instrument.js';
 
 const VOID_RETRY_MS = 1_000;
 /** Voids kept for retry while the store is away (each is one reservation: a few hundred bytes). */
@@ -154,7 +155,7 @@ export class Holdings {
 const byStore = new WeakMap<BillingStore & LockStore, Holdings>();
 
 /** Unanswered commits of this process not yet taken back in `store`. */
-export const pendingVoidsIn = (store: BillingStore & LockStore): number => byStore.get(store)?.pendingVoids ?? 0;
+export const pendingVoidsIn = (store: BillingStore & LockStore): number => byStore.get(underlyingStore(store))?.pendingVoids ?? 0;
 
 /**
  * At shutdown: takes back this process's unanswered commits while the store answers, until `until`
@@ -162,16 +163,19 @@ export const pendingVoidsIn = (store: BillingStore & LockStore): number => bySto
  * against the ledger (a recorded charge for a home served free).
  */
 export async function settleVoids(store: BillingStore & LockStore, until: number, logger: Logger): Promise<void> {
-  const left = (await byStore.get(store)?.flushVoids(until)) ?? [];
+  const left = (await byStore.get(underlyingStore(store))?.flushVoids(until)) ?? [];
   for (const reservationId of left) logger.error({ reservationId }, 'unanswered commit not taken back before shutdown: reconcile it against the ledger');
 }
 
 /** The holdings of this process in `store` (one per store, shared by every request). */
 export function holdingsOf(store: BillingStore & LockStore, leaseTtlMs: number, logger: Logger): Holdings {
-  let h = byStore.get(store);
+  // Kept per store itself, not per measured view of it (observability/instrument.ts): shutdown settles
+  // the voids of the store it was given.
+  const key = underlyingStore(store);
+  let h = byStore.get(key);
   if (!h) {
     h = new Holdings(store, leaseTtlMs, logger);
-    byStore.set(store, h);
+    byStore.set(key, h);
   }
   return h;
 }

@@ -12,6 +12,15 @@ const codeOf = (e: unknown): string => (isLookupError(e) ? e.code : 'internal');
 const isThenable = (v: unknown): v is PromiseLike<unknown> =>
   typeof v === 'object' && v !== null && typeof (v as { then?: unknown }).then === 'function';
 
+/** A measured store answers this with the store it wraps. */
+const MEASURED_FROM = Symbol('the store a measured store wraps');
+
+/**
+ * The store itself behind a measured one: what is kept per store in this process (the lookups'
+ * held leases and unanswered commits) belongs to the store, whoever measures the calls to it.
+ */
+export const underlyingStore = <T extends object>(store: T): T => (store as { [MEASURED_FROM]?: T })[MEASURED_FROM] ?? store;
+
 /**
  * The store as the core sees it: each asynchronous method timed (store_command_seconds by method)
  * and its failures counted (store_errors_total by method and code). Synchronous members pass through.
@@ -20,6 +29,7 @@ export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(store, {
     get(target, prop) {
+      if (prop === MEASURED_FROM) return target;
       const value = Reflect.get(target, prop, target) as unknown;
       if (typeof value !== 'function') return value;
       let fn = wrapped.get(prop);

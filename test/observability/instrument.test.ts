@@ -1,7 +1,9 @@
 // The wrappers that measure the store and the collector without the core knowing (issue 12).
 import { describe, expect, it } from 'vitest';
 import { LookupError } from '../../src/contract/index.js';
-import { instrumentStore } from '../../src/observability/instrument.js';
+import { instrumentStore, underlyingStore } from '../../src/observability/instrument.js';
+import { holdingsOf, pendingVoidsIn } from '../../src/lookup/holdings.js';
+import pino from 'pino';
 import { ServiceMetrics } from '../../src/observability/metrics.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { parseMetrics, valueOf } from './prometheus.js';
@@ -26,6 +28,23 @@ describe('instrumentStore', () => {
       expect(valueOf(samples, 'store_errors_total', { command: 'getMemo', code: 'store_unavailable' })).toBe(1);
       expect(valueOf(samples, 'store_errors_total', { command: 'sweep', code: 'internal' })).toBe(1);
       expect(valueOf(samples, 'store_errors_total', { command: 'putMemo', code: 'internal' })).toBe(0);
+    } finally {
+      metrics.close();
+    }
+  });
+});
+
+describe('a measured store and what is kept per store', () => {
+  it('shares the leases and unanswered commits of the store it wraps (shutdown settles them by the store itself)', () => {
+    const metrics = new ServiceMetrics();
+    try {
+      const store = new MemoryStore();
+      const measured = instrumentStore(store, metrics);
+      expect(underlyingStore(measured)).toBe(store);
+      expect(underlyingStore(store)).toBe(store);
+      const logger = pino({ level: 'silent' });
+      expect(holdingsOf(measured, 5_000, logger)).toBe(holdingsOf(store, 5_000, logger));
+      expect(pendingVoidsIn(measured)).toBe(pendingVoidsIn(store));
     } finally {
       metrics.close();
     }
