@@ -34,7 +34,8 @@ export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
           requestId: String(request.id),
           // The core fills the request's stats (lookups, credits, rate window) for the log line and headers, as for REST.
           stats: request.stats,
-          // The tool call's own signal (the client's notifications/cancelled), or the client leaving, or the drain.
+          // The client leaving or the drain stops the call, as for REST (stateless: a notifications/cancelled
+          // comes in a request of its own and cannot reach this call), or the SDK's own signal for the call.
           signal: () => AbortSignal.any([signal, clientGone(request, reply)]),
           ...(deadlineMs === undefined ? {} : { deadlineMs }),
         });
