@@ -3,32 +3,29 @@
 // documents by text (yoga.ts hands it to Yoga's parser cache), so an operation is parsed once
 // however many checks read it, and a repeated operation not at all.
 import { parse, visit, type DocumentNode } from 'graphql';
-import { LruMap } from '../store/lru-map.js';
+import { LRUCache } from 'lru-cache';
 import { SHAPE_LIMITS } from './limits.js';
 import { operationText, type OperationParams } from './persisted.js';
 
-/** Parsed documents kept by text (Yoga's own cache keeps as many). */
-const parsed = new LruMap<DocumentNode>(1024);
-
-/** The cache Yoga's parse reads and fills (its `parserAndValidationCache.documentCache`). */
-export const documentCache = {
-  get: (text: string): DocumentNode | undefined => parsed.get(text),
-  set: (text: string, document: DocumentNode): void => void parsed.set(text, document),
-};
+/**
+ * Parsed documents by text, as many as Yoga's own cache keeps; Yoga's parse reads and fills it too
+ * (its `parserAndValidationCache.documentCache`).
+ */
+export const documentCache = new LRUCache<string, DocumentNode>({ max: 1024 });
 
 /**
  * `text` parsed, under the same token limit as armor's parse (so a huge document is not parsed in
  * full before armor refuses it); null when it does not parse (Yoga's own parse then reports why).
  */
 export function parseDocument(text: string): DocumentNode | null {
-  let document = parsed.get(text);
+  let document = documentCache.get(text);
   if (document) return document;
   try {
     document = parse(text, { maxTokens: SHAPE_LIMITS.maxTokens });
   } catch {
     return null;
   }
-  parsed.set(text, document);
+  documentCache.set(text, document);
   return document;
 }
 
