@@ -305,7 +305,8 @@ export interface RateLimitConfig {
  */
 export function createRateLimiter(config: RateLimitConfig, logger: Logger, now: () => number = Date.now): RateLimiter {
   const settings = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey };
-  if (!config.redisUrl) return new MemoryRateLimiter(settings, now);
+  // Without limits there is nothing to share: no connection of its own.
+  if (!config.redisUrl || (settings.perMinute === 0 && settings.maxLive === 0)) return new MemoryRateLimiter(settings, now);
   return new RedisRateLimiter(settings, {
     url: config.redisUrl,
     prefix: config.redisPrefix,
