@@ -117,7 +117,8 @@ describe('the REST docs at /docs', () => {
       await w.page.locator('.opblock').first().waitFor({ timeout: 30_000 });
       await expect(w.page.locator('header.brand-bar .logo').innerText()).resolves.toContain('Property lookup API');
 
-      const doc = buildOpenApi() as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { example?: unknown; examples?: Record<string, { summary?: string }> }> }> }>> };
+      type Media = { example?: unknown; examples?: Record<string, { summary?: string; value?: unknown }> };
+      const doc = buildOpenApi() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>> };
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
       const shownPaths = (await w.page.locator('.opblock-summary-path').allInnerTexts()).map((p) => plain(p).trim());
       expect(shownPaths.sort()).toEqual(operations.map((o) => o.path).sort());
@@ -127,6 +128,11 @@ describe('the REST docs at /docs', () => {
         const block = w.page.locator(`.opblock-${method}`, { has: w.page.locator('.opblock-summary-path', { hasText: path }) }).first();
         await block.locator('.opblock-summary').first().click();
         await block.locator('.responses-table').first().waitFor({ timeout: 15_000 });
+        // The request body's example is the body try-it-out starts with.
+        const requestExample = op.requestBody?.content['application/json']?.example;
+        if (requestExample !== undefined) {
+          expect(JSON.parse(await block.locator('textarea.body-param__text').inputValue()), `${method} ${path} request`).toEqual(requestExample);
+        }
         for (const [status, response] of Object.entries(op.responses)) {
           const row = block.locator(`tr.response[data-code="${status}"]`);
           await expect(row.count(), `${method} ${path} ${status}`).resolves.toBe(1);
