@@ -6,6 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROPERTY_FIELDS } from '../../src/contract/index.js';
+import { MemoryStore } from '../../src/store/index.js';
+import { startGatedProxy } from '../helpers/gated-proxy.js';
 import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -231,6 +233,46 @@ describe('the per-key rate window (a core rule: MCP counts as REST does)', () =>
       expect(refused.structuredContent.error.details.retry_after).toBeLessThanOrEqual(60);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+/** Signals the first reservation released (the core's abort path ran to its end). */
+class ReleaseSignallingStore extends MemoryStore {
+  private wake: () => void = () => {};
+  readonly released = new Promise<void>((resolve) => (this.wake = resolve));
+  override async release(reservationId: string): Promise<boolean> {
+    const done = await super.release(reservationId);
+    this.wake();
+    return done;
+  }
+}
+
+describe('the client goes away mid-lookup over /mcp', () => {
+  it('aborts the read and releases the credit: nothing billed, nothing cached', async () => {
+    // The site behind a gate that is never opened: the read is in flight until the client hangs up.
+    const proxy = await startGatedProxy(svc.replay.origin);
+    const store = new ReleaseSignallingStore();
+    const held = await startTestService({ store, replayServer: svc.replay, env: { PORTAL_ORIGIN: proxy.origin } });
+    try {
+      const usedBefore = (await held.get('/v1/account')).body.data.used as number;
+      const controller = new AbortController();
+      const pending = fetch(`${held.url}/mcp`, {
+        method: 'POST',
+        headers: { 'x-api-key': held.keys.free!, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'lookup_property', arguments: { zpid: '15192198' } } }),
+        signal: controller.signal,
+      }).catch((e: Error) => e);
+      await proxy.received('/homedetails/15192198_zpid/');
+      controller.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      await proxy.abandoned('/homedetails/15192198_zpid/');
+      await store.released;
+      expect((await held.get('/v1/account')).body.data.used).toBe(usedBefore);
+      expect(await held.store.getEntries(['zpid:15192198'])).toEqual([null]);
+    } finally {
+      await held.close();
+      await proxy.close();
     }
   });
 });
