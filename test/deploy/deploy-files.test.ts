@@ -4,7 +4,7 @@
 // error answers (each one the API's envelope with a code from the table). The health checks' commands
 // are run for real against a running service.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,26 @@ describe('Dockerfile', () => {
     expect(users).toHaveLength(1);
     expect(['root', '0']).not.toContain(users[0]);
     expect(dockerEnv(runtime).NODE_ENV).toBe('production');
+  });
+
+  it('every package the service imports at run time is a production dependency (the image has no others)', () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const imported = new Set<string>();
+    for (const file of readdirSync(new URL('../../src/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+      const text = read(`src/${file}`);
+      const specifiers = [
+        ...[...text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms)].map((m) => m[1]!),
+        ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
+        // Files read from installed packages (web/assets.ts packageFile).
+        ...[...text.matchAll(/\bpackageFile\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
+      ];
+      for (const spec of specifiers) {
+        if (spec.startsWith('.') || spec.startsWith('node:')) continue;
+        imported.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(10);
+    expect([...imported].filter((name) => !(name in pkg.dependencies)).sort()).toEqual([]);
   });
 
   it('starts node itself on the compiled entry point (signals reach the service), on the port it exposes', () => {
