@@ -1,22 +1,27 @@
 // The MCP server over stdio, spawned as an agent would start it (src/mcp/stdio.ts --demo: offline,
 // the recorded pages replayed locally, an in-memory store, no Redis), called with the SDK's own client.
 import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { startGatedProxy } from '../helpers/gated-proxy.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO_KEY = 'demo_key_local_only';
 const clients: Client[] = [];
 
-/** Starts `node --import tsx src/mcp/stdio.ts --demo` with the given environment and connects to it. */
-async function spawnServer(env: Record<string, string>): Promise<Client> {
+/** Starts `node --import tsx src/mcp/stdio.ts [--demo]` with the given environment and connects to it. */
+async function spawnServer(env: Record<string, string>, args = ['--demo']): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/mcp/stdio.ts', '--demo'],
+    args: ['--import', 'tsx', 'src/mcp/stdio.ts', ...args],
     cwd: ROOT,
     // No REDIS_URL reaches the child: the demo runs on its in-memory store.
     env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', ...env },
@@ -88,5 +93,32 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/CACHE_TTL_MS/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('configured like npm start (ACCOUNTS_FILE, PORTAL_ORIGIN): a call the client cancels stops the read, unbilled', async () => {
+    const replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    // The site behind a gate that is never opened: the read is in flight until the call is cancelled.
+    const proxy = await startGatedProxy(replay.origin);
+    const dir = await mkdtemp(join(tmpdir(), 'mcp-stdio-'));
+    const accountsFile = join(dir, 'accounts.json');
+    await writeFile(accountsFile, JSON.stringify([{ key: 'stdio_key_0001', plan: 'free', allotment: 5 }]));
+    try {
+      const client = await spawnServer(
+        { PORTAL_API_KEY: 'stdio_key_0001', ACCOUNTS_FILE: accountsFile, PORTAL_ORIGIN: proxy.origin, PORTAL_SUGGEST_URL: replay.suggestUrl },
+        [],
+      );
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'lookup_property', arguments: { zpid: '15192198' } }, undefined, { signal: controller.signal }).catch((e: Error) => e);
+      await proxy.received('/homedetails/15192198_zpid/');
+      controller.abort();
+      expect(await call).toBeInstanceOf(Error);
+      // The client's notifications/cancelled reached the call: the server hung up on the site.
+      await proxy.abandoned('/homedetails/15192198_zpid/');
+      const usage = await client.callTool({ name: 'account_usage', arguments: {} });
+      expect((usage as { structuredContent: unknown }).structuredContent).toEqual({ data: { plan: 'free', used: 0, included: 5, remaining: 5, period_end: null } });
+    } finally {
+      await proxy.close();
+      await replay.close();
+    }
   });
 });
