@@ -145,6 +145,21 @@ describe('live lookups at once, held at a gate', () => {
   });
 });
 
+describe('a batch and its own live cap', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { MAX_LIVE_PER_KEY: '2', BATCH_CONCURRENCY: '10' } });
+  });
+  afterAll(() => svc.close());
+
+  it('never trips it: the batch runs at most MAX_LIVE_PER_KEY live lookups at once, the others wait their turn', async () => {
+    const r = await svc.post('/v1/portal/batch', { items: [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }] });
+    expect(r.status).toBe(200);
+    expect(r.body.data.map((d: { ok: boolean }) => d.ok)).toEqual([true, true, true]);
+    expect(r.body.meta).toMatchObject({ succeeded: 3, credits: 3 });
+  });
+});
+
 describe('on one Redis, two instances share the limits', () => {
   let redis: RedisServer;
   let replay: ReplayServer;
