@@ -248,6 +248,16 @@ describe('platform refusals', () => {
     ]);
   });
 
+  it('the same operator-only refusal is logged once per minute, not once per lookup (issue 12)', async () => {
+    platform.refuse('start', PLATFORM_ERRORS.notApproved, PLATFORM_ERRORS.notApproved);
+    const { logger, lines } = capturingLogger();
+    const p = provider({ logger });
+    expect((await failure(p.read(home(PORTLAND), ctx()))).code).toBe('upstream_misconfigured');
+    expect((await failure(p.read(home(PORTLAND), ctx()))).code).toBe('upstream_misconfigured');
+    expect(runStarts(platform)).toHaveLength(2);
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
+  });
+
   it('a wrong token → upstream_auth; an unknown actor → upstream_actor_missing', async () => {
     expect(await failure(provider({ token: 'wrong' }).read(home(PORTLAND), ctx()))).toMatchObject({
       code: 'upstream_auth',

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { LookupError } from '../../contract/index.js';
 import { isObject, type Json } from '../mapping/values.js';
 import { DEFAULT_MAX_BYTES, transportError } from '../site-client.js';
-import { isRateLimit, needsOperator, platformError, readFailure } from './errors.js';
+import { isRateLimit, needsOperator, platformError, readFailure, type PlatformFailure } from './errors.js';
 
 /** What the platform reports about a run (the Run object's fields this client reads). */
 export interface Run {
@@ -64,9 +64,13 @@ const ONCE_PER_RUN_EVENTS: ReadonlySet<string> = new Set(['apify-actor-start']);
 /** The longest wait the platform honours on one request. */
 export const MAX_WAIT_SECONDS = 60;
 
+/** An operator-only refusal is logged once per error type per minute: every lookup meets the same one. */
+const OPERATOR_WARN_EVERY_MS = 60_000;
+
 export class PlatformClient {
   private readonly http: Got;
   private readonly actorPath: string;
+  private readonly warnedAt = new Map<string, number>();
 
   constructor(private readonly opts: PlatformClientOptions) {
     this.actorPath = `/v2/acts/${encodeURIComponent(opts.actor.replace('/', '~'))}`;
@@ -172,7 +176,7 @@ export class PlatformClient {
       const failure = readFailure(res.statusCode, res.body);
       const again = isRateLimit(failure) || (call.read && failure.status >= 500);
       if (!again || attempt >= RETRIES) {
-        if (needsOperator(failure)) this.opts.logger?.warn({ platformError: failure, path: call.path }, `the actor platform refused a request: ${failure.type || failure.status} ${failure.message}`);
+        if (needsOperator(failure)) this.warnOperator(failure, call.path);
         throw platformError(failure, call.about);
       }
       try {
@@ -181,6 +185,14 @@ export class PlatformClient {
         throw transportError(e, signal);
       }
     }
+  }
+
+  private warnOperator(failure: PlatformFailure, path: string): void {
+    const type = failure.type || String(failure.status);
+    const now = Date.now();
+    if (now - (this.warnedAt.get(type) ?? -Infinity) < OPERATOR_WARN_EVERY_MS) return;
+    this.warnedAt.set(type, now);
+    this.opts.logger?.warn({ platformError: failure, path }, `the actor platform refused a request: ${type} ${failure.message}`);
   }
 }
 
