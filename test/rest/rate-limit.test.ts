@@ -3,11 +3,12 @@
 // and RateLimit headers; on one real Redis, shared by two instances. Windows are pinned by the service
 // clock (memory) or checked for a roll-over (Redis); the live cap is held by a gate, never a sleep.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter } from '../../src/accounts/rate-limit.js';
+import pino from 'pino';
+import { MemoryRateLimiter, RedisRateLimiter } from '../../src/accounts/rate-limit.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { startGatedProxy } from '../helpers/gated-proxy.js';
-import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 const POLICY = '"default";q=50;w=60';
@@ -44,6 +45,26 @@ describe('MemoryRateLimiter', () => {
     expect(await limiter.holdLive('a')).toBeNull();
     two!();
     three!();
+  });
+});
+
+describe('RedisRateLimiter without its Redis', () => {
+  it('lets requests through (no window to report) and warns, rather than refusing what a healthy store could serve', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
+    const limiter = new RedisRateLimiter({ perMinute: 50, maxLive: 1 }, {
+      url: `redis://127.0.0.1:${await freePort()}`, prefix: 'rl-down:', commandTimeoutMs: 200, leaseTtlMs: 900, logger,
+    });
+    try {
+      expect(await limiter.take('a', 50)).toEqual({ allowed: true, window: null });
+      expect(await limiter.take('a', 50)).toEqual({ allowed: true, window: null });
+      const one = await limiter.holdLive('a');
+      const two = await limiter.holdLive('a');
+      expect([typeof one, typeof two]).toEqual(['function', 'function']);
+      expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
+    } finally {
+      await limiter.close();
+    }
   });
 });
 
