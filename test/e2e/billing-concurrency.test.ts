@@ -6,8 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, seededAccountId, type AccountSeed } from '../../src/accounts/index.js';
 import { startReplayServer } from '../../src/replay/server.js';
+import { Redis } from 'ioredis';
 import { RedisStore } from '../../src/store/redis.js';
 import type { LedgerEntry } from '../../src/store/types.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -51,22 +53,73 @@ afterAll(async () => {
 let services: TestService[] = [];
 let stores: RedisStore[] = [];
 let replay: ReplayServer | undefined;
+let proxy: GatedProxy | undefined;
+let prefix = '';
 afterEach(async () => {
   await Promise.all(services.map((s) => s.close()));
   await Promise.all(stores.map((s) => s.close()));
+  await proxy?.close();
   await replay?.close();
   services = [];
   stores = [];
   replay = undefined;
+  proxy = undefined;
 });
 
-async function cluster(accounts: Record<string, AccountSeed>, env: Record<string, string>, latencyMs = 120): Promise<void> {
-  const prefix = `e2e${randomUUID().slice(0, 8)}:`;
+/**
+ * Homes found being read by another instance (a refused single-flight lock), by `instance:lock`: a
+ * follower counts once however often it polls.
+ */
+const lockWaits = new Set<string>();
+let onLockWait = () => {};
+const waitedFor = (n: number) =>
+  new Promise<void>((resolve) => {
+    onLockWait = () => lockWaits.size >= n && resolve();
+    onLockWait();
+  });
+
+/** The instance's store, noting each lock it is refused (nothing else changed). */
+function watchingLocks(store: RedisStore, instance: number): RedisStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop !== 'tryLock') return typeof value === 'function' ? value.bind(target) : value;
+      return async (key: string, token: string, ttlMs: number) => {
+        const got = await target.tryLock(key, token, ttlMs);
+        if (!got) {
+          lockWaits.add(`${instance}:${key}`);
+          onLockWait();
+        }
+        return got;
+      };
+    },
+  });
+}
+
+/** Three instances on one Redis; with `gated`, the site answers only once the test opens the gate. */
+async function cluster(accounts: Record<string, AccountSeed>, env: Record<string, string>, latencyMs = 120, gated = false): Promise<void> {
+  prefix = `e2e${randomUUID().slice(0, 8)}:`;
+  lockWaits.clear();
   replay = await startReplayServer({ host: '127.0.0.1', port: 0, latencyMs });
+  if (gated) proxy = await startGatedProxy(replay.origin);
   for (let i = 0; i < INSTANCES; i++) {
     const store = await RedisStore.connect(redis.url, { prefix, commandTimeoutMs: 5000 });
     stores.push(store);
-    services.push(await startTestService({ store, accounts, env: { LOG_LEVEL: 'silent', ...env }, clock: () => NOW, replayServer: replay }));
+    services.push(await startTestService({
+      store: watchingLocks(store, i), accounts, clock: () => NOW, replayServer: replay,
+      env: { LOG_LEVEL: 'silent', ...(proxy ? { PORTAL_ORIGIN: proxy.origin } : {}), ...env },
+    }));
+  }
+}
+
+/** Every cached home, alias and memo gone, as when their lifetime is over (Redis' own clock is not ours to move). */
+async function expireCache(): Promise<void> {
+  const raw = new Redis(redis.url);
+  try {
+    const keys = (await raw.keys(`${prefix}*`)).filter((k) => /^[^:]+:(entry|raw|alias|memo)/.test(k));
+    if (keys.length > 0) await raw.del(...keys);
+  } finally {
+    raw.disconnect();
   }
 }
 
@@ -166,19 +219,18 @@ describe('billing across several instances on one Redis (REST, replay site)', ()
       a: { key: 'e2e_pair_key_0001', plan: 'free', allotment: 100 },
       b: { key: 'e2e_pair_key_0002', plan: 'free', allotment: 100 },
     };
-    await cluster(accounts, {});
+    await cluster(accounts, {}, 0, true);
     const zpids = Object.keys(HOMES);
-    // Per home: instance 0 first, then instances 1 and 2 at 10..190 ms into its read (which takes ~250 ms).
-    const outcomes = (await Promise.all(
-      zpids.map(async (zpid, h) => {
-        const first = lookup(0, accounts.a!.key, 'a', zpid);
-        await sleep(10 + h * 10);
-        const second = lookup(1, accounts.b!.key, 'b', zpid);
-        await sleep(90);
-        const third = lookup(2, accounts.b!.key, 'b', zpid);
-        return Promise.all([first, second, third]);
-      }),
-    )).flat();
+    // Per home: instance 0 first, its read held at the site; then instances 1 and 2, which find it being
+    // read (each is refused the home's lock); only then does the site answer.
+    const firsts = zpids.map((zpid) => lookup(0, accounts.a!.key, 'a', zpid));
+    await proxy!.arrived(zpids.length);
+    const others = zpids.flatMap((zpid) => [lookup(1, accounts.b!.key, 'b', zpid), lookup(2, accounts.b!.key, 'b', zpid)]);
+    await waitedFor(2 * zpids.length);
+    proxy!.open();
+    const outcomes = [...(await Promise.all(firsts)), ...(await Promise.all(others))];
+    // The followers were served from the read they waited for: hits, no charge.
+    for (const o of outcomes.filter((x) => x.account === 'b')) expect(o, JSON.stringify(o)).toMatchObject({ status: 200, cached: true, credits: 0 });
     const ledger = await stores[0]!.ledger();
     console.info('[e2e/billing overlap]', JSON.stringify({ outcomes: tally(outcomes), upstreamRequests: replay!.requests.length, charged: ledger.length }));
     for (const o of outcomes) expect(o.status, JSON.stringify(o)).toBe(200);
@@ -196,7 +248,7 @@ describe('billing across several instances on one Redis (REST, replay site)', ()
     for (let i = 0; i < 4; i++) {
       accounts[`paid${i}`] = { key: `e2e_rpaid_key_${String(i).padStart(4, '0')}`, plan: 'paid', included: 1, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0.05 };
     }
-    await cluster(accounts, { DAILY_LIVE_LOOKUP_BUDGET: '1000', CACHE_TTL_MS: '400' }, 20);
+    await cluster(accounts, { DAILY_LIVE_LOOKUP_BUDGET: '1000' }, 20);
     const names = Object.keys(accounts);
     const zpids = Object.keys(HOMES);
     const outcomes: Outcome[] = [];
@@ -208,7 +260,7 @@ describe('billing across several instances on one Redis (REST, replay site)', ()
           return lookup(i, accounts[name]!.key, name, zpids[(i * 7 + round) % zpids.length]!);
         }),
       )));
-      await sleep(450); // the cache expires: the next round reads the homes again
+      await expireCache(); // the cache's lifetime is over: the next round reads the homes again
     }
     console.info('[e2e/billing allotments]', JSON.stringify(tally(outcomes)));
     for (const o of outcomes) {
