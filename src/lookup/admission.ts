@@ -7,8 +7,10 @@ import type { RequestContext } from './types.js';
 export async function admitLookups(ctx: RequestContext, lookups: number): Promise<void> {
   if (lookups === 0) return;
   const { allowed, window } = await ctx.deps.limits.take(ctx.account.id, lookups);
-  // The window after the latest take is what the answer's RateLimit header reports.
-  if (window) ctx.stats.rate = window;
+  // The answer's RateLimit header reports the key's window after this request's takes: the fewest left
+  // (takes of one request may settle in any order), unless a later window has begun since.
+  const prev = ctx.stats.rate;
+  if (window && (!prev || window.resetSeconds > prev.resetSeconds + 1 || window.remaining < prev.remaining)) ctx.stats.rate = window;
   if (allowed) return;
   ctx.deps.metrics.rateLimited.inc({ limit: 'lookups_per_minute' });
   ctx.stats.failed('rate_limited');
