@@ -95,11 +95,27 @@ describe('the run ends without a home', () => {
   });
 
   it('still running when the lookup time is up → 504 upstream_timeout, and the run is aborted', async () => {
-    platform.holding = true;
-    platform.enforceRunTimeouts = false;
-    const aborted = platform.nextAbort();
-    await expectUnbilledFailure('/v1/portal/property?zpid=7521381', 504, 'upstream_timeout');
-    expect((await aborted).id).toBe(platform.runs[0]!.id);
+    // The run is held until aborted; a short lookup time (not the file's 5 s) is what ends it.
+    const short = await startTestService({
+      store: svc.store,
+      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '300' },
+    });
+    try {
+      platform.holding = true;
+      platform.enforceRunTimeouts = false;
+      const aborted = platform.nextAbort();
+      const before = await used();
+      const r = await short.get('/v1/portal/property?zpid=7521381');
+      expect(r.status).toBe(504);
+      expect(r.body.error.code).toBe('upstream_timeout');
+      expectSchema(ErrorEnvelope, r.body);
+      expect(r.headers.get('retry-after')).toBeNull();
+      expect((await aborted).id).toBe(platform.runs[0]!.id);
+      expect(await used()).toBe(before);
+      expect(await svc.store.getEntries(['zpid:7521381'])).toEqual([null]);
+    } finally {
+      await short.close();
+    }
   });
 });
 
