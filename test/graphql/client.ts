@@ -10,6 +10,7 @@ export const endpoint = (svc: TestService): string => `${svc.url}/graphql`;
 export function gql(svc: TestService, key: string | null = svc.keys.free ?? null): GraphQLClient {
   return new GraphQLClient(endpoint(svc), {
     headers: key === null ? {} : { 'x-api-key': key },
+    fetch: svc.fetch,
   });
 }
 
@@ -26,7 +27,7 @@ export async function postGql(
   opts: { key?: string | null; headers?: Record<string, string> } = {},
 ): Promise<RawResponse> {
   const key = opts.key === undefined ? svc.keys.free : opts.key;
-  const res = await fetch(endpoint(svc), {
+  const res = await svc.fetch(endpoint(svc), {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

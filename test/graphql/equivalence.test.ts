@@ -38,7 +38,7 @@ async function startPair(opts: Omit<TestServiceOptions, 'store' | 'clock'>, into
     const { store, sw } = switchableStore(new MemoryStore());
     into.push(sw);
     // No key cache: every request asks the store, so a store failing at authentication shows.
-    return startTestService({ ...opts, env: { AUTH_CACHE_TTL_MS: '0', ...opts.env }, store, clock: () => new Date() });
+    return startTestService({ inProcess: true, ...opts, env: { AUTH_CACHE_TTL_MS: '0', ...opts.env }, store, clock: () => new Date() });
   };
   return Promise.all([start(), start()]);
 }

@@ -15,7 +15,7 @@ const { store, sw } = switchableStore(new MemoryStore());
 let svc: TestService;
 beforeAll(async () => {
   // No key cache: every request asks the store, so a store failing at authentication shows.
-  svc = await startTestService({ store, env: { AUTH_CACHE_TTL_MS: '0' } });
+  svc = await startTestService({ inProcess: true, store, env: { AUTH_CACHE_TTL_MS: '0' } });
 });
 afterAll(() => svc.close());
 

@@ -1,5 +1,8 @@
-// A whole service on loopback for tests: the local replay of recorded listing pages as the site,
-// the real collector, a store (memory unless given), seeded accounts, and a real listening socket.
+// A whole service for tests, built as production builds it (buildApp): the local replay of recorded
+// listing pages as the site, the real collector, a store (memory unless given), seeded accounts, and a
+// real listening socket on loopback, or, with `inProcess`, no socket: requests go through Fastify's
+// inject (for tests of behaviour, where the socket does not matter; not for aborts, streaming or
+// hostile HTTP).
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { seedAccounts, type AccountSeed } from '../../src/accounts/index.js';
@@ -13,7 +16,10 @@ export type ReplayServer = Awaited<ReturnType<typeof startReplayServer>>;
 export type ReplayOptions = Parameters<typeof startReplayServer>[0];
 
 export interface TestService {
+  /** The service's loopback address (in process: an address that cannot be reached). */
   url: string;
+  /** fetch for this service: over the socket, or through inject in process. */
+  fetch: typeof fetch;
   app: FastifyInstance;
   store: Store;
   replay: ReplayServer;
@@ -46,6 +52,29 @@ export interface TestServiceOptions {
   replay?: ReplayOptions;
   /** An already running replay server to use instead of starting one. */
   replayServer?: ReplayServer;
+  /** No listening socket: requests go through app.inject. */
+  inProcess?: boolean;
+}
+
+/** A fetch answered by `app.inject`: the same routes, hooks and handlers, without a socket. */
+function injectFetch(app: FastifyInstance): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const url = new URL(request.url);
+    const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    const res = await app.inject({
+      method: request.method as 'GET',
+      url: url.pathname + url.search,
+      headers: Object.fromEntries(request.headers),
+      ...(payload ? { payload } : {}),
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(res.headers)) {
+      for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined) headers.append(k, String(one));
+    }
+    const empty = [101, 204, 205, 304].includes(res.statusCode) || request.method === 'HEAD';
+    return new Response(empty ? null : res.rawPayload, { status: res.statusCode, headers });
+  };
 }
 
 /** Page readers that outlive a service: a service's close leaves them running for the next one. */
@@ -84,9 +113,13 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     logger: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  let url = 'http://in-process.invalid';
+  if (!opts.inProcess) {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  }
+  const doFetch: typeof fetch = opts.inProcess ? injectFetch(app) : fetch;
   const keys = Object.fromEntries(Object.entries(accounts).map(([name, a]) => [name, a.key]));
   const defaultKey = keys.free ?? Object.values(keys)[0]!;
 
@@ -94,7 +127,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     const h: Record<string, string> = { ...headers };
     const k = key === undefined ? defaultKey : key;
     if (k !== null) h['x-api-key'] = k;
-    const res = await fetch(url + path, { method, headers: h, ...(body === undefined ? {} : { body }) });
+    const res = await doFetch(url + path, { method, headers: h, ...(body === undefined ? {} : { body }) });
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -107,6 +140,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
 
   return {
     url,
+    fetch: doFetch,
     app,
     store,
     replay,

@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ inProcess: true });
 });
 afterAll(() => svc.close());
 
@@ -33,7 +33,7 @@ describe('upstream failures in the answer', () => {
   });
 
   it('the listing site unreachable: connection_failed, not a socket error code', async () => {
-    const down = await startTestService({ replayServer: svc.replay, env: { PORTAL_ORIGIN: `http://127.0.0.1:${await closedPort()}` } });
+    const down = await startTestService({ inProcess: true, replayServer: svc.replay, env: { PORTAL_ORIGIN: `http://127.0.0.1:${await closedPort()}` } });
     try {
       const r = await down.get('/v1/portal/property?zpid=114303858');
       expect(r.status).toBe(502);

@@ -15,7 +15,7 @@ const OTHER = '/v1/portal/property?zpid=114303858';
 
 describe('free plan allotment', () => {
   it('used up → 402 credits_exhausted with upgrade_url; cached homes still work', async () => {
-    svc = await startTestService({ accounts: { tiny: { key: 'tiny_key_000001', plan: 'free', allotment: 1 } } });
+    svc = await startTestService({ inProcess: true, accounts: { tiny: { key: 'tiny_key_000001', plan: 'free', allotment: 1 } } });
     const key = svc.keys.tiny!;
     expect((await svc.get(HOME, key)).body.meta.credits).toBe(1);
     const reads = svc.replay.requests.length;
@@ -34,7 +34,7 @@ describe('free plan allotment', () => {
 
 describe('paid plan', () => {
   it('past the included lookups with overage off → 402 credits_exhausted', async () => {
-    svc = await startTestService({ accounts: { p: { key: 'paid_key_000001', plan: 'paid', included: 1, overage: false } } });
+    svc = await startTestService({ inProcess: true, accounts: { p: { key: 'paid_key_000001', plan: 'paid', included: 1, overage: false } } });
     expect((await svc.get(HOME, svc.keys.p)).status).toBe(200);
     const r = await svc.get(OTHER, svc.keys.p);
     expect(r.status).toBe(402);
@@ -42,7 +42,7 @@ describe('paid plan', () => {
   });
 
   it('overage is paused while a payment is failing', async () => {
-    svc = await startTestService({
+    svc = await startTestService({ inProcess: true,
       accounts: { p: { key: 'paid_key_000002', plan: 'paid', included: 0, overage: true, overageRateUsd: 0.1, paymentFailing: true } },
     });
     const r = await svc.get(HOME, svc.keys.p);
@@ -51,7 +51,7 @@ describe('paid plan', () => {
   });
 
   it('overage up to the spend limit, then 402 spend_limit_reached with the figures', async () => {
-    svc = await startTestService({
+    svc = await startTestService({ inProcess: true,
       accounts: { p: { key: 'paid_key_000003', plan: 'paid', included: 1, overage: true, overageRateUsd: 0.5, spendLimitUsd: 0.5 } },
     });
     expect((await svc.get(HOME, svc.keys.p)).body.meta.credits).toBe(1);
@@ -83,7 +83,7 @@ describe('spend_limit_reached says what the refusal was based on (issue 9.12)', 
   it('overage held by a lookup in flight is reported as in flight, beside the overage charged', async () => {
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin);
-    svc = await startTestService({
+    svc = await startTestService({ inProcess: true,
       replayServer: site,
       // No wait for lookups in flight: the refusal is answered at once, on what is held.
       env: { PORTAL_ORIGIN: proxy.origin, CREDIT_WAIT_MS: '0' },
@@ -110,7 +110,7 @@ describe('spend_limit_reached says what the refusal was based on (issue 9.12)', 
 describe('billing periods', () => {
   it('a paid plan\'s included lookups and spend limit start again with the calendar month (UTC)', async () => {
     let now = new Date('2026-11-30T23:00:00Z');
-    svc = await startTestService({
+    svc = await startTestService({ inProcess: true,
       clock: () => now,
       accounts: { p: { key: 'paid_key_000005', plan: 'paid', included: 1, overage: false } },
     });
@@ -125,7 +125,7 @@ describe('billing periods', () => {
 
   it('the free allotment is one-time: a new month does not restore it', async () => {
     let now = new Date('2026-11-30T23:00:00Z');
-    svc = await startTestService({ clock: () => now, accounts: { f: { key: 'free_key_000006', plan: 'free', allotment: 1 } } });
+    svc = await startTestService({ inProcess: true, clock: () => now, accounts: { f: { key: 'free_key_000006', plan: 'free', allotment: 1 } } });
     expect((await svc.get(HOME, svc.keys.f)).status).toBe(200);
     now = new Date('2027-02-01T00:00:00Z');
     expect((await svc.get(OTHER, svc.keys.f)).body.error.code).toBe('credits_exhausted');
@@ -135,7 +135,7 @@ describe('billing periods', () => {
 describe('service-wide daily budget', () => {
   it('reached → 503 live_lookups_capped with retry-after to midnight UTC; not charged; cached still served', async () => {
     const now = new Date('2026-11-22T23:00:00Z');
-    svc = await startTestService({ env: { DAILY_LIVE_LOOKUP_BUDGET: '1' }, clock: () => now });
+    svc = await startTestService({ inProcess: true, env: { DAILY_LIVE_LOOKUP_BUDGET: '1' }, clock: () => now });
     expect((await svc.get(HOME)).status).toBe(200);
     const r = await svc.get(OTHER);
     expect(r.status).toBe(503);
@@ -148,7 +148,7 @@ describe('service-wide daily budget', () => {
   });
 
   it('paid plans draw on their own budget, reported as paid_daily_budget', async () => {
-    svc = await startTestService({
+    svc = await startTestService({ inProcess: true,
       env: { DAILY_LIVE_LOOKUP_BUDGET: '0', PAID_DAILY_LIVE_LOOKUP_BUDGET: '1' },
       accounts: { p: { key: 'paid_key_000004', plan: 'paid', included: 10 }, f: { key: 'free_key_000004', plan: 'free' } },
     });
@@ -161,11 +161,11 @@ describe('service-wide daily budget', () => {
 
 describe('live lookups disabled', () => {
   it('→ 503 live_lookups_disabled, no read; cached homes keep working', async () => {
-    svc = await startTestService();
+    svc = await startTestService({ inProcess: true });
     expect((await svc.get(HOME)).status).toBe(200);
     await svc.close();
     const store = svc.store;
-    svc = await startTestService({ env: { LIVE_LOOKUPS_ENABLED: 'false' }, store });
+    svc = await startTestService({ inProcess: true, env: { LIVE_LOOKUPS_ENABLED: 'false' }, store });
     const r = await svc.get(OTHER);
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('live_lookups_disabled');
