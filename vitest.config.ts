@@ -10,6 +10,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time: vitest's default for a run is one worker per CPU but one (a single worker
+    // on a 2-core machine). Measured on test/rest + test/graphql: 1 worker 52 s, 2 → 33 s, 3 → 33 s.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
