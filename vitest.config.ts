@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /** Files that start Redis servers, service processes or browsers: each runs in a process of its own. */
-const OWN_PROCESS = ['test/e2e/**/*.test.ts', 'test/store/**/*.test.ts', 'test/browser/**/*.test.ts', '**/*.browser.test.ts'];
+const OWN_PROCESS = ['test/e2e/**/*.test.ts', 'test/store/redis*.test.ts', 'test/browser/**/*.test.ts', '**/*.browser.test.ts'];
 
 export default defineConfig({
   // One copy of graphql for app, Pothos and Yoga (vitest would otherwise load both the ESM and CJS builds).
