@@ -3,6 +3,7 @@
 import type { Config } from '../config.js';
 import { MAX_BATCH_ITEMS } from '../contract/index.js';
 import { costs, LINKS, operations } from './guide.js';
+import { MCP_PATH, mcpTools } from './mcp-tools.js';
 import { escapeHtml, siteAssets } from './site-assets.js';
 
 export const SERVICE_NAME = 'Property lookup API';
@@ -16,11 +17,12 @@ export function brandBar(current: 'home' | 'docs'): string {
     </header>`;
 }
 
-export function landingPage(config: Pick<Config, 'cacheTtlMs'>): string {
+export function landingPage(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {
   const { site } = siteAssets();
   const cards = LINKS.map((l) => `<a class="card" href="${l.href}"><strong>${escapeHtml(l.href)}</strong>${escapeHtml(l.label)}: ${escapeHtml(l.what)}</a>`).join('\n        ');
   const rows = operations().map((op) => `<tr><td><code>${op.method} ${escapeHtml(op.path)}</code></td><td>${escapeHtml(op.summary)}${op.params.length ? ` <small>(${op.params.map((p) => `<code>${escapeHtml(p)}</code>`).join(', ')})</small>` : ''}</td></tr>`).join('\n          ');
   const billing = costs(config).map((c) => `<li>${escapeHtml(c)}</li>`).join('\n          ');
+  const tools = mcpTools(config).map((t) => `<li><code>${escapeHtml(t.name)}</code>: ${escapeHtml(t.description)}</li>`).join('\n          ');
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -36,7 +38,7 @@ export function landingPage(config: Pick<Config, 'cacheTtlMs'>): string {
       <h1>${escapeHtml(SERVICE_NAME)}</h1>
       <p class="lead">Give it a listing-site property link, a property ID (zpid) or a one-line US address; get back one
         clean, typed JSON record for the home: price and status, value and rent estimates, facts, photos, price and tax
-        history, schools, broker and agent. One at a time or up to ${MAX_BATCH_ITEMS} in a batch, over REST and GraphQL.</p>
+        history, schools, broker and agent. One at a time or up to ${MAX_BATCH_ITEMS} in a batch, over REST, GraphQL and MCP.</p>
       <p>Service: <span id="service-status" class="status">checking…</span></p>
       <div class="cards">
         ${cards}
@@ -52,6 +54,14 @@ export function landingPage(config: Pick<Config, 'cacheTtlMs'>): string {
           <tr><td><code>POST /graphql</code></td><td>The same lookups, billing and error codes, selecting only the fields you need</td></tr>
         </tbody>
       </table>
+
+      <h2>For AI agents: MCP</h2>
+      <p>The same lookups as tools of a Model Context Protocol server, with the same billing and error codes: over
+        streamable HTTP at <code>POST ${MCP_PATH}</code> with your <code>x-api-key</code>, or over stdio with
+        <code>PORTAL_API_KEY=&lt;key&gt; npm run mcp</code>. Tools:</p>
+      <ul>
+          ${tools}
+      </ul>
 
       <h2>Costs</h2>
       <ul>

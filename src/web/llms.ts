@@ -3,8 +3,9 @@
 import type { Config } from '../config.js';
 import { costs, errorRows, LINKS, operations } from './guide.js';
 import { SERVICE_NAME } from './landing.js';
+import { MCP_PATH, mcpTools } from './mcp-tools.js';
 
-export function llmsText(config: Pick<Config, 'cacheTtlMs'>): string {
+export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {
   const ops = operations().map((op) => {
     const params = op.params.length ? ` (query: ${op.params.join(', ')})` : '';
     return `- ${op.method} ${op.path}${params}: ${op.summary}.${op.description ? ` ${op.description}` : ''}`;
@@ -16,7 +17,7 @@ export function llmsText(config: Pick<Config, 'cacheTtlMs'>): string {
     '',
     '> One clean, typed JSON record per US home from a listing-site link, a property ID (zpid) or a one-line address:',
     '> price and status, value and rent estimates, facts, photos, price and tax history, schools, broker and agent.',
-    '> REST v1 and GraphQL, served by the same core, with the same billing and error codes.',
+    '> REST v1, GraphQL and MCP, served by the same core, with the same billing and error codes.',
     '',
     'Paths are relative to the origin this file was read from.',
     '',
@@ -29,6 +30,13 @@ export function llmsText(config: Pick<Config, 'cacheTtlMs'>): string {
     '',
     ...ops,
     `- POST /graphql: GraphQL (fields property, properties, account); failed lookups are LookupError data with the same codes.`,
+    '',
+    '## MCP',
+    '',
+    `An MCP server with the same lookups, billing and error codes: streamable HTTP at POST ${MCP_PATH} (send x-api-key), or stdio`,
+    '(`PORTAL_API_KEY=<key> npm run mcp`). Answers are compact unless the tool is called with full: true. Tools:',
+    '',
+    ...mcpTools(config).map((t) => `- ${t.name} (${t.title}): ${t.description}`),
     '',
     '## Costs',
     '',

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ERROR_CODES, ERROR_CODES, MAX_BATCH_ITEMS } from '../../src/contract/index.js';
 import { buildOpenApi } from '../../src/rest/openapi.js';
 import { AssetRegistry, IMMUTABLE } from '../../src/web/assets.js';
+import { mcpTools } from '../../src/web/mcp-tools.js';
 import { portOf, rawRequest } from '../helpers/raw-http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -35,6 +36,7 @@ describe('the landing page at /', () => {
     // Costs read from the configuration (6 h here, not the default 24 h).
     expect(text).toContain('in the last 6 h');
     expect(text).toContain(`up to ${MAX_BATCH_ITEMS} in a batch`);
+    for (const tool of mcpTools(svc.config)) expect(text).toContain(`<code>${tool.name}</code>`);
     // No inline script: every script is a hashed asset.
     expect(text).not.toMatch(/<script>(?!<\/script>)/);
     expect(assetUrls(text).length).toBeGreaterThanOrEqual(2);
@@ -63,6 +65,9 @@ describe('/llms.txt', () => {
     for (const code of REST_ERROR_CODES) expect(text).toContain(`- ${ERROR_CODES[code].status} ${code}: `);
     expect(text).toContain('- 503 store_unavailable: The usage and cache store is unreachable. Retry in 30 seconds. (retry-after header)');
     for (const href of ['/docs', '/openapi.json', '/graphql']) expect(text).toContain(`](${href})`);
+    // The MCP tools, from their definitions.
+    for (const tool of mcpTools(svc.config)) expect(text).toContain(`- ${tool.name} (${tool.title}): `);
+    expect(text).toContain('POST /mcp');
     // GraphQL's own refusals are not REST codes.
     expect(text).not.toContain('persisted_query_not_found');
   });
