@@ -1,6 +1,7 @@
 // /llms.txt (llmstxt.org): a short plain-text guide for language-model agents, built from the same
 // sources as the landing page (guide.ts): operations, auth, costs, every error code, links.
 import type { Config } from '../config.js';
+import { schema } from '../graphql/index.js';
 import { costs, errorRows, LINKS, operations } from './guide.js';
 import { SERVICE_NAME } from './landing.js';
 import { MCP_PATH, mcpTools } from './mcp-tools.js';
@@ -29,7 +30,7 @@ export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>)
     '## Endpoints',
     '',
     ...ops,
-    `- POST /graphql: GraphQL (fields property, properties, account); failed lookups are LookupError data with the same codes.`,
+    `- POST /graphql: GraphQL (query fields: ${Object.keys(schema.getQueryType()!.getFields()).join(', ')}); a failed lookup is LookupError data with the same codes. GET /graphql in a browser: GraphiQL.`,
     '',
     '## MCP',
     '',

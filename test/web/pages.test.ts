@@ -68,6 +68,8 @@ describe('/llms.txt', () => {
     // The MCP tools, from their definitions.
     for (const tool of mcpTools(svc.config)) expect(text).toContain(`- ${tool.name} (${tool.title}): `);
     expect(text).toContain('POST /mcp');
+    // GraphQL's query fields, from the schema.
+    expect(text).toMatch(/POST \/graphql: GraphQL \(query fields: account, properties, property\)/);
     // GraphQL's own refusals are not REST codes.
     expect(text).not.toContain('persisted_query_not_found');
   });
