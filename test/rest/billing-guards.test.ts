@@ -127,7 +127,8 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin);
     svc = await startTestService({
-      store, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, ...env },
+      // No cap on one key's live lookups at once (MAX_LIVE_PER_KEY): 15 sent together all reach billing.
+      store, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '0', ...env },
       accounts: { five: { key: 'five_key_000001', plan: 'free', allotment: 5 } },
     });
     return svc;

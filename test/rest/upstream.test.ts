@@ -11,7 +11,7 @@ const HOME_PAGE = fixture('hdp-2146993218-condo-for-sale-2024.html');
 
 let svc: TestService;
 beforeEach(async () => {
-  svc = await startTestService({ env: { LOOKUP_TIMEOUT_MS: '500' } });
+  svc = await startTestService({ inProcess: true, env: { LOOKUP_TIMEOUT_MS: '500' } });
 });
 afterEach(() => svc.close());
 
