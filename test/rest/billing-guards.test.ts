@@ -50,8 +50,9 @@ describe('an address lookup by an account that cannot pay', () => {
 });
 
 /**
- * The real in-memory store; the first reservation (the leading account's) is held until another
- * request has read the cache after it, i.e. is about to follow the lead, as a remote store's is under load.
+ * The real in-memory store; the first reservation (the leading account's) is held until both requests
+ * have read the cache (missed), i.e. the other is about to follow the lead, as a remote store's is
+ * under load. Counting both reads, not a read after the reservation, holds whichever order they come in.
  */
 class HeldFirstReserveStore extends MemoryStore {
   private cacheReads = 0;
@@ -64,11 +65,11 @@ class HeldFirstReserveStore extends MemoryStore {
   }
   override async reserve(req: ReserveRequest): Promise<ReserveResult> {
     if (++this.reserves === 1) {
-      const readsSoFar = this.cacheReads;
       await new Promise<void>((resolve) => {
         this.onCacheRead = () => {
-          if (this.cacheReads > readsSoFar) resolve();
+          if (this.cacheReads >= 2) resolve();
         };
+        this.onCacheRead();
       });
       this.onCacheRead = null;
       // The follower's cache miss is answered, and it joins the lead, before the leader goes on.
@@ -81,6 +82,7 @@ class HeldFirstReserveStore extends MemoryStore {
 describe('two accounts ask for the same uncached home at once', () => {
   it("the first one's refusal does not become the second one's answer", async () => {
     svc = await startTestService({
+      inProcess: true,
       store: new HeldFirstReserveStore(),
       accounts: { poor: { key: 'poor_key_000002', plan: 'free', allotment: 0 }, rich: { key: 'rich_key_000002', plan: 'free', allotment: 5 } },
     });
