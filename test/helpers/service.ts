@@ -73,7 +73,7 @@ function injectFetch(app: FastifyInstance): typeof fetch {
       for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined) headers.append(k, String(one));
     }
     const empty = [101, 204, 205, 304].includes(res.statusCode) || request.method === 'HEAD';
-    return new Response(empty ? null : res.rawPayload, { status: res.statusCode, headers });
+    return new Response(empty ? null : new Uint8Array(res.rawPayload), { status: res.statusCode, headers });
   };
 }
 
