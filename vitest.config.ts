@@ -1,7 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
-/** Files that start Redis servers, service processes or browsers: each runs in a process of its own. */
-const OWN_PROCESS = ['test/e2e/**/*.test.ts', 'test/store/redis*.test.ts', 'test/browser/**/*.test.ts', '**/*.browser.test.ts'];
+/**
+ * Files that run in a process of their own: the Redis store's (they kill and freeze Redis servers, and a
+ * client left reconnecting would outlive its file), the event-loop lag test (it measures this process's
+ * loop), browsers.
+ */
+const OWN_PROCESS = ['test/e2e/event-loop-lag.test.ts', 'test/store/redis*.test.ts', 'test/browser/**/*.test.ts', '**/*.browser.test.ts'];
 
 export default defineConfig({
   // One copy of graphql for app, Pothos and Yoga (vitest would otherwise load both the ESM and CJS builds).
