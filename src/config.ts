@@ -39,8 +39,6 @@ export interface Config {
   accountsFile: string | null;
   /** The API key the MCP server over stdio acts as (npm run mcp); null: every tool answers missing_api_key. */
   portalApiKey: string | null;
-  /** The API key the MCP server over stdio acts as (npm run mcp); null: every tool answers missing_api_key. */
-  portalApiKey: string | null;
   /** Secret for the keyed hash of API keys. */
   apiKeySecret: string;
   batchDeadlineMs: number;
@@ -125,7 +123,6 @@ export const ENV = Type.Object({
   FALLBACK_MAX_COST_CEILING_USD: decimal({ default: 0.5, exclusiveMinimum: 0, description: "Highest cap used when the actor's minimum is above the cap, USD" }),
   FALLBACK_PROVIDER_NAME: text({ default: 'apify', description: 'Name reported in meta.source.provider' }),
   ACCOUNTS_FILE: opt(text({ description: 'Accounts seeded at start-up' })),
-  PORTAL_API_KEY: opt(text({ description: 'The API key the MCP server over stdio (npm run mcp) acts as', secret: true })),
   PORTAL_API_KEY: opt(text({ description: 'The API key the MCP server over stdio (npm run mcp) acts as', secret: true })),
   API_KEY_SECRET: opt(text({ description: 'Secret for the keyed hash of API keys', secret: true, docDefault: 'a development secret (warned about; refused when `NODE_ENV` is `production`)' })),
   BATCH_DEADLINE_MS: ms({ default: 280_000, minimum: 1, description: 'Overall limit of a batch' }),
@@ -223,7 +220,6 @@ export function loadConfig(env: Env = process.env): Config {
       name: v.FALLBACK_PROVIDER_NAME,
     },
     accountsFile: v.ACCOUNTS_FILE ?? null,
-    portalApiKey: v.PORTAL_API_KEY ?? null,
     portalApiKey: v.PORTAL_API_KEY ?? null,
     apiKeySecret: v.API_KEY_SECRET ?? DEV_SECRET,
     batchDeadlineMs: v.BATCH_DEADLINE_MS,
