@@ -3,19 +3,19 @@ import {
   toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
+import { LRUCache } from 'lru-cache';
 import { admitLookups } from './admission.js';
 import { homeKeyOf } from './keys.js';
 import { recordFailed, recordFound } from '../observability/request-stats.js';
 import { failureOf } from './failure.js';
 import { loadHome } from './loader.js';
 import type { RequestContext } from './types.js';
-import { LruMap } from '../store/lru-map.js';
 
 /**
  * Records already parsed, by their JSON text (GraphQL reads fields; many requests read the same
  * homes). Shared read-only objects; records with raw are not kept (large, rarely asked for twice).
  */
-const parsedRecords = new LruMap<PortalProperty>(256);
+const parsedRecords = new LRUCache<string, PortalProperty>({ max: 256 });
 const MAX_PARSED_CHARS = 64 * 1024;
 
 function parseRecord(json: string): PortalProperty {
