@@ -236,7 +236,7 @@ export interface components {
             credits: number;
             /** @description True when served from the 24-hour cache */
             cached: boolean;
-            /** @description zpid:<zpid> or addr:<normalized address> */
+            /** @description `zpid:<zpid>` or `addr:<normalized address>` */
             cache_key: string;
             /**
              * Format: date-time
@@ -277,7 +277,7 @@ export interface components {
         /** @description One home: a link or address as a string, or an object with exactly one of url, zpid, address. */
         BatchItem: string | {
             /**
-             * @description A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). At most 500 characters.
+             * @description A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters.
              * @example https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/
              */
             url: string;
@@ -385,7 +385,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). At most 500 characters.
+                 * @description A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters.
                  * @example https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/
                  */
                 url?: string;

@@ -18,7 +18,7 @@ export const ZPID_PATTERN = '^\\d{1,12}$';
 export const LOCATOR_FIELDS = {
   url: Type.String({
     maxLength: URL_MAX,
-    description: `A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). At most ${URL_MAX} characters.`,
+    description: `A home-details link ending in \`<zpid>_zpid/\`, or an apartment-building link (/apartments/…). At most ${URL_MAX} characters.`,
     examples: ['https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/'],
   }),
   zpid: Type.String({ pattern: ZPID_PATTERN, description: 'The property ID, 1 to 12 digits.', examples: ['2146993218'] }),

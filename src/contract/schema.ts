@@ -143,7 +143,7 @@ export const LookupMeta = Type.Object(
   {
     credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit' }),
     cached: Type.Boolean({ description: 'True when served from the 24-hour cache' }),
-    cache_key: Type.String({ description: 'zpid:<zpid> or addr:<normalized address>' }),
+    cache_key: Type.String({ description: '`zpid:<zpid>` or `addr:<normalized address>`' }),
     fetched_at: Type.String({ format: 'date-time', description: 'When the data was collected; a cache hit keeps the original time' }),
     source: Type.Ref(LookupSource),
     release: Type.Optional(Type.String({ description: 'Release label (v1)' })),

@@ -133,6 +133,21 @@ describe('static assets', () => {
   });
 });
 
+describe('the OpenAPI document as /docs renders it', () => {
+  it('has no text in angle brackets outside code spans: Markdown would read it as an HTML tag and drop it', () => {
+    const found: string[] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if ((key === 'description' || key === 'summary') && typeof value === 'string' && /<[A-Za-z/!?]/.test(value.replace(/`[^`]*`/g, ''))) found.push(`${path}/${key}: ${value}`);
+        walk(value, `${path}/${key}`);
+      }
+    };
+    walk(buildOpenApi(), '');
+    expect(found).toEqual([]);
+  });
+});
+
 describe('AssetRegistry', () => {
   it('names a file by its content: other content, other URL; the same content, the same URL', () => {
     const a = new AssetRegistry();

@@ -120,7 +120,7 @@ export type LookupError = {
 export type LookupItem =
   /** One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments. */
   { address: Scalars['String']['input']; url?: never; zpid?: never; }
-  |  /** A home-details link ending in <zpid>_zpid/, or an apartment-building link (/apartments/…). At most 500 characters. */
+  |  /** A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters. */
   { address?: never; url: Scalars['String']['input']; zpid?: never; }
   |  /** The property ID, 1 to 12 digits. */
   { address?: never; url?: never; zpid: Scalars['String']['input']; };
@@ -128,7 +128,7 @@ export type LookupItem =
 /** How the lookup was served and billed (REST: meta). */
 export type LookupMeta = {
   __typename?: 'LookupMeta';
-  /** zpid:<zpid> or addr:<normalized address> */
+  /** `zpid:<zpid>` or `addr:<normalized address>` */
   cacheKey: Scalars['String']['output'];
   /** True when served from the 24-hour cache */
   cached: Scalars['Boolean']['output'];
