@@ -21,7 +21,7 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, message: 'The request was not received in time.' },
   unsupported_media_type: { status: 415, message: 'The content-type of the body is not supported here.' },
   expectation_failed: { status: 417, message: 'The expect header can only be 100-continue.' },
-  rate_limited: { status: 429, message: 'Too many requests without an API key from this address. Retry after the retry-after header.', retryAfter: 1 },
+  rate_limited: { status: 429, message: 'Too many requests. Retry after the retry-after header.', retryAfter: 1 },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   address_ambiguous: { status: 409, message: 'The closest match for the address is a different home.' },
   unprocessable_input: { status: 422, message: 'The data provider rejected the input. Check the link or address.' },

@@ -131,6 +131,7 @@ describe('keyless budget per client address (item 5)', () => {
       expect(refused.headers.get('x-api-version')).toBe('v1');
       const body = await refused.json();
       expect(body.errors[0].extensions).toMatchObject({ code: 'rate_limited', retryAfter: 1 });
+      expect(body.errors[0].message).toMatch(/without an API key from this address/);
       expect((await ask(KEY)).status).toBe(200);
       clockMs += 1_000;
       expect((await ask(null)).status).toBe(200);

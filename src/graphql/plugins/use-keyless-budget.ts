@@ -44,7 +44,11 @@ export function useKeylessBudget(opts: KeylessBudgetOptions): Plugin<Record<stri
       if (request.headers.has('x-api-key')) return;
       const wait = budget.take(serverContext.req?.ip ?? 'unknown');
       if (wait === 0) return;
-      const err = new LookupError('rate_limited', { retryAfter: wait, details: { scope: 'keyless requests per client address', burst: opts.burst, per_second: opts.perSecond } });
+      const err = new LookupError('rate_limited', {
+        message: 'Too many requests without an API key from this address. Retry after the retry-after header.',
+        retryAfter: wait,
+        details: { scope: 'keyless requests per client address', burst: opts.burst, per_second: opts.perSecond },
+      });
       endResponse(new fetchAPI.Response(JSON.stringify(graphqlErrorBody(err)), {
         status: err.status,
         headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(wait) },
