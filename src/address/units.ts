@@ -64,16 +64,25 @@ export function normalizeUnit(unit: string | null | undefined): string | null {
 
 // A unit has a digit or is a letter or two ("APT B"); "12 Apartment Row" is a street, not unit ROW.
 const looksLikeUnit = (id: string) => /\d/.test(id) || id.length <= 2;
+// The street types of one or two letters, as parse-address reads them (USPS abbreviations and common
+// forms; longer ones already fail looksLikeUnit): in "5 Lot Ln" the designator is the street's name.
+const SHORT_STREET_TYPE = /^(?:AV|BG|BR|CK|CP|CR|CT|CV|DL|DM|DR|DV|FT|HL|HT|IS|KY|LA|LF|LK|LN|ML|MT|PK|PL|PR|PT|RD|SQ|ST|TR|UN|VL|VW|WL|WY)$/i;
+// What is left of a line when its "unit" was the street: a house number alone ("12 Pier 39").
+const HOUSE_NUMBER_ONLY = /^\d+[A-Z]?$/i;
 
 /**
  * Splits a street line as the site writes it into the street and its unit, as written without the
  * designator: `6851 Roswell Rd APT O31` → `O31`, `197 W Houston St #TOWNHOUSE 1` → `TOWNHOUSE 1`.
+ * A designator that is the street's name is not a unit: `5 Lot Ln`, `12 Pier 39`.
  */
 export function splitUnit(streetLine: string): { street: string; unit: string | null } {
   const line = streetLine.trim();
   const m = UNIT_AT_END.exec(line);
   const unit = m ? (m[1] ?? m[2]!).replace(/\s+/g, ' ') : null;
-  return m && unit && looksLikeUnit(unit) ? { street: line.slice(0, m.index).trim(), unit } : { street: line, unit: null };
+  if (!m || !unit || !looksLikeUnit(unit)) return { street: line, unit: null };
+  const street = line.slice(0, m.index).trim();
+  const designatorIsStreet = m[1] !== undefined && (SHORT_STREET_TYPE.test(unit) || HOUSE_NUMBER_ONLY.test(street));
+  return designatorIsStreet ? { street: line, unit: null } : { street, unit };
 }
 
 /** A unit field without its designator (`Unit 11303` → `11303`, `#5` → `5`); null when empty. */

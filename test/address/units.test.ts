@@ -17,6 +17,13 @@ describe('splitUnit: the unit at the end of a street line, as written', () => {
     ['12 Apartment Row', '12 Apartment Row', null],
     // A name without a number after `#` is not read as a unit (no digit, more than two letters).
     ['1 Main St #REARHOUSE', '1 Main St #REARHOUSE', null],
+    // A designator that is the street's name: followed only by a street type, or right after the house number.
+    ['5 Lot Ln', '5 Lot Ln', null],
+    ['5 Suite Rd', '5 Suite Rd', null],
+    ['12 Pier 39', '12 Pier 39', null],
+    ['5 Main St Lot 7', '5 Main St', '7'],
+    ['5 Lot Ln Apt 2', '5 Lot Ln', '2'],
+    ['5 Lot Ln #B', '5 Lot Ln', 'B'],
   ])('splitUnit(%j)', (line, street, unit) => {
     expect(splitUnit(line)).toEqual({ street, unit });
   });
