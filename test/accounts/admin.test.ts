@@ -7,6 +7,7 @@ import { hashApiKey } from '../../src/accounts/keys.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/types.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 const SECRET = 'test-secret-for-admin';
@@ -218,7 +219,7 @@ describe('accounts admin when Redis is unreachable', () => {
 describe('the accounts CLI process', () => {
   const cli = (args: string[], env: Record<string, string>) =>
     new Promise<Run>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/accounts/cli.ts', ...args], {
+      const child = spawn(process.execPath, [...entryArgs('accounts/cli.ts'), ...args], {
         cwd: process.cwd(),
         env: { PATH: process.env.PATH ?? '', API_KEY_SECRET: SECRET, ...env },
       });

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { EXIT_CONFIG } from '../../src/config.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 
 interface Exit {
   code: number | null;
@@ -11,7 +12,7 @@ interface Exit {
 }
 
 function start(env: Record<string, string>): Promise<Exit> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const proc = spawn(process.execPath, entryArgs('index.ts'), {
     cwd: process.cwd(),
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { startService } from '../../src/server.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { rawExchange } from '../helpers/raw-http.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -47,7 +48,7 @@ afterEach(() => {
 });
 
 function spawnService(env: Record<string, string>, prefix: string): Child {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const proc = spawn(process.execPath, entryArgs('index.ts'), {
     cwd: process.cwd(),
     env: {
       PATH: process.env.PATH ?? '',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer } from '../../src/replay/server.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { rawExchange } from '../helpers/raw-http.js';
 
@@ -45,7 +46,7 @@ function lineOf(lines: Array<Record<string, unknown>>, wanted: (msg: string) => 
 
 describe('a second stop signal', () => {
   it('while a request is held in the drain: the process exits at once with 1, saying so in a JSON line', async () => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    const proc = spawn(process.execPath, entryArgs('index.ts'), {
       cwd: process.cwd(),
       env: {
         PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ACCOUNTS_FILE: accountsFile,

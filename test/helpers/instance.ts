@@ -1,12 +1,13 @@
-// A real service process (`npm start`: src/index.ts through tsx) on a free loopback port, for crash
+// A real service process (`npm start`: src/index.ts, compiled once per run) on a free loopback port, for crash
 // and soak tests: it can be killed like a crashed instance (SIGKILL) and its memory read from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './compiled-src.js';
 import { freePort } from './redis-server.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** Bound on a process coming up (tsx compiles on start); a service that never gets ready fails here. */
+/** Bound on a process coming up on a busy machine; a service that never gets ready fails here. */
 const READY_WITHIN_MS = 60_000;
 
 export interface Instance {
@@ -33,7 +34,7 @@ const exited = (c: ChildProcess): Promise<void> =>
 /** Starts `src/index.ts` with `env` (PORT and HOST are chosen here) and waits until /readyz answers 200. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const child = spawn(process.execPath, entryArgs('index.ts'), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],

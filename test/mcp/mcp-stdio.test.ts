@@ -11,17 +11,18 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
 import { startReplayServer } from '../../src/replay/server.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 import { startGatedProxy } from '../helpers/gated-proxy.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO_KEY = 'demo_key_local_only';
 const clients: Client[] = [];
 
-/** Starts `node --import tsx src/mcp/stdio.ts [--demo]` with the given environment and connects to it. */
+/** Starts `node src/mcp/stdio.ts [--demo]` (compiled: test/helpers/compiled-src.ts) with the given environment and connects to it. */
 async function spawnServer(env: Record<string, string>, args = ['--demo']): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/mcp/stdio.ts', ...args],
+    args: [...entryArgs('mcp/stdio.ts'), ...args],
     cwd: ROOT,
     // No REDIS_URL reaches the child: the demo runs on its in-memory store.
     env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', ...env },
@@ -40,7 +41,7 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
 });
 
-// Each test starts a Node process under tsx (about 10 s on a quiet machine): room for a busy one.
+// Each test starts a Node process: room for a busy machine.
 describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
   it('lists the tools, looks a home up live then from the cache, bills it once, and reports bad input by code', async () => {
     const client = await spawnServer({ PORTAL_API_KEY: DEMO_KEY });
@@ -84,7 +85,7 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
 
   it('a refused configuration: every problem on stderr, exit 78, nothing on stdout (the protocol channel)', async () => {
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, ['--import', 'tsx', 'src/mcp/stdio.ts'], {
+      const child = execFile(process.execPath, entryArgs('mcp/stdio.ts'), {
         cwd: ROOT,
         env: { ...getDefaultEnvironment(), PORTAL_API_KEY: DEMO_KEY, CACHE_TTL_MS: 'soon' },
       }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
