@@ -17,9 +17,8 @@ export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: RELEASE }, { instructions: instructions(deps.config.cacheTtlMs) });
   const tools = toolDefinitions(open, deps.config);
   for (const [name, tool] of Object.entries(tools)) {
-    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) =>
-      tool.handler(args, extra.signal, (err) => deps.logger.error({ err, tool: name }, 'internal error in an MCP tool')),
-    );
+    const log = deps.logger.child({ tool: name });
+    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) => tool.handler(args, extra.signal, log));
   }
   return server;
 }

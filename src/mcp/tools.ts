@@ -7,11 +7,12 @@ import * as z from 'zod/v4';
 import { accountUsage } from '../accounts/index.js';
 import {
   BatchItem, BatchRequest, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody, parseLocator,
-  parseLookupOptions, toLookupError,
+  parseLookupOptions,
   type AccountUsage, type LookupMeta, type PortalProperty,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
-import { lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+import { failureOf, lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+import type { ErrorLog } from '../lookup/failure.js';
 import { humanMs } from '../web/guide.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
@@ -75,9 +76,8 @@ const answer = (value: Record<string, unknown>): CallToolResult => ({
  * A failure as an MCP tool error with the spec's error body; a wait (REST's retry-after header) goes
  * in details.retry_after, as for a failed batch item.
  */
-export function toolError(e: unknown, log: (err: unknown) => void): CallToolResult {
-  const err = toLookupError(e);
-  if (err.code === 'internal') log(e);
+export function toolError(e: unknown, log: ErrorLog): CallToolResult {
+  const err = failureOf(e, log, 'internal error in an MCP tool');
   const body = err.toBody();
   const wait = err.retryAfterSeconds;
   const error = wait === undefined ? body : { ...body, details: { ...body.details, retry_after: wait } };
@@ -106,7 +106,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         inputSchema: { ...locatorArgs, status: statusArg, full: fullArg('the whole record (history, schools, photos, agent) and the whole meta') },
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      async handler(args: Record<string, unknown>, signal: AbortSignal, log: (err: unknown) => void): Promise<CallToolResult> {
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal });
           const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
@@ -133,7 +133,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         },
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
-      async handler(args: Record<string, unknown>, signal: AbortSignal, log: (err: unknown) => void): Promise<CallToolResult> {
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal, deadlineMs: batchDeadlineMs });
           const { items, options } = parseBatchBody({ items: args.items, status: args.status });
@@ -152,7 +152,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         inputSchema: { full: fullArg('also the key prefix and overage figures') },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      async handler(args: Record<string, unknown>, signal: AbortSignal, log: (err: unknown) => void): Promise<CallToolResult> {
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal });
           const full = parseFull(args.full);
