@@ -1,4 +1,4 @@
-// A crashed instance frees what it held within the lease (issue 9.3). Two real service processes on one
+// A crashed instance frees what it held within the lease (issue 9.3). Real service processes on one
 // real redis-server; the listing site holds every page until the test opens it, so the first instance
 // is provably mid-lookup (or mid-batch) when it is killed with SIGKILL. The other instance then serves
 // the same home and the same account: the dead one's single-flight lock lapses and a follower takes
@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey, seededAccountId } from '../../src/accounts/index.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
@@ -19,101 +19,119 @@ import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpe
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 import type { Store } from '../../src/store/types.js';
 
-const LEASE_TTL_MS = 1500;
+const LEASE_TTL_MS = 1000;
 const SECRET = 'crash-test-secret';
 const HOMES = ['2146993218', '15192198', '114303858'];
+/** The mid-lookup test's home: none of the batch's, so the two tests on one cluster never meet in the cache. */
+const SINGLE_HOME = '450233440';
 
-let redis: RedisServer | undefined;
-let site: ReplayServer | undefined;
-let proxy: GatedProxy | undefined;
-let instances: Instance[] = [];
-let store: RedisStore | undefined;
-let services: TestService[] = [];
-let stores: RedisStore[] = [];
-afterEach(async () => {
-  await Promise.all(services.map((s) => s.close()));
-  await Promise.all(stores.map((s) => s.close()));
-  services = [];
-  stores = [];
-  await Promise.all(instances.map((i) => i.kill()));
-  await store?.close();
-  await proxy?.close();
-  await site?.close();
-  await disposeRedisServer(redis);
-  instances = [];
-  store = undefined;
-  proxy = undefined;
-  site = undefined;
-  redis = undefined;
+// One redis-server for the file; each test keeps to its own key prefix.
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
 });
-
-async function cluster(account: { key: string; plan: 'free'; allotment: number }): Promise<{ a: Instance; b: Instance; accountId: string }> {
-  redis = await startRedisServer({ appendOnly: true });
-  site = await startReplayServer({ host: '127.0.0.1', port: 0 });
-  proxy = await startGatedProxy(site.origin);
-  const dir = mkdtempSync(join(tmpdir(), 'crash-'));
-  const accountsFile = join(dir, 'accounts.json');
-  writeFileSync(accountsFile, JSON.stringify([account]));
-  const prefix = `crash${randomUUID().slice(0, 6)}:`;
-  const env = {
-    REDIS_URL: redis.url, REDIS_PREFIX: prefix, ACCOUNTS_FILE: accountsFile, API_KEY_SECRET: SECRET,
-    PORTAL_ORIGIN: proxy.origin, PORTAL_SUGGEST_URL: site.suggestUrl, LEASE_TTL_MS: String(LEASE_TTL_MS), REDIS_COMMAND_TIMEOUT_MS: String(LEASE_TTL_MS / 3),
-  };
-  instances = await Promise.all([startInstance(env), startInstance(env)]);
-  store = await RedisStore.connect(redis.url, { prefix });
-  return { a: instances[0]!, b: instances[1]!, accountId: seededAccountId(hashApiKey(account.key, SECRET)) };
-}
+afterAll(() => disposeRedisServer(redis));
 
 const get = (i: Instance, path: string, key: string) =>
   fetch(i.url + path, { headers: { 'x-api-key': key } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
 describe('an instance killed (SIGKILL) while it holds leases', () => {
+  // One cluster for both tests: instance `lookup` and instance `batch` each read the site through a
+  // gate of their own and are killed mid-read by their test; instance `survivor` reads the site
+  // directly and serves both. Each test has its own account and its own homes.
+  const accounts = {
+    lookup: { key: 'crash_key_lookup_01', plan: 'free' as const, allotment: 1 },
+    batch: { key: 'crash_key_batch_001', plan: 'free' as const, allotment: HOMES.length },
+  };
+  let site: ReplayServer;
+  let gates: { lookup: GatedProxy; batch: GatedProxy };
+  let cluster: { lookup: Instance; batch: Instance; survivor: Instance };
+  let store: RedisStore;
+  const accountId = (key: string) => seededAccountId(hashApiKey(key, SECRET));
+
+  beforeAll(async () => {
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    gates = { lookup: await startGatedProxy(site.origin), batch: await startGatedProxy(site.origin) };
+    const dir = mkdtempSync(join(tmpdir(), 'crash-'));
+    const accountsFile = join(dir, 'accounts.json');
+    writeFileSync(accountsFile, JSON.stringify(Object.values(accounts)));
+    const prefix = `crash${randomUUID().slice(0, 6)}:`;
+    const env = (origin: string) => ({
+      REDIS_URL: redis.url, REDIS_PREFIX: prefix, ACCOUNTS_FILE: accountsFile, API_KEY_SECRET: SECRET,
+      PORTAL_ORIGIN: origin, PORTAL_SUGGEST_URL: site.suggestUrl, LEASE_TTL_MS: String(LEASE_TTL_MS), REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
+    });
+    const [lookup, batch, survivor] = await Promise.all([
+      startInstance(env(gates.lookup.origin)), startInstance(env(gates.batch.origin)), startInstance(env(site.origin)),
+    ]);
+    cluster = { lookup: lookup!, batch: batch!, survivor: survivor! };
+    store = await RedisStore.connect(redis.url, { prefix });
+  });
+  afterAll(async () => {
+    await Promise.all(Object.values(cluster ?? {}).map((i) => i.kill()));
+    await store?.close();
+    await Promise.all(Object.values(gates ?? {}).map((g) => g.close()));
+    await site?.close();
+  });
+
   it('mid-lookup: the other instance serves the same home to the same account within the lease', async () => {
-    const key = 'crash_key_lookup_01';
-    const { a, b, accountId } = await cluster({ key, plan: 'free', allotment: 1 });
+    const { key } = accounts.lookup;
+    const { lookup: a, survivor: b } = cluster;
     // The account's only credit and the home's lock are held by instance a, whose read is held at the site.
-    const lost = get(a, `/v1/portal/property?zpid=${HOMES[0]}`, key).then(() => 'answered', () => 'connection lost');
-    await proxy!.arrived(1);
+    const lost = get(a, `/v1/portal/property?zpid=${SINGLE_HOME}`, key).then(() => 'answered', () => 'connection lost');
+    await gates.lookup.arrived(1);
     await a.kill();
     const killedAt = performance.now();
-    proxy!.open();
-    const served = await get(b, `/v1/portal/property?zpid=${HOMES[0]}`, key);
+    gates.lookup.open();
+    const served = await get(b, `/v1/portal/property?zpid=${SINGLE_HOME}`, key);
     const freedAfterMs = Math.round(performance.now() - killedAt);
     expect(await lost).toBe('connection lost');
     expect(served.status, JSON.stringify(served.body)).toBe(200);
     expect(served.body.meta).toMatchObject({ credits: 1, cached: false });
     // The books: one charge, delivered by b; nothing left held.
-    const ledger = await store!.ledger(accountId);
+    const ledger = await store.ledger(accountId(key));
     expect(ledger).toHaveLength(1);
-    expect(await store!.usage(accountId, 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+    expect(await store.usage(accountId(key), 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
     expect((await get(b, '/v1/account', key)).body.data).toMatchObject({ used: 1, remaining: 0 });
     console.info('[crash/lookup]', JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered: served.body.meta.credits }));
   }, 60_000);
 
   it('mid-batch: the other instance serves the whole batch to the same account within the lease; charged == delivered == ledger', async () => {
-    const key = 'crash_key_batch_001';
-    const { a, b, accountId } = await cluster({ key, plan: 'free', allotment: HOMES.length });
+    const { key } = accounts.batch;
+    const { batch: a, survivor: b } = cluster;
     const items = HOMES.map((zpid) => ({ zpid }));
     const post = (i: Instance) =>
       fetch(`${i.url}/v1/portal/batch`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
         .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     const lost = post(a).then(() => 'answered', () => 'connection lost');
-    await proxy!.arrived(HOMES.length); // every credit and every home's lock held by a
+    await gates.batch.arrived(HOMES.length); // every credit and every home's lock held by a
     await a.kill();
     const killedAt = performance.now();
-    proxy!.open();
+    gates.batch.open();
     const served = await post(b);
     const freedAfterMs = Math.round(performance.now() - killedAt);
     expect(await lost).toBe('connection lost');
     expect(served.status).toBe(200);
     for (const item of served.body.data) expect(item, JSON.stringify(item)).toMatchObject({ ok: true, meta: { credits: 1 } });
     const delivered = served.body.meta.credits as number;
-    const ledger = await store!.ledger(accountId);
+    const ledger = await store.ledger(accountId(key));
     expect(delivered).toBe(HOMES.length);
     expect(ledger).toHaveLength(delivered);
-    expect(await store!.usage(accountId, 'lifetime')).toEqual({ used: HOMES.length, reserved: 0, overageUsed: 0 });
+    expect(await store.usage(accountId(key), 'lifetime')).toEqual({ used: HOMES.length, reserved: 0, overageUsed: 0 });
     console.info('[crash/batch]', JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered }));
   }, 60_000);
+});
+
+// The in-process services of the tests below, and their sites.
+let services: TestService[] = [];
+let stores: RedisStore[] = [];
+let sites: ReplayServer[] = [];
+let proxies: GatedProxy[] = [];
+afterEach(async () => {
+  await Promise.all(services.map((s) => s.close()));
+  await Promise.all(stores.map((s) => s.close()));
+  await Promise.all(proxies.map((p) => p.close()));
+  await Promise.all(sites.map((s) => s.close()));
+  [services, stores, sites, proxies] = [[], [], [], []];
 });
 
 /** The real store; counts the lease renewals its holder sends (a gate for the test). */
@@ -138,9 +156,8 @@ function countingRenewals(real: RedisStore): { store: Store; renewed(n: number):
 
 describe('a live holder keeps its leases however long its read takes', () => {
   it('a read held for many leases: the other instance waits (no takeover, no second read), then gets the home as a hit; one charge', async () => {
-    redis = await startRedisServer();
-    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
-    proxy = await startGatedProxy(site.origin);
+    const site = (sites[0] = await startReplayServer({ host: '127.0.0.1', port: 0 }));
+    const proxy = (proxies[0] = await startGatedProxy(site.origin));
     const prefix = `lease${randomUUID().slice(0, 6)}:`;
     const [storeA, storeB] = [await RedisStore.connect(redis.url, { prefix }), await RedisStore.connect(redis.url, { prefix })];
     stores.push(storeA, storeB);
@@ -151,11 +168,11 @@ describe('a live holder keeps its leases however long its read takes', () => {
     services.push(await startTestService({ store: storeB, replayServer: site, accounts, env }));
     const path = `/v1/portal/property?zpid=${HOMES[1]}`;
     const first = services[0]!.get(path, accounts.a.key);
-    await proxy!.arrived(1);
+    await proxy.arrived(1);
     await a.renewed(6); // two leases long
     const second = services[1]!.get(path, accounts.b.key);
     await a.renewed(18); // the other instance has been waiting for four more
-    proxy!.open();
+    proxy.open();
     const [r1, r2] = await Promise.all([first, second]);
     expect(r1.body.meta).toMatchObject({ credits: 1, cached: false });
     expect(r2.body.meta).toMatchObject({ credits: 0, cached: true });
@@ -167,9 +184,8 @@ describe('a live holder keeps its leases however long its read takes', () => {
 
 describe('a live holder whose lock lapsed mid-read (issue 9, review)', () => {
   it('another instance took over and cached the home: the first serves that entry (credits 0), the account pays once', async () => {
-    redis = await startRedisServer();
-    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
-    proxy = await startGatedProxy(site.origin);
+    const site = (sites[0] = await startReplayServer({ host: '127.0.0.1', port: 0 }));
+    const proxy = (proxies[0] = await startGatedProxy(site.origin));
     const prefix = `lapse${randomUUID().slice(0, 6)}:`;
     const [storeA, storeB] = [await RedisStore.connect(redis.url, { prefix }), await RedisStore.connect(redis.url, { prefix })];
     stores.push(storeA, storeB);
