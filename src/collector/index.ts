@@ -23,6 +23,8 @@ export interface CollectorDeps {
   logger?: Logger;
   /** The page readers, when one pool serves several services (tests: one worker start per process). */
   pages?: PagePool;
+  /** The fallback provider's first pause after a 429 (its default otherwise); tests shorten the wait. */
+  fallbackBackoffMs?: number;
 }
 
 /** Every call fails with one code: live lookups are off or impossible with this configuration. */
@@ -32,7 +34,7 @@ const unavailable = (code: ErrorCode, reason: string): Collector => {
 };
 
 /** The fallback provider from the config: null when none is set up, a failing stub when half set up. */
-function providerFrom(config: Config, clock: () => Date, logger: Logger | undefined): Collector | null {
+function providerFrom(config: Config, clock: () => Date, deps: CollectorDeps): Collector | null {
   const { url, token, actor, maxCostUsd, maxCostCeilingUsd, name } = config.fallback;
   if (!url && !token && !actor) return null;
   if (!url || !token || !actor) {
@@ -44,7 +46,9 @@ function providerFrom(config: Config, clock: () => Date, logger: Logger | undefi
     return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_CEILING_USD must be a number no lower than FALLBACK_MAX_COST_USD');
   }
   const provider = new FallbackProvider({
-    url, token, actor, maxCostUsd, maxCostCeilingUsd, name, timeoutMs: config.lookupTimeoutMs, clock, ...(logger ? { logger } : {}),
+    url, token, actor, maxCostUsd, maxCostCeilingUsd, name, timeoutMs: config.lookupTimeoutMs, clock,
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.fallbackBackoffMs === undefined ? {} : { backoffMs: deps.fallbackBackoffMs }),
   });
   // At start-up: a cap below the actor's minimum would fail every run.
   void provider.checkCostCap();
@@ -58,7 +62,7 @@ function providerFrom(config: Config, clock: () => Date, logger: Logger | undefi
 export function createCollector(config: Config, deps: CollectorDeps = {}): Collector {
   if (!config.liveLookupsEnabled) return unavailable('live_lookups_disabled', 'LIVE_LOOKUPS_ENABLED is false');
   const clock = deps.clock ?? (() => new Date());
-  const provider = providerFrom(config, clock, deps.logger);
+  const provider = providerFrom(config, clock, deps);
   if (!config.selfHostedEnabled) return provider ?? unavailable('no_api_keys', 'the own collector is off and no fallback provider is set up');
   const own = new SelfHostedCollector({
     origin: config.portalOrigin,

@@ -54,6 +54,8 @@ export interface TestServiceOptions {
   replayServer?: ReplayServer;
   /** No listening socket: requests go through app.inject. */
   inProcess?: boolean;
+  /** The fallback provider's first pause after a 429 (CollectorDeps), shorter than its default. */
+  fallbackBackoffMs?: number;
 }
 
 /** A fetch answered by `app.inject`: the same routes, hooks and handlers, without a socket. */
@@ -109,7 +111,11 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const app = await buildApp({
     config,
     store,
-    collector: createCollector(config, { ...(opts.clock ? { clock: opts.clock } : {}), pages: pagesFor(config, opts.env) }),
+    collector: createCollector(config, {
+      ...(opts.clock ? { clock: opts.clock } : {}),
+      ...(opts.fallbackBackoffMs === undefined ? {} : { fallbackBackoffMs: opts.fallbackBackoffMs }),
+      pages: pagesFor(config, opts.env),
+    }),
     logger: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
   });

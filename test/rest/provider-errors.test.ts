@@ -12,9 +12,11 @@ let platform: FakeActorPlatform;
 let svc: TestService;
 beforeAll(async () => {
   platform = await startFakeActorPlatform({ homes: [...recordedBatch().map(todaysShape), forSaleItem()] });
-  // The own collector is off, so every live read goes to the provider.
+  // The own collector is off, so every live read goes to the provider. Its pauses after a 429 are
+  // 10, 20, 40 ms here (500, 1000, 2000 by default): the count of tries is what the 429 test checks.
   svc = await startTestService({
     env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+    fallbackBackoffMs: 10,
   });
 });
 afterAll(async () => {
