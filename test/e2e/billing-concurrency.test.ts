@@ -96,6 +96,14 @@ function watchingLocks(store: RedisStore, instance: number): RedisStore {
   });
 }
 
+/**
+ * Redis commands may take this long on a loaded machine before they fail. The lease is three of them,
+ * as config.ts requires of a service (a lease is renewed every third of it): a lease no longer than
+ * one slow renewal lapses while its holder is alive, and another instance reads the home again, which
+ * the one-read assertions report as a second read (each read is charged to its own request once).
+ */
+const COMMAND_TIMEOUT_MS = 5_000;
+
 /** Three instances on one Redis; with `gated`, the site answers only once the test opens the gate. */
 async function cluster(accounts: Record<string, AccountSeed>, env: Record<string, string>, latencyMs = 120, gated = false): Promise<void> {
   prefix = `e2e${randomUUID().slice(0, 8)}:`;
@@ -103,11 +111,17 @@ async function cluster(accounts: Record<string, AccountSeed>, env: Record<string
   replay = await startReplayServer({ host: '127.0.0.1', port: 0, latencyMs });
   if (gated) proxy = await startGatedProxy(replay.origin);
   for (let i = 0; i < INSTANCES; i++) {
-    const store = await RedisStore.connect(redis.url, { prefix, commandTimeoutMs: 5000 });
+    const store = await RedisStore.connect(redis.url, { prefix, commandTimeoutMs: COMMAND_TIMEOUT_MS });
     stores.push(store);
     services.push(await startTestService({
       store: watchingLocks(store, i), accounts, clock: () => NOW, replayServer: replay,
-      env: { LOG_LEVEL: 'silent', ...(proxy ? { PORTAL_ORIGIN: proxy.origin } : {}), ...env },
+      env: {
+        LOG_LEVEL: 'silent',
+        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+        LEASE_TTL_MS: String(3 * COMMAND_TIMEOUT_MS),
+        ...(proxy ? { PORTAL_ORIGIN: proxy.origin } : {}),
+        ...env,
+      },
     }));
   }
 }
