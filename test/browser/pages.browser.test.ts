@@ -121,7 +121,8 @@ describe('the REST docs at /docs', () => {
       const doc = buildOpenApi() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>> };
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
       const shownPaths = (await w.page.locator('.opblock-summary-path').allInnerTexts()).map((p) => plain(p).trim());
-      expect(shownPaths.sort()).toEqual(operations.map((o) => o.path).sort());
+      // In the document's order (the single lookup first).
+      expect(shownPaths).toEqual(operations.map((o) => o.path));
 
       // Every operation opened: each documented response has a row, and each named example is offered.
       for (const { path, method, op } of operations) {
@@ -195,16 +196,29 @@ describe('GraphiQL at /graphql', () => {
 
       await w.page.goto(`${svc.url}/graphql`);
       await expect(w.page.title()).resolves.toBe('Property lookup API · GraphiQL');
+      // The example operation explains the key, and the headers editor holds a placeholder for it.
+      await w.page.locator('.graphiql-query-editor').getByText('x-api-key').first().waitFor({ timeout: 30_000 });
       const headers = w.page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
       await headers.getByText('<your key>').waitFor({ timeout: 30_000 });
+      // Run as prefilled (the placeholder is not a key): the server's refusal shows in the response pane.
+      // Chromium logs the refused request as a console error: the one error this page may show.
+      const refusal = w.page.waitForEvent('console', { predicate: (m) => m.type() === 'error' && /status of 401\b/.test(m.text()), timeout: 30_000 });
+      const response = w.page.locator('.graphiql-response');
+      await w.page.locator('.graphiql-execute-button').click();
+      await response.getByText('invalid_api_key').waitFor({ timeout: 30_000 });
+      const refused = (await refusal).text();
+      expect(w.errors).toContain(refused);
+      w.errors.splice(w.errors.indexOf(refused), 1);
+      // Then the real key, typed as a person would.
       await headers.locator('.view-lines').click();
       await w.page.keyboard.press('Control+A');
       await w.page.keyboard.press('Delete');
       await w.page.keyboard.type(JSON.stringify({ 'x-api-key': svc.keys.free }));
       await w.page.locator('.graphiql-execute-button').click();
-      const response = w.page.locator('.graphiql-response');
       await response.getByText('PropertyLookup').waitFor({ timeout: 30_000 });
-      expect(plain(await response.innerText())).toContain(`"zpid": "${ZPID}"`);
+      const answer = plain(await response.innerText());
+      expect(answer).toContain(`"zpid": "${ZPID}"`);
+      expect(answer).toContain('"plan": "free"');
       await shot(w.page, 'graphiql');
 
       const bundle = w.requested.find((u) => /\/assets\/graphiql\.[0-9a-f]{12}\.js$/.test(u))!;
