@@ -3,6 +3,7 @@
 // extensions, over every transport (POST JSON, GET, form-encoded, application/graphql, batched arrays)
 // and accept header. Every answer is in GraphQL's format with a code on each error, never a 5xx.
 import fc from 'fast-check';
+import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { accept, apiKey, document, variables } from './arbitraries.js';
@@ -38,19 +39,25 @@ describe('GraphQL fuzz', () => {
           const e = asParam(ext, broken);
           if (v !== undefined) params.set('variables', v);
           if (e !== undefined) params.set('extensions', e);
-          const r =
+          const request: InjectOptions =
             how === 'get'
-              ? await svc.app.inject({ method: 'GET', url: `/graphql?${params}`, headers })
+              ? { method: 'GET', url: `/graphql?${params}`, headers }
               : how === 'post-form'
-                ? await svc.app.inject({ method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: params.toString() })
+                ? { method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: params.toString() }
                 : how === 'post-graphql'
-                  ? await svc.app.inject({ method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/graphql' }, payload: query })
-                  : await svc.app.inject({
+                  ? { method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/graphql' }, payload: query }
+                  : {
                     method: 'POST',
                     url: '/graphql',
                     headers: { ...headers, 'content-type': 'application/json' },
                     payload: JSON.stringify(how === 'batched' ? [{ query, variables: vars }, { query: '{ __typename }' }] : { query, variables: vars, extensions: ext }),
-                  });
+                  };
+          const r = await svc.app.inject(request);
+          // Printed as it happens: a failure that does not happen again when fast-check replays the case
+          // (one seen under heavy load) leaves no counterexample otherwise.
+          if (r.statusCode >= 500 || r.body.includes('"code":"internal"')) {
+            console.error(`GraphQL fuzz: ${r.statusCode} for ${JSON.stringify(request)}\nanswer: ${r.body}`);
+          }
           // A browser's GET may be answered with GraphiQL; the generated accept headers never ask for HTML.
           expectGraphqlAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
         },
