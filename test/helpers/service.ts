@@ -11,6 +11,7 @@ import { createCollector, PagePool } from '../../src/collector/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
+import { compiledModule } from './compiled-src.js';
 
 export type ReplayServer = Awaited<ReturnType<typeof startReplayServer>>;
 export type ReplayOptions = Parameters<typeof startReplayServer>[0];
@@ -85,14 +86,15 @@ class SharedPagePool extends PagePool {
 }
 /**
  * One pool of page readers per test process, for every service with the default pool settings: a
- * worker thread starts once (seconds under tsx), not once per service. A test of the pool's own
+ * worker thread starts once, not once per service, and runs this run's compiled page-worker.js (as a
+ * build does; under tsx's loader a thread takes about 0.5 s more to start). A test of the pool's own
  * limits sets PAGE_WORKERS or PAGE_QUEUE_MAX and gets a pool of its own.
  */
 let sharedPages: SharedPagePool | undefined;
 const pagesFor = (config: Config, env: Record<string, string> = {}): PagePool | undefined =>
   'PAGE_WORKERS' in env || 'PAGE_QUEUE_MAX' in env
     ? undefined
-    : (sharedPages ??= new SharedPagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }));
+    : (sharedPages ??= new SharedPagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax, worker: compiledModule('collector/page-worker.ts') }));
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const replay = opts.replayServer ?? (await startReplayServer({ host: '127.0.0.1', port: 0, ...(opts.replay ?? {}) }));
