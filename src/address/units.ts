@@ -1,6 +1,6 @@
 // Units: the one list of designators and the one pattern of a unit, for parsing an asked address,
 // comparing it with the site's, and splitting the unit off a page's street line.
-import { dropLeadingZeros } from './normalize.js';
+import { dropUnitLeadingZeros } from './normalize.js';
 
 /** The USPS secondary unit designators (Publication 28, appendix C2) that take a number. */
 export const UNIT_DESIGNATORS: readonly string[] = [
@@ -50,7 +50,7 @@ export function normalizeUnit(unit: string | null | undefined): string | null {
       designator = unnumbered(w) === 'PH' ? 'PH' : w;
       continue;
     }
-    const id = dropLeadingZeros(w.replace(/-/g, ''));
+    const id = dropUnitLeadingZeros(w.replace(/-/g, ''));
     if (!id) continue;
     if (designator && BUILDING_WORD.test(designator)) buildings.push(id);
     else ids.push(designator === 'PH' && ids.length === 0 ? `PH${id}` : id);
@@ -64,16 +64,15 @@ export function normalizeUnit(unit: string | null | undefined): string | null {
 
 // A unit has a digit or is a letter or two ("APT B"); "12 Apartment Row" is a street, not unit ROW.
 const looksLikeUnit = (id: string) => /\d/.test(id) || id.length <= 2;
-// The street types of one or two letters, as parse-address reads them (USPS abbreviations and common
-// forms; longer ones already fail looksLikeUnit): in "5 Lot Ln" the designator is the street's name.
-const SHORT_STREET_TYPE = /^(?:AV|BG|BR|CK|CP|CR|CT|CV|DL|DM|DR|DV|FT|HL|HT|IS|KY|LA|LF|LK|LN|ML|MT|PK|PL|PR|PT|RD|SQ|ST|TR|UN|VL|VW|WL|WY)$/i;
-// What is left of a line when its "unit" was the street: a house number alone ("12 Pier 39").
-const HOUSE_NUMBER_ONLY = /^\d+[A-Z]?$/i;
+// What is left of a line when its "unit" was the street's name: a house number, perhaps with a
+// directional ("5 Lot Ln", "12 N Pier 39"). Only there is a designator read as the street's name: a
+// unit named like a street type stays a unit ("12 Main St Unit CT").
+const HOUSE_NUMBER_ONLY = /^\d+[A-Z]?(?:\s+(?:N|S|E|W|NE|NW|SE|SW))?$/i;
 
 /**
  * Splits a street line as the site writes it into the street and its unit, as written without the
  * designator: `6851 Roswell Rd APT O31` → `O31`, `197 W Houston St #TOWNHOUSE 1` → `TOWNHOUSE 1`.
- * A designator that is the street's name is not a unit: `5 Lot Ln`, `12 Pier 39`.
+ * A designator that is the street's name is not a unit: `5 Lot Ln`, `12 Pier 39`, `12 N Pier 39`.
  */
 export function splitUnit(streetLine: string): { street: string; unit: string | null } {
   const line = streetLine.trim();
@@ -81,7 +80,7 @@ export function splitUnit(streetLine: string): { street: string; unit: string | 
   const unit = m ? (m[1] ?? m[2]!).replace(/\s+/g, ' ') : null;
   if (!m || !unit || !looksLikeUnit(unit)) return { street: line, unit: null };
   const street = line.slice(0, m.index).trim();
-  const designatorIsStreet = m[1] !== undefined && (SHORT_STREET_TYPE.test(unit) || HOUSE_NUMBER_ONLY.test(street));
+  const designatorIsStreet = m[1] !== undefined && HOUSE_NUMBER_ONLY.test(street);
   return designatorIsStreet ? { street: line, unit: null } : { street, unit };
 }
 

@@ -17,13 +17,19 @@ describe('splitUnit: the unit at the end of a street line, as written', () => {
     ['12 Apartment Row', '12 Apartment Row', null],
     // A name without a number after `#` is not read as a unit (no digit, more than two letters).
     ['1 Main St #REARHOUSE', '1 Main St #REARHOUSE', null],
-    // A designator that is the street's name: followed only by a street type, or right after the house number.
+    // A designator that is the street's name: right after the house number (and a directional, if any).
     ['5 Lot Ln', '5 Lot Ln', null],
+    ['5 N Lot Ln', '5 N Lot Ln', null],
+    ['12 N Pier 39', '12 N Pier 39', null],
     ['5 Suite Rd', '5 Suite Rd', null],
     ['12 Pier 39', '12 Pier 39', null],
     ['5 Main St Lot 7', '5 Main St', '7'],
     ['5 Lot Ln Apt 2', '5 Lot Ln', '2'],
     ['5 Lot Ln #B', '5 Lot Ln', 'B'],
+    // A unit named like a short street type is still a unit after the street.
+    ['12 Main St Unit CT', '12 Main St', 'CT'],
+    ['12 Main St Apt LA', '12 Main St', 'LA'],
+    ['12 Main St Ste PL', '12 Main St', 'PL'],
   ])('splitUnit(%j)', (line, street, unit) => {
     expect(splitUnit(line)).toEqual({ street, unit });
   });
@@ -31,6 +37,7 @@ describe('splitUnit: the unit at the end of a street line, as written', () => {
   it('unitLabel drops the designator of a unit field', () => {
     expect(unitLabel('Unit 11303')).toBe('11303');
     expect(unitLabel('#5')).toBe('5');
+    expect(unitLabel('Unit CT')).toBe('CT');
     expect(unitLabel('#TOWNHOUSE 1')).toBe('TOWNHOUSE 1');
     expect(unitLabel('04108')).toBe('04108');
     expect(unitLabel(12)).toBe('12');
@@ -42,6 +49,7 @@ describe('splitUnit: the unit at the end of a street line, as written', () => {
 describe('normalizeUnit: the unit as compared and keyed', () => {
   it('drops designators, punctuation and leading zeros', () => {
     expect(normalizeUnit('Apt #04-B')).toBe('4B');
+    expect(normalizeUnit('Apt 0A')).toBe('A');
     expect(normalizeUnit('UNIT 111')).toBe('111');
     expect(normalizeUnit('  ')).toBeNull();
     expect(normalizeUnit(null)).toBeNull();
