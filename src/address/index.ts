@@ -2,7 +2,7 @@
 // and matching it against the site's addresses (collector, fallback provider, mapping).
 export { MISMATCH_PARTS, type AddressParts, type AddressPieces, type MismatchPart, type StreetLineParts } from './parts.js';
 export { ADDRESS_MAX, ADDRESS_MIN, checkAddress, parseStreetLine, type AddressCheck } from './parse.js';
-export { dropLeadingZeros, houseNumberKey, isZipCode, normalizeParts, placeName, zip5 } from './normalize.js';
+export { dropLeadingZeros, dropUnitLeadingZeros, houseNumberKey, isZipCode, normalizeParts, placeName, zip5 } from './normalize.js';
 export { stateCode } from './states.js';
 export { UNIT_DESIGNATORS, normalizeUnit, splitUnit, unitLabel } from './units.js';
 export { bestCandidate, compareAddress, partsFromPieces, partsFromStreetLine, partsWithUnit, type Ranked } from './match.js';

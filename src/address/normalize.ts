@@ -1,8 +1,11 @@
 // Small normalizations every address comparison and key uses: one rule each.
 import type { AddressParts } from './parts.js';
 
-/** `0012` → `12`, `04B` → `4B`; a lone `0` stays. The one leading-zero rule (house numbers, units). */
-export const dropLeadingZeros = (s: string): string => s.replace(/^0+(?=[0-9A-Z])/i, '');
+/** A house number's leading zeros: `0012` → `12`, `04B` → `4B`; a lone `0` and `0A` stay (`0A` is not house `A`). */
+export const dropLeadingZeros = (s: string): string => s.replace(/^0+(?=\d)/, '');
+
+/** A unit's leading zeros: `04B` → `4B`, and `0A` → `A` too (unit ids are compared without zeros); a lone `0` stays. */
+export const dropUnitLeadingZeros = (s: string): string => s.replace(/^0+(?=\w)/, '');
 
 /** Upper case, `.` and `,` as spaces, one space; null when nothing is left. */
 export const upperWords = (s: string | undefined | null): string | null => {

@@ -112,6 +112,10 @@ describe('checkAddress: house numbers and buildings', () => {
     expect(parts('10-12 Main St, Springfield, IL')).toMatchObject({ number: '10-12', street: 'MAIN' });
     expect(key('1a Main St, Springfield, IL')).toBe('1a main st, springfield, il');
     expect(diff('1A Main St, Springfield, IL 62701', pieces({ streetNumber: '1', streetName: 'Main St' }))).toEqual(['number']);
+    // Zeros go before a digit only: house 0A is not house A (as parsing keeps 0A).
+    expect(parts('0A Main St, Springfield, IL')).toMatchObject({ number: '0A' });
+    const house0A = parts('0A Main St, Springfield, IL 62701');
+    expect(compareAddress(house0A, { ...house0A, number: 'A' })).toEqual(['number']);
     expect(diff('1A Main St, Springfield, IL 62701', pieces({ streetNumber: '1a', streetName: 'Main St' }))).toEqual([]);
     expect(diff('12 Main St, Springfield, IL 62701', pieces({ streetNumber: '0012', streetName: 'Main St' }))).toEqual([]);
   });

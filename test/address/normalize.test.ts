@@ -1,14 +1,22 @@
 // The small normalizations every comparison and cache key shares.
 import { describe, expect, it } from 'vitest';
-import { dropLeadingZeros, houseNumberKey, isZipCode, normalizeParts, placeName, zip5 } from '../../src/address/index.js';
+import { dropLeadingZeros, dropUnitLeadingZeros, houseNumberKey, isZipCode, normalizeParts, placeName, zip5 } from '../../src/address/index.js';
 
 describe('normalizations', () => {
-  it('dropLeadingZeros: one rule for house numbers and units', () => {
+  it('dropLeadingZeros: a house number loses zeros before a digit only', () => {
     expect(dropLeadingZeros('0012')).toBe('12');
     expect(dropLeadingZeros('04B')).toBe('4B');
     expect(dropLeadingZeros('0')).toBe('0');
     expect(dropLeadingZeros('000')).toBe('0');
     expect(dropLeadingZeros('102')).toBe('102');
+    expect(dropLeadingZeros('0A')).toBe('0A');
+  });
+
+  it('dropUnitLeadingZeros: a unit loses zeros before a letter too', () => {
+    expect(dropUnitLeadingZeros('04B')).toBe('4B');
+    expect(dropUnitLeadingZeros('0A')).toBe('A');
+    expect(dropUnitLeadingZeros('0')).toBe('0');
+    expect(dropUnitLeadingZeros('000')).toBe('0');
   });
 
   it('houseNumberKey: 0012-B is 12B; a fraction stays', () => {
@@ -17,6 +25,8 @@ describe('normalizations', () => {
     expect(houseNumberKey('123 1/2')).toBe('1231/2');
     expect(houseNumberKey('123 1/2')).not.toBe(houseNumberKey('123'));
     expect(houseNumberKey('10-12')).toBe('10-12');
+    expect(houseNumberKey('0A')).toBe('0A');
+    expect(houseNumberKey('0A')).not.toBe(houseNumberKey('A'));
   });
 
   it('placeName: punctuation and Saint/St do not tell names apart', () => {
