@@ -1,6 +1,7 @@
 // No paid upstream work for a lookup the account cannot pay for, and one account's refusal is never
 // passed on to another account that asked for the same home at the same time.
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashApiKey, seededAccountId } from '../../src/accounts/keys.js';
 import { LookupError } from '../../src/contract/index.js';
 import { MemoryStore, type ReserveRequest, type ReserveResult } from '../../src/store/index.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -50,30 +51,53 @@ describe('an address lookup by an account that cannot pay', () => {
 });
 
 /**
- * The real in-memory store; the first reservation (the leading account's) is held until both requests
- * have read the cache (missed), i.e. the other is about to follow the lead, as a remote store's is
- * under load. Counting both reads, not a read after the reservation, holds whichever order they come in.
+ * The real in-memory store, holding the first reservation (the leader's, made under the lock) until a
+ * second request has missed the cache, i.e. is about to follow the lead, as a remote store's
+ * reservation is held up under load. The leader reads the cache twice (its miss, then again under the
+ * lock), so its read under the lock is not counted as a miss.
  */
 class HeldFirstReserveStore extends MemoryStore {
-  private cacheReads = 0;
-  private reserves = 0;
+  private reads = 0;
+  /** Cache reads before the first lock was asked for (the leader's own miss among them). */
+  readsBeforeFirstLock: number | null = null;
+  /** The reservations that had to wait at the gate, by account. */
+  readonly held: string[] = [];
+  /** Refused locks: a request that leads into a home another holds instead of following it. */
+  refusedLocks = 0;
   private onCacheRead: (() => void) | null = null;
+  private firstReserveArrived!: () => void;
+  readonly firstReserve = new Promise<void>((resolve) => (this.firstReserveArrived = resolve));
+  private reserves = 0;
+
   override async getEntries(keys: readonly string[]) {
-    this.cacheReads += 1;
+    this.reads += 1;
     this.onCacheRead?.();
     return super.getEntries(keys);
   }
+  override async tryLock(key: string, token: string, ttlMs: number): Promise<boolean> {
+    this.readsBeforeFirstLock ??= this.reads;
+    const locked = await super.tryLock(key, token, ttlMs);
+    if (!locked) this.refusedLocks += 1;
+    return locked;
+  }
+  /** Misses: every read but the first lock holder's read under it. */
+  private misses(): number {
+    return this.readsBeforeFirstLock === null ? this.reads : this.reads - 1;
+  }
   override async reserve(req: ReserveRequest): Promise<ReserveResult> {
     if (++this.reserves === 1) {
-      await new Promise<void>((resolve) => {
-        this.onCacheRead = () => {
-          if (this.cacheReads >= 2) resolve();
-        };
-        this.onCacheRead();
-      });
-      this.onCacheRead = null;
-      // The follower's cache miss is answered, and it joins the lead, before the leader goes on.
-      for (let i = 0; i < 3; i += 1) await new Promise((r) => setImmediate(r));
+      this.firstReserveArrived();
+      if (this.misses() < 2) {
+        this.held.push(req.accountId);
+        await new Promise<void>((resolve) => {
+          this.onCacheRead = () => {
+            if (this.misses() >= 2) resolve();
+          };
+        });
+        this.onCacheRead = null;
+        // The follower's cache miss is answered, and it joins the lead, before the leader goes on.
+        for (let i = 0; i < 3; i += 1) await new Promise((r) => setImmediate(r));
+      }
     }
     return super.reserve(req);
   }
@@ -81,17 +105,25 @@ class HeldFirstReserveStore extends MemoryStore {
 
 describe('two accounts ask for the same uncached home at once', () => {
   it("the first one's refusal does not become the second one's answer", async () => {
+    const store = new HeldFirstReserveStore();
     svc = await startTestService({
       inProcess: true,
-      store: new HeldFirstReserveStore(),
+      store,
       accounts: { poor: { key: 'poor_key_000002', plan: 'free', allotment: 0 }, rich: { key: 'rich_key_000002', plan: 'free', allotment: 5 } },
     });
+    // The account that cannot pay leads: the other asks once the leader is reserving under the lock.
     const poor = svc.get('/v1/portal/property?zpid=2146993218', svc.keys.poor);
+    await store.firstReserve;
     const rich = svc.get('/v1/portal/property?zpid=2146993218', svc.keys.rich);
     const [p, r] = await Promise.all([poor, rich]);
     expect(p.status).toBe(402);
     expect(r.status).toBe(200);
     expect(r.body.meta.credits).toBe(1);
+    // The gate held the leader's reservation, and the leader was the account that cannot pay.
+    expect(store.readsBeforeFirstLock).toBe(1);
+    expect(store.held).toEqual([seededAccountId(hashApiKey(svc.keys.poor!, svc.config.apiKeySecret))]);
+    // The other request followed the lead (no request led into the lock the leader held).
+    expect(store.refusedLocks).toBe(0);
   });
 });
 
