@@ -33,19 +33,29 @@ function isIncremental(params: OperationParams): boolean {
   return document !== null && documentFacts(document).incremental;
 }
 
+/**
+ * An operation of a batched body as the checks and Yoga read it: the body is only JSON so far, and an
+ * operation that is not an object (`[null]`) is one without a query (missing_query for that
+ * operation), not a TypeError in every reader of its params.
+ */
+const asParams = (operation: unknown): OperationParams =>
+  operation !== null && typeof operation === 'object' && !Array.isArray(operation) ? (operation as OperationParams) : {};
+
 export function useBatchedRequests<ServerContext extends Record<string, any>>(opts: BatchedRequestsOptions<ServerContext>): Plugin<Record<string, unknown>, ServerContext> {
   const maxLookups = opts.maxLookups ?? MAX_BATCH_ITEMS;
   return {
     onRequestParse({ request, serverContext }) {
       return {
-        async onRequestParseDone({ requestParserResult }) {
+        async onRequestParseDone({ requestParserResult, setRequestParserResult }) {
           if (!Array.isArray(requestParserResult)) {
             // A single operation is authenticated by the context factory, after validation; without a
             // key at all it is refused here, so a keyless client never makes the server validate.
-            if (!request.headers.has('x-api-key') && needsApiKey(requestParserResult as OperationParams)) await opts.authenticate(request, serverContext);
+            if (!request.headers.has('x-api-key') && needsApiKey(asParams(requestParserResult))) await opts.authenticate(request, serverContext);
             return;
           }
-          const operations = requestParserResult as OperationParams[];
+          const sent = requestParserResult as unknown[];
+          const operations = sent.map(asParams);
+          if (operations.some((o, i) => o !== sent[i])) setRequestParserResult(operations);
           if (operations.length === 0) {
             throw toGraphQLError(
               new LookupError('bad_body', { message: 'A batched request needs at least one operation.', details: { reason: 'empty array' } }),
