@@ -5,7 +5,7 @@ import type { CacheEntry } from '../../src/store/types.js';
 import { account, budgetExpiryScenario, entry, ledgerEntry, req, storeContract } from './store-contract.js';
 
 let current: MemoryStore;
-/** The contract's memory stores run this far ahead of the real clock (expireEntry moves it on). */
+/** The contract's memory stores run this far ahead of the real clock (expireEntry and elapse move it on). */
 let skew = 0;
 interface KeptEntry { value: { text: string; raw: Buffer | null; entry?: unknown }; expiresAt: number }
 const keptOf = (key: string) => (current as unknown as { entries: Map<string, KeptEntry> }).entries.get(key);
@@ -22,6 +22,9 @@ storeContract('memory', async () => (current = new MemoryStore(() => Date.now() 
   },
   async expireEntry(_key, ttlMs) {
     skew += ttlMs + 1;
+  },
+  async elapse(ms) {
+    skew += ms;
   },
 });
 

@@ -20,9 +20,9 @@ export interface StoreBackdoor {
    * clock moves on; on Redis the keys' remaining ttl is checked to be at most ttlMs, then they expire now.
    */
   expireEntry(key: string, ttlMs: number): Promise<void>;
+  /** `ms` pass for every lifetime the store keeps: the memory store's clock moves on; Redis keeps its own time, so it is waited for. */
+  elapse(ms: number): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function account(over: Partial<Account> = {}): Account {
   const id = over.id ?? `acct_${randomUUID().slice(0, 8)}`;
@@ -238,7 +238,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.getAliases(['addr:1 main st springfield il 62701', 'addr:none', 'bldg:abc'])).toEqual([
           'zpid:1', null, 'zpid:2',
         ]);
-        await sleep(200);
+        await backdoor.elapse(200);
         expect(await store.getAliases(['bldg:abc', 'addr:1 main st springfield il 62701'])).toEqual([null, 'zpid:1']);
         expect(await store.getAliases([])).toEqual([]);
       });
@@ -248,7 +248,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         await store.putMemo('addr:2 main st', body, 80);
         expect(await store.getMemo('addr:2 main st')).toEqual(body);
         expect(await store.getMemo('addr:3 main st')).toBeNull();
-        await sleep(200);
+        await backdoor.elapse(200);
         expect(await store.getMemo('addr:2 main st')).toBeNull();
       });
     });
@@ -464,7 +464,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         await store.reserve(short);
         await store.reserve(long);
         expect(await store.sweep()).toBe(0);
-        await sleep(150);
+        await backdoor.elapse(150);
         expect(await store.sweep()).toBe(1);
         expect(await store.sweep()).toBe(0);
         expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 1, overageUsed: 0 });
@@ -481,7 +481,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         await store.reserve(kept);
         await store.reserve(lapsed);
         expect(await store.renewReservations([kept.reservationId], 60_000)).toEqual([]);
-        await sleep(300);
+        await backdoor.elapse(300);
         expect(await store.sweep()).toBe(1);
         expect(await store.renewReservations([kept.reservationId, lapsed.reservationId], 60_000)).toEqual([lapsed.reservationId]);
         expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
@@ -548,7 +548,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.tryLock('zpid:1', 'tok-c', 60_000)).toBe(false);
         await store.unlock('zpid:1', 'tok-a');
         expect(await store.tryLock('zpid:1', 'tok-c', 80)).toBe(true);
-        await sleep(200);
+        await backdoor.elapse(200);
         expect(await store.tryLock('zpid:1', 'tok-d', 60_000)).toBe(true);
         // The expired holder cannot release the new holder's lock.
         await store.unlock('zpid:1', 'tok-c');
@@ -559,10 +559,10 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.tryLock('zpid:7', 'tok-a', 150)).toBe(true);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual([]);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-x' }, { key: 'zpid:8', token: 'tok-a' }], 60_000)).toEqual(['zpid:7', 'zpid:8']);
-        await sleep(300);
+        await backdoor.elapse(300);
         expect(await store.tryLock('zpid:7', 'tok-b', 150)).toBe(false);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 100)).toEqual([]);
-        await sleep(250);
+        await backdoor.elapse(250);
         expect(await store.tryLock('zpid:7', 'tok-b', 60_000)).toBe(true);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual(['zpid:7']);
       });
