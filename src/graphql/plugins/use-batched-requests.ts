@@ -8,7 +8,7 @@
 // 3. the lookups of all operations count together against the batch limit (too_many_items).
 // A single operation that needs a key and has none is refused here too, before validation.
 import type { GraphQLSchema } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
 import { documentFacts, documentOf } from '../documents.js';
 import { toGraphQLError } from '../errors.js';
@@ -55,7 +55,7 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(op
           }
           const sent = requestParserResult as unknown[];
           const operations = sent.map(asParams);
-          if (operations.some((o, i) => o !== sent[i])) setRequestParserResult(operations);
+          if (operations.some((o, i) => o !== sent[i])) setRequestParserResult(operations as GraphQLParams[]);
           if (operations.length === 0) {
             throw toGraphQLError(
               new LookupError('bad_body', { message: 'A batched request needs at least one operation.', details: { reason: 'empty array' } }),
