@@ -7,6 +7,8 @@ export default defineConfig({
   resolve: base.resolve,
   test: {
     include: ['test/fuzz/**/*.test.ts'],
+    // The test services' page readers run src/ as compiled once per run (test/helpers/compile-src.setup.ts).
+    globalSetup: base.test?.globalSetup,
     execArgv: ['--expose-gc'],
     testTimeout: 30 * 60_000,
     hookTimeout: 60_000,
