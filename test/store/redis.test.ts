@@ -16,6 +16,26 @@ afterAll(async () => {
   await disposeRedisServer(server);
 });
 
+/** ARGV: 1 key prefix, 2 ms. What `ms` passing would do to the keys under the prefix (see RedisStore's key layout). */
+const LUA_ELAPSE = `
+local ms = tonumber(ARGV[2])
+for _, k in ipairs(redis.call('KEYS', ARGV[1] .. '*')) do
+  local left = redis.call('PTTL', k)
+  if left > 0 then
+    if left <= ms then redis.call('DEL', k) else redis.call('PEXPIRE', k, left - ms) end
+  end
+end
+local byExpiry = ARGV[1] .. '{bill}:res-by-expiry'
+local held = redis.call('ZRANGE', byExpiry, 0, -1, 'WITHSCORES')
+for i = 1, #held, 2 do
+  local at = string.format('%d', tonumber(held[i + 1]) - ms)
+  redis.call('ZADD', byExpiry, at, held[i])
+  local record = ARGV[1] .. '{bill}:res:' .. held[i]
+  if redis.call('EXISTS', record) == 1 then redis.call('HSET', record, 'expires_at', at) end
+end
+return 1
+`;
+
 // Each test gets its own key prefix on the one server, so tests never see each other's keys.
 let prefix = '';
 storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = `t${randomUUID().slice(0, 8)}:`) }), {
@@ -47,8 +67,13 @@ storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = 
     }
     raw.disconnect();
   },
-  // Redis expires keys by its own clock: the time really passes.
-  elapse: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  // Redis keeps its own time: every ttl under the test's prefix and every reservation's expiry (server
+  // time, in its record and the expiry zset) is moved `ms` closer instead.
+  async elapse(ms) {
+    const raw = new Redis(server.url);
+    await raw.eval(LUA_ELAPSE, 0, prefix, String(ms));
+    raw.disconnect();
+  },
 });
 
 describe('RedisStore specifics', () => {

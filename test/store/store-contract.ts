@@ -20,7 +20,11 @@ export interface StoreBackdoor {
    * clock moves on; on Redis the keys' remaining ttl is checked to be at most ttlMs, then they expire now.
    */
   expireEntry(key: string, ttlMs: number): Promise<void>;
-  /** `ms` pass for every lifetime the store keeps: the memory store's clock moves on; Redis keeps its own time, so it is waited for. */
+  /**
+   * `ms` pass for every lifetime the store keeps, without waiting: the memory store's clock moves on; on
+   * Redis every ttl and lease expiry is moved `ms` closer. The lifetimes below are long (seconds), so a
+   * stalled machine cannot end one before the test moves time on: no wait decides an outcome.
+   */
   elapse(ms: number): Promise<void>;
 }
 
@@ -234,21 +238,21 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
 
       it('keeps aliases and lets them expire', async () => {
         await store.putAlias('addr:1 main st springfield il 62701', 'zpid:1', 60_000);
-        await store.putAlias('bldg:abc', 'zpid:2', 80);
+        await store.putAlias('bldg:abc', 'zpid:2', 30_000);
         expect(await store.getAliases(['addr:1 main st springfield il 62701', 'addr:none', 'bldg:abc'])).toEqual([
           'zpid:1', null, 'zpid:2',
         ]);
-        await backdoor.elapse(200);
+        await backdoor.elapse(30_001);
         expect(await store.getAliases(['bldg:abc', 'addr:1 main st springfield il 62701'])).toEqual([null, 'zpid:1']);
         expect(await store.getAliases([])).toEqual([]);
       });
 
       it('keeps an ambiguity memo for its ttl', async () => {
         const body = { code: 'address_ambiguous', message: 'x', details: { candidate: { detailUrl: 'https://example.com/h/1_zpid/' } } };
-        await store.putMemo('addr:2 main st', body, 80);
+        await store.putMemo('addr:2 main st', body, 30_000);
         expect(await store.getMemo('addr:2 main st')).toEqual(body);
         expect(await store.getMemo('addr:3 main st')).toBeNull();
-        await backdoor.elapse(200);
+        await backdoor.elapse(30_001);
         expect(await store.getMemo('addr:2 main st')).toBeNull();
       });
     });
@@ -459,12 +463,12 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       it('sweep releases only reservations past their ttl', async () => {
         const id = account().id;
         const day = { budget: { day: '2026-03-09', scope: 'service' as const, cap: 10 } };
-        const short = req(id, { ttlMs: 50, ...day });
+        const short = req(id, { ttlMs: 30_000, ...day });
         const long = req(id, { ttlMs: 60_000, ...day });
         await store.reserve(short);
         await store.reserve(long);
         expect(await store.sweep()).toBe(0);
-        await backdoor.elapse(150);
+        await backdoor.elapse(30_001);
         expect(await store.sweep()).toBe(1);
         expect(await store.sweep()).toBe(0);
         expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 1, overageUsed: 0 });
@@ -476,12 +480,12 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       it('leases: a renewed reservation outlives its first ttl; one not renewed is swept; renewing a gone one reports it', async () => {
         const id = account().id;
         const day = { budget: { day: '2026-03-10', scope: 'service' as const, cap: 10 } };
-        const kept = req(id, { ttlMs: 150, ...day });
-        const lapsed = req(id, { ttlMs: 150, ...day });
+        const kept = req(id, { ttlMs: 30_000, ...day });
+        const lapsed = req(id, { ttlMs: 30_000, ...day });
         await store.reserve(kept);
         await store.reserve(lapsed);
         expect(await store.renewReservations([kept.reservationId], 60_000)).toEqual([]);
-        await backdoor.elapse(300);
+        await backdoor.elapse(30_001);
         expect(await store.sweep()).toBe(1);
         expect(await store.renewReservations([kept.reservationId, lapsed.reservationId], 60_000)).toEqual([lapsed.reservationId]);
         expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
@@ -547,8 +551,8 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         await store.unlock('zpid:1', 'tok-b');
         expect(await store.tryLock('zpid:1', 'tok-c', 60_000)).toBe(false);
         await store.unlock('zpid:1', 'tok-a');
-        expect(await store.tryLock('zpid:1', 'tok-c', 80)).toBe(true);
-        await backdoor.elapse(200);
+        expect(await store.tryLock('zpid:1', 'tok-c', 30_000)).toBe(true);
+        await backdoor.elapse(30_001);
         expect(await store.tryLock('zpid:1', 'tok-d', 60_000)).toBe(true);
         // The expired holder cannot release the new holder's lock.
         await store.unlock('zpid:1', 'tok-c');
@@ -556,13 +560,13 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       });
 
       it('a lease: renewed by its holder it outlives its first ttl; another token cannot renew it; once lapsed it is taken over', async () => {
-        expect(await store.tryLock('zpid:7', 'tok-a', 150)).toBe(true);
+        expect(await store.tryLock('zpid:7', 'tok-a', 30_000)).toBe(true);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual([]);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-x' }, { key: 'zpid:8', token: 'tok-a' }], 60_000)).toEqual(['zpid:7', 'zpid:8']);
-        await backdoor.elapse(300);
-        expect(await store.tryLock('zpid:7', 'tok-b', 150)).toBe(false);
-        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 100)).toEqual([]);
-        await backdoor.elapse(250);
+        await backdoor.elapse(30_001);
+        expect(await store.tryLock('zpid:7', 'tok-b', 30_000)).toBe(false);
+        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 10_000)).toEqual([]);
+        await backdoor.elapse(10_001);
         expect(await store.tryLock('zpid:7', 'tok-b', 60_000)).toBe(true);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual(['zpid:7']);
       });
