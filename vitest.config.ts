@@ -1,11 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that run in a process of their own: the Redis store's (they kill and freeze Redis servers, and a
- * client left reconnecting would outlive its file), the event-loop lag test (it measures this process's
- * loop), browsers.
+ * Files that run in a process of their own: those that stop, kill, freeze or restart a Redis server
+ * under this process's own Redis clients (a client left reconnecting would outlive its file): the Redis
+ * store's, the outage, restarted-empty and start-before-Redis tests; the event-loop lag test (it measures
+ * this process's loop); browsers.
  */
-const OWN_PROCESS = ['test/e2e/event-loop-lag.test.ts', 'test/store/redis*.test.ts', 'test/browser/**/*.test.ts', '**/*.browser.test.ts'];
+const OWN_PROCESS = [
+  'test/e2e/event-loop-lag.test.ts', 'test/store/redis*.test.ts',
+  'test/e2e/redis-outage.test.ts', 'test/e2e/store-reset.test.ts', 'test/e2e/startup.test.ts',
+  'test/browser/**/*.test.ts', '**/*.browser.test.ts',
+];
 
 export default defineConfig({
   // One copy of graphql for app, Pothos and Yoga (vitest would otherwise load both the ESM and CJS builds).
