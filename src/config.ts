@@ -5,7 +5,7 @@
 // its field in Config with its line in loadConfig.
 import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigError, decimal, flag, httpUrl, integer, ms, oneOf, readEnv, redisUrl, text, type Env, type EnvRule } from './config/read-env.js';
+import { ConfigError, MAX_TIMER_MS, decimal, flag, httpUrl, integer, ms, oneOf, readEnv, redisUrl, text, type Env, type EnvRule } from './config/read-env.js';
 import { MAX_BATCH_ITEMS } from './contract/index.js';
 
 export { ConfigError } from './config/read-env.js';
@@ -82,6 +82,8 @@ export interface Config {
   metricsToken: string | null;
   /** Port of a separate /metrics listener (no token); null: none. */
   metricsPort: number | null;
+  /** Address of that listener: loopback by default, as it has no token. */
+  metricsHost: string;
   /** Lookups per API key and minute (all instances together); 0: no limit. */
   rateLimitPerMinute: number;
   /** Live lookups of one API key at once (all instances together); 0: no cap. */
@@ -93,6 +95,17 @@ export interface Config {
 export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
 export const DEFAULT_SUGGEST_URL = 'https://www.zillowstatic.com/autocomplete/v3/suggestions';
 const DEV_SECRET = 'dev-only-secret-change-me';
+/** Under production a shorter API_KEY_SECRET is refused: a few characters can be guessed. */
+export const MIN_PRODUCTION_SECRET_LENGTH = 16;
+
+/** `production` in any case, and its short form: a typo must not skip the production checks. */
+export const isProduction = (nodeEnv: string | undefined): boolean => /^prod(uction)?$/i.test(nodeEnv?.trim() ?? '');
+
+/**
+ * After SHUTDOWN_GRACE_MS the stop's backstop (server.ts) waits this much more: the aborted requests'
+ * answer time (3 s) and a margin (5 s). Grace plus this must stay a valid timer, or Node fires it at once.
+ */
+export const STOP_AFTER_GRACE_MS = 8_000;
 
 /**
  * A lease is renewed every third of it, each renewal bounded by the command timeout: it must outlast
@@ -106,7 +119,7 @@ const opt = Type.Optional;
 
 /** Every environment variable the service reads. */
 export const ENV = Type.Object({
-  NODE_ENV: opt(text({ description: '`production` makes a missing API_KEY_SECRET a start-up error' })),
+  NODE_ENV: opt(text({ description: '`production` (any case, or `prod`) makes a missing, default or short API_KEY_SECRET a start-up error' })),
   PORT: integer({ default: 4000, minimum: 0, maximum: 65_535, description: 'Port to listen on' }),
   HOST: text({ default: '0.0.0.0', description: 'Address to listen on' }),
   REDIS_URL: opt(redisUrl({ description: 'Redis for the store; unset: the embedded in-memory store', secret: true })),
@@ -146,12 +159,13 @@ export const ENV = Type.Object({
   LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', description: 'pino level' }),
   HEADERS_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: "Time a client has to send a request's headers" }),
   REQUEST_TIMEOUT_MS: ms({ default: 30_000, minimum: 1, description: 'Time a client has to send its whole request' }),
-  SHUTDOWN_GRACE_MS: ms({ default: 25_000, minimum: 0, description: 'On SIGTERM, how long running requests may go on' }),
+  SHUTDOWN_GRACE_MS: ms({ default: 25_000, minimum: 0, maximum: MAX_TIMER_MS - STOP_AFTER_GRACE_MS, description: 'On SIGTERM, how long running requests may go on' }),
   KEYLESS_BURST: integer({ default: 60, minimum: 1, description: 'Keyless /graphql requests per client address: the burst' }),
   KEYLESS_PER_SECOND: integer({ default: 1, minimum: 1, description: 'Keyless /graphql requests per client address: refilled per second' }),
   LOG_PRETTY: flag({ default: false, description: 'Readable log lines instead of JSON', docDefault: '`false` (`npm run demo`: `true`)' }),
   METRICS_TOKEN: opt(text({ description: 'Bearer token for GET /metrics on the main port', secret: true })),
   METRICS_PORT: opt(integer({ minimum: 0, maximum: 65_535, description: 'Port of a separate /metrics listener without a token' })),
+  METRICS_HOST: text({ default: '127.0.0.1', description: 'Address of the METRICS_PORT listener' }),
   // A full batch (50 lookups) must fit in one window.
   RATE_LIMIT_PER_MINUTE: integer({ default: 600, minimum: 0, description: 'Lookups per API key and minute; 0: no limit' }),
   MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: 'Live lookups of one API key at once; 0: no cap' }),
@@ -194,8 +208,19 @@ const RULES: Array<EnvRule<EnvValues>> = [
   {
     // Keys hashed with the public development secret could be forged by anyone who reads this code.
     uses: ['NODE_ENV', 'API_KEY_SECRET'],
-    check: (v) => v.NODE_ENV !== 'production' || v.API_KEY_SECRET !== undefined ? null
-      : 'API_KEY_SECRET must be set when NODE_ENV is production (without it API keys are hashed with the public development secret)',
+    check: (v) => {
+      if (!isProduction(v.NODE_ENV)) return null;
+      if (v.API_KEY_SECRET === undefined) return 'API_KEY_SECRET must be set when NODE_ENV is production (without it API keys are hashed with the public development secret)';
+      if (v.API_KEY_SECRET === DEV_SECRET) return 'API_KEY_SECRET must not be the public development secret when NODE_ENV is production';
+      return v.API_KEY_SECRET.length >= MIN_PRODUCTION_SECRET_LENGTH ? null
+        : `API_KEY_SECRET must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters when NODE_ENV is production (got ${v.API_KEY_SECRET.length})`;
+    },
+  },
+  {
+    // Two listeners cannot share a port; 0 picks a free one for each.
+    uses: ['PORT', 'METRICS_PORT'],
+    check: (v) => v.METRICS_PORT === undefined || v.METRICS_PORT === 0 || v.METRICS_PORT !== v.PORT ? null
+      : `METRICS_PORT (${v.METRICS_PORT}) must differ from PORT`,
   },
 ];
 
@@ -247,6 +272,7 @@ export function loadConfig(env: Env = process.env): Config {
     logPretty: v.LOG_PRETTY,
     metricsToken: v.METRICS_TOKEN ?? null,
     metricsPort: v.METRICS_PORT ?? null,
+    metricsHost: v.METRICS_HOST,
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     maxLivePerKey: v.MAX_LIVE_PER_KEY,
     upgradeUrl: v.UPGRADE_URL,

@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   if (usesDevSecret(config)) {
-    io.err('Warning: API_KEY_SECRET is not set; keys are hashed with the development secret and work only with a service that also uses it.');
+    io.err('Warning: API_KEY_SECRET is not set or is the development default; keys are hashed with the development secret and work only with a service that also uses it.');
   }
   const store = await createStore(config);
   try {

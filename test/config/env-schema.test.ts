@@ -46,7 +46,7 @@ describe('the environment schema', () => {
       'BATCH_CONCURRENCY must be an integer >= 1 (got "0")',
       'PAGE_WORKERS must be an integer >= 1 (got "1.5")',
       'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
-      'SHUTDOWN_GRACE_MS must be an integer >= 0 and <= 2147483647 (got "9999999999")',
+      'SHUTDOWN_GRACE_MS must be an integer >= 0 and <= 2147475647 (got "9999999999")',
     ]);
     for (const p of problems) expect(p).not.toContain('\n');
   });
@@ -80,8 +80,40 @@ describe('the environment schema', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       'API_KEY_SECRET must be set when NODE_ENV is production (without it API keys are hashed with the public development secret)',
     ]);
-    expect(loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 's3cret-s3cret' }).apiKeySecret).toBe('s3cret-s3cret');
+    expect(loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 's3cret-s3cret-s3cret' }).apiKeySecret).toBe('s3cret-s3cret-s3cret');
     expect(loadConfig({ NODE_ENV: 'development' }).apiKeySecret).toBe('dev-only-secret-change-me');
+  });
+
+  it('production in any case, or prod, gets the production checks; other values are accepted as they are', () => {
+    const missing = 'API_KEY_SECRET must be set when NODE_ENV is production (without it API keys are hashed with the public development secret)';
+    for (const env of ['Production', 'PRODUCTION', ' production ', 'prod', 'Prod']) expect(problemsOf({ NODE_ENV: env }), env).toEqual([missing]);
+    for (const env of ['development', 'test', 'staging', 'preproduction']) expect(() => loadConfig({ NODE_ENV: env }), env).not.toThrow();
+  });
+
+  it('in production the public development secret, or one shorter than 16 characters, is refused', () => {
+    expect(problemsOf({ NODE_ENV: 'production', API_KEY_SECRET: 'dev-only-secret-change-me' })).toEqual([
+      'API_KEY_SECRET must not be the public development secret when NODE_ENV is production',
+    ]);
+    expect(problemsOf({ NODE_ENV: 'Production', API_KEY_SECRET: 's3cret-s3cret' })).toEqual([
+      'API_KEY_SECRET must be at least 16 characters when NODE_ENV is production (got 13)',
+    ]);
+    expect(() => loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: '0123456789abcdef' })).not.toThrow();
+    // Outside production a short secret is the operator's choice.
+    expect(() => loadConfig({ API_KEY_SECRET: 'short' })).not.toThrow();
+  });
+
+  it('METRICS_PORT must differ from PORT unless one picks a free port (0); METRICS_HOST is loopback by default', () => {
+    expect(problemsOf({ PORT: '9100', METRICS_PORT: '9100' })).toEqual(['METRICS_PORT (9100) must differ from PORT']);
+    expect(problemsOf({ METRICS_PORT: '4000' })).toEqual(['METRICS_PORT (4000) must differ from PORT']);
+    expect(() => loadConfig({ PORT: '0', METRICS_PORT: '0' })).not.toThrow();
+    expect(() => loadConfig({ PORT: '4000', METRICS_PORT: '9100' })).not.toThrow();
+    expect(loadConfig({ METRICS_PORT: '9100' }).metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_HOST: '10.0.0.5' }).metricsHost).toBe('10.0.0.5');
+  });
+
+  it('SHUTDOWN_GRACE_MS leaves room for the stop backstop (grace + 8 s) within a timer', () => {
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: String(2_147_483_647 - 8_000) }).shutdownGraceMs).toBe(2_147_475_647);
+    expect(problemsOf({ SHUTDOWN_GRACE_MS: '2147483647' })).toEqual(['SHUTDOWN_GRACE_MS must be an integer >= 0 and <= 2147475647 (got "2147483647")']);
   });
 });
 
