@@ -384,20 +384,14 @@ export interface operations {
     lookupProperty: {
         parameters: {
             query?: {
-                /**
-                 * @description A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters.
-                 * @example https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/
-                 */
+                /** @description A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters. Example: `https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/` */
                 url?: string;
                 /**
                  * @description The property ID, 1 to 12 digits.
                  * @example 2146993218
                  */
                 zpid?: string;
-                /**
-                 * @description One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments.
-                 * @example 661 Lakeview Ave, San Francisco, CA 94112
-                 */
+                /** @description One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments. Example: `661 Lakeview Ave, San Francisco, CA 94112` */
                 address?: string;
                 /** @description Hint for which listing to read (a batch: for every item). Detected automatically when omitted. */
                 status?: "for_sale" | "sold" | "for_rent";
@@ -435,7 +429,7 @@ export interface operations {
                      *         "detailUrl": "https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/",
                      *         "address": "6851 Roswell Rd APT O31, Sandy Springs, GA 30328",
                      *         "streetAddress": "6851 Roswell Rd APT O31",
-                     *         "unit": "APT O31",
+                     *         "unit": "O31",
                      *         "city": "Sandy Springs",
                      *         "state": "GA",
                      *         "zipcode": "30328",
@@ -443,16 +437,16 @@ export interface operations {
                      *         "neighborhood": null,
                      *         "latitude": null,
                      *         "longitude": null,
-                     *         "price": 1495,
+                     *         "price": 265000,
                      *         "currency": "USD",
-                     *         "homeStatus": "FOR_RENT",
-                     *         "statusText": "For rent",
+                     *         "homeStatus": "FOR_SALE",
+                     *         "statusText": "For sale",
                      *         "homeType": "CONDO",
-                     *         "beds": 1,
-                     *         "baths": 1,
-                     *         "livingArea": 780,
+                     *         "beds": 2,
+                     *         "baths": 2,
+                     *         "livingArea": 1206,
                      *         "lotSize": null,
-                     *         "yearBuilt": null,
+                     *         "yearBuilt": 1964,
                      *         "pricePerSquareFoot": null,
                      *         "estimate": null,
                      *         "rentEstimate": null,
@@ -460,7 +454,7 @@ export interface operations {
                      *         "datePosted": null,
                      *         "dateSold": null,
                      *         "lastSoldPrice": null,
-                     *         "monthlyHoaFee": null,
+                     *         "monthlyHoaFee": 486,
                      *         "taxAnnualAmount": null,
                      *         "taxAssessedValue": null,
                      *         "propertyTaxRate": null,
@@ -470,7 +464,7 @@ export interface operations {
                      *         "description": null,
                      *         "imgSrc": null,
                      *         "photos": [],
-                     *         "photoCount": 0,
+                     *         "photoCount": 42,
                      *         "brokerName": null,
                      *         "brokerPhone": null,
                      *         "agentName": null,
@@ -482,13 +476,13 @@ export interface operations {
                      *         "taxHistory": [],
                      *         "schools": [],
                      *         "virtualTourUrl": null,
-                     *         "scrapedAt": "2026-11-20T09:14:03.000Z"
+                     *         "scrapedAt": "2026-10-09T12:00:00.000Z"
                      *       },
                      *       "meta": {
                      *         "credits": 1,
                      *         "cached": false,
                      *         "cache_key": "zpid:2146993218",
-                     *         "fetched_at": "2026-11-20T09:14:03.000Z",
+                     *         "fetched_at": "2026-10-09T12:00:00.000Z",
                      *         "source": {
                      *           "provider": "self_hosted",
                      *           "note": "Read from the listing page"
@@ -751,7 +745,7 @@ export interface operations {
                  *           "address": "661 Lakeview Ave, San Francisco, CA 94112"
                  *         }
                  *       ],
-                 *       "status": "for_rent"
+                 *       "status": "for_sale"
                  *     }
                  */
                 "application/json": components["schemas"]["BatchRequest"];
@@ -785,7 +779,7 @@ export interface operations {
                      *             "detailUrl": "https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/",
                      *             "address": "6851 Roswell Rd APT O31, Sandy Springs, GA 30328",
                      *             "streetAddress": "6851 Roswell Rd APT O31",
-                     *             "unit": "APT O31",
+                     *             "unit": "O31",
                      *             "city": "Sandy Springs",
                      *             "state": "GA",
                      *             "zipcode": "30328",
@@ -793,16 +787,16 @@ export interface operations {
                      *             "neighborhood": null,
                      *             "latitude": null,
                      *             "longitude": null,
-                     *             "price": 1495,
+                     *             "price": 265000,
                      *             "currency": "USD",
-                     *             "homeStatus": "FOR_RENT",
-                     *             "statusText": "For rent",
+                     *             "homeStatus": "FOR_SALE",
+                     *             "statusText": "For sale",
                      *             "homeType": "CONDO",
-                     *             "beds": 1,
-                     *             "baths": 1,
-                     *             "livingArea": 780,
+                     *             "beds": 2,
+                     *             "baths": 2,
+                     *             "livingArea": 1206,
                      *             "lotSize": null,
-                     *             "yearBuilt": null,
+                     *             "yearBuilt": 1964,
                      *             "pricePerSquareFoot": null,
                      *             "estimate": null,
                      *             "rentEstimate": null,
@@ -810,7 +804,7 @@ export interface operations {
                      *             "datePosted": null,
                      *             "dateSold": null,
                      *             "lastSoldPrice": null,
-                     *             "monthlyHoaFee": null,
+                     *             "monthlyHoaFee": 486,
                      *             "taxAnnualAmount": null,
                      *             "taxAssessedValue": null,
                      *             "propertyTaxRate": null,
@@ -820,7 +814,7 @@ export interface operations {
                      *             "description": null,
                      *             "imgSrc": null,
                      *             "photos": [],
-                     *             "photoCount": 0,
+                     *             "photoCount": 42,
                      *             "brokerName": null,
                      *             "brokerPhone": null,
                      *             "agentName": null,
@@ -832,13 +826,13 @@ export interface operations {
                      *             "taxHistory": [],
                      *             "schools": [],
                      *             "virtualTourUrl": null,
-                     *             "scrapedAt": "2026-11-20T09:14:03.000Z"
+                     *             "scrapedAt": "2026-10-09T12:00:00.000Z"
                      *           },
                      *           "meta": {
                      *             "credits": 1,
                      *             "cached": false,
                      *             "cache_key": "zpid:2146993218",
-                     *             "fetched_at": "2026-11-20T09:14:03.000Z",
+                     *             "fetched_at": "2026-10-09T12:00:00.000Z",
                      *             "source": {
                      *               "provider": "self_hosted",
                      *               "note": "Read from the listing page"

@@ -2,8 +2,8 @@
 // (stdio.ts, http.ts) gives it the way to open a tool call's request context: who is calling and
 // what aborts the call.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { humanMs } from '../contract/index.js';
 import { RELEASE, type CoreDeps } from '../lookup/index.js';
-import { humanMs } from '../web/guide.js';
 import { toolDefinitions, type OpenContext } from './tools.js';
 
 export const MCP_SERVER_NAME = 'portal-lookup';

@@ -6,14 +6,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { accountUsage } from '../accounts/index.js';
 import {
-  BatchItem, BatchRequest, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody, parseLocator,
+  BatchItem, BatchRequest, humanMs, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody, parseLocator,
   parseLookupOptions,
   type AccountUsage, type LookupMeta, type PortalProperty,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
 import { failureOf, lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
 import type { ErrorLog } from '../lookup/failure.js';
-import { humanMs } from '../web/guide.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
 export type OpenContext = (opts: { signal: AbortSignal; deadlineMs?: number }) => Promise<RequestContext>;

@@ -1,6 +1,7 @@
 // /openapi.json and the REST docs page at /docs: Swagger UI (swagger-ui-dist, installed locally, loaded
 // as hashed assets so it works offline and is downloaded once) under the service's own header.
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
 import { escapeHtml, scriptJson, siteAssets } from '../web/site-assets.js';
 import { brandBar } from '../web/landing.js';
 import { buildOpenApi } from './openapi.js';
@@ -30,8 +31,8 @@ export function docsPage(): string {
 `;
 }
 
-export async function docsRoutes(app: FastifyInstance): Promise<void> {
-  const document = JSON.stringify(buildOpenApi());
+export async function docsRoutes(app: FastifyInstance, config: Pick<Config, 'cacheTtlMs'>): Promise<void> {
+  const document = JSON.stringify(buildOpenApi(config));
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(document));
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(docsPage()));
 }

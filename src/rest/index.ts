@@ -30,5 +30,5 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promis
   accountRoute(app, deps);
   // The MCP server over streamable HTTP, on the same port and core (src/mcp).
   mcpRoute(app, deps);
-  await docsRoutes(app);
+  await docsRoutes(app, deps.config);
 }

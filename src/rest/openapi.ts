@@ -2,9 +2,10 @@
 // (schema.ts, inputs.ts), the query parameters (the input fields), and the error codes, statuses and
 // example error bodies (the table in errors.ts). Only the examples of a found home are written here.
 import {
-  CONTRACT_SCHEMAS, ERROR_CODES, LOCATOR_FIELDS, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
-  type AccountUsage, type BatchMeta, type LookupMeta, type PortalProperty, type RestErrorCode,
+  CONTRACT_SCHEMAS, ERROR_CODES, humanMs, LOCATOR_FIELDS, lookupDescription, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
+  type AccountUsage, type BatchMeta, type LocatorKey, type LookupMeta, type PortalProperty, type RestErrorCode,
 } from '../contract/index.js';
+import type { Config } from '../config.js';
 import type { TSchema } from '@sinclair/typebox';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -80,28 +81,42 @@ function errorResponses(statuses: readonly number[], answers: (code: RestErrorCo
   );
 }
 
-/** A query parameter from a contract input field: its description and examples beside the schema, as OpenAPI has them. */
-function queryParameter(name: string, field: TSchema) {
+/**
+ * The one locator whose example is the parameter's `example`. Swagger UI's try-it fills every
+ * parameter with its `example` (and with the first of its `examples`): more than one locator filled
+ * would send them all, and the lookup answers 400 bad_param. The others show theirs in the description.
+ */
+const PREFILLED_LOCATOR: LocatorKey = 'zpid';
+
+/** A query parameter from a contract input field: its description and example beside the schema, as OpenAPI has them. */
+function queryParameter(name: string, field: TSchema, prefilled: boolean) {
   const { description, examples, ...schema } = toOpenApi(field) as Record<string, Json>;
+  const example = Array.isArray(examples) ? examples[0]! : undefined;
+  const text = example !== undefined && !prefilled ? `${description ?? ''} Example: \`${String(example)}\``.trim() : description;
   return {
     name, in: 'query', required: false,
-    ...(description === undefined ? {} : { description }),
-    ...(Array.isArray(examples) ? { example: examples[0]! } : {}),
+    ...(text === undefined ? {} : { description: text }),
+    ...(example !== undefined && prefilled ? { example } : {}),
     schema,
   };
 }
 
-const exampleProperty: PortalProperty = {
+// The home of the hand-checked record fixtures/portal/expected/hdp-2146993218-condo-for-sale-2024.json,
+// trimmed (the rest null, lists empty); test/rest/openapi.test.ts holds every value set here to that
+// file. Copied, not imported: the build compiles src/ only.
+const EXAMPLE_READ_AT = '2026-10-09T12:00:00.000Z';
+export const exampleProperty: PortalProperty = {
   ...(Object.fromEntries(PROPERTY_FIELDS.map((f) => [f, null])) as unknown as PortalProperty),
   zpid: '2146993218',
   detailUrl: 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/',
   address: '6851 Roswell Rd APT O31, Sandy Springs, GA 30328',
-  streetAddress: '6851 Roswell Rd APT O31', unit: 'APT O31', city: 'Sandy Springs', state: 'GA', zipcode: '30328',
-  price: 1495, currency: 'USD', homeStatus: 'FOR_RENT', statusText: 'For rent', homeType: 'CONDO', beds: 1, baths: 1, livingArea: 780,
-  photos: [], photoCount: 0, priceHistory: [], taxHistory: [], schools: [], scrapedAt: '2026-11-20T09:14:03.000Z',
+  streetAddress: '6851 Roswell Rd APT O31', unit: 'O31', city: 'Sandy Springs', state: 'GA', zipcode: '30328',
+  price: 265000, currency: 'USD', homeStatus: 'FOR_SALE', statusText: 'For sale', homeType: 'CONDO', beds: 2, baths: 2, livingArea: 1206,
+  yearBuilt: 1964, monthlyHoaFee: 486, photos: [], photoCount: 42, priceHistory: [], taxHistory: [], schools: [],
+  scrapedAt: EXAMPLE_READ_AT,
 };
 const exampleMeta: LookupMeta = {
-  credits: 1, cached: false, cache_key: 'zpid:2146993218', fetched_at: '2026-11-20T09:14:03.000Z',
+  credits: 1, cached: false, cache_key: `zpid:${exampleProperty.zpid}`, fetched_at: EXAMPLE_READ_AT,
   source: { provider: 'self_hosted', note: 'Read from the listing page' }, release: 'v1', took_ms: 1840,
 };
 const exampleBatchMeta: BatchMeta = { count: 2, succeeded: 1, failed: 1, cache_hits: 0, credits: 1, took_ms: 1920 };
@@ -112,7 +127,8 @@ const exampleAccount: AccountUsage = {
 
 const TAGS = { lookups: 'Lookups', account: 'Account' } as const;
 
-export function buildOpenApi(): Record<string, Json> {
+/** The document of a service: its descriptions say the configured cache lifetime. */
+export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string, Json> {
   const schemas = Object.fromEntries(CONTRACT_SCHEMAS.map((s) => [s.$id!, toOpenApi(s)]));
   return {
     openapi: '3.1.0',
@@ -136,10 +152,10 @@ export function buildOpenApi(): Record<string, Json> {
           operationId: 'lookupProperty',
           tags: [TAGS.lookups],
           summary: 'Look up one home',
-          description: 'Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0.',
+          description: lookupDescription(humanMs(config.cacheTtlMs)),
           parameters: [
-            ...Object.entries(LOCATOR_FIELDS).map(([name, field]) => queryParameter(name, field)),
-            ...Object.entries(OPTION_FIELDS).map(([name, field]) => queryParameter(name, field)),
+            ...Object.entries(LOCATOR_FIELDS).map(([name, field]) => queryParameter(name, field, name === PREFILLED_LOCATOR)),
+            ...Object.entries(OPTION_FIELDS).map(([name, field]) => queryParameter(name, field, true)),
           ],
           responses: {
             '200': {
@@ -169,7 +185,7 @@ export function buildOpenApi(): Record<string, Json> {
             content: {
               'application/json': {
                 schema: { $ref: '#/components/schemas/BatchRequest' },
-                example: { items: [exampleProperty.detailUrl!, { address: '661 Lakeview Ave, San Francisco, CA 94112' }], status: 'for_rent' },
+                example: { items: [exampleProperty.detailUrl!, { address: '661 Lakeview Ave, San Francisco, CA 94112' }], status: 'for_sale' },
               },
             },
           },

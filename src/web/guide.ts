@@ -1,7 +1,7 @@
 // What the landing page and /llms.txt tell a newcomer, read from the code that decides it: the
 // operations from the OpenAPI document, the error codes from the one table, the limits and cache
 // lifetime from the contract and the configuration. Nothing here is a second copy to keep in step.
-import { ERROR_CODES, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
+import { ERROR_CODES, humanMs, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
 import type { Config } from '../config.js';
 import { buildOpenApi } from '../rest/openapi.js';
 
@@ -34,8 +34,8 @@ interface OpenApiOperation {
 }
 
 /** The REST operations of the OpenAPI document, in its order. */
-export function operations(): Operation[] {
-  const paths = buildOpenApi().paths as Record<string, Record<string, OpenApiOperation>>;
+export function operations(config: Pick<Config, 'cacheTtlMs'>): Operation[] {
+  const paths = buildOpenApi(config).paths as Record<string, Record<string, OpenApiOperation>>;
   return Object.entries(paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => ({
       method: method.toUpperCase(),
@@ -53,14 +53,6 @@ export const errorRows = (): ErrorRow[] =>
     const entry: { status: number; message: string; retryAfter?: number } = ERROR_CODES[code];
     return { code, status: entry.status, message: entry.message, ...(entry.retryAfter === undefined ? {} : { retryAfter: entry.retryAfter }) };
   });
-
-/** A duration in the largest whole unit (86400000 → "24 h"). */
-export function humanMs(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
-  if (ms % 1000 === 0) return `${ms / 1000} s`;
-  return `${ms} ms`;
-}
 
 /** How billing works, one sentence each. */
 export const costs = (config: Pick<Config, 'cacheTtlMs'>): string[] => [

@@ -7,7 +7,7 @@ import { SERVICE_NAME } from './landing.js';
 import { MCP_PATH, mcpTools } from './mcp-tools.js';
 
 export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {
-  const ops = operations().map((op) => {
+  const ops = operations(config).map((op) => {
     const params = op.params.length ? ` (query: ${op.params.join(', ')})` : '';
     return `- ${op.method} ${op.path}${params}: ${op.summary}.${op.description ? ` ${op.description}` : ''}`;
   });

@@ -118,7 +118,7 @@ describe('the REST docs at /docs', () => {
       await expect(w.page.locator('header.brand-bar .logo').innerText()).resolves.toContain('Property lookup API');
 
       type Media = { example?: unknown; examples?: Record<string, { summary?: string; value?: unknown }> };
-      const doc = buildOpenApi() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>> };
+      const doc = buildOpenApi(svc.config) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>> };
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
       const shownPaths = (await w.page.locator('.opblock-summary-path').allInnerTexts()).map((p) => plain(p).trim());
       // In the document's order (the single lookup first).
@@ -157,9 +157,9 @@ describe('the REST docs at /docs', () => {
       await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
       await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
       const property = w.page.locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) }).first();
-      // One locator only: Swagger UI fills every parameter with its documented example.
-      for (const other of ['url', 'address']) await property.locator(`tr[data-param-name="${other}"] input`).fill('');
-      await property.locator('tr[data-param-name="zpid"] input').fill(ZPID);
+      // Executed as it opens: only one locator (zpid) has an example Swagger UI fills in.
+      await expect(property.locator('tr[data-param-name="zpid"] input').inputValue()).resolves.toBe(ZPID);
+      for (const other of ['url', 'address']) await expect(property.locator(`tr[data-param-name="${other}"] input`).inputValue(), other).resolves.toBe('');
       await property.locator('.btn.execute').click();
       const live = property.locator('.live-responses-table');
       await live.locator('.response-col_status', { hasText: '200' }).waitFor({ timeout: 30_000 });

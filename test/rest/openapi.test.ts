@@ -2,7 +2,7 @@
 // error codes the table's, every example valid against its schema, and openapi-typescript makes
 // usable types from it with no flags (the types a client is generated from).
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,8 +10,10 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_CODES, REST_ERROR_CODES, type ErrorCode } from '../../src/contract/index.js';
-import { buildOpenApi } from '../../src/rest/openapi.js';
+import {
+  ERROR_CODES, humanMs, LOCATOR_FIELDS, LOCATOR_KEYS, lookupDescription, REST_ERROR_CODES, type ErrorCode,
+} from '../../src/contract/index.js';
+import { buildOpenApi, exampleProperty } from '../../src/rest/openapi.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
@@ -31,7 +33,7 @@ const operations = () =>
 
 describe('/openapi.json', () => {
   it('is the document the contract generates', () => {
-    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
+    expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi(svc.config))));
   });
 
   it('validates with @readme/openapi-parser (OpenAPI 3.1)', async () => {
@@ -118,6 +120,37 @@ describe('/openapi.json', () => {
       }
     }
     expect(checked).toBeGreaterThan(40);
+  });
+
+  it('the single lookup: its rule from the contract, with the configured cache lifetime', () => {
+    const lookup = doc.paths['/v1/portal/property'].get;
+    expect(lookup.description).toBe(lookupDescription(humanMs(svc.config.cacheTtlMs)));
+    for (const key of LOCATOR_KEYS) expect(lookup.description).toContain(key);
+    expect(buildOpenApi({ cacheTtlMs: 30 * 60_000 }).paths).toMatchObject({
+      '/v1/portal/property': { get: { description: expect.stringContaining('a cache hit (30 min) costs 0') } },
+    });
+  });
+
+  it("only zpid's example is one Swagger UI's try-it fills in (one locator sent); the others' are in their description", () => {
+    const params = doc.paths['/v1/portal/property'].get.parameters as any[];
+    const byName = Object.fromEntries(params.map((p) => [p.name, p]));
+    expect(params.filter((p) => p.example !== undefined || p.examples !== undefined).map((p) => p.name)).toEqual(['zpid']);
+    expect(byName.zpid.example).toBe(LOCATOR_FIELDS.zpid.examples[0]);
+    for (const key of ['url', 'address'] as const) expect(byName[key].description).toContain(`Example: \`${LOCATOR_FIELDS[key].examples[0]}\``);
+  });
+
+  it("the example home is the hand-checked record's (fixtures/portal/expected), trimmed", () => {
+    const expected = JSON.parse(readFileSync(new URL('../../fixtures/portal/expected/hdp-2146993218-condo-for-sale-2024.json', import.meta.url), 'utf8')).expected;
+    let compared = 0;
+    for (const [field, value] of Object.entries(exampleProperty)) {
+      if (value === null || (Array.isArray(value) && value.length === 0)) continue;
+      expect(value, field).toEqual(expected[field]);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(15);
+    expect(exampleProperty.unit).toBe('O31');
+    const example = doc.paths['/v1/portal/property'].get.responses['200'].content['application/json'].example;
+    expect(example.data).toEqual(exampleProperty);
   });
 });
 

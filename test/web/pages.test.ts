@@ -32,7 +32,7 @@ describe('the landing page at /', () => {
     expect(text).toContain('<title>Property lookup API</title>');
     for (const href of ['/docs', '/graphql', '/openapi.json', '/llms.txt']) expect(text).toContain(`href="${href}"`);
     // The operations table comes from the OpenAPI document.
-    for (const path of Object.keys(buildOpenApi().paths as object)) expect(text).toContain(path);
+    for (const path of Object.keys(buildOpenApi(svc.config).paths as object)) expect(text).toContain(path);
     // Costs read from the configuration (6 h here, not the default 24 h).
     expect(text).toContain('in the last 6 h');
     expect(text).toContain(`up to ${MAX_BATCH_ITEMS} in a batch`);
@@ -58,7 +58,9 @@ describe('/llms.txt', () => {
     expect(text).toContain('x-api-key');
     expect(text).toContain('costs 1 credit');
     expect(text).toContain('in the last 6 h');
-    const paths = buildOpenApi().paths as Record<string, Record<string, unknown>>;
+    // The single lookup's rule as the OpenAPI document says it, with the configured lifetime.
+    expect(text).toContain('a cache hit (6 h) costs 0');
+    const paths = buildOpenApi(svc.config).paths as Record<string, Record<string, unknown>>;
     for (const [path, methods] of Object.entries(paths)) {
       for (const method of Object.keys(methods)) expect(text).toContain(`- ${method.toUpperCase()} ${path}`);
     }
@@ -143,7 +145,7 @@ describe('the OpenAPI document as /docs renders it', () => {
         walk(value, `${path}/${key}`);
       }
     };
-    walk(buildOpenApi(), '');
+    walk(buildOpenApi(svc.config), '');
     expect(found).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // One home: the contract's record types (generated from the TypeBox schemas) and
 // Query.property, which calls the same core function as GET /v1/portal/property.
+import { ENV } from '../../config.js';
 import {
-  LOCATOR_FIELDS, LookupMeta, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
+  humanMs, LOCATOR_FIELDS, lookupDescription, LookupMeta, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
   parseLocator, parseLookupOptions,
 } from '../../contract/index.js';
 import { lookupOne, type LookupOutcome } from '../../lookup/index.js';
@@ -52,7 +53,9 @@ builder.queryField('property', (t) =>
   t.field({
     type: PropertyResultType,
     description:
-      'One home by link, zpid or address (REST: GET /v1/portal/property). Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0. Failures, including invalid input, come back as LookupError.',
+      // The schema is printed once (schema.graphql), so the cache lifetime is named, not the figure.
+      `One home by link, zpid or address (REST: GET /v1/portal/property). ${lookupDescription(`the cache lifetime, CACHE_TTL_MS: ${humanMs(ENV.properties.CACHE_TTL_MS.default)} by default`)} ` +
+      'Failures, including invalid input, come back as LookupError.',
     // The contract's query parameters (REST's url, zpid, address, status, raw), each nullable: the
     // validator answers for the values, as it does for REST.
     args: contractArgs(t, [

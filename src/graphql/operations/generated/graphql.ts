@@ -340,7 +340,7 @@ export type Query = {
   account: AccountUsage;
   /** Up to 50 homes (REST: POST /v1/portal/batch). Each item is looked up exactly as Query.property would; failed items come back as results with ok: false. All lookups of one operation (property fields and properties items together) count against the limit of 50. */
   properties?: Maybe<BatchLookup>;
-  /** One home by link, zpid or address (REST: GET /v1/portal/property). Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (24 h) costs 0. Failures, including invalid input, come back as LookupError. */
+  /** One home by link, zpid or address (REST: GET /v1/portal/property). Send exactly one of url, zpid, address. A live lookup costs 1 credit; a cache hit (the cache lifetime, CACHE_TTL_MS: 24 h by default) costs 0. Failures, including invalid input, come back as LookupError. */
   property: PropertyResult;
 };
 
