@@ -1,19 +1,25 @@
-// The service's entry points and modules as this run compiled them, for processes and worker threads.
-// Under vitest: this run's compiled copy of src/ (test/helpers/compile-src.setup.ts), `<dir>/src/index.js` for
-// `src/index.ts`. Outside it (the soak script run with tsx): the source through tsx.
+// The service's entry points and modules as this run compiled them, for processes and worker threads:
+// this run's compiled copy of src/ (test/helpers/compile-src.setup.ts, vitest's globalSetup),
+// `<dir>/src/index.js` for `src/index.ts`. Without it (the soak script run with tsx, a vitest config
+// without that setup): the source itself, through tsx.
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** This run's compiled copy, if this is a vitest run that made one. */
+const compiledDir = (): string | undefined => (process.env.VITEST ? inject('compiledSrcDir') : undefined);
 
 /** Node arguments running `src/<entry>`, e.g. `entryArgs('index.ts')`. */
 export function entryArgs(entry: string): string[] {
   if (!entry.endsWith('.ts')) throw new Error(`an entry under src/ ending in .ts, not ${entry}`);
-  if (!process.env.VITEST) return ['--import', 'tsx', join('src', entry)];
-  return [join(inject('compiledSrcDir'), 'src', entry.replace(/\.ts$/, '.js'))];
+  const dir = compiledDir();
+  return dir ? [join(dir, 'src', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(ROOT, 'src', entry)];
 }
 
-/** This run's compiled module of `src/<entry>` (under vitest only), e.g. a worker thread's file. */
+/** The module of `src/<entry>` for a worker thread: compiled, or the .ts file (PagePool then loads it through tsx). */
 export function compiledModule(entry: string): URL {
-  if (!process.env.VITEST) throw new Error('the compiled copy of src/ exists under vitest only');
-  return pathToFileURL(entryArgs(entry)[0]!);
+  const dir = compiledDir();
+  return pathToFileURL(dir ? join(dir, 'src', entry.replace(/\.ts$/, '.js')) : join(ROOT, 'src', entry));
 }
