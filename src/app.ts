@@ -60,15 +60,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerGraphql(app, core);
   registerWeb(app, core);
   metricsRoute(app, core.metrics, deps.config.metricsToken, sendError);
-  // METRICS_PORT: /metrics on a listener of its own, started and stopped with the service's.
+  // METRICS_PORT: /metrics on a listener of its own, started and stopped with the service's. Started
+  // in onReady, whose failure rejects ready() and listen() (an onListen hook's error is only logged);
+  // onClose waits for a start still under way, so a close never leaves the listener open.
   app.decorate('metricsServer', null);
   const { metricsPort } = deps.config;
+  let metricsStarting: Promise<unknown> = Promise.resolve();
   if (metricsPort !== null) {
-    app.addHook('onListen', async () => {
-      app.metricsServer = await startMetricsListener(core.metrics, metricsPort, deps.config.host);
+    app.addHook('onReady', async () => {
+      const starting = startMetricsListener(core.metrics, metricsPort, deps.config.metricsHost);
+      metricsStarting = starting.catch(() => undefined);
+      app.metricsServer = await starting;
     });
   }
   app.addHook('onClose', async () => {
+    await metricsStarting;
     const server = app.metricsServer;
     if (server) await new Promise((resolve) => server.close(resolve));
     core.metrics.close();

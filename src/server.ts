@@ -8,7 +8,7 @@ import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
-import { usesDevSecret, type Config } from './config.js';
+import { STOP_AFTER_GRACE_MS, usesDevSecret, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createStore, type AccountStore, type Store } from './store/index.js';
 
@@ -24,13 +24,21 @@ export interface RunningService {
 const SWEEP_EVERY_MS = 60_000;
 
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
-  if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set: API keys are hashed with a development secret');
+  if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set or is the development default: API keys are hashed with the public development secret');
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);
   const collector = createCollector(config, { logger });
   const app = await buildApp({ config, store, collector, logger });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (e) {
+    // A listener that cannot start (a port in use, the METRICS_PORT listener's included) stops the start-up, leaving nothing open.
+    seeding?.stop();
+    await app.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw e;
+  }
   const sweeper = setInterval(() => {
     store.sweep().then(
       (n) => n > 0 && logger.warn({ released: n }, 'released reservations left by a crashed lookup'),
@@ -122,7 +130,10 @@ async function seedWhenReachable(store: AccountStore, file: string, secret: stri
 }
 
 /** Beyond the aborted requests' answer time: settling charges to take back and closing the store. */
-const STOP_MARGIN_MS = 5_000;
+const STOP_MARGIN_MS = STOP_AFTER_GRACE_MS - ABORTED_ANSWER_MS;
+
+/** Faults, not stop requests: they keep their default action (a core dump) instead of a graceful stop on a broken process. */
+export const FAULT_SIGNALS = ['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGTRAP', 'SIGABRT'] as const;
 
 /**
  * On SIGTERM, SIGINT (and the other stop signals), an uncaught error, or an empty event loop
@@ -133,7 +144,7 @@ const STOP_MARGIN_MS = 5_000;
 export function stopOnSignals(service: RunningService, graceMs: number, extra: () => Promise<void> = async () => {}): void {
   const log = service.app.log;
   closeWithGrace(
-    { delay: graceMs + ABORTED_ANSWER_MS + STOP_MARGIN_MS, logger: { error: (m: unknown) => log.error(m) } },
+    { delay: graceMs + ABORTED_ANSWER_MS + STOP_MARGIN_MS, skip: [...FAULT_SIGNALS], logger: { error: (m: unknown) => log.error(m) } },
     async ({ signal, err }) => {
       if (err) log.error({ err }, 'stopping after an uncaught error');
       else log.info({ signal }, 'stopping');

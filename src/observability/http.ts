@@ -1,7 +1,7 @@
 // The HTTP side of observability, for both faces (one Fastify server): the request id, each request's
 // stats object (filled by the core, read by the log line and the RateLimit header), the request
 // counter, and GET /metrics (on the main port behind METRICS_TOKEN, or on its own port).
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -18,7 +18,7 @@ declare module 'fastify' {
     metrics: ServiceMetrics;
     /** The RateLimit-Policy field's value, null without a per-key limit. */
     rateLimitPolicy: string | null;
-    /** The separate /metrics listener (METRICS_PORT), once the service listens. */
+    /** The separate /metrics listener (METRICS_PORT), once the app is ready (before listen() resolves). */
     metricsServer: http.Server | null;
   }
 }
@@ -48,11 +48,11 @@ export function observeHttp(app: FastifyInstance, metrics: ServiceMetrics, rateL
   });
 }
 
-/** Constant-time comparison of a bearer token with the configured one. */
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** Constant-time comparison of a bearer token with the configured one: digests of equal length, so no early return tells the token's length. */
+export function sameToken(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /** null when the authorization header carries the token; else the refusal (401, in the envelope). */
@@ -92,7 +92,10 @@ export function metricsRoute(
   });
 }
 
-/** The /metrics listener on its own port (METRICS_PORT): no token, meant for a private network. */
+/**
+ * The /metrics listener on its own port (METRICS_PORT): no token, meant for a private network. A port
+ * that cannot be bound rejects with the address and the reason, which stops the start-up.
+ */
 export async function startMetricsListener(metrics: ServiceMetrics, port: number, host: string): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -115,9 +118,11 @@ export async function startMetricsListener(metrics: ServiceMetrics, port: number
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const refused = (e: NodeJS.ErrnoException) =>
+      reject(new Error(`METRICS_PORT: cannot listen on ${host}:${port} (${e.code ?? e.message})`, { cause: e }));
+    server.once('error', refused);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refused);
       resolve();
     });
   });
