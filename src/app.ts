@@ -1,28 +1,18 @@
 // Builds the service (no listening): the core's long-lived parts, the REST face and the GraphQL face
 // on one Fastify instance. index.ts listens; tests build and listen on a free port.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { Collector } from './collector/types.js';
 import { registerGraphql } from './graphql/index.js';
 import { registerWeb } from './web/index.js';
 import { clientError, Drain, frameworkError, registerRest, sendError } from './rest/index.js';
-import { createCore } from './core.js';
+import { createCore, type CoreParts } from './core.js';
 import { RequestLog } from './logger.js';
 import { rateLimitPolicy } from './accounts/rate-limit.js';
 import { clientRequestId, metricsRoute, observeHttp, startMetricsListener } from './observability/http.js';
-import type { Store } from './store/index.js';
 
 export { createCore } from './core.js';
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  collector: Collector;
-  clock?: () => Date;
-  newId?: () => string;
-  logger?: Logger;
-}
+/** What a service is built from: the core's parts (tests inject a clock, ids, a logger or the per-key limits). */
+export type AppDeps = CoreParts;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const core = createCore(deps);
