@@ -95,7 +95,8 @@ class HeldFirstReserveStore extends MemoryStore {
           };
         });
         this.onCacheRead = null;
-        // The follower's cache miss is answered, and it joins the lead, before the leader goes on.
+        // The follower's cache miss is answered, and it joins the lead, before the leader goes on (all
+        // in-process promise steps, done within a turn of the event loop).
         for (let i = 0; i < 3; i += 1) await new Promise((r) => setImmediate(r));
       }
     }
@@ -122,7 +123,7 @@ describe('two accounts ask for the same uncached home at once', () => {
     // The gate held the leader's reservation, and the leader was the account that cannot pay.
     expect(store.readsBeforeFirstLock).toBe(1);
     expect(store.held).toEqual([seededAccountId(hashApiKey(svc.keys.poor!, svc.config.apiKeySecret))]);
-    // The other request followed the lead (no request led into the lock the leader held).
+    // Nobody led into the lock while the leader held it (the other request found the lead in process).
     expect(store.refusedLocks).toBe(0);
   });
 });
