@@ -1,6 +1,7 @@
-// Upstream failures only an operator can end (the site's bot wall, the provider refusing our token or
-// our quota) are logged at warn with their cause, at most once per cause per minute: under load each
-// failing lookup would otherwise write the same line. Suppressed repeats are counted in the next line.
+// Upstream failures only an operator can end (the site's bot wall, the provider refusing our token,
+// our quota, or an actor it cannot run) are logged at warn with their cause, at most once per cause per
+// minute: under load each failing lookup would otherwise write the same line. Suppressed repeats are
+// counted in the next line. This is their only warn line (the fallback client logs the refusal at debug).
 import type { Logger } from 'pino';
 import { isLookupError, type ErrorCode } from '../contract/index.js';
 
@@ -9,6 +10,8 @@ export const WARNED_CAUSES: Partial<Record<ErrorCode, string>> = {
   upstream_blocked: 'bot_wall',
   upstream_auth: 'provider_auth',
   upstream_quota: 'provider_quota',
+  upstream_misconfigured: 'provider_misconfigured',
+  upstream_actor_missing: 'provider_actor_missing',
 };
 
 export const WARN_EVERY_MS = 60_000;

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FallbackProvider, type FallbackProviderOptions } from '../../src/collector/fallback/index.js';
+import { UpstreamWarnings } from '../../src/observability/upstream-warnings.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { checkAddress } from '../../src/address/index.js';
 import {
@@ -59,7 +60,7 @@ const provider = (over: Partial<FallbackProviderOptions> = {}) =>
 type Line = Record<string, unknown>;
 
 /** A logger whose lines the test can read, and wait for. */
-function capturingLogger(): { logger: pino.Logger; lines: Line[]; next: (match: (l: Line) => boolean) => Promise<Line> } {
+function capturingLogger(level: pino.Level = 'info'): { logger: pino.Logger; lines: Line[]; next: (match: (l: Line) => boolean) => Promise<Line> } {
   const lines: Line[] = [];
   const waiters: Array<{ match: (l: Line) => boolean; found: (l: Line) => void }> = [];
   const sink = new Writable({
@@ -79,7 +80,7 @@ function capturingLogger(): { logger: pino.Logger; lines: Line[]; next: (match: 
       if (seen) found(seen);
       else waiters.push({ match, found });
     });
-  return { logger: pino({ level: 'info' }, sink), lines, next };
+  return { logger: pino({ level }, sink), lines, next };
 }
 
 describe('a link, through the asynchronous run API', () => {
@@ -238,24 +239,37 @@ describe('platform refusals', () => {
     expect(platform.runs).toEqual([]);
   });
 
-  it('an actor awaiting approval is logged for the operator with its approval link (clients see only the 503)', async () => {
+  it('an actor awaiting approval: the operator warn line (UpstreamWarnings) has its approval link; the provider logs it at debug only; clients see only the 503', async () => {
     platform.refuse('start', PLATFORM_ERRORS.notApproved);
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = capturingLogger('debug');
     const e = await failure(provider({ logger }).read(home(PORTLAND), ctx()));
+    const approvalUrl = PLATFORM_ERRORS.notApproved.data.approvalUrl;
     expect(e.details).toEqual({ status: 403, provider_error: 'full-permission-actor-not-approved' });
-    expect(lines).toEqual([
-      expect.objectContaining({ level: 40, platformError: expect.objectContaining({ approvalUrl: PLATFORM_ERRORS.notApproved.data.approvalUrl }) }),
+    expect(JSON.stringify(e.toBody())).not.toContain(approvalUrl);
+    expect(lines).toEqual([expect.objectContaining({ level: 20, platformError: expect.objectContaining({ approvalUrl }) })]);
+    new UpstreamWarnings(logger).failed(e, 'read');
+    expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([
+      expect.objectContaining({ level: 40, msg: 'upstream failure: provider_misconfigured', err: expect.objectContaining({ type: 'PlatformRefusal', approvalUrl }) }),
     ]);
   });
 
-  it('the same operator-only refusal is logged once per minute, not once per lookup (issue 12)', async () => {
-    platform.refuse('start', PLATFORM_ERRORS.notApproved, PLATFORM_ERRORS.notApproved);
+  it('the same operator-only refusal is one warn line per minute, not one per lookup, and not a second line from the provider (issue 12)', async () => {
+    platform.refuse('start', PLATFORM_ERRORS.notApproved, PLATFORM_ERRORS.notApproved, PLATFORM_ERRORS.notApproved);
     const { logger, lines } = capturingLogger();
     const p = provider({ logger });
-    expect((await failure(p.read(home(PORTLAND), ctx()))).code).toBe('upstream_misconfigured');
-    expect((await failure(p.read(home(PORTLAND), ctx()))).code).toBe('upstream_misconfigured');
-    expect(runStarts(platform)).toHaveLength(2);
-    expect(lines.filter((l) => l.level === 40)).toHaveLength(1);
+    let now = 0;
+    const warnings = new UpstreamWarnings(logger, () => now);
+    for (const at of [0, 59_999, 60_000]) {
+      now = at;
+      const e = await failure(p.read(home(PORTLAND), ctx()));
+      expect(e.code).toBe('upstream_misconfigured');
+      warnings.failed(e, 'read');
+    }
+    expect(runStarts(platform)).toHaveLength(3);
+    expect(lines.filter((l) => (l.level as number) >= 40).map((l) => [l.msg, l.suppressed])).toEqual([
+      ['upstream failure: provider_misconfigured', 0],
+      ['upstream failure: provider_misconfigured', 1],
+    ]);
   });
 
   it('a wrong token → upstream_auth; an unknown actor → upstream_actor_missing', async () => {

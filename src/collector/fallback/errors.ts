@@ -51,13 +51,28 @@ export function readFailure(status: number, body: string): PlatformFailure {
   }
 }
 
+/** The platform's refusal as an error's cause: the operator's log line names it (type, message, approval link); clients never see it. */
+export class PlatformRefusal extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly approvalUrl?: string;
+  constructor(f: PlatformFailure) {
+    super(`the actor platform refused a request: ${f.type || f.status} ${f.message}`.trim());
+    this.name = 'PlatformRefusal';
+    this.status = f.status;
+    this.type = f.type;
+    if (f.approvalUrl !== undefined) this.approvalUrl = f.approvalUrl;
+  }
+}
+
 /**
  * A platform refusal as a spec code. `about` says what was asked: a 404 about the actor means the
  * configured actor does not exist; about a run it means the run is gone.
  */
 export function platformError(f: PlatformFailure, about: 'actor' | 'run'): LookupError {
   const details = { status: f.status, ...(f.type ? { provider_error: f.type } : {}) };
-  const make = (code: ErrorCode, more: Record<string, unknown> = {}) => new LookupError(code, { details: { ...details, ...more } });
+  const make = (code: ErrorCode, more: Record<string, unknown> = {}) =>
+    new LookupError(code, { details: { ...details, ...more }, cause: new PlatformRefusal(f) });
   if (INPUT_ERRORS.has(f.type)) return make('unprocessable_input');
   if (CAPACITY_ERRORS.has(f.type) || isRateLimit(f)) return make('upstream_busy');
   if (QUOTA_ERRORS.has(f.type)) return make('upstream_quota');

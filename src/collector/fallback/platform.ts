@@ -64,13 +64,10 @@ const ONCE_PER_RUN_EVENTS: ReadonlySet<string> = new Set(['apify-actor-start']);
 /** The longest wait the platform honours on one request. */
 export const MAX_WAIT_SECONDS = 60;
 
-/** An operator-only refusal is logged once per error type per minute: every lookup meets the same one. */
-const OPERATOR_WARN_EVERY_MS = 60_000;
 
 export class PlatformClient {
   private readonly http: Got;
   private readonly actorPath: string;
-  private readonly warnedAt = new Map<string, number>();
 
   constructor(private readonly opts: PlatformClientOptions) {
     this.actorPath = `/v2/acts/${encodeURIComponent(opts.actor.replace('/', '~'))}`;
@@ -176,7 +173,8 @@ export class PlatformClient {
       const failure = readFailure(res.statusCode, res.body);
       const again = isRateLimit(failure) || (call.read && failure.status >= 500);
       if (!again || attempt >= RETRIES) {
-        if (needsOperator(failure)) this.warnOperator(failure, call.path);
+        // At debug only: the warn line is UpstreamWarnings' (observability), once per cause per minute, with this refusal as its cause.
+        if (needsOperator(failure)) this.opts.logger?.debug({ platformError: failure, path: call.path }, 'the actor platform refused a request');
         throw platformError(failure, call.about);
       }
       try {
@@ -185,14 +183,6 @@ export class PlatformClient {
         throw transportError(e, signal);
       }
     }
-  }
-
-  private warnOperator(failure: PlatformFailure, path: string): void {
-    const type = failure.type || String(failure.status);
-    const now = Date.now();
-    if (now - (this.warnedAt.get(type) ?? -Infinity) < OPERATOR_WARN_EVERY_MS) return;
-    this.warnedAt.set(type, now);
-    this.opts.logger?.warn({ platformError: failure, path }, `the actor platform refused a request: ${type} ${failure.message}`);
   }
 }
 
