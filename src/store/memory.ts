@@ -27,6 +27,17 @@ interface Kept { text: string; raw: Buffer | null; entry?: CacheEntry | null }
 /** Default bound of the cache entries' size (MEMORY_CACHE_MB). */
 const DEFAULT_MEMORY_CACHE_BYTES = 128 * 1024 * 1024;
 
+/**
+ * Address aliases and remembered ambiguous answers are each bounded to this share of the homes' bound:
+ * every spelling of an address asked adds an alias kept for a day, so without a bound a stream of
+ * distinct spellings would grow memory without limit. An eighth of 128 MiB holds some 60,000 aliases,
+ * many spellings for each of the few thousand homes the bound keeps; the least recently read go first
+ * (asked again, an alias is resolved again).
+ */
+const KEY_SHARE_OF_CACHE = 1 / 8;
+/** What an alias or memo is counted as: its key and value at two bytes a character, and the cache's own per-item cost. */
+const keyBytes = (key: string, value: string) => 2 * (key.length + value.length) + 64;
+
 /** Mirrors the Redis daily budget key: a counter that expires this long after it was last drawn on. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
 
@@ -51,8 +62,9 @@ export class MemoryStore implements Store {
    * lookup); a home larger than the whole bound is not kept.
    */
   private readonly entries: LRUCache<string, Expiring<Kept>>;
-  private readonly aliases = new Map<string, Expiring<string>>();
-  private readonly memos = new Map<string, Expiring<ErrorBody>>();
+  /** Bounded (KEY_SHARE_OF_CACHE of the homes' bound); the least recently read go first. */
+  private readonly aliases: LRUCache<string, Expiring<string>>;
+  private readonly memos: LRUCache<string, Expiring<ErrorBody>>;
   private readonly locks = new Map<string, Expiring<string>>();
   private readonly usageBuckets = new Map<string, UsageCounters>();
   private readonly budgets = new Map<string, Expiring<number>>();
@@ -63,6 +75,9 @@ export class MemoryStore implements Store {
   constructor(private readonly clock: () => number = Date.now, maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES) {
     // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
     this.entries = new LRUCache({ maxSize: maxCacheBytes, sizeCalculation: (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0) });
+    const maxKeyBytes = Math.max(1, Math.floor(maxCacheBytes * KEY_SHARE_OF_CACHE));
+    this.aliases = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, e.value) });
+    this.memos = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, JSON.stringify(e.value)) });
   }
 
   async ping(): Promise<void> {}
