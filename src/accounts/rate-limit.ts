@@ -37,8 +37,11 @@ export interface RateLimiter {
    * is null when there is no limit, or it could not be read (Redis unreachable: let through).
    */
   take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }>;
-  /** Holds one of the account's live-lookup slots: its release, or null when all are held. */
-  holdLive(accountId: string): Promise<(() => void) | null>;
+  /**
+   * Holds one of the account's live-lookup slots: its release, or null when all are held. Given
+   * `wait`, waits for a slot to come free until that signal aborts (then null).
+   */
+  holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null>;
   close(): Promise<void>;
 }
 
@@ -75,6 +78,8 @@ const MAX_ACCOUNTS = 100_000;
 export class MemoryRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, { start: number; used: number }>();
   private readonly live = new Map<string, number>();
+  /** Per account, in arrival order: who waits for a slot; a release hands its slot to the first. */
+  private readonly waiters = new Map<string, Array<() => void>>();
 
   constructor(
     readonly settings: RateLimitSettings,
@@ -98,16 +103,44 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: true, window: { limit, remaining: limit - w.used, resetSeconds } };
   }
 
-  async holdLive(accountId: string): Promise<(() => void) | null> {
+  async holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null> {
     const max = this.settings.maxLive;
     if (max === 0) return noRelease;
     const n = this.live.get(accountId) ?? 0;
-    if (n >= max) return null;
-    this.live.set(accountId, n + 1);
+    if (n < max) {
+      this.live.set(accountId, n + 1);
+      return this.releaser(accountId);
+    }
+    if (!wait || wait.aborted) return null;
+    return new Promise((resolve) => {
+      const grant = () => {
+        wait.removeEventListener('abort', giveUp);
+        resolve(this.releaser(accountId));
+      };
+      const giveUp = () => {
+        const queue = this.waiters.get(accountId);
+        const i = queue?.indexOf(grant) ?? -1;
+        if (i >= 0) queue!.splice(i, 1);
+        if (queue?.length === 0) this.waiters.delete(accountId);
+        resolve(null);
+      };
+      const queue = this.waiters.get(accountId);
+      if (queue) queue.push(grant);
+      else this.waiters.set(accountId, [grant]);
+      wait.addEventListener('abort', giveUp, { once: true });
+    });
+  }
+
+  private releaser(accountId: string): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      // Handed over, the slot stays counted: no one arriving meanwhile can take it from the waiter.
+      const queue = this.waiters.get(accountId);
+      const next = queue?.shift();
+      if (queue?.length === 0) this.waiters.delete(accountId);
+      if (next) return next();
       const left = (this.live.get(accountId) ?? 1) - 1;
       if (left <= 0) this.live.delete(accountId);
       else this.live.set(accountId, left);
@@ -151,12 +184,15 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
 return 1
 `;
 
-/** KEYS[1]: the account's live slots. ARGV: ttl ms, then the slot ids this process still holds. */
+/**
+ * KEYS[1]: the account's live slots. ARGV: ttl ms, then the slot ids this process still holds. A slot
+ * that lapsed meanwhile (a stall past the ttl) is added back: its lookup still runs, so it counts.
+ */
 const LUA_RENEW_LIVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local ttl = tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[i]) end
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], now + ttl, ARGV[i]) end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1
 `;
@@ -181,6 +217,9 @@ export interface RedisRateLimiterOptions {
 }
 
 const UNREACHABLE_WARN_EVERY_MS = 60_000;
+/** Between two tries of a full key's live slots on Redis (a release on this instance tries at once). */
+const LIVE_RETRY_FIRST_MS = 20;
+const LIVE_RETRY_MAX_MS = 250;
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
@@ -189,6 +228,11 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly held = new Map<string, Set<string>>();
   private renewer: NodeJS.Timeout | null = null;
   private lastWarn = 0;
+  /** The first connection, settled: requests before it wait for it (bounded) rather than pass unlimited. */
+  private readonly firstConnect: Promise<void>;
+  private connected = false;
+  /** Per account: waiters for a live slot on this instance, woken when one of its slots is released. */
+  private readonly liveWaiters = new Map<string, Set<() => void>>();
 
   constructor(
     readonly settings: RateLimitSettings,
@@ -208,7 +252,20 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.defineCommand('plLiveHold', { numberOfKeys: 1, lua: LUA_HOLD_LIVE });
     this.redis.defineCommand('plLiveRenew', { numberOfKeys: 1, lua: LUA_RENEW_LIVE });
     this.scripts = this.redis as unknown as RateScripts;
-    this.redis.connect().catch(() => undefined);
+    this.firstConnect = this.redis.connect().then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      this.connected = true;
+    });
+  }
+
+  /** Before the first connection has settled: wait for it, at most a command's timeout. */
+  private async untilConnected(): Promise<void> {
+    if (this.connected) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.firstConnect, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.opts.commandTimeoutMs)))]);
+    clearTimeout(timer);
   }
 
   // Hash tags keep an account's keys in one slot of a Redis Cluster.
@@ -218,6 +275,7 @@ export class RedisRateLimiter implements RateLimiter {
   async take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }> {
     const limit = this.settings.perMinute;
     if (limit === 0) return { allowed: true, window: null };
+    await this.untilConnected();
     try {
       const [ok, used, resetMs] = await this.scripts.plRateTake(this.windowKey(accountId), cost, limit, WINDOW_MS);
       return { allowed: ok === 1, window: { limit, remaining: Math.max(0, limit - Number(used)), resetSeconds: Math.ceil(Number(resetMs) / 1000) } };
@@ -227,16 +285,22 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  async holdLive(accountId: string): Promise<(() => void) | null> {
+  async holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null> {
     const max = this.settings.maxLive;
     if (max === 0) return noRelease;
     const id = randomUUID();
     const key = this.liveKey(accountId);
-    try {
-      if ((await this.scripts.plLiveHold(key, id, max, this.opts.leaseTtlMs)) !== 1) return null;
-    } catch (err) {
-      this.unreachable(err);
-      return noRelease;
+    await this.untilConnected();
+    // Slots held on other instances free up unseen: tried again with a growing pause, or at once
+    // when this instance releases one of the account's.
+    for (let pause = LIVE_RETRY_FIRST_MS; ; pause = Math.min(pause * 2, LIVE_RETRY_MAX_MS)) {
+      try {
+        if ((await this.scripts.plLiveHold(key, id, max, this.opts.leaseTtlMs)) === 1) break;
+      } catch (err) {
+        this.unreachable(err);
+        return noRelease;
+      }
+      if (!wait || wait.aborted || !(await this.released(accountId, wait, pause))) return null;
     }
     this.hold(accountId, id);
     let released = false;
@@ -245,8 +309,33 @@ export class RedisRateLimiter implements RateLimiter {
       released = true;
       this.drop(accountId, id);
       // A release that does not arrive is undone by the slot's expiry.
-      this.redis.zrem(key, id).catch(() => undefined);
+      void this.redis
+        .zrem(key, id)
+        .catch(() => undefined)
+        .finally(() => {
+          for (const wake of this.liveWaiters.get(accountId) ?? []) wake();
+        });
     };
+  }
+
+  /** After `pause` ms or a release of the account's slots here: true; false when `wait` aborts first. */
+  private released(accountId: string, wait: AbortSignal, pause: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      let waiters = this.liveWaiters.get(accountId);
+      if (!waiters) this.liveWaiters.set(accountId, (waiters = new Set()));
+      const done = (again: boolean) => {
+        clearTimeout(timer);
+        wait.removeEventListener('abort', giveUp);
+        waiters.delete(wake);
+        if (waiters.size === 0 && this.liveWaiters.get(accountId) === waiters) this.liveWaiters.delete(accountId);
+        resolve(again);
+      };
+      const wake = () => done(true);
+      const giveUp = () => done(false);
+      const timer = setTimeout(wake, pause);
+      waiters.add(wake);
+      wait.addEventListener('abort', giveUp, { once: true });
+    });
   }
 
   async close(): Promise<void> {

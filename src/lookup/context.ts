@@ -37,6 +37,7 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
     },
     // Never more than the key's own live cap: a batch alone must not trip it.
     limiter: new Limiter(deps.limits.settings.maxLive > 0 ? Math.min(deps.config.batchConcurrency, deps.limits.settings.maxLive) : deps.config.batchConcurrency),
+    liveLookups: 0,
     cache: createCacheLoader(deps.store),
     homes: new Map<string, Promise<Loaded>>(),
     reported: new Set<string>(),

@@ -74,10 +74,34 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Load
   }
 }
 
-/** One of the key's live-lookup slots (across its requests and instances): one past the cap is refused, not queued. */
+/**
+ * One of the key's live-lookup slots (across its requests and instances). A lookup beside others of
+ * its own request waits for one: those end and give theirs back, so a batch never refuses itself; the
+ * wait ends with the client, the request's deadline or the lookup timeout. A request with none of
+ * its own under way is refused at once: the key's slots are all held by its other requests.
+ */
 async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
-  const releaseLive = await ctx.deps.limits.holdLive(ctx.account.id);
-  if (releaseLive) return releaseLive;
+  const { limits, config } = ctx.deps;
+  const wait = ctx.liveLookups > 0
+    ? AbortSignal.any([ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs), ...(ctx.deadline ? [ctx.deadline] : [])])
+    : undefined;
+  ctx.liveLookups += 1;
+  let releaseLive: (() => void) | null = null;
+  try {
+    releaseLive = await limits.holdLive(ctx.account.id, wait);
+  } finally {
+    if (!releaseLive) ctx.liveLookups -= 1;
+  }
+  if (releaseLive) {
+    const held = releaseLive;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      ctx.liveLookups -= 1;
+      held();
+    };
+  }
   ctx.deps.metrics.rateLimited.inc({ limit: 'live_lookups' });
   ctx.stats.failed('rate_limited');
   throw liveCapError(ctx.deps.limits.settings.maxLive);

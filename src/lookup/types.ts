@@ -42,6 +42,8 @@ export interface RequestContext {
   readonly deadline: AbortSignal | null;
   /** Bounds how many live lookups of this request run at once. */
   limiter: Limiter;
+  /** Live lookups of this request holding or seeking one of the key's live slots. */
+  liveLookups: number;
   /** Cache reads of the request, batched into one store round trip per tick. */
   cache: DataLoader<string, CacheHit | null>;
   /** One load per home per request: duplicates meet here and are read and billed once. */

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { seedAccounts, type AccountSeed } from '../../src/accounts/index.js';
 import { buildApp } from '../../src/app.js';
+import type { RateLimiter } from '../../src/accounts/rate-limit.js';
 import { createCollector, PagePool } from '../../src/collector/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -57,6 +58,8 @@ export interface TestServiceOptions {
   inProcess?: boolean;
   /** The fallback provider's first pause after a 429 (CollectorDeps), shorter than its default. */
   fallbackBackoffMs?: number;
+  /** The per-key limits, instead of the ones the config makes (a test that watches the slots). */
+  limits?: RateLimiter;
 }
 
 /** A fetch answered by `app.inject`: the same routes, hooks and handlers, without a socket. */
@@ -120,6 +123,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     }),
     logger: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.limits ? { limits: opts.limits } : {}),
   });
   let url = 'http://in-process.invalid';
   if (!opts.inProcess) {

@@ -2,7 +2,8 @@
 // and live lookups at once; 429 rate_limited in the envelope with retry-after; the IETF RateLimit-Policy
 // and RateLimit headers; on one real Redis, shared by two instances. Windows are pinned by the service
 // clock (memory) or checked for a roll-over (Redis); the live cap is held by a gate, never a sleep.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
 import pino from 'pino';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/accounts/rate-limit.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -166,6 +167,98 @@ describe('live lookups at once, held at a gate', () => {
   });
 });
 
+/** The memory limiter, counting the slots held at once (all accounts): the cap is never passed. */
+class CountingLimiter extends MemoryRateLimiter {
+  held = 0;
+  most = 0;
+  private readonly emptied: Array<() => void> = [];
+
+  override async holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null> {
+    const release = await super.holdLive(accountId, wait);
+    if (!release) return null;
+    this.held += 1;
+    this.most = Math.max(this.most, this.held);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.held -= 1;
+      release();
+      if (this.held === 0) this.emptied.splice(0).forEach((wake) => wake());
+    };
+  }
+
+  /** Resolves once no slot is held. */
+  idle(): Promise<void> {
+    return this.held === 0 ? Promise.resolve() : new Promise((wake) => this.emptied.push(wake));
+  }
+}
+
+describe('live slots of a key shared by its requests, held at a gate', () => {
+  let replay: ReplayServer;
+  let proxy: Awaited<ReturnType<typeof startGatedProxy>>;
+  let svc: TestService;
+  const limits = new CountingLimiter({ perMinute: 0, maxLive: 2 });
+  beforeAll(async () => {
+    replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(replay.origin, { open: true });
+    svc = await startTestService({ replayServer: replay, limits, env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '2', BATCH_CONCURRENCY: '10' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await proxy.close();
+    await replay.close();
+  });
+
+  it("a batch beside the key's single lookup waits for a slot instead of refusing its items; the cap holds", async () => {
+    const key = svc.keys.paid!;
+    const letGo = proxy.hold('2146993218_zpid');
+    const single = svc.get('/v1/portal/property?zpid=2146993218', key);
+    try {
+      await proxy.received('2146993218_zpid');
+      const batch = await svc.post('/v1/portal/batch', { items: [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: '999000101' }] }, key);
+      expect(batch.status).toBe(200);
+      expect(batch.body.data.map((d: { ok: boolean; error?: { code: string } }) => d.error?.code ?? 'ok')).toEqual(['ok', 'ok', 'ok']);
+      expect(batch.body.meta).toMatchObject({ succeeded: 3, credits: 3 });
+    } finally {
+      letGo();
+    }
+    expect((await single).status).toBe(200);
+    expect(limits.most).toBe(2);
+    await limits.idle();
+  });
+
+  it('a slot comes back after a live lookup that failed upstream', async () => {
+    const key = svc.keys.free!;
+    replay.faults.set('/homedetails/999000102_zpid/', { status: 500, body: 'upstream broke' });
+    const fails = await svc.get('/v1/portal/property?zpid=999000102', key);
+    replay.faults.delete('/homedetails/999000102_zpid/');
+    expect(fails.status).toBeGreaterThanOrEqual(500);
+    expect(fails.body.error.code).not.toBe('rate_limited');
+    // Released before the answer left: none held, and the key reads live again.
+    expect(limits.held).toBe(0);
+    const again = await svc.get('/v1/portal/property?zpid=999000102', key);
+    expect(again.body.meta?.cached).toBe(false);
+    expect(limits.held).toBe(0);
+  });
+
+  it('a slot comes back after the client gave up on its live lookup', async () => {
+    const key = svc.keys.tiny!;
+    const letGo = proxy.hold('999000104_zpid');
+    const client = new AbortController();
+    const gone = fetch(`${svc.url}/v1/portal/property?zpid=999000104`, { headers: { 'x-api-key': key }, signal: client.signal }).catch((e: unknown) => e);
+    await proxy.received('999000104_zpid');
+    expect(limits.held).toBe(1);
+    client.abort();
+    await gone;
+    // The service hangs up on the site once its client is gone, and gives the slot back.
+    await proxy.abandoned('999000104_zpid');
+    await limits.idle();
+    letGo();
+    expect(limits.held).toBe(0);
+  });
+});
+
 describe('a batch and its own live cap', () => {
   let svc: TestService;
   beforeAll(async () => {
@@ -221,6 +314,65 @@ describe('on one Redis, two instances share the limits', () => {
     throw new Error('the window rolled over twice during the test');
   });
 
+  const limiterOn = (leaseTtlMs: number, maxLive: number, lines: unknown[] = []) =>
+    new RedisRateLimiter({ perMinute: 50, maxLive }, {
+      url: redis.url, prefix: 'rl-unit:', commandTimeoutMs: 1000, leaseTtlMs,
+      logger: pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
+    });
+
+  it('a request arriving while the connection is still being made waits for it: counted, no warning', async () => {
+    const lines: unknown[] = [];
+    const limiter = limiterOn(900, 1, lines);
+    try {
+      const first = await limiter.take('early', 1);
+      expect(first).toEqual({ allowed: true, window: expect.objectContaining({ limit: 50, remaining: 49 }) });
+      expect(lines).toEqual([]);
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('a slot that lapsed during a stall is added back by the next renewal; its release removes it', async () => {
+    const limiter = limiterOn(300, 2);
+    const client = new Redis(redis.url);
+    const key = 'rl-unit:rl:{stalled}:live';
+    try {
+      const release = await limiter.holdLive('stalled');
+      expect(typeof release).toBe('function');
+      expect(await client.zcard(key)).toBe(1);
+      // As if the renewals had not reached Redis for longer than the ttl.
+      await client.del(key);
+      await vi.waitFor(async () => expect(await client.zcard(key)).toBe(1), { timeout: 5000, interval: 20 });
+      release!();
+      await vi.waitFor(async () => expect(await client.zcard(key)).toBe(0), { timeout: 5000, interval: 20 });
+    } finally {
+      client.disconnect();
+      await limiter.close();
+    }
+  });
+
+  it('a waiter gets the slot another instance releases, and gives up when its signal aborts', async () => {
+    const [one, two] = [limiterOn(900, 1), limiterOn(900, 1)];
+    try {
+      const held = await one.holdLive('shared');
+      expect(typeof held).toBe('function');
+      expect(await two.holdLive('shared')).toBeNull();
+      const giveUp = new AbortController();
+      const refused = two.holdLive('shared', giveUp.signal);
+      giveUp.abort();
+      expect(await refused).toBeNull();
+      const waiting = two.holdLive('shared', new AbortController().signal);
+      held!();
+      const got = await waiting;
+      expect(typeof got).toBe('function');
+      expect(await one.holdLive('shared')).toBeNull();
+      got!();
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
   it('a live slot held on one instance counts on the other', async () => {
     const [a, b] = services as [TestService, TestService];
     const proxy = await startGatedProxy(replay.origin);
@@ -236,8 +388,18 @@ describe('on one Redis, two instances share the limits', () => {
       const refused = await gatedB.get('/v1/portal/property?zpid=15192198', key);
       expect(refused.status).toBe(429);
       expect(refused.body.error.details).toMatchObject({ limit: 'live_lookups', max_live: 1 });
-      proxy.open();
-      expect((await held).status).toBe(200);
+      const client = new Redis(redis.url);
+      try {
+        const slotKeys = await client.keys('rl-test:rl:*:live');
+        expect(slotKeys).toHaveLength(1);
+        expect(await client.zcard(slotKeys[0]!)).toBe(1);
+        proxy.open();
+        expect((await held).status).toBe(200);
+        // The release reaches Redis (after the answer: it is not waited for).
+        await vi.waitFor(async () => expect(await client.zcard(slotKeys[0]!)).toBe(0), { timeout: 5000, interval: 20 });
+      } finally {
+        client.disconnect();
+      }
     } finally {
       proxy.open();
       await gatedA.close();
