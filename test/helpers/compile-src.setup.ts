@@ -18,13 +18,14 @@ declare module 'vitest' {
   }
 }
 
-// Every project of vitest.config.ts (and the root) runs this setup; one build serves the run.
-const shared = globalThis as { compiledSrc?: { dir: Promise<string>; users: number } };
+// Two levels below the root, as src/ is one: `new URL('../../fixtures/', import.meta.url)` in a
+// module at src/<dir>/ must land on a fixtures/ here, which links to the real one.
+const DIR = join(ROOT, '.tmp', `compiled-src-${process.pid}`);
 
-async function compile(): Promise<string> {
-  // Two levels below the root, as src/ is one: `new URL('../../fixtures/', import.meta.url)` in a
-  // module at src/<dir>/ must land on a fixtures/ here, which links to the real one.
-  const dir = join(ROOT, '.tmp', `compiled-src-${process.pid}`);
+// Every project of vitest.config.ts (and the root) runs this setup; one build serves the run.
+const shared = globalThis as { compiledSrc?: { ready: Promise<void>; users: number } };
+
+async function compile(dir: string): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   const files = readdirSync(join(ROOT, 'src'), { recursive: true }).map(String);
   await build({
@@ -44,17 +45,23 @@ async function compile(): Promise<string> {
     cpSync(join(ROOT, 'src', f), join(dir, 'src', f));
   }
   symlinkSync(join(ROOT, 'fixtures'), join(dir, 'fixtures'));
-  // A run stopped before its teardown leaves nothing behind either.
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  shared.compiledSrc ??= { dir: compile(), users: 0 };
+  if (!shared.compiledSrc) {
+    const compiled = (shared.compiledSrc = { ready: compile(DIR), users: 0 });
+    // A run stopped before its teardown leaves nothing behind either.
+    process.once('exit', () => rmSync(DIR, { recursive: true, force: true }));
+    // Watch mode: each rerun compiles the tree again, so no process runs code older than its rerun.
+    project.onTestsRerun(async () => {
+      compiled.ready = compile(DIR);
+      await compiled.ready;
+    });
+  }
   shared.compiledSrc.users += 1;
-  const dir = await shared.compiledSrc.dir;
-  project.provide('compiledSrcDir', dir);
+  await shared.compiledSrc.ready;
+  project.provide('compiledSrcDir', DIR);
   return async () => {
-    if (--shared.compiledSrc!.users === 0) rmSync(dir, { recursive: true, force: true });
+    if (--shared.compiledSrc!.users === 0) rmSync(DIR, { recursive: true, force: true });
   };
 }
