@@ -58,7 +58,7 @@ const oneLocator = (more: Record<string, TSchema>) =>
  */
 export const LookupQuery = Type.Union(oneLocator(OPTION_FIELDS), {
   $id: 'LookupQuery',
-  description: 'Exactly one of url, zpid, address; status and raw are optional.',
+  description: `Exactly one of ${LOCATOR_KEYS.join(', ')}; ${Object.keys(OPTION_FIELDS).join(' and ')} are optional.`,
 });
 export const LOOKUP_QUERY_KEYS: readonly string[] = [...LOCATOR_KEYS, ...Object.keys(OPTION_FIELDS)];
 
@@ -68,7 +68,7 @@ export const BatchItem = Type.Union(
     Type.String({ minLength: ADDRESS_MIN, maxLength: URL_MAX, description: 'A listing-site property link (http or https) or a one-line address' }),
     ...oneLocator({}),
   ],
-  { $id: 'BatchItem', description: 'One home: a link or address as a string, or an object with exactly one of url, zpid, address.' },
+  { $id: 'BatchItem', description: `One home: a link or address as a string, or an object with exactly one of ${LOCATOR_KEYS.join(', ')}.` },
 );
 
 export const BatchRequest = Type.Object(

@@ -2,7 +2,7 @@
 // (schema.ts, inputs.ts), the query parameters (the input fields), and the error codes, statuses and
 // example error bodies (the table in errors.ts). Only the examples of a found home are written here.
 import {
-  CONTRACT_SCHEMAS, ERROR_CODES, humanMs, LOCATOR_FIELDS, lookupDescription, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
+  CONTRACT_SCHEMAS, ERROR_CODES, humanMs, LOCATOR_FIELDS, LOCATOR_KEYS, lookupDescription, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
   type AccountUsage, type BatchMeta, type LocatorKey, type LookupMeta, type PortalProperty, type RestErrorCode,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
@@ -178,7 +178,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           tags: [TAGS.lookups],
           summary: `Look up to ${MAX_BATCH_ITEMS} homes`,
           description:
-            'Items are strings (link or address) or objects with one of url, zpid, address. Each item succeeds or fails on its own (ok); ' +
+            `Items are strings (link or address) or objects with one of ${LOCATOR_KEYS.join(', ')}. Each item succeeds or fails on its own (ok); ` +
             'a live lookup costs 1 credit, a cache hit or a failed item 0.',
           requestBody: {
             required: true,
