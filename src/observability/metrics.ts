@@ -13,6 +13,11 @@ export type CacheLabel = 'hit' | 'miss';
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const SIZE_BUCKETS = [1, 2, 5, 10, 20, 30, 40, 50];
+/**
+ * Event-loop lag is reported over fixed windows, not since the previous scrape: a scrape never resets
+ * it, so every scraper (two Prometheus servers, a person with curl) sees the same figures.
+ */
+export const LAG_WINDOW_MS = 15_000;
 
 export interface MetricsSources {
   /** Pages waiting for a page worker now (null when the collector has no page pool). */
@@ -32,6 +37,9 @@ export class ServiceMetrics {
   readonly storeErrors: Counter<'command' | 'code'>;
   readonly rateLimited: Counter<'limit'>;
   private readonly loopDelay: IntervalHistogram;
+  private readonly lagWindow: NodeJS.Timeout;
+  /** The last complete window's lag in seconds; null before the first window ends. */
+  private lag: { p99: number; max: number } | null = null;
 
   constructor(sources: MetricsSources = {}) {
     const registers = [this.registry];
@@ -63,18 +71,18 @@ export class ServiceMetrics {
 
     this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
     this.loopDelay.enable();
-    const delay = this.loopDelay;
+    this.lagWindow = setInterval(() => this.closeLagWindow(), LAG_WINDOW_MS);
+    this.lagWindow.unref();
+    const lagNow = () => this.lag ?? this.runningLag();
     new Gauge({
       name: 'event_loop_lag_seconds',
-      help: 'Event-loop delay since the previous scrape (p99 and max)',
+      help: `Event-loop delay over the last complete ${LAG_WINDOW_MS / 1000} s window (p99 and max); before the first one ends, since start`,
       labelNames: ['quantile'],
       registers,
       collect() {
-        // Nanoseconds; NaN before any sample.
-        const p99 = delay.percentile(99);
-        this.set({ quantile: '0.99' }, Number.isFinite(p99) ? p99 / 1e9 : 0);
-        this.set({ quantile: 'max' }, Number.isFinite(delay.max) ? delay.max / 1e9 : 0);
-        delay.reset();
+        const { p99, max } = lagNow();
+        this.set({ quantile: '0.99' }, p99);
+        this.set({ quantile: 'max' }, max);
       },
     });
     const pageQueue = sources.pageQueue;
@@ -93,7 +101,21 @@ export class ServiceMetrics {
     return { text: await this.registry.metrics(), contentType: this.registry.contentType };
   }
 
+  /** Ends the current lag window: its figures are what scrapes report until the next one ends (the timer calls it every LAG_WINDOW_MS). */
+  closeLagWindow(): void {
+    this.lag = this.runningLag();
+    this.loopDelay.reset();
+  }
+
+  /** The current window's lag so far, in seconds (the histogram counts nanoseconds; NaN before any sample). */
+  private runningLag(): { p99: number; max: number } {
+    const p99 = this.loopDelay.percentile(99);
+    const max = this.loopDelay.max;
+    return { p99: Number.isFinite(p99) ? p99 / 1e9 : 0, max: Number.isFinite(max) ? max / 1e9 : 0 };
+  }
+
   close(): void {
+    clearInterval(this.lagWindow);
     this.loopDelay.disable();
   }
 }
