@@ -68,7 +68,7 @@ builder.queryField('property', (t) =>
         // `raw` is only built when the operation selects data.raw.
         const options = rawOnlyWhenSelected(parseLookupOptions(args), info, ['data', 'raw']);
         const locator = parseLocator(args);
-        return await lookupOne(lookup, locator, options);
+        return await lookupOne(lookup, locator, options, ctx.admission);
       } catch (e) {
         // Every failure is the answer, never a thrown field error (the field is non-null: a throw
         // would null the whole operation, whose other lookups may already be billed). A LookupError
