@@ -4,7 +4,7 @@ import {
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import { LRUCache } from 'lru-cache';
-import { admitLookups, type Admission } from './admission.js';
+import { admitLookups } from './admission.js';
 import { homeKeyOf } from './keys.js';
 import { recordFailed, recordFound } from '../observability/request-stats.js';
 import { failureOf } from './failure.js';
@@ -63,13 +63,23 @@ const withRaw = (recordJson: string, rawJson: string): string =>
 
 export const RELEASE = 'v1';
 
-/**
- * One home (spec 4.1), one unit of the key's rate window (drawn from `admission` when its operation
- * took its units as a whole). Throws a LookupError.
- */
-export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions, admission?: Admission): Promise<LookupOutcome> {
-  await (admission ? admission.draw(1) : admitLookups(ctx, 1));
+/** One home (spec 4.1), one unit of the key's rate window. Throws a LookupError. */
+export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
+  await admitLookups(ctx, 1);
   return findOne(ctx, locator, options);
+}
+
+/**
+ * A single lookup's input read by the contract's parsers (`parse`), or its coded error, recorded as
+ * that lookup's outcome: invalid input counts in lookups_total like an invalid batch item does.
+ */
+export function parsedLookup<T>(ctx: RequestContext, parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    recordFailed(ctx.deps.metrics, ctx.stats, toLookupError(e).code);
+    throw e;
+  }
 }
 
 /** A lookup already admitted; its outcome recorded (metrics, the request's stats) once, here. */
@@ -127,9 +137,8 @@ const lookupsIn = (items: readonly BatchItemResult[]): number => items.reduce((n
  * Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. The batch takes one unit
  * of the key's rate window per valid item, all or none: refused, every such item fails rate_limited.
  */
-export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admission?: Admission): BatchRun {
-  const lookups = lookupsIn(items);
-  return runBatch(ctx, items, options, admission ? admission.draw(lookups) : admitLookups(ctx, lookups));
+export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions): BatchRun {
+  return runBatch(ctx, items, options, admitLookups(ctx, lookupsIn(items)));
 }
 
 function runBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admitted: Promise<void>): BatchRun {
@@ -177,8 +186,15 @@ export async function lookupBatch(
   items: readonly BatchItemResult[],
   options: LookupOptions,
 ): Promise<{ data: BatchItemOutcome[]; meta: BatchMeta }> {
-  // Refused here, the whole request is refused (REST: 429), not each item.
-  await admitLookups(ctx, lookupsIn(items));
+  // Refused here, the whole request is refused (REST: 429), not each item. Counted as a refused GraphQL
+  // batch is: its size, its valid items rate_limited (admitLookups), its invalid ones by their own code.
+  try {
+    await admitLookups(ctx, lookupsIn(items));
+  } catch (e) {
+    ctx.deps.metrics.batchSize.observe(items.length);
+    for (const item of items) if (!item.ok) recordFailed(ctx.deps.metrics, ctx.stats, item.error.code);
+    throw e;
+  }
   const run = runBatch(ctx, items, options, Promise.resolve());
   return { data: await Promise.all(run.results), meta: await run.meta };
 }

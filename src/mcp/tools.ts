@@ -11,7 +11,7 @@ import {
   type AccountUsage, type LookupMeta, type PortalProperty,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
-import { failureOf, lookupBatch, lookupOne, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+import { failureOf, lookupBatch, lookupOne, parsedLookup, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
 import type { ErrorLog } from '../lookup/failure.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
@@ -108,8 +108,10 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
       async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal });
-          const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
-          const options = parseLookupOptions({ status: args.status });
+          const { locator, options } = parsedLookup(ctx, () => ({
+            locator: parseLocator({ url: args.url, zpid: args.zpid, address: args.address }),
+            options: parseLookupOptions({ status: args.status }),
+          }));
           const full = parseFull(args.full);
           const outcome = await lookupOne(ctx, locator, options);
           return answer({ data: homeData(outcome.data, full), meta: homeMeta(outcome.meta, full) });

@@ -5,7 +5,7 @@ import {
   humanMs, LOCATOR_FIELDS, lookupDescription, LookupMeta, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
   parseLocator, parseLookupOptions,
 } from '../../contract/index.js';
-import { lookupOne, type LookupOutcome } from '../../lookup/index.js';
+import { lookupOne, parsedLookup, type LookupOutcome } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { rawOnlyWhenSelected } from '../selection.js';
 import { contractArgs, contractFields, planFields, planInputs } from '../typebox.js';
@@ -66,9 +66,12 @@ builder.queryField('property', (t) =>
       const lookup = requireLookup(ctx);
       try {
         // `raw` is only built when the operation selects data.raw.
-        const options = rawOnlyWhenSelected(parseLookupOptions(args), info, ['data', 'raw']);
-        const locator = parseLocator(args);
-        return await lookupOne(lookup, locator, options, ctx.admission);
+        // Parsed through the core, which counts invalid input as this lookup's outcome.
+        const { locator, options } = parsedLookup(lookup, () => ({
+          options: rawOnlyWhenSelected(parseLookupOptions(args), info, ['data', 'raw']),
+          locator: parseLocator(args),
+        }));
+        return await lookupOne(lookup, locator, options);
       } catch (e) {
         // Every failure is the answer, never a thrown field error (the field is non-null: a throw
         // would null the whole operation, whose other lookups may already be billed). A LookupError

@@ -1,7 +1,7 @@
 // GET /v1/portal/property (spec 4.1): parse, call the core, write the envelope.
 import type { FastifyInstance } from 'fastify';
 import { parseLookupQuery } from '../../contract/index.js';
-import { lookupOne, type CoreDeps } from '../../lookup/index.js';
+import { lookupOne, parsedLookup, type CoreDeps } from '../../lookup/index.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
 
@@ -9,7 +9,7 @@ export function propertyRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.get('/v1/portal/property', async (request, reply) => {
     try {
       const ctx = await contextFor(deps, request, reply);
-      const { locator, options } = parseLookupQuery(request.query as Record<string, unknown>);
+      const { locator, options } = parsedLookup(ctx, () => parseLookupQuery(request.query as Record<string, unknown>));
       const { dataJson, meta } = await lookupOne(ctx, locator, options);
       reply.header('x-cache', meta.cached ? 'HIT' : 'MISS');
       return sendJsonText(reply, `{"data":${dataJson},"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`);
