@@ -1,8 +1,9 @@
 // Per-key protection of the shared collector, as one rule below both faces:
-// - a window of RATE_LIMIT_PER_MINUTE units per account and minute: a lookup is a unit (a batch, or a
-//   GraphQL properties field, takes one per valid item, all or none); what does not fit is refused
-//   (429 rate_limited) and takes nothing; requests without lookups take nothing;
-// - at most MAX_LIVE_PER_KEY live lookups of one account at once (cache hits never count).
+// - a window of RATE_LIMIT_PER_MINUTE units per account and minute: a lookup is a unit (a batch takes
+//   one per valid item, a GraphQL operation one per lookup it asks for, all or none); what does not fit
+//   is refused (429 rate_limited) and takes nothing; requests without lookups take nothing;
+// - at most MAX_LIVE_PER_KEY live lookups of one account at once (cache hits never count); the core
+//   (src/lookup/loader.ts) decides who waits for a slot and who is refused.
 // With Redis (REDIS_URL) both are kept in Redis, so every instance shares them; else in this process.
 // Fixed windows on Redis' own clock (TIME in the scripts), so instances with skewed clocks agree.
 // A limiter that cannot reach Redis lets the request through: the store it also needs answers for

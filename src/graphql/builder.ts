@@ -1,7 +1,7 @@
 // The Pothos builder: its options and the Context type only. No GraphQL type is defined here
 // (types live in schema/*.ts, which import this file; this file imports none of them).
 import SchemaBuilder from '@pothos/core';
-import type { CoreDeps, RequestContext } from '../lookup/index.js';
+import type { Admission, CoreDeps, RequestContext } from '../lookup/index.js';
 
 /** What every resolver receives. */
 export interface GraphqlContext {
@@ -12,6 +12,8 @@ export interface GraphqlContext {
    * Null only for introspection-only operations, which need no API key.
    */
   lookup: RequestContext | null;
+  /** The operation's lookups, admitted as a whole before it runs (use-lookup-limit.ts); absent without lookups. */
+  admission?: Admission;
 }
 
 export interface BuilderTypes {

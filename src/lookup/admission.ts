@@ -1,5 +1,6 @@
 // The per-key rate window, taken by the core's entry points (lookupOne, startBatch, lookupBatch), so
-// REST, GraphQL and MCP count the same way: one unit per lookup, a batch's all or none.
+// REST, GraphQL and MCP count the same way: one unit per lookup, a batch's all or none. A GraphQL
+// operation takes its lookups' units as a whole before it runs (admitOperation), so it too is all or none.
 import { rateLimitedError } from '../accounts/rate-limit.js';
 import { recordFailed } from '../observability/request-stats.js';
 import type { RequestContext } from './types.js';
@@ -18,3 +19,36 @@ export async function admitLookups(ctx: RequestContext, lookups: number): Promis
   for (let i = 0; i < lookups; i += 1) recordFailed(ctx.deps.metrics, ctx.stats, 'rate_limited');
   throw rateLimitedError(window!, lookups);
 }
+
+/**
+ * The units an operation of several lookups took as one (all or none): its lookups draw on them
+ * instead of taking their own, and each one of a refused operation fails with its refusal.
+ */
+export class Admission {
+  #left: number;
+  readonly #refusal: Promise<unknown>;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    lookups: number,
+  ) {
+    this.#left = lookups;
+    // Settled as a value: an operation whose lookups never draw (all invalid) leaves nothing unhandled.
+    this.#refusal = admitLookups(ctx, lookups).then(
+      () => null,
+      (e: unknown) => e,
+    );
+  }
+
+  /** Draws `lookups` units, or throws the operation's refusal. Past what was counted up front, takes the rest. */
+  async draw(lookups: number): Promise<void> {
+    const refused = await this.#refusal;
+    if (refused) throw refused;
+    const counted = Math.min(lookups, this.#left);
+    this.#left -= counted;
+    if (lookups > counted) await admitLookups(this.ctx, lookups - counted);
+  }
+}
+
+/** Takes the units of all `lookups` an operation asks for, at once. */
+export const admitOperation = (ctx: RequestContext, lookups: number): Admission => new Admission(ctx, lookups);

@@ -4,3 +4,4 @@ export { lookupOne, lookupBatch, parsedLookup, startBatch, RELEASE, LookupOutcom
 export { SingleFlight } from './single-flight.js';
 export { homeKeyOf } from './keys.js';
 export { failureOf } from './failure.js';
+export { admitOperation, type Admission } from './admission.js';

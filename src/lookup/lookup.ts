@@ -4,7 +4,7 @@ import {
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import { LRUCache } from 'lru-cache';
-import { admitLookups } from './admission.js';
+import { admitLookups, type Admission } from './admission.js';
 import { homeKeyOf } from './keys.js';
 import { recordFailed, recordFound } from '../observability/request-stats.js';
 import { failureOf } from './failure.js';
@@ -63,9 +63,12 @@ const withRaw = (recordJson: string, rawJson: string): string =>
 
 export const RELEASE = 'v1';
 
-/** One home (spec 4.1), one unit of the key's rate window. Throws a LookupError. */
-export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
-  await admitLookups(ctx, 1);
+/**
+ * One home (spec 4.1), one unit of the key's rate window (drawn from `admission` when its operation
+ * took its units as a whole). Throws a LookupError.
+ */
+export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions, admission?: Admission): Promise<LookupOutcome> {
+  await (admission ? admission.draw(1) : admitLookups(ctx, 1));
   return findOne(ctx, locator, options);
 }
 
@@ -137,8 +140,9 @@ const lookupsIn = (items: readonly BatchItemResult[]): number => items.reduce((n
  * Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. The batch takes one unit
  * of the key's rate window per valid item, all or none: refused, every such item fails rate_limited.
  */
-export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions): BatchRun {
-  return runBatch(ctx, items, options, admitLookups(ctx, lookupsIn(items)));
+export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admission?: Admission): BatchRun {
+  const lookups = lookupsIn(items);
+  return runBatch(ctx, items, options, admission ? admission.draw(lookups) : admitLookups(ctx, lookups));
 }
 
 function runBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admitted: Promise<void>): BatchRun {

@@ -129,6 +129,68 @@ describe('lookups per minute, in memory', () => {
   });
 });
 
+describe('a GraphQL operation takes its lookups all or none', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '50' }, clock: fixedClock });
+  });
+  afterAll(() => svc.close());
+
+  const gql = (key: string, query: string) =>
+    fetch(`${svc.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
+  type Field = { __typename: string; code?: string; details?: Record<string, unknown> };
+
+  it('two property fields with one unit left: both refused, nothing taken; one field then fits', async () => {
+    const key = svc.keys.paid!;
+    const used = await svc.post('/v1/portal/batch', { items: zpids(49) }, key);
+    expect(window(used.headers.get('ratelimit'))).toEqual({ r: 1, t: 50 });
+    const two = await gql(key, '{ a: property(zpid: "2146993218") { __typename ... on LookupError { code details } } b: property(zpid: "114303858") { __typename ... on LookupError { code details } } }');
+    const body = (await two.json()) as { data: { a: Field; b: Field } };
+    expect([body.data.a.code, body.data.b.code]).toEqual(['rate_limited', 'rate_limited']);
+    expect(body.data.a.details).toMatchObject({ limit: 'lookups_per_minute', requested: 2, remaining: 1 });
+    expect(window(two.headers.get('ratelimit'))).toEqual({ r: 1, t: 50 });
+    const one = await gql(key, '{ property(zpid: "2146993218") { __typename } }');
+    expect(((await one.json()) as { data: { property: Field } }).data.property.__typename).toBe('PropertyLookup');
+    expect(window(one.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
+  });
+
+  it('in a batched request each operation is admitted on its own', async () => {
+    const key = svc.keys.tiny!;
+    const used = await svc.post('/v1/portal/batch', { items: zpids(48) }, key);
+    expect(window(used.headers.get('ratelimit'))).toEqual({ r: 2, t: 50 });
+    const field = (alias: string) => `${alias}: property(zpid: "2146993218") { __typename ... on LookupError { code } }`;
+    const r = await fetch(`${svc.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify([{ query: `{ ${field('a')} }` }, { query: `{ ${field('b')} ${field('c')} }` }, { query: `{ ${field('d')} }` }]),
+    });
+    const ops = (await r.json()) as Array<{ data: Record<string, Field> }>;
+    expect(ops.map((op) => Object.values(op.data).map((f) => f.code ?? f.__typename))).toEqual([
+      ['PropertyLookup'],
+      ['rate_limited', 'rate_limited'],
+      ['PropertyLookup'],
+    ]);
+    expect(window(r.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
+  });
+
+  it('property fields and properties items together: refused as one, as a REST batch of as many is', async () => {
+    const key = svc.keys.free!;
+    const used = await svc.post('/v1/portal/batch', { items: zpids(48) }, key);
+    expect(window(used.headers.get('ratelimit'))).toEqual({ r: 2, t: 50 });
+    const mixed = await gql(key, '{ a: property(zpid: "2146993218") { __typename ... on LookupError { code } } p: properties(items: [{ zpid: "2146993218" }, { zpid: "114303858" }]) { results { ok error { code } } } }');
+    const body = (await mixed.json()) as { data: { a: Field; p: { results: Array<{ ok: boolean; error?: { code: string } }> } } };
+    expect(body.data.a.code).toBe('rate_limited');
+    expect(body.data.p.results.map((r) => r.error?.code ?? 'ok')).toEqual(['rate_limited', 'rate_limited']);
+    const rest = await svc.post('/v1/portal/batch', { items: zpids(3) }, key);
+    expect(rest.status).toBe(429);
+    expect(rest.body.error.details).toMatchObject({ requested: 3, remaining: 2 });
+    // Nothing was taken by either refusal: two lookups still fit.
+    const fits = await svc.post('/v1/portal/batch', { items: zpids(2) }, key);
+    expect(fits.status).toBe(200);
+    expect(window(fits.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
+  });
+});
+
 describe('live lookups at once, held at a gate', () => {
   let replay: ReplayServer;
   let svc: TestService;

@@ -3,10 +3,14 @@
 // (`property` fields plus `properties` items) against the batch limit (50, the contract's
 // MAX_BATCH_ITEMS). Over the limit, the operation is refused before it executes, so before any
 // upstream call or charge. Batched requests are also counted as a whole: use-batched-requests.ts.
+// Within it, the operation's lookups take their units of the key's rate window at once, through the
+// core (admitOperation): all or none, as a REST batch.
 // Mutations and subscriptions (the schema has neither) are refused with a code.
 import { getOperationAST, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
+import { admitOperation } from '../../lookup/index.js';
+import type { GraphqlContext } from '../builder.js';
 import { requestError, toGraphQLError } from '../errors.js';
 import { tooManyLookups } from '../limits.js';
 import { coerceVariables, countLookups } from '../lookup-count.js';
@@ -25,7 +29,7 @@ function badVariable(error: GraphQLError): GraphQLError {
 const notSupported = (operation: string): GraphQLError =>
   requestError('operation_not_supported', `Only queries are served; the schema has no ${operation} type.`, { operation });
 
-export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin {
+export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin<GraphqlContext> {
   return {
     onSubscribe({ args, setResultAndStopExecution }) {
       const op = getOperationAST(args.document, args.operationName ?? undefined);
@@ -44,7 +48,12 @@ export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin {
         return;
       }
       const n = countLookups(args.document, op, vars.coerced);
-      if (n > max) setResultAndStopExecution({ errors: [tooManyLookups(max, n)] });
+      if (n > max) {
+        setResultAndStopExecution({ errors: [tooManyLookups(max, n)] });
+        return;
+      }
+      const ctx = args.contextValue;
+      if (ctx.lookup && n > 0) ctx.admission = admitOperation(ctx.lookup, n);
     },
   };
 }

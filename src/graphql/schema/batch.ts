@@ -80,7 +80,7 @@ builder.queryField('properties', (t) =>
       } catch (e) {
         rethrowCoded(e);
       }
-      return startBatch(lookup, parsed.items, rawOnlyWhenSelected(parsed.options, info, ['results', 'data', 'raw']));
+      return startBatch(lookup, parsed.items, rawOnlyWhenSelected(parsed.options, info, ['results', 'data', 'raw']), ctx.admission);
     },
   }),
 );

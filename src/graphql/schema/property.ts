@@ -71,7 +71,7 @@ builder.queryField('property', (t) =>
           options: rawOnlyWhenSelected(parseLookupOptions(args), info, ['data', 'raw']),
           locator: parseLocator(args),
         }));
-        return await lookupOne(lookup, locator, options);
+        return await lookupOne(lookup, locator, options, ctx.admission);
       } catch (e) {
         // Every failure is the answer, never a thrown field error (the field is non-null: a throw
         // would null the whole operation, whose other lookups may already be billed). A LookupError
