@@ -160,7 +160,7 @@ describe('Dockerfile', () => {
     expect(ofStage(runtime, 'ENTRYPOINT')).toEqual([]);
     const env = dockerEnv(runtime);
     for (const name of Object.keys(env)) expect(schemaVariables, name).toContain(name);
-    const config = loadConfig({ ...env, API_KEY_SECRET: 'a-real-secret' });
+    const config = loadConfig({ ...env, API_KEY_SECRET: 'a-real-secret-of-32-characters!!' });
     expect(ofStage(runtime, 'EXPOSE')).toEqual([String(config.port)]);
     // NODE_ENV=production: without API_KEY_SECRET the image refuses to start (compose requires it).
     expect(() => loadConfig(env)).toThrow(/API_KEY_SECRET/);
@@ -186,7 +186,7 @@ describe('docker-compose.yml', () => {
         expect(readmeVariables, `${name}: ${variable} in the README's table`).toContain(variable);
       }
       // With the image's environment below it and the operator's secret filled in, the configuration is valid.
-      const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 's3cret', ACCOUNTS_FILE_HOST: './a.json' })]));
+      const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 'operator-secret-at-least-16-chars', ACCOUNTS_FILE_HOST: './a.json' })]));
       const config = loadConfig({ ...dockerEnv(runtime), ...filled });
       expect(config.port, name).toBe(Number(ofStage(runtime, 'EXPOSE')[0]));
       expect(config.redisUrl).toBe('redis://redis:6379');
