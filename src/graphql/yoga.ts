@@ -13,7 +13,7 @@ import { stopSignal } from '../rest/drain.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import type { GraphqlContext } from './builder.js';
 import { GRAPHQL_PATH } from './endpoint.js';
-import { toGraphQLError } from './errors.js';
+import { codeOf, toGraphQLError } from './errors.js';
 import { graphiqlOptions, renderGraphiQL } from './graphiql.js';
 import { documentCache } from './documents.js';
 import { MAX_BATCHED_OPERATIONS } from './limits.js';
@@ -51,12 +51,14 @@ function yogaLogger(core: CoreDeps): YogaLogger {
 const tooLargeForYoga = (): GraphQLError => toGraphQLError(bodyTooLarge(), { http: 'response', status: 413 });
 
 /**
- * Every error of a response passes here. Yoga's oversized-body error gets the project's code;
- * unexpected errors stay masked, with the spec's `internal` code and message (REST's 500 body).
+ * Every error of a response passes here. Yoga's oversized-body error gets the project's code, as do
+ * its other request errors (codeOf); unexpected errors stay masked, with the spec's
+ * `internal` code and message (REST's 500 body).
  */
 function maskAsInternal(error: unknown, message: string, isDev?: boolean): Error {
   if (error instanceof GraphQLError && error.extensions.code === 'REQUEST_ENTITY_TOO_LARGE') return tooLargeForYoga();
   const masked = maskError(error, message, isDev);
+  if (masked === error && masked instanceof GraphQLError) return codeOf(masked);
   if (masked === error || !(masked instanceof GraphQLError)) return masked;
   return new GraphQLError(masked.message, {
     nodes: masked.nodes ?? null,

@@ -86,7 +86,7 @@ describe('Query.property', () => {
     expect(property).toMatchObject({ __typename: 'PropertyLookup', data: { homeStatus: 'RECENTLY_SOLD' } });
     const bad = await postGql(svc, { query: '{ property(zpid: "1", status: sold) { __typename } }' });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(bad.body.errors[0].extensions.code).toBe('bad_param');
   });
 });
 

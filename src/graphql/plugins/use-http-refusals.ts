@@ -2,11 +2,13 @@
 // - `variables` or `extensions` that are not JSON (GET query string, form-encoded POST) are the
 //   client's mistake: 400 bad_param naming the parameter (Yoga's JSON.parse throw would be masked as a
 //   500 internal and logged at error level: a log flood for anyone without a key);
+// - a body a request parser cannot read (a multipart form without its JSON) is 400 bad_body;
 // - Yoga's bodyless 406 (no acceptable media type) and 415 (a body type it cannot read) get a body in
 //   GraphQL's format with a code, like every other answer.
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, type ErrorCode } from '../../contract/index.js';
-import { graphqlErrorBody, toGraphQLError } from '../errors.js';
+import { codeOf, graphqlErrorBody, toGraphQLError, UNREADABLE_BODY } from '../errors.js';
 
 const BODYLESS: Readonly<Record<number, ErrorCode>> = { 406: 'not_acceptable', 415: 'unsupported_media_type' };
 
@@ -47,6 +49,7 @@ export function useHttpRefusals(): Plugin {
           return await requestParser(req);
         } catch (e) {
           if (e instanceof SyntaxError) throw notJsonError(request.url);
+          if (e instanceof GraphQLError) throw codeOf(e, UNREADABLE_BODY);
           throw e;
         }
       });
