@@ -32,7 +32,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 /**
  * Fastify's request logging: one line per answered request at info (instead of two), with what the
  * request did as the core recorded it (request.stats): the account's id (never its key), the error
- * code, cache, source, upstream time, credits and lookups. The request id is the line's reqId.
+ * code, cache, source, upstream time, credits and lookups. The request id is the line's reqId (the
+ * client's x-request-id when sane); coreRequestId is the core's own (the ledger's `request`).
  */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
@@ -45,6 +46,7 @@ export class RequestLog extends LogController {
       route: request.routeOptions.url ?? null,
       statusCode: reply.statusCode,
       account: s?.account ?? null,
+      coreRequestId: s?.coreRequestId ?? null,
       code: s?.errorCode ?? null,
       cache: s?.cache ?? null,
       source: s?.source ?? null,

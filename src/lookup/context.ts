@@ -22,12 +22,14 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
   let signal: AbortSignal | undefined;
   let deadline: AbortSignal | null | undefined;
   const deadlineAt = opts.deadlineMs === undefined ? null : performance.now() + opts.deadlineMs;
+  // A client chooses its x-request-id: it names the request in logs and answers, never in the ledger.
+  const requestId = deps.newId();
   const ctx: RequestContext = {
     deps,
     account,
-    requestId: opts.requestId,
+    requestId,
     get logger() {
-      return (logger ??= deps.logger.child({ reqId: opts.requestId, account: account.id }));
+      return (logger ??= deps.logger.child({ reqId: opts.requestId, coreRequestId: requestId, account: account.id }));
     },
     get signal() {
       return (signal ??= opts.signal ? opts.signal() : new AbortController().signal);
@@ -44,6 +46,7 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
     stats: opts.stats ?? new RequestStats(),
   };
   ctx.stats.account = account.id;
+  ctx.stats.coreRequestId = requestId;
   return ctx;
 }
 

@@ -33,6 +33,10 @@ export interface CoreDeps {
 export interface RequestContext {
   deps: CoreDeps;
   account: Account;
+  /**
+   * Made by the core, never a client's x-request-id: the `request` of the ledger entries this request
+   * charges, and its identity in the logs (`coreRequestId`, beside the face's `reqId`).
+   */
   requestId: string;
   /** The request's child logger, made on first use (a cache hit logs nothing). */
   readonly logger: Logger;
@@ -55,6 +59,7 @@ export interface RequestContext {
 }
 
 export interface ContextOptions {
+  /** The face's id of the request (a client's x-request-id when sane): logged as reqId, never stored. */
   requestId: string;
   /** Makes the client-gone signal; called at most once, when a lookup first needs it. */
   signal?: () => AbortSignal;

@@ -8,6 +8,8 @@ import { sourceOf } from './instrument.js';
 export class RequestStats {
   /** The account's id once its key is known (never the key). */
   account: string | null = null;
+  /** The core's own id of the request (the ledger's `request`), once it has a context. */
+  coreRequestId: string | null = null;
   lookups = 0;
   hits = 0;
   misses = 0;

@@ -37,11 +37,12 @@ describe('one line per request, request ids', () => {
   let app: Awaited<ReturnType<typeof buildApp>>;
   let replay: Awaited<ReturnType<typeof startReplayServer>>;
   let accountId: string;
+  let store: MemoryStore;
 
   beforeAll(async () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
     const config = loadConfig({ PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: 'info', LOOKUP_TIMEOUT_MS: '5000' });
-    const store = new MemoryStore();
+    store = new MemoryStore();
     await seedAccounts(store, [{ key: KEY, plan: 'free' }], config.apiKeySecret);
     accountId = seededAccountId(hashApiKey(KEY, config.apiKeySecret));
     app = await buildApp({ config, store, collector: createCollector(config), logger: createLogger('info', log.stream) });
@@ -87,6 +88,23 @@ describe('one line per request, request ids', () => {
     const id = String(unknown.headers['x-request-id']);
     expect(unknown.json().meta.request_id).toBe(id);
     expect(requestLine(id)).toMatchObject({ statusCode: 401, code: 'invalid_api_key', account: null });
+  });
+
+  it("a client's x-request-id never reaches the ledger: the core's own id does, logged beside it", async () => {
+    const sent = ['999000101', '999000104'].map((zpid) =>
+      app.inject({ url: `/v1/portal/property?zpid=${zpid}`, headers: { 'x-api-key': KEY, 'x-request-id': 'same-client-id' } }));
+    const answers = await Promise.all(sent);
+    expect(answers.map((r) => [r.statusCode, r.headers['x-request-id'], r.json().meta.credits])).toEqual([
+      [200, 'same-client-id', 1],
+      [200, 'same-client-id', 1],
+    ]);
+    const charged = (await store.ledger(accountId)).filter((e) => e.cacheKey === 'zpid:999000101' || e.cacheKey === 'zpid:999000104');
+    expect(charged).toHaveLength(2);
+    const ids = charged.map((e) => e.requestId);
+    for (const id of ids) expect(id).toMatch(UUID);
+    expect(new Set(ids).size).toBe(2);
+    const lines = log.lines.filter((l) => l.msg === 'request' && l.reqId === 'same-client-id');
+    expect(lines.map((l) => l.coreRequestId).sort()).toEqual([...ids].sort());
   });
 
   it('an x-request-id that is not a sane token is replaced, never echoed', async () => {
