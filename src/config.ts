@@ -37,7 +37,7 @@ export interface Config {
     name: string;
   };
   accountsFile: string | null;
-  /** The API key the MCP server over stdio acts as (npm run mcp); null: every tool answers missing_api_key. */
+  /** The API key the MCP server over stdio acts as (node dist/mcp/stdio.js); null: every tool answers missing_api_key. */
   portalApiKey: string | null;
   /** Secret for the keyed hash of API keys. */
   apiKeySecret: string;
@@ -136,7 +136,7 @@ export const ENV = Type.Object({
   FALLBACK_MAX_COST_CEILING_USD: decimal({ default: 0.5, exclusiveMinimum: 0, description: "Highest cap used when the actor's minimum is above the cap, USD" }),
   FALLBACK_PROVIDER_NAME: text({ default: 'apify', description: 'Name reported in meta.source.provider' }),
   ACCOUNTS_FILE: opt(text({ description: 'Accounts seeded at start-up' })),
-  PORTAL_API_KEY: opt(text({ description: 'The API key the MCP server over stdio (npm run mcp) acts as', secret: true })),
+  PORTAL_API_KEY: opt(text({ description: 'The API key the MCP server over stdio (node dist/mcp/stdio.js) acts as', secret: true })),
   API_KEY_SECRET: opt(text({ description: 'Secret for the keyed hash of API keys', secret: true, docDefault: 'a development secret (warned about; refused when `NODE_ENV` is `production`)' })),
   BATCH_DEADLINE_MS: ms({ default: 280_000, minimum: 1, description: 'Overall limit of a batch' }),
   BATCH_CONCURRENCY: integer({ default: 10, minimum: 1, description: 'Live lookups one request runs at once' }),
@@ -296,3 +296,8 @@ export function loadConfigOrExit(env: Env = process.env): Config {
 
 /** True when the API-key secret was left at its development default. */
 export const usesDevSecret = (c: Config): boolean => c.apiKeySecret === DEV_SECRET;
+
+/** The start-up warning of every process that hashes keys (the HTTP service, the MCP server over stdio). */
+export function warnIfDevSecret(c: Config, logger: { warn(message: string): void }): void {
+  if (usesDevSecret(c)) logger.warn('API_KEY_SECRET is not set or is the development default: API keys are hashed with the public development secret');
+}

@@ -44,6 +44,6 @@ Try:
   curl -s -H 'x-api-key: ${DEMO_KEY}' '${base}/v1/account'
 
 GraphQL (GraphiQL in a browser): ${base}/graphql    API docs: ${base}/docs
-MCP (streamable HTTP, header x-api-key): ${base}/mcp    over stdio: PORTAL_API_KEY=${DEMO_KEY} npm run --silent mcp -- --demo
+MCP (streamable HTTP, header x-api-key): ${base}/mcp    over stdio: PORTAL_API_KEY=${DEMO_KEY} node dist/mcp/stdio.js --demo
 Stop with Ctrl-C.
 `);

@@ -8,7 +8,7 @@ import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
-import { STOP_AFTER_GRACE_MS, usesDevSecret, type Config } from './config.js';
+import { STOP_AFTER_GRACE_MS, warnIfDevSecret, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createStore, type AccountStore, type Store } from './store/index.js';
 
@@ -24,7 +24,7 @@ export interface RunningService {
 const SWEEP_EVERY_MS = 60_000;
 
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
-  if (usesDevSecret(config)) logger.warn('API_KEY_SECRET is not set or is the development default: API keys are hashed with the public development secret');
+  warnIfDevSecret(config, logger);
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);

@@ -1,4 +1,4 @@
-// `npm run --silent mcp`: the MCP server over stdio, for an agent that starts it as a child process.
+// `node dist/mcp/stdio.js` (after `npm run build`): the MCP server over stdio, for an agent that starts it as a child process.
 // It runs the core in this process against the configured store (the environment of `npm start`:
 // with REDIS_URL it shares accounts, usage and cache with the HTTP instances). The caller is the key
 // in PORTAL_API_KEY, checked on every tool call like a request's x-api-key; without it every tool
@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
 import { createCore } from '../core.js';
 import { createCollector } from '../collector/index.js';
-import { loadConfigOrExit } from '../config.js';
+import { loadConfigOrExit, warnIfDevSecret } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openRequest } from '../lookup/index.js';
 import { startReplayServer } from '../replay/server.js';
@@ -28,7 +28,9 @@ const config = loadConfigOrExit(
     ? { ...process.env, REDIS_URL: '', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }
     : process.env,
 );
-const logger = createLogger(config.logLevel, pino.destination(2));
+// LOG_PRETTY's readable lines go to stderr too, written in this thread (stdout is the protocol's).
+const logger = createLogger(config.logLevel, pino.destination(2), config.logPretty);
+warnIfDevSecret(config, logger);
 const store = await createStore(config);
 if (demo) await seedAccounts(store, [{ key: DEMO_KEY, plan: 'free', allotment: 50 }], config.apiKeySecret);
 else if (config.accountsFile) await seedAccountsFromFile(store, config.accountsFile, config.apiKeySecret);

@@ -3,7 +3,7 @@
 import type { Config } from '../config.js';
 import { MAX_BATCH_ITEMS } from '../contract/index.js';
 import { costs, LINKS, operations } from './guide.js';
-import { MCP_PATH, mcpTools } from './mcp-tools.js';
+import { MCP_PATH, MCP_STDIO_COMMAND, mcpTools } from './mcp-tools.js';
 import { escapeHtml, siteAssets } from './site-assets.js';
 
 export const SERVICE_NAME = 'Property lookup API';
@@ -58,7 +58,7 @@ export function landingPage(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs
       <h2>For AI agents: MCP</h2>
       <p>The same lookups as tools of a Model Context Protocol server, with the same billing and error codes: over
         streamable HTTP at <code>POST ${MCP_PATH}</code> with your <code>x-api-key</code>, or over stdio with
-        <code>PORTAL_API_KEY=&lt;key&gt; npm run mcp</code>. Tools:</p>
+        <code>${escapeHtml(MCP_STDIO_COMMAND)}</code> (after <code>npm run build</code>). Tools:</p>
       <ul>
           ${tools}
       </ul>

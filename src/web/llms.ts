@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import { schema } from '../graphql/index.js';
 import { costs, errorRows, LINKS, operations } from './guide.js';
 import { SERVICE_NAME } from './landing.js';
-import { MCP_PATH, mcpTools } from './mcp-tools.js';
+import { MCP_PATH, MCP_STDIO_COMMAND, mcpTools } from './mcp-tools.js';
 
 export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {
   const ops = operations(config).map((op) => {
@@ -35,7 +35,7 @@ export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>)
     '## MCP',
     '',
     `An MCP server with the same lookups, billing and error codes: streamable HTTP at POST ${MCP_PATH} (send x-api-key), or stdio`,
-    '(`PORTAL_API_KEY=<key> npm run mcp`). Answers are compact unless the tool is called with full: true. Tools:',
+    `(\`${MCP_STDIO_COMMAND}\`, after \`npm run build\`). Answers are compact unless the tool is called with full: true. Tools:`,
     '',
     ...mcpTools(config).map((t) => `- ${t.name} (${t.title}): ${t.description}`),
     '',

@@ -6,6 +6,12 @@ import { toolDefinitions } from '../mcp/tools.js';
 
 export { MCP_PATH };
 
+/**
+ * How an agent starts the MCP server over stdio, once `npm run build` has compiled it: node itself, not
+ * `npm run`, whose banners would land on stdout (the protocol's channel) and which would rebuild at every start.
+ */
+export const MCP_STDIO_COMMAND = 'PORTAL_API_KEY=<key> node dist/mcp/stdio.js';
+
 export interface McpToolSummary {
   name: string;
   title: string;

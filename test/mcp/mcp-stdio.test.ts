@@ -83,6 +83,33 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     expect((await call(client, 'account_usage', {})).structuredContent.error.code).toBe('invalid_api_key');
   });
 
+  it('LOG_PRETTY: readable lines on stderr, the development-secret warning among them, as npm start gives it', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...entryArgs('mcp/stdio.ts'), '--demo'],
+      cwd: ROOT,
+      // API_KEY_SECRET unset: the development default.
+      env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', LOG_PRETTY: 'true', PORTAL_API_KEY: DEMO_KEY },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    const warned = new Promise<void>((resolve) => {
+      transport.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('\n')) resolve();
+      });
+    });
+    const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    await warned;
+    const line = stderr.split('\n')[0]!;
+    expect(line).toMatch(/WARN.*API_KEY_SECRET is not set or is the development default/);
+    expect(line.startsWith('{')).toBe(false);
+    // The protocol still works beside it: stdout carried only protocol messages.
+    expect((await call(client, 'account_usage', {})).structuredContent.data.plan).toBe('free');
+  });
+
   it('a refused configuration: every problem on stderr, exit 78, nothing on stdout (the protocol channel)', async () => {
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(process.execPath, entryArgs('mcp/stdio.ts'), {

@@ -37,6 +37,9 @@ describe('the landing page at /', () => {
     expect(text).toContain('in the last 6 h');
     expect(text).toContain(`up to ${MAX_BATCH_ITEMS} in a batch`);
     for (const tool of mcpTools(svc.config)) expect(text).toContain(`<code>${tool.name}</code>`);
+    // stdio is started with node itself: `npm run` would print its banners on stdout, the protocol's channel.
+    expect(text).toContain('<code>PORTAL_API_KEY=&lt;key&gt; node dist/mcp/stdio.js</code> (after <code>npm run build</code>)');
+    expect(text).not.toContain('npm run mcp');
     // No inline script: every script is a hashed asset.
     expect(text).not.toMatch(/<script>(?!<\/script>)/);
     expect(assetUrls(text).length).toBeGreaterThanOrEqual(2);
@@ -70,6 +73,8 @@ describe('/llms.txt', () => {
     // The MCP tools, from their definitions.
     for (const tool of mcpTools(svc.config)) expect(text).toContain(`- ${tool.name} (${tool.title}): `);
     expect(text).toContain('POST /mcp');
+    expect(text).toContain('(`PORTAL_API_KEY=<key> node dist/mcp/stdio.js`, after `npm run build`)');
+    expect(text).not.toContain('npm run mcp');
     // GraphQL's query fields, from the schema.
     expect(text).toMatch(/POST \/graphql: GraphQL \(query fields: account, properties, property\)/);
     // GraphQL's own refusals are not REST codes.
