@@ -49,7 +49,8 @@ export function useHttpRefusals(): Plugin {
           return await requestParser(req);
         } catch (e) {
           if (e instanceof SyntaxError) throw notJsonError(request.url);
-          if (e instanceof GraphQLError) throw codeOf(e, UNREADABLE_BODY);
+          // One without a code (the multipart parser's); coded ones are coded as every error is (yoga.ts).
+          if (e instanceof GraphQLError && e.extensions.code === undefined) throw codeOf(e, UNREADABLE_BODY);
           throw e;
         }
       });
