@@ -19,8 +19,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const logger = core.logger;
   // Any account written anywhere (revoke, rotate, plan) empties the key cache of this instance.
   const stopWatching = deps.store.watchAccounts(() => core.auth.forgetAll());
-  const { headersTimeoutMs, requestTimeoutMs } = deps.config;
+  const { headersTimeoutMs, requestTimeoutMs, trustProxy } = deps.config;
   const app = Fastify({
+    // TRUST_PROXY: behind nginx, request.ip is the client X-Forwarded-For names (the keyless budget's key), not nginx.
+    trustProxy,
     loggerInstance: logger as FastifyBaseLogger,
     // A client's x-request-id when it is a sane token (echoed, logged, in error bodies), else a new one.
     genReqId: (req) => clientRequestId(req.headers['x-request-id']) ?? core.newId(),

@@ -3,6 +3,7 @@
 // start with the list of every problem (loadConfigOrExit); the README's Configuration table is checked
 // against it (test/config/readme-table.test.ts). A new variable: its entry in ENV, its README row, and
 // its field in Config with its line in loadConfig.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, MAX_TIMER_MS, decimal, flag, httpUrl, integer, ms, oneOf, readEnv, redisUrl, text, type Env, type EnvRule } from './config/read-env.js';
@@ -64,6 +65,8 @@ export interface Config {
   /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
   keylessBurst: number;
   keylessPerSecond: number;
+  /** Fastify's trustProxy: which X-Forwarded-For hops give the client address (the keyless budget's key). */
+  trustProxy: TrustProxy;
   liveLookupsEnabled: boolean;
   /** Service-wide live lookups per UTC day for free plans; null = unlimited. */
   dailyLiveLookupBudget: number | null;
@@ -162,6 +165,7 @@ export const ENV = Type.Object({
   SHUTDOWN_GRACE_MS: ms({ default: 25_000, minimum: 0, maximum: MAX_TIMER_MS - STOP_AFTER_GRACE_MS, description: 'On SIGTERM, how long running requests may go on' }),
   KEYLESS_BURST: integer({ default: 60, minimum: 1, description: 'Keyless /graphql requests per client address: the burst' }),
   KEYLESS_PER_SECOND: integer({ default: 1, minimum: 1, description: 'Keyless /graphql requests per client address: refilled per second' }),
+  TRUST_PROXY: text({ default: 'false', description: 'Proxies whose X-Forwarded-For names the client: `false`, `true` (any), or a comma list of addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`' }),
   LOG_PRETTY: flag({ default: false, description: 'Readable log lines instead of JSON', docDefault: '`false` (`npm run demo`: `true`)' }),
   METRICS_TOKEN: opt(text({ description: 'Bearer token for GET /metrics on the main port', secret: true })),
   METRICS_PORT: opt(integer({ minimum: 0, maximum: 65_535, description: 'Port of a separate /metrics listener without a token' })),
@@ -217,12 +221,38 @@ const RULES: Array<EnvRule<EnvValues>> = [
     },
   },
   {
+    uses: ['TRUST_PROXY'],
+    check: (v) => trustProxy(v.TRUST_PROXY) !== null ? null
+      : `TRUST_PROXY (${v.TRUST_PROXY}) must be false, true, or a comma list of addresses, CIDRs or loopback/linklocal/uniquelocal (not a hop count: Fastify 5 then ignores X-Forwarded-For)`,
+  },
+  {
     // Two listeners cannot share a port; 0 picks a free one for each.
     uses: ['PORT', 'METRICS_PORT'],
     check: (v) => v.METRICS_PORT === undefined || v.METRICS_PORT === 0 || v.METRICS_PORT !== v.PORT ? null
       : `METRICS_PORT (${v.METRICS_PORT}) must differ from PORT`,
   },
 ];
+
+/** Fastify's trustProxy setting: false, true, or addresses/CIDRs (proxy-addr's names too). */
+export type TrustProxy = boolean | string[];
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY read, or null when it is none of its forms (Fastify would only fail later, at start). */
+export function trustProxy(raw: string): TrustProxy | null {
+  const value = raw.trim();
+  if (/^false$/i.test(value)) return false;
+  if (/^true$/i.test(value)) return true;
+  const entries = value.split(',').map((e) => e.trim());
+  const valid = (entry: string): boolean => {
+    if (PROXY_RANGE_NAMES.has(entry)) return true;
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0 || rest.length > 0) return false;
+    return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  };
+  return entries.every(valid) ? entries : null;
+}
 
 /** The configuration, or a ConfigError listing every problem of the environment. */
 export function loadConfig(env: Env = process.env): Config {
@@ -261,6 +291,7 @@ export function loadConfig(env: Env = process.env): Config {
     creditWaitMs: v.CREDIT_WAIT_MS ?? v.LOOKUP_TIMEOUT_MS + v.LEASE_TTL_MS + 5_000,
     keylessBurst: v.KEYLESS_BURST,
     keylessPerSecond: v.KEYLESS_PER_SECOND,
+    trustProxy: trustProxy(v.TRUST_PROXY)!,
     liveLookupsEnabled: v.LIVE_LOOKUPS_ENABLED,
     dailyLiveLookupBudget: v.DAILY_LIVE_LOOKUP_BUDGET ?? null,
     paidDailyLiveLookupBudget: v.PAID_DAILY_LIVE_LOOKUP_BUDGET ?? null,

@@ -55,8 +55,12 @@ interface ComposeService {
   ports?: string[];
   volumes?: string[];
   stop_grace_period?: string;
+  networks?: Record<string, { ipv4_address?: string }>;
 }
-const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as { services: Record<string, ComposeService> };
+const compose = parseYaml(read('docker-compose.yml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+  networks?: Record<string, { ipam?: { config?: Array<{ subnet?: string }> } }>;
+};
 const apiServices = Object.entries(compose.services).filter(([, s]) => s.build === '.');
 /** ${VAR:?message} and ${VAR} as compose would fill them from the operator's environment. */
 const substitute = (value: string, env: Record<string, string>): string =>
@@ -222,6 +226,40 @@ describe('docker-compose.yml', () => {
     const upstreams = [...conf.matchAll(/^\s*server (\S+):(\d+)\b/gm)].map((m) => `${m[1]}:${m[2]}`);
     expect(upstreams).toEqual(apiServices.map(([name, s]) => `${name}:${s.environment!.PORT}`));
     expect(readme.includes('http://localhost:8080/'), 'the README names the published port').toBe(true);
+  });
+
+  it("the instances trust X-Forwarded-For from nginx's fixed address only (a keyless budget per client)", () => {
+    const nginxAddress = compose.services.proxy!.networks!.default!.ipv4_address!;
+    const subnet = compose.networks!.default!.ipam!.config![0]!.subnet!;
+    // The fixed address is inside the network's subnet, so compose can give it.
+    const [net, bits] = subnet.split('/');
+    const asNumber = (a: string) => a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+    const mask = 2 ** (32 - Number(bits));
+    expect(Math.floor(asNumber(nginxAddress) / mask)).toBe(Math.floor(asNumber(net!) / mask));
+    for (const [name, service] of apiServices) {
+      const filled = { ...dockerEnv(runtime), ...service.environment!, API_KEY_SECRET: 'operator-secret-at-least-16-chars' };
+      expect(loadConfig(filled).trustProxy, name).toEqual([nginxAddress]);
+    }
+    // nginx appends the address it saw: the last entry, the one a trusted nginx vouches for.
+    expect(read('deploy/nginx.conf')).toMatch(/^\s*proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;$/m);
+  });
+
+  it("nginx waits longer than a batch may run, and streams /graphql's multipart answers unbuffered", () => {
+    const conf = read('deploy/nginx.conf');
+    const readTimeout = seconds(/^\s*proxy_read_timeout (\S+);$/m.exec(conf)![1]!) * 1000;
+    for (const [name, service] of apiServices) {
+      const filled = { ...dockerEnv(runtime), ...service.environment!, API_KEY_SECRET: 'operator-secret-at-least-16-chars' };
+      const config = loadConfig(filled);
+      expect(readTimeout, name).toBeGreaterThan(config.batchDeadlineMs);
+      expect(readTimeout, name).toBeGreaterThan(config.lookupTimeoutMs);
+    }
+    // One proxy_read_timeout, at server level: no location shortens it.
+    expect(conf.match(/^\s*proxy_read_timeout /gm)).toHaveLength(1);
+    const start = conf.indexOf('location = /graphql {');
+    expect(start).toBeGreaterThan(0);
+    const graphql = conf.slice(start, conf.indexOf('\n  }', start));
+    expect(graphql).toMatch(/^\s*proxy_pass http:\/\/portal_lookup;$/m);
+    expect(graphql).toMatch(/^\s*proxy_buffering off;$/m);
   });
 });
 
