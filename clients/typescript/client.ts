@@ -1,6 +1,8 @@
 // A typed client of the REST contract v1: a thin wrapper on openapi-fetch over the types generated
 // from the service's OpenAPI document (openapi-types.ts). Every method resolves with the typed
-// answer or throws a PortalApiError carrying the spec's error code.
+// answer or throws one of three errors: PortalApiError (the service's error envelope, with the spec's
+// code), PortalHttpError (an answer without the envelope: a proxy's page, an empty body; no code is
+// made up for it) or PortalNetworkError (no answer read at all, the fetch failure as its cause).
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './openapi-types.js';
 
@@ -44,6 +46,29 @@ export class PortalApiError extends Error {
   }
 }
 
+/** An HTTP answer that is not the service's envelope (a proxy's 502 page, an empty 413): its status and body as text. */
+export class PortalHttpError extends Error {
+  readonly status: number;
+  readonly body: string;
+  readonly requestId: string | null;
+
+  constructor(response: Response, body: string) {
+    super(`HTTP ${response.status} without the service's error envelope`);
+    this.name = 'PortalHttpError';
+    this.status = response.status;
+    this.body = body;
+    this.requestId = response.headers.get('x-request-id');
+  }
+}
+
+/** No answer was read (connection refused or reset, DNS, an abort, an unreadable body): the cause is fetch's error. */
+export class PortalNetworkError extends Error {
+  constructor(method: string, path: string, cause: unknown) {
+    super(`${method} ${path}: no answer read (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    this.name = 'PortalNetworkError';
+  }
+}
+
 export interface PortalClientOptions {
   /** The service's origin, e.g. http://127.0.0.1:4000 */
   baseUrl: string;
@@ -58,8 +83,19 @@ type Outcome<T> = { data?: T; error?: unknown; response: Response };
 function unwrap<T>({ data, error, response }: Outcome<T>): T {
   if (data !== undefined) return data;
   if (isEnvelope(error)) throw new PortalApiError(error.error, response);
-  // Not the service's envelope (a proxy's page, an empty body): still an error with a status.
-  throw new PortalApiError({ code: 'internal', message: `Unexpected answer ${response.status} without the error envelope.` }, response);
+  // openapi-fetch hands over the body parsed when it was JSON, as text otherwise, undefined when empty.
+  throw new PortalHttpError(response, error === undefined ? '' : typeof error === 'string' ? error : JSON.stringify(error));
+}
+
+/** openapi-fetch's call, its thrown failures (fetch's TypeError and the like) as PortalNetworkError. */
+async function send<T>(method: string, path: string, call: () => Promise<Outcome<T>>): Promise<T> {
+  let outcome: Outcome<T>;
+  try {
+    outcome = await call();
+  } catch (e) {
+    throw new PortalNetworkError(method, path, e);
+  }
+  return unwrap(outcome);
 }
 
 const isEnvelope = (e: unknown): e is { error: ErrorBody } =>
@@ -78,16 +114,16 @@ export class PortalClient {
 
   /** One home (GET /v1/portal/property). */
   async property(locator: Locator, options: LookupOptions = {}): Promise<PropertyResponse> {
-    return unwrap(await this.api.GET('/v1/portal/property', { params: { query: { ...locator, ...options } } }));
+    return send('GET', '/v1/portal/property', () => this.api.GET('/v1/portal/property', { params: { query: { ...locator, ...options } } }));
   }
 
   /** Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. */
   async batch(items: BatchItem[], options: BatchOptions = {}): Promise<BatchResponse> {
-    return unwrap(await this.api.POST('/v1/portal/batch', { body: { ...options, items } }));
+    return send('POST', '/v1/portal/batch', () => this.api.POST('/v1/portal/batch', { body: { ...options, items } }));
   }
 
   /** The caller's plan and usage (GET /v1/account). */
   async usage(): Promise<AccountUsage> {
-    return unwrap(await this.api.GET('/v1/account')).data;
+    return (await send('GET', '/v1/account', () => this.api.GET('/v1/account'))).data;
   }
 }

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PortalApiError, PortalClient, type ErrorCode } from '../../clients/typescript/client.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PortalApiError, PortalClient, PortalHttpError, PortalNetworkError, type ErrorCode } from '../../clients/typescript/client.js';
 import type { RestErrorCode } from '../../src/contract/index.js';
 import { CLIENT_TYPES_FILE, generateClientTypes } from '../../scripts/client-types.js';
 import { q, startTestService, type TestService } from '../helpers/service.js';
@@ -97,5 +99,47 @@ describe('PortalClient errors', () => {
         }),
     });
     await expect(client.property({ zpid: '114303858' })).rejects.toMatchObject({ code: 'store_unavailable', status: 503, retryAfter: 30, requestId: 'r-1' });
+  });
+
+  /** A loopback server that answers every request with the given status, headers and body. */
+  async function answering(status: number, headers: Record<string, string>, body: string): Promise<{ url: string; server: Server }> {
+    const server = createServer((_req, res) => res.writeHead(status, headers).end(body));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  }
+
+  it("a proxy's HTML 502 throws PortalHttpError with the status and the page, not a made-up code", async () => {
+    const page = '<html><body><h1>502 Bad Gateway</h1></body></html>';
+    const { url, server } = await answering(502, { 'content-type': 'text/html' }, page);
+    try {
+      const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY }).property({ zpid: '114303858' }).catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(PortalHttpError);
+      expect(e).not.toBeInstanceOf(PortalApiError);
+      expect(e).toMatchObject({ status: 502, body: page });
+      expect(e).not.toHaveProperty('code');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('an empty 413 throws PortalHttpError with an empty body', async () => {
+    const { url, server } = await answering(413, { 'content-length': '0' }, '');
+    try {
+      const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY }).batch([{ zpid: '1' }]).catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(PortalHttpError);
+      expect(e).toMatchObject({ status: 413, body: '' });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a closed port throws PortalNetworkError with fetch\'s failure as its cause', async () => {
+    // A port that was just listened on and closed: nothing answers there.
+    const { url, server } = await answering(200, {}, '');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY }).usage().catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(PortalNetworkError);
+    expect((e as PortalNetworkError).message).toMatch(/^GET \/v1\/account: no answer read/);
+    expect((e as PortalNetworkError).cause).toBeInstanceOf(TypeError);
   });
 });
