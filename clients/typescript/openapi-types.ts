@@ -373,7 +373,155 @@ export interface components {
             spend_limit_usd: number | null;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Error: route_not_found */
+        route_not_found: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error: method_not_allowed */
+        method_not_allowed: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error: not_acceptable */
+        not_acceptable: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error: request_timeout */
+        request_timeout: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error: unsupported_media_type */
+        unsupported_media_type: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error: expectation_failed */
+        expectation_failed: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description Error: headers_too_large */
+        headers_too_large: {
+            headers: {
+                /** @description Always v1 */
+                "x-api-version"?: "v1";
+                /** @description Always no-store */
+                "cache-control"?: "no-store";
+                /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                "x-request-id"?: string;
+                /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                "ratelimit-policy"?: string;
+                /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                ratelimit?: string;
+                /** @description Seconds to wait, when the code has a wait */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -579,6 +727,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
             /** @description Error: address_ambiguous */
             409: {
                 headers: {
@@ -600,6 +750,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            417: components["responses"]["expectation_failed"];
             /** @description Error: unprocessable_input */
             422: {
                 headers: {
@@ -642,6 +793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            431: components["responses"]["headers_too_large"];
             /** @description Error: internal */
             500: {
                 headers: {
@@ -905,6 +1057,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
+            415: components["responses"]["unsupported_media_type"];
+            417: components["responses"]["expectation_failed"];
             /** @description Error: rate_limited */
             429: {
                 headers: {
@@ -926,6 +1082,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            431: components["responses"]["headers_too_large"];
             /** @description Error: internal */
             500: {
                 headers: {
@@ -1043,6 +1200,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
+            417: components["responses"]["expectation_failed"];
+            431: components["responses"]["headers_too_large"];
             /** @description Error: upstream_busy, store_unavailable */
             503: {
                 headers: {

@@ -47,11 +47,36 @@ const commonHeaders = {
 
 const errorBody = (code: RestErrorCode) => ({ error: { code, message: ERROR_CODES[code].message }, meta: { took_ms: 2, request_id: 'req-7f3a' } });
 
-/** Codes any request may get from the HTTP layer, whatever the route; documented once, not per operation. */
+/**
+ * Codes the HTTP layer answers before any operation runs: each a shared response (components.responses),
+ * referenced by the operations it can answer (REQUEST_LEVEL_CODES, and 415 on the batch, the one with a body);
+ * route_not_found and method_not_allowed answer requests that match no operation, so none references them.
+ */
 const HTTP_LAYER_CODES: ReadonlySet<RestErrorCode> = new Set([
   'route_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'unsupported_media_type', 'expectation_failed',
   'headers_too_large',
 ]);
+/** What any request to an operation may get from the HTTP layer: its accept, expect and headers, and its arrival in time. */
+const REQUEST_LEVEL_CODES = ['not_acceptable', 'request_timeout', 'expectation_failed', 'headers_too_large'] as const satisfies readonly RestErrorCode[];
+
+/** An error response of these codes (one status), with an example per code. */
+const errorResponse = (codes: readonly RestErrorCode[]) => ({
+  description: `Error: ${codes.join(', ')}`,
+  headers: { ...commonHeaders, 'retry-after': { description: 'Seconds to wait, when the code has a wait', schema: { type: 'integer' } } },
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/ErrorEnvelope' },
+      examples: Object.fromEntries(codes.map((c) => [c, { summary: c, value: errorBody(c) }])),
+    },
+  },
+});
+
+/** The HTTP layer's shared responses, one per code (components.responses). */
+const httpLayerResponses = () => Object.fromEntries([...HTTP_LAYER_CODES].map((c) => [c, errorResponse([c])]));
+
+/** References to the shared responses of these codes, keyed by their status. */
+const sharedResponses = (codes: readonly RestErrorCode[]) =>
+  Object.fromEntries(codes.map((c) => [String(ERROR_CODES[c].status), { $ref: `#/components/responses/${c}` }]));
 /** The batch body's own codes, answered by POST /v1/portal/batch only. */
 const BATCH_BODY_CODES: ReadonlySet<RestErrorCode> = new Set(['bad_body', 'too_many_items']);
 
@@ -64,19 +89,7 @@ function errorResponses(statuses: readonly number[], answers: (code: RestErrorCo
     statuses.map((status) => {
       const codes = REST_ERROR_CODES.filter((c) => ERROR_CODES[c].status === status && !HTTP_LAYER_CODES.has(c) && answers(c));
       if (codes.length === 0) throw new Error(`OpenAPI: no error code of the table has status ${status}`);
-      return [
-        String(status),
-        {
-          description: `Error: ${codes.join(', ')}`,
-          headers: { ...commonHeaders, 'retry-after': { description: 'Seconds to wait, when the code has a wait', schema: { type: 'integer' } } },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/ErrorEnvelope' },
-              examples: Object.fromEntries(codes.map((c) => [c, { summary: c, value: errorBody(c) }])),
-            },
-          },
-        },
-      ];
+      return [String(status), errorResponse(codes)];
     }),
   );
 }
@@ -145,7 +158,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
       { name: TAGS.account, description: "The caller's plan and usage" },
     ],
     security: [{ apiKey: [] }],
-    components: { schemas, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    components: { schemas, responses: httpLayerResponses(), securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
     paths: {
       '/v1/portal/property': {
         get: {
@@ -169,6 +182,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
               },
             },
             ...errorResponses([400, 401, 402, 404, 409, 422, 429, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c)),
+            ...sharedResponses(REQUEST_LEVEL_CODES),
           },
         },
       },
@@ -205,6 +219,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
             },
             // A missing locator fails its item (200), never the batch.
             ...errorResponses([400, 401, 429, 500, 503], (c) => c !== 'missing_param'),
+            ...sharedResponses([...REQUEST_LEVEL_CODES, 'unsupported_media_type']),
           },
         },
       },
@@ -231,6 +246,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
             },
             // No lookup: only the store, or an instance too busy to hear it, can fail it.
             ...errorResponses([401, 503], (c) => c === 'missing_api_key' || c === 'invalid_api_key' || c === 'store_unavailable' || c === 'upstream_busy'),
+            ...sharedResponses(REQUEST_LEVEL_CODES),
           },
         },
       },

@@ -31,6 +31,9 @@ const operations = () =>
     Object.entries(methods).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })),
   );
 
+/** A response, or the shared one (components.responses) it refers to. */
+const resolved = (response: any): any => (response.$ref ? doc.components.responses[response.$ref.replace('#/components/responses/', '')] : response);
+
 describe('/openapi.json', () => {
   it('is the document the contract generates', () => {
     expect(doc).toEqual(JSON.parse(JSON.stringify(buildOpenApi(svc.config))));
@@ -65,7 +68,7 @@ describe('/openapi.json', () => {
     for (const { where, op } of operations()) {
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
         if (status.startsWith('2')) continue;
-        const examples = response.content['application/json'].examples;
+        const examples = resolved(response).content['application/json'].examples;
         expect(Object.keys(examples).length, `${where} ${status}`).toBeGreaterThan(0);
         for (const [code, example] of Object.entries(examples as Record<string, any>)) {
           expect(ERROR_CODES[code as ErrorCode].status, `${where}: ${code}`).toBe(Number(status));
@@ -74,9 +77,29 @@ describe('/openapi.json', () => {
         }
       }
     }
-    // The rest are the HTTP layer's, named once in the description.
-    for (const code of REST_ERROR_CODES.filter((c) => !documented.has(c))) expect(doc.info.description, code).toContain(code);
     expect(documented.has('not_found') && documented.has('too_many_items') && documented.has('store_unavailable')).toBe(true);
+    // The request-level codes on every operation, 415 on the one with a body.
+    for (const { where, op } of operations()) {
+      for (const code of ['not_acceptable', 'request_timeout', 'expectation_failed', 'headers_too_large'] as const) {
+        expect(op.responses[String(ERROR_CODES[code].status)], `${where} ${code}`).toEqual({ $ref: `#/components/responses/${code}` });
+      }
+    }
+    expect(doc.paths['/v1/portal/batch'].post.responses['415']).toEqual({ $ref: '#/components/responses/unsupported_media_type' });
+    expect(doc.paths['/v1/account'].get.responses['415']).toBeUndefined();
+  });
+
+  it('every code of the REST error table is in some response example (an operation\'s or a shared response)', () => {
+    const inExamples = new Set<string>();
+    const responses = [...operations().flatMap(({ op }) => Object.values(op.responses as Record<string, any>)), ...Object.values(doc.components.responses as Record<string, any>)];
+    for (const response of responses) {
+      const media = resolved(response).content['application/json'];
+      for (const example of Object.values((media.examples ?? {}) as Record<string, any>)) inExamples.add(example.value.error?.code);
+      if (media.example?.error) inExamples.add(media.example.error.code);
+    }
+    expect(REST_ERROR_CODES.filter((c) => !inExamples.has(c))).toEqual([]);
+    for (const [code, response] of Object.entries(doc.components.responses as Record<string, any>)) {
+      expect(response.content['application/json'].examples[code].value.error).toEqual({ code, message: ERROR_CODES[code as ErrorCode].message });
+    }
   });
 
   it('a batch result is one of two shapes: success (data, meta) or failure (error)', () => {
@@ -110,7 +133,7 @@ describe('/openapi.json', () => {
         checked++;
       }
       for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
-        const media = response.content['application/json'];
+        const media = resolved(response).content['application/json'];
         const examples = media.example === undefined ? Object.values(media.examples ?? {}).map((e: any) => e.value) : [media.example];
         expect(examples.length, `${where} ${status} has an example`).toBeGreaterThan(0);
         for (const [i, value] of examples.entries()) {
