@@ -327,3 +327,14 @@ describe("nginx's error answers (deploy/nginx.conf)", () => {
     expect(nginx).toMatch(/"limit_bytes":1048576/);
   });
 });
+
+describe('ignore files', () => {
+  const lines = (path: string) => read(path).split('\n').map((l) => l.trim().replace(/\/$/, ''));
+  it("the image's build context leaves out local scratch folders (Node 24 of .ci/run, .tmp)", () => {
+    expect(lines('.dockerignore')).toEqual(expect.arrayContaining(['.tmp', '.tmp-node24', 'node_modules']));
+  });
+  it("git never takes the operator's accounts file (keys) that compose mounts", () => {
+    expect(lines('.gitignore')).toContain('deploy/accounts.json');
+    expect(read('docker-compose.yml')).toContain('ACCOUNTS_FILE_HOST');
+  });
+});
