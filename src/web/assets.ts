@@ -39,7 +39,8 @@ export interface Asset {
   readonly url: string;
   readonly type: string;
   readonly body: Buffer;
-  readonly etag: string;
+  /** The hash of the content: each encoding's ETag is made from it (etagOf). */
+  readonly hash: string;
   readonly compressed: Map<Encoding, Promise<Buffer>>;
 }
 
@@ -56,7 +57,7 @@ export class AssetRegistry {
     const body = typeof content === 'string' ? Buffer.from(content) : content;
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
     const url = `${ASSETS_PATH}/${name.slice(0, dot)}.${hash}.${ext}`;
-    const asset: Asset = { url, type, body, etag: `"${hash}"`, compressed: new Map() };
+    const asset: Asset = { url, type, body, hash, compressed: new Map() };
     this.byUrl.set(url, asset);
     return asset;
   }
@@ -65,11 +66,15 @@ export class AssetRegistry {
     return this.byUrl.get(url);
   }
 
-  /** The body to send for an accept-encoding header, and its encoding (none: the file as it is). */
-  async bodyFor(asset: Asset, acceptEncoding: string | undefined): Promise<{ body: Buffer; encoding?: Encoding }> {
-    if (asset.body.length < MIN_COMPRESS_BYTES || !acceptEncoding) return { body: asset.body };
-    const encoding = negotiate(acceptEncoding, [...ENCODINGS]) as Encoding | null;
-    if (encoding === null) return { body: asset.body };
+  /** The encoding to send for an accept-encoding header (none: the file as it is). */
+  encodingFor(asset: Asset, acceptEncoding: string | undefined): Encoding | undefined {
+    if (asset.body.length < MIN_COMPRESS_BYTES || !acceptEncoding) return undefined;
+    return (negotiate(acceptEncoding, [...ENCODINGS]) as Encoding | null) ?? undefined;
+  }
+
+  /** The body in that encoding, and the encoding it is in (none when compressing failed: the file as it is). */
+  async bodyFor(asset: Asset, encoding: Encoding | undefined): Promise<{ body: Buffer; encoding?: Encoding }> {
+    if (encoding === undefined) return { body: asset.body };
     let pending = asset.compressed.get(encoding);
     if (pending === undefined) {
       pending = compressors[encoding](asset.body);
@@ -85,6 +90,23 @@ export class AssetRegistry {
   }
 }
 
+/**
+ * A strong ETag per representation: the same content compressed is other bytes, so other tags
+ * (`"<hash>"`, `"<hash>-br"`, `"<hash>-gzip"`), as a cache between may keep each.
+ */
+export const etagOf = (asset: Asset, encoding: Encoding | undefined): string => `"${asset.hash}${encoding ? `-${encoding}` : ''}"`;
+
+/**
+ * If-None-Match against an ETag: a list of tags or `*`, compared weakly as RFC 9110 asks (a proxy that
+ * changed the body may have weakened our tag to W/"…").
+ */
+export function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return (header.match(/(?:W\/)?"[^"]*"/g) ?? []).some((tag) => opaque(tag) === opaque(etag));
+}
+
 const require = createRequire(import.meta.url);
 /** A file of an installed package (resolved like an import, so it works from src/ and from dist/). */
 export const packageFile = (specifier: string): Buffer => readFileSync(require.resolve(specifier));
@@ -94,11 +116,11 @@ export function assetRoutes(app: FastifyInstance, assets: () => AssetRegistry): 
   app.get(`${ASSETS_PATH}/:file`, async (request, reply) => {
     const asset = assets().get(request.url.split('?', 1)[0]!);
     if (asset === undefined) return sendError(reply, new LookupError('route_not_found'));
-    reply.header('cache-control', IMMUTABLE).header('etag', asset.etag).header('vary', 'accept-encoding').type(asset.type);
-    // The name is the content's hash: any copy the browser holds is this one.
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    const { body, encoding } = await assets().bodyFor(asset, request.headers['accept-encoding']);
+    reply.header('cache-control', IMMUTABLE).header('vary', 'accept-encoding').type(asset.type);
+    const wanted = assets().encodingFor(asset, request.headers['accept-encoding']);
+    if (noneMatch(request.headers['if-none-match'], etagOf(asset, wanted))) return reply.header('etag', etagOf(asset, wanted)).code(304).send();
+    const { body, encoding } = await assets().bodyFor(asset, wanted);
     if (encoding !== undefined) reply.header('content-encoding', encoding);
-    return reply.send(body);
+    return reply.header('etag', etagOf(asset, encoding)).send(body);
   });
 }
