@@ -9,7 +9,8 @@ import { escapeHtml, scriptJson, siteAssets } from '../web/site-assets.js';
 export const EXAMPLE_OPERATION = `# Property lookup API: the same lookups, billing and errors as REST /v1.
 #
 # Every lookup needs your API key in the x-api-key header: open the Headers
-# tab below and replace <your key>. The Docs panel (introspection) works without it.
+# tab below and enter {"x-api-key": "<your key>"}. The Docs panel (introspection)
+# works without it.
 #
 # A live lookup costs 1 credit, a cache hit (24 h) 0; failures are LookupError data.
 query Example {
@@ -25,13 +26,10 @@ query Example {
 }
 `;
 
-export const KEY_HEADERS = JSON.stringify({ 'x-api-key': '<your key>' }, null, 2);
-
 export const graphiqlOptions: GraphiQLOptions = {
   title: 'Property lookup API · GraphiQL',
   defaultQuery: EXAMPLE_OPERATION,
-  headers: KEY_HEADERS,
-  defaultHeaders: KEY_HEADERS,
+  // No placeholder key: run as it opens, a made-up key would only be refused (a 401 in the console).
   shouldPersistHeaders: false,
 };
 
