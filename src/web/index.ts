@@ -10,14 +10,19 @@ import { landingPage } from './landing.js';
 import { llmsText } from './llms.js';
 import { siteAssets } from './site-assets.js';
 
-/** The paths that answer a GET with a page for a person or an agent (HTML or text), not an API answer. */
-export const PAGE_PATHS: readonly string[] = ['/', '/llms.txt', '/docs'];
-export const isPagePath = (path: string): boolean => PAGE_PATHS.includes(path) || path.startsWith('/assets/');
+/** A text made on first use, then kept: it depends only on the configuration, fixed for an app's life. */
+function once(make: () => string): () => string {
+  let made: string | undefined;
+  return () => (made ??= make());
+}
 
 export function registerWeb(app: FastifyInstance, core: CoreDeps): void {
   assetRoutes(app, () => siteAssets().registry);
+  // Both read the OpenAPI document, the contract's schemas and the error table: built once per app.
+  const landing = once(() => landingPage(core.config));
+  const llms = once(() => llmsText(core.config));
   app.get('/', async (request, reply) =>
     // The router also hands the asterisk form (`GET *`, meant for OPTIONS) to `/`: that is no page.
-    request.url.startsWith('/') ? reply.type('text/html; charset=utf-8').send(landingPage(core.config)) : sendError(reply, new LookupError('route_not_found')));
-  app.get('/llms.txt', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(llmsText(core.config)));
+    request.url.startsWith('/') ? reply.type('text/html; charset=utf-8').send(landing()) : sendError(reply, new LookupError('route_not_found')));
+  app.get('/llms.txt', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(llms()));
 }

@@ -6,7 +6,6 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portOf, rawExchange, type RawResponse } from '../helpers/raw-http.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { isPagePath } from '../../src/web/index.js';
 import { batchBody, propertyQuery } from './arbitraries.js';
 import { assertFuzz, expectGraphqlAnswer, expectRestAnswer, FUZZ_RUNS, FUZZ_TIMEOUT_MS } from './support.js';
 
@@ -78,6 +77,13 @@ describe('raw socket fuzz', () => {
   });
 });
 
+/** The paths that answer a GET with a page for a person or an agent (src/web, /docs, GraphiQL), not an API answer. */
+const PAGE_PATHS: readonly string[] = ['/', '/llms.txt', '/docs'];
+const isPage = (path: string, r: RawResponse): boolean =>
+  PAGE_PATHS.includes(path) || path.startsWith('/assets/')
+  // GraphiQL: /graphql answers a client that asks for text/html with the page.
+  || (path === '/graphql' && /^text\/html/.test(String(r.headers['content-type'] ?? '')));
+
 function expectAnswer(r: RawResponse, m: string, p: string): void {
   const answer = { status: r.status, headers: r.headers, text: r.text };
   if (m === 'HEAD') {
@@ -86,7 +92,7 @@ function expectAnswer(r: RawResponse, m: string, p: string): void {
     expect(r.headers['x-api-version']).toBe('v1');
     return;
   }
-  if (m === 'GET' && r.status === 200 && isPagePath(p.split('?', 1)[0]!)) {
+  if (m === 'GET' && r.status === 200 && isPage(p.split('?', 1)[0]!, r)) {
     // The pages for people and agents (src/web): HTML, text, or a static asset, with the v1 headers.
     expect(r.headers['content-type']).toMatch(/^(text\/(html|plain)|application\/json)/);
     expect(r.headers['x-api-version']).toBe('v1');
