@@ -1,7 +1,9 @@
 // The typed TypeScript client (clients/typescript): its generated types match what the service serves
-// at /openapi.json, and its example program, run as a child process against the demo setup (the
-// replayed listing site, the demo key), prints what the service really answered.
-import { execFile } from 'node:child_process';
+// at /openapi.json, and its example program, run as a child process against `npm run demo` itself
+// (src/demo.ts in a process of its own: the replayed listing site, the demo key), prints what the
+// service really answered.
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -11,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { PortalApiError, PortalClient, PortalHttpError, PortalNetworkError, type ErrorCode } from '../../clients/typescript/client.js';
 import type { RestErrorCode } from '../../src/contract/index.js';
 import { CLIENT_TYPES_FILE, generateClientTypes } from '../../scripts/client-types.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 import { q, startTestService, type TestService } from '../helpers/service.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,38 +32,74 @@ describe('generated types', () => {
   });
 });
 
-// The example runs in a Node process of its own under tsx: room for a busy machine.
-describe('the example program against the demo service', { timeout: 120_000 }, () => {
-  it('prints the home, the batch, the usage and a coded error, as the service answered them', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'clients/typescript/example.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PORTAL_URL: svc.url, PORTAL_API_KEY: DEMO_KEY },
+/** `npm run demo` (src/demo.ts) in a process of its own, on a free port; its URL read from the banner it prints. */
+async function startDemo(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, entryArgs('demo.ts'), {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', PAGE_WORKERS: '1', LOG_PRETTY: 'false', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  let banner = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      banner += chunk.toString();
+      const found = /Property lookup API demo: (http:\/\/\S+)/.exec(banner);
+      if (found) resolve(found[1]!);
     });
-    const steps = Object.fromEntries(
-      stdout.trim().split('\n').map((line) => {
-        const { step, ...rest } = JSON.parse(line) as { step: string } & Record<string, unknown>;
-        return [step, rest];
-      }),
-    );
-    expect(Object.keys(steps)).toEqual(['property', 'batch', 'usage', 'error']);
+    void exited.then(([code]) => reject(new Error(`the demo exited (${String(code)}) before printing its URL: ${banner}`)));
+  });
+  return {
+    url,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
-    // Read back over REST (all cache hits now): the example printed what the service holds.
-    const home = (await svc.get('/v1/portal/property?zpid=114303858', DEMO_KEY)).body.data;
-    const lakeview = (await svc.get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`, DEMO_KEY)).body.data;
-    expect(steps.property).toEqual({ zpid: '114303858', price: home.price, homeStatus: 'RECENTLY_SOLD', credits: 1, cached: false });
-    expect(typeof home.price).toBe('number');
-    expect(steps.batch).toEqual({
-      results: [
-        { ok: true, zpid: '114303858', credits: 0 },
-        { ok: true, zpid: lakeview.zpid, credits: 1 },
-        { ok: false, code: 'bad_param' },
-      ],
-      credits: 1,
-    });
-    expect(steps.usage).toEqual({ plan: 'free', used: 2, remaining: 48 });
-    expect(steps.error).toEqual({ code: 'not_found', status: 404, message: 'No property matches.' });
+// The demo and the example each run in a Node process of their own: room for a busy machine.
+describe('the example program against the demo (npm run demo)', { timeout: 120_000 }, () => {
+  it('prints the home, the batch, the usage and a coded error, as the service answered them', async () => {
+    const demo = await startDemo();
+    try {
+      await checkExample(demo.url);
+    } finally {
+      await demo.stop();
+    }
   });
 });
+
+async function checkExample(url: string): Promise<void> {
+  const get = async (path: string) => (await (await fetch(`${url}${path}`, { headers: { 'x-api-key': DEMO_KEY } })).json()) as any;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'clients/typescript/example.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORTAL_URL: url, PORTAL_API_KEY: DEMO_KEY },
+  });
+  const steps = Object.fromEntries(
+    stdout.trim().split('\n').map((line) => {
+      const { step, ...rest } = JSON.parse(line) as { step: string } & Record<string, unknown>;
+      return [step, rest];
+    }),
+  );
+  expect(Object.keys(steps)).toEqual(['property', 'batch', 'usage', 'error']);
+
+  // Read back over REST (all cache hits now): the example printed what the service holds.
+  const home = (await get('/v1/portal/property?zpid=114303858')).data;
+  const lakeview = (await get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`)).data;
+  expect(steps.property).toEqual({ zpid: '114303858', price: home.price, homeStatus: 'RECENTLY_SOLD', credits: 1, cached: false });
+  expect(typeof home.price).toBe('number');
+  expect(steps.batch).toEqual({
+    results: [
+      { ok: true, zpid: '114303858', credits: 0 },
+      { ok: true, zpid: lakeview.zpid, credits: 1 },
+      { ok: false, code: 'bad_param' },
+    ],
+    credits: 1,
+  });
+  expect(steps.usage).toEqual({ plan: 'free', used: 2, remaining: 48 });
+  expect(steps.error).toEqual({ code: 'not_found', status: 404, message: 'No property matches.' });
+}
 
 describe('PortalClient errors', () => {
   it("the client's ErrorCode is exactly the contract's REST codes (checked by the type check)", () => {
