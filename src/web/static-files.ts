@@ -75,7 +75,10 @@ export const LANDING_JS = `
 })();
 `;
 
-/** /docs: Swagger UI on our document, try-it-out on, the key remembered in the browser. */
+/**
+ * /docs: Swagger UI on our document, try-it-out on. The key is kept only while the page is open:
+ * persistAuthorization would write it to localStorage in plain text, readable by any script of the origin.
+ */
 export const DOCS_JS = `
 (function () {
   var config = JSON.parse(document.getElementById('docs-config').textContent);
@@ -85,7 +88,7 @@ export const DOCS_JS = `
     layout: 'BaseLayout',
     deepLinking: true,
     tryItOutEnabled: true,
-    persistAuthorization: true,
+    persistAuthorization: false,
     displayRequestDuration: true,
     defaultModelsExpandDepth: 0,
     // Never send the document to an outside validator (offline, private).

@@ -156,6 +156,9 @@ describe('the REST docs at /docs', () => {
       await w.page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(svc.keys.free!);
       await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
       await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
+      // The key stays in the page, never in the browser's storage (persistAuthorization off).
+      const stored = await w.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+      expect(stored).not.toContain(svc.keys.free!);
       const property = w.page.locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) }).first();
       // Executed as it opens: only one locator (zpid) has an example Swagger UI fills in.
       await expect(property.locator('tr[data-param-name="zpid"] input').inputValue()).resolves.toBe(ZPID);
