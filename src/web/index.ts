@@ -16,11 +16,18 @@ function once(make: () => string): () => string {
   return () => (made ??= make());
 }
 
-export function registerWeb(app: FastifyInstance, core: CoreDeps): void {
+/** What makes the two texts from the configuration (tests count the calls). */
+export interface PageBuilders {
+  landing: (config: CoreDeps['config']) => string;
+  llms: (config: CoreDeps['config']) => string;
+}
+const BUILDERS: PageBuilders = { landing: landingPage, llms: llmsText };
+
+export function registerWeb(app: FastifyInstance, core: Pick<CoreDeps, 'config'>, build: PageBuilders = BUILDERS): void {
   assetRoutes(app, () => siteAssets().registry);
   // Both read the OpenAPI document, the contract's schemas and the error table: built once per app.
-  const landing = once(() => landingPage(core.config));
-  const llms = once(() => llmsText(core.config));
+  const landing = once(() => build.landing(core.config));
+  const llms = once(() => build.llms(core.config));
   app.get('/', async (request, reply) =>
     // The router also hands the asterisk form (`GET *`, meant for OPTIONS) to `/`: that is no page.
     request.url.startsWith('/') ? reply.type('text/html; charset=utf-8').send(landing()) : sendError(reply, new LookupError('route_not_found')));
