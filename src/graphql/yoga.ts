@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
 import { stopSignal } from '../rest/drain.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
+import { requestIdOf } from '../observability/http.js';
 import type { GraphqlContext } from './builder.js';
 import { GRAPHQL_PATH } from './endpoint.js';
 import { codeOf, toGraphQLError } from './errors.js';
@@ -79,7 +80,7 @@ export function buildYoga(core: CoreDeps) {
       ctx = (async () => {
         try {
           return await openRequest(core, request.headers.get('x-api-key') ?? undefined, {
-            requestId: req ? String(req.id) : core.newId(),
+            ...(req ? requestIdOf(req) : { requestId: core.newId() }),
             // The client-gone signal, also aborted when the drain gives up on the request at shutdown.
             signal: () => (req ? stopSignal(req, request.signal) : request.signal),
             deadlineMs: core.config.batchDeadlineMs,

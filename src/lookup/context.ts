@@ -22,8 +22,9 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
   let signal: AbortSignal | undefined;
   let deadline: AbortSignal | null | undefined;
   const deadlineAt = opts.deadlineMs === undefined ? null : performance.now() + opts.deadlineMs;
-  // A client chooses its x-request-id: it names the request in logs and answers, never in the ledger.
-  const requestId = deps.newId();
+  // A client's own x-request-id names the request in logs and answers, never in the ledger (two requests
+  // may send the same); an id the service made is the ledger's too, so an answer leads to its charges.
+  const requestId = opts.clientChoseRequestId ? deps.newId() : opts.requestId;
   const ctx: RequestContext = {
     deps,
     account,

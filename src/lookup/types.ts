@@ -34,8 +34,9 @@ export interface RequestContext {
   deps: CoreDeps;
   account: Account;
   /**
-   * Made by the core, never a client's x-request-id: the `request` of the ledger entries this request
-   * charges, and its identity in the logs (`coreRequestId`, beside the face's `reqId`).
+   * The `request` of the ledger entries this request charges, and its identity in the logs
+   * (`coreRequestId`, beside the face's `reqId`): the face's id when the service made it, a new one when
+   * the client chose it.
    */
   requestId: string;
   /** The request's child logger, made on first use (a cache hit logs nothing). */
@@ -59,8 +60,10 @@ export interface RequestContext {
 }
 
 export interface ContextOptions {
-  /** The face's id of the request (a client's x-request-id when sane): logged as reqId, never stored. */
+  /** The face's id of the request (a client's x-request-id when sane): logged as reqId. */
   requestId: string;
+  /** The client chose requestId (x-request-id): it is never stored in the ledger. */
+  clientChoseRequestId?: boolean;
   /** Makes the client-gone signal; called at most once, when a lookup first needs it. */
   signal?: () => AbortSignal;
   /** Overall deadline in ms from now (batches); none for a single lookup. */

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { authenticate } from '../accounts/index.js';
 import { createRequestContext, type CoreDeps } from '../lookup/index.js';
+import { requestIdOf } from '../observability/http.js';
 import { sendError } from '../rest/envelope.js';
 import { clientGone } from '../rest/request-context.js';
 import { buildMcpServer } from './server.js';
@@ -31,7 +32,7 @@ export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
       const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key'], deps.auth);
       const open: OpenContext = async ({ signal, deadlineMs }) =>
         createRequestContext(deps, account, {
-          requestId: String(request.id),
+          ...requestIdOf(request),
           // The core fills the request's stats (lookups, credits, rate window) for the log line and headers, as for REST.
           stats: request.stats,
           // The client leaving or the drain stops the call, as for REST (stateless: a notifications/cancelled

@@ -31,6 +31,12 @@ export function clientRequestId(header: string | string[] | undefined): string |
   return v !== undefined && SANE_REQUEST_ID.test(v) ? v : null;
 }
 
+/** What a face hands the core about a request's id: whether the client chose it decides if the ledger may use it. */
+export const requestIdOf = (request: FastifyRequest): { requestId: string; clientChoseRequestId: boolean } => ({
+  requestId: String(request.id),
+  clientChoseRequestId: clientRequestId(request.headers['x-request-id']) === request.id,
+});
+
 /** The route pattern a request matched (a label with few values), or `unmatched`. */
 const routeOf = (request: FastifyRequest): string => request.routeOptions.url ?? 'unmatched';
 

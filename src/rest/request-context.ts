@@ -2,6 +2,7 @@
 // aborts when the client goes away (made only if a lookup needs it: a cache hit never does).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
+import { requestIdOf } from '../observability/http.js';
 
 export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortSignal {
   // The request's stop controller: the drain aborts it too, when it gives up on the request at shutdown.
@@ -22,7 +23,7 @@ export async function contextFor(
   deadlineMs?: number,
 ): Promise<RequestContext> {
   return openRequest(deps, request.headers['x-api-key'], {
-    requestId: String(request.id),
+    ...requestIdOf(request),
     // The core fills the request's stats (lookups, credits, rate window): the log line and headers read them.
     stats: request.stats,
     signal: () => clientGone(request, reply),

@@ -107,6 +107,16 @@ describe('one line per request, request ids', () => {
     expect(lines.map((l) => l.coreRequestId).sort()).toEqual([...ids].sort());
   });
 
+  it('an id the service made is the ledger entry\'s, so an answer leads to its charge', async () => {
+    const answer = await app.inject({ url: '/v1/portal/property?zpid=999000105', headers: { 'x-api-key': KEY } });
+    expect([answer.statusCode, answer.json().meta.credits]).toEqual([200, 1]);
+    const id = String(answer.headers['x-request-id']);
+    expect(id).toMatch(UUID);
+    const charged = (await store.ledger(accountId)).filter((e) => e.cacheKey === 'zpid:999000105');
+    expect(charged.map((e) => e.requestId)).toEqual([id]);
+    expect(requestLine(id)).toMatchObject({ coreRequestId: id, credits: 1 });
+  });
+
   it('an x-request-id that is not a sane token is replaced, never echoed', async () => {
     for (const given of ['has space', 'x'.repeat(129), 'new\u2028line', '-leading-dash', '']) {
       const r = await app.inject({ url: '/healthz', headers: { 'x-request-id': given } });
