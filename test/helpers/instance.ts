@@ -33,6 +33,19 @@ const exited = (c: ChildProcess): Promise<void> =>
 
 /** Starts `src/index.ts` with `env` (PORT and HOST are chosen here) and waits until /readyz answers 200. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
+  // A port found free can be taken by another test's server before the child listens: then a new port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(env);
+    } catch (e) {
+      if (attempt >= 3 || !(e instanceof PortTaken)) throw e;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnFreePort(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, entryArgs('index.ts'), {
     cwd: ROOT,
@@ -50,9 +63,13 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   const url = `http://127.0.0.1:${port}`;
   const until = Date.now() + READY_WITHIN_MS;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`instance exited with ${child.exitCode}: ${log}`);
+    if (child.exitCode !== null) {
+      if (log.includes('EADDRINUSE')) throw new PortTaken(`port ${port} taken: ${log}`);
+      throw new Error(`instance exited with ${child.exitCode}: ${log}`);
+    }
     const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
-    if (ready) break;
+    // Ready, with the child alive and no listen failure logged (another server on a taken port answers too).
+    if (ready && child.exitCode === null && !log.includes('EADDRINUSE')) break;
     if (Date.now() > until) {
       child.kill('SIGKILL');
       throw new Error(`instance not ready within ${READY_WITHIN_MS} ms: ${log}`);
