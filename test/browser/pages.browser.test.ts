@@ -3,10 +3,11 @@
 // log no console error, and make a request that succeeds (a lookup from the landing page's form, a
 // try-it-out on /docs, the GraphiQL example). Each page is photographed into test/browser/screenshots/
 // (gitignored). A second visit takes GraphiQL's bundle from the browser's cache (hashed, immutable).
+// One browser for the file (each page in its own tab): launching Chromium is the slow part.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCS_TITLE } from '../../src/rest/docs.js';
 import { buildOpenApi } from '../../src/rest/openapi.js';
@@ -20,20 +21,26 @@ const CHROMIUM_ARGS = [
 const ZPID = '2146993218';
 
 let svc: TestService;
-let browser: Browser;
+// A profile on disk, as a person's browser has: an in-memory (incognito) cache keeps no entry as large as
+// GraphiQL's bundle. No other page loads that bundle, so GraphiQL's first visit still downloads it.
+let profile: string;
+let browser: BrowserContext;
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  svc = await startTestService();
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  profile = mkdtempSync(join(tmpdir(), 'pl-chromium-'));
+  [svc, browser] = await Promise.all([
+    startTestService(),
+    chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } }),
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
   await svc?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 interface Watched {
   page: Page;
-  context: BrowserContext;
   /** Every URL the page requested. */
   requested: string[];
   /** Console errors and uncaught exceptions. */
@@ -42,10 +49,9 @@ interface Watched {
   failed: string[];
 }
 
-async function open(context?: BrowserContext): Promise<Watched> {
-  const ctx = context ?? (await browser.newContext({ viewport: { width: 1280, height: 900 } }));
-  const page = await ctx.newPage();
-  const watched: Watched = { page, context: ctx, requested: [], errors: [], failed: [] };
+async function open(): Promise<Watched> {
+  const page = await browser.newPage();
+  const watched: Watched = { page, requested: [], errors: [], failed: [] };
   page.on('request', (r) => watched.requested.push(r.url()));
   page.on('console', (m) => {
     if (m.type() === 'error') watched.errors.push(m.text());
@@ -103,7 +109,7 @@ describe('the landing page', () => {
       expect(w.failed).toEqual([]);
       expect(offSite(w.requested)).toEqual([]);
     } finally {
-      await w.context.close();
+      await w.page.close();
     }
   }, 90_000);
 });
@@ -134,17 +140,25 @@ describe('the REST docs at /docs', () => {
         if (requestExample !== undefined) {
           expect(JSON.parse(await block.locator('textarea.body-param__text').inputValue()), `${method} ${path} request`).toEqual(requestExample);
         }
+        // The response rows read in one round trip: each one's selects and highlighted examples.
+        const rows = await block.locator('tr.response').evaluateAll((trs) =>
+          trs.map((tr) => ({
+            code: tr.getAttribute('data-code'),
+            options: [...tr.querySelectorAll('select')].map((s) => (s as HTMLElement).innerText).join('\n'),
+            highlighted: tr.querySelectorAll('.highlight-code').length,
+          })));
         for (const [status, response] of Object.entries(op.responses)) {
-          const row = block.locator(`tr.response[data-code="${status}"]`);
-          await expect(row.count(), `${method} ${path} ${status}`).resolves.toBe(1);
+          const matching = rows.filter((r) => r.code === status);
+          expect(matching, `${method} ${path} ${status}`).toHaveLength(1);
+          const row = matching[0]!;
           const json = response.content?.['application/json'];
           const named = Object.entries(json?.examples ?? {});
           if (named.length > 0) {
             // Swagger UI's media-type and example selects: the examples' summaries are the options.
-            const options = plain((await row.locator('select').allInnerTexts()).join('\n'));
+            const options = plain(row.options);
             for (const [key, example] of named) expect(options, `${method} ${path} ${status}: example ${key}`).toContain(example.summary ?? key);
           } else if (json?.example !== undefined) {
-            await expect(row.locator('.highlight-code').count(), `${method} ${path} ${status}`).resolves.toBeGreaterThan(0);
+            expect(row.highlighted, `${method} ${path} ${status}`).toBeGreaterThan(0);
           }
         }
       }
@@ -176,17 +190,14 @@ describe('the REST docs at /docs', () => {
       expect(w.failed).toEqual([]);
       expect(offSite(w.requested)).toEqual([]);
     } finally {
-      await w.context.close();
+      await w.page.close();
     }
   }, 120_000);
 });
 
 describe('GraphiQL at /graphql', () => {
   it('runs the example with the key, from hashed assets the browser keeps for the next visit', async () => {
-    // A profile on disk, as a person's browser has: an in-memory (incognito) cache keeps no entry this large.
-    const profile = mkdtempSync(join(tmpdir(), 'pl-chromium-'));
-    const persistent = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
-    const w = await open(persistent);
+    const w = await open();
     try {
       // The server gives every request its own x-request-id: an answer with the id of an earlier one is
       // the browser's cached copy.
@@ -240,8 +251,7 @@ describe('GraphiQL at /graphql', () => {
       expect(w.failed).toEqual([]);
       expect(offSite(w.requested)).toEqual([]);
     } finally {
-      await w.context.close();
-      rmSync(profile, { recursive: true, force: true });
+      await w.page.close();
     }
   }, 120_000);
 });
