@@ -128,7 +128,7 @@ describe('/openapi.json', () => {
       }
       const body = op.requestBody?.content['application/json'];
       if (body) {
-        expect(body.example, `${where} request example`).toBeDefined();
+        expect(body.example, `${where} request example`).toBeTypeOf('object');
         check(body.schema, body.example, `${where} body`);
         checked++;
       }
