@@ -3,7 +3,9 @@
 // raw record goes back as JSON text: the store keeps it as text, and a 300 KB object would cost the
 // event loop a structured-clone read and a JSON.stringify.
 import { LookupError, isLookupError, type ErrorCode } from '../contract/errors.js';
+import type { Sections } from '../contract/sections.js';
 import { mapBuilding, mapProperty, type MappedProperty } from './mapping/index.js';
+import { buildingSections, propertySections } from './mapping/sections.js';
 import { extractPage, type PageWant } from './page/index.js';
 
 export interface PageTask {
@@ -18,8 +20,8 @@ export interface PageTask {
 
 export type PageRead =
   | { kind: 'blocked' }
-  | { kind: 'building'; property: MappedProperty; rawJson: string; zpid: string | null }
-  | { kind: 'property'; property: MappedProperty; rawJson: string; zpid: string | null; generation: string };
+  | { kind: 'building'; property: MappedProperty; sections: Sections; rawJson: string; zpid: string | null }
+  | { kind: 'property'; property: MappedProperty; sections: Sections; rawJson: string; zpid: string | null; generation: string };
 
 /** A LookupError as plain data, so it survives the thread boundary with its code. */
 export interface PageFailure {
@@ -34,11 +36,12 @@ export function readPage(task: PageTask): PageRead {
       return data;
     case 'building': {
       const property = mapBuilding(data.building, { now: new Date(task.now), scrapedAt: task.scrapedAt });
-      return { kind: 'building', property, rawJson: JSON.stringify(data.building), zpid: property.zpid };
+      return { kind: 'building', property, sections: buildingSections(data.building), rawJson: JSON.stringify(data.building), zpid: property.zpid };
     }
     case 'property': {
       const property = mapProperty(data.property, data.extras, { scrapedAt: task.scrapedAt });
-      return { kind: 'property', property, rawJson: JSON.stringify(data.property), zpid: data.zpid ?? property.zpid, generation: data.generation };
+      const sections = propertySections(data.property, data.extras);
+      return { kind: 'property', property, sections, rawJson: JSON.stringify(data.property), zpid: data.zpid ?? property.zpid, generation: data.generation };
     }
   }
 }

@@ -45,12 +45,20 @@ export class SelfHostedCollector implements Collector {
       case 'blocked':
         throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });
       case 'building':
-        return { property: data.property, raw: null, rawJson: data.rawJson, zpid: data.zpid, source: { provider: SELF_HOSTED, note: 'Read from the public apartment-building page.' } };
+        return {
+          property: data.property,
+          raw: null,
+          rawJson: data.rawJson,
+          sections: data.sections,
+          zpid: data.zpid,
+          source: { provider: SELF_HOSTED, note: 'Read from the public apartment-building page.' },
+        };
       case 'property':
         return {
           property: data.property,
           raw: null,
           rawJson: data.rawJson,
+          sections: data.sections,
           zpid: data.zpid,
           source: { provider: SELF_HOSTED, note: 'Read from the public listing page.', page_generation: data.generation },
         };

@@ -1,6 +1,7 @@
 // What the lookup core asks of a collector. The core never sees HTML, providers or origins.
 import type { AddressParts } from '../address/index.js';
 import type { ErrorCode, LookupSource, PortalProperty, StatusHint } from '../contract/index.js';
+import type { Sections } from '../contract/sections.js';
 
 /** A page of the listing site to read: a home by zpid, or any property path (home or building). */
 export interface ReadTarget {
@@ -32,6 +33,8 @@ export interface Collected {
   /** The zpid of what was actually read; may differ from the one asked for. */
   zpid: string | null;
   source: LookupSource;
+  /** Which sections the page (or provider item) held, decided from it beside the mapping (mapping/sections.ts). */
+  sections: Sections;
 }
 
 /** Where an address resolved to on the listing site. */

@@ -14,6 +14,7 @@ import { schema } from '../../src/graphql/index.js';
 import { countRequestLookups } from '../../src/graphql/lookup-count.js';
 import { collectFields, selectsPath } from '../../src/graphql/selection.js';
 import { MemoryStore } from '../../src/store/index.js';
+import { everySection } from '../helpers/sections.js';
 
 /** The operation's root field `name` and what selectsPath reads from a resolver's info. */
 function fieldInfo(query: string, name: string, variables: Record<string, unknown> = {}) {
@@ -74,7 +75,7 @@ describe('a lookup left out by @skip, through Yoga', () => {
     read: async (target: ReadTarget): Promise<Collected> => {
       reads.push(target.zpid!);
       const zpid = target.zpid!;
-      return { property: { zpid, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'], raw: { zpid }, zpid, source: { provider: 'self_hosted', note: 'test' } };
+      return { property: { zpid, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'], raw: { zpid }, zpid, source: { provider: 'self_hosted', note: 'test' }, sections: everySection('present') };
     },
   };
   const store = new MemoryStore();

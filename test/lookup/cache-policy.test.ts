@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { LookupError } from '../../src/contract/index.js';
 import { ttlFor } from '../../src/lookup/cache-policy.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
+import { everySection } from '../helpers/sections.js';
 
 const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', AMBIGUITY_MEMO_TTL_MS: '7654' });
 
@@ -18,6 +19,7 @@ const home = (zpid: string): Collected => ({
   raw: { zpid },
   zpid,
   source: { provider: 'self_hosted', note: 'test' },
+  sections: everySection('present'),
 });
 
 /** Resolves "1 Main St" to zpid 42, calls "2 Main St" ambiguous, and reads any home. */

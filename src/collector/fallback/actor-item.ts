@@ -3,7 +3,10 @@
 // carry the listing site's raw property object (with or without those mapped fields beside it).
 // Both are read through the one mapping the own collector uses: a mapped-field item is first
 // given the site's own field names (docs/mapping.md, "The fallback provider's items").
+import { SECTION_NAMES, type Sections } from '../../contract/sections.js';
 import { mapBuilding, mapProperty, type MappedProperty } from '../mapping/index.js';
+import { bestOf, buildingSections, listAt, personState, photoRow, priceRow, propertySections, schoolRow, stateOf, taxRow, textIn } from '../mapping/sections.js';
+import { statusOf } from '../mapping/status.js';
 import { list, obj, text, type Json } from '../mapping/values.js';
 
 export type ActorItem = Json;
@@ -97,11 +100,31 @@ function actorScrapedAt(item: ActorItem): string | null {
   return Number.isNaN(at) ? null : new Date(at).toISOString();
 }
 
-/** The item as a contract record; `scrapedAt` is when the actor read it, else `opts.scrapedAt`. */
-export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string }): { property: MappedProperty; building: boolean } {
+/**
+ * A home item's sections, decided from the item as the actor sent it (not from siteShape, which fills
+ * in empty lists): under the site's own names (old items) and under the actor's mapped names, the
+ * better of the two (README "Section completeness").
+ */
+function homeItemSections(item: ActorItem, shaped: Json): Sections {
+  const listing = statusOf(shaped).listing;
+  const siteNames = propertySections(item, null, listing);
+  const mappedNames: Partial<Sections> = {
+    photos: stateOf(listAt(item, 'listingPhotos', photoRow)),
+    priceHistory: stateOf(listAt(item, 'listingPriceHistory', priceRow)),
+    taxHistory: stateOf(listAt(item, 'listingTaxHistory', taxRow)),
+    schools: stateOf(listAt(item, 'nearbySchools', schoolRow)),
+    agent: personState(listing, textIn(item, 'agent', 'name')),
+    broker: personState(listing, textIn(item, 'broker', 'name')),
+  };
+  return Object.fromEntries(SECTION_NAMES.map((n) => [n, bestOf(siteNames[n], mappedNames[n] ?? 'not_found')])) as Sections;
+}
+
+/** The item as a contract record and its sections; `scrapedAt` is when the actor read it, else `opts.scrapedAt`. */
+export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string }): { property: MappedProperty; building: boolean; sections: Sections } {
   const at = { now: opts.now, scrapedAt: actorScrapedAt(item) ?? opts.scrapedAt };
-  if (isBuilding(item)) return { property: mapBuilding(item, at), building: true };
-  return { property: mapProperty(siteShape(item), null, at), building: false };
+  if (isBuilding(item)) return { property: mapBuilding(item, at), building: true, sections: buildingSections(item) };
+  const shaped = siteShape(item);
+  return { property: mapProperty(shaped, null, at), building: false, sections: homeItemSections(item, shaped) };
 }
 
 /**

@@ -107,7 +107,7 @@ export class FallbackProvider implements Collector {
   }
 
   /** The chosen item as a record; one without the core fields is not an answer (not billed, not cached). */
-  private collect(item: ActorItem, { property, building }: Mapped, run: Run): Collected {
+  private collect(item: ActorItem, { property, building, sections }: Mapped, run: Run): Collected {
     const missing = missingCoreFields(property, building);
     if (missing.length > 0) {
       throw new LookupError('upstream_bad_response', { details: { reason: 'item_without_core_fields', missing, run_id: run.id } });
@@ -115,6 +115,7 @@ export class FallbackProvider implements Collector {
     return {
       property,
       raw: item,
+      sections,
       zpid: zpidOf(item) ?? property.zpid,
       source: { provider: this.opts.name, note: "Read by the fallback provider's scraping actor.", actor: this.opts.actor, run_id: run.id },
     };
@@ -137,7 +138,7 @@ export class FallbackProvider implements Collector {
   }
 }
 
-type Mapped = { property: MappedProperty; building: boolean };
+type Mapped = ReturnType<typeof mapItem>;
 
 const isItem = (i: unknown): i is ActorItem => typeof i === 'object' && i !== null && !Array.isArray(i);
 
