@@ -3,4 +3,4 @@ export * from './authenticate.js';
 export { AuthCache } from './auth-cache.js';
 export * from './plans.js';
 export * from './seed.js';
-export { accountUsage } from './usage.js';
+export { accountUsage, creditsAvailable } from './usage.js';

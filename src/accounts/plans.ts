@@ -1,7 +1,7 @@
 // Plans → what a live lookup may draw on (spec 7, 8). The store applies it atomically.
 import { LookupError } from '../contract/index.js';
 import type { Config } from '../config.js';
-import type { Account, ReserveRequest, ReserveResult } from '../store/index.js';
+import type { Account, ReserveRequest, ReserveResult, UsageCounters } from '../store/index.js';
 
 export const FREE_ALLOTMENT = 50;
 const MICRO = 1_000_000;
@@ -18,15 +18,12 @@ export function periodEnd(account: Account, now: Date): Date | null {
 
 export const includedOf = (account: Account): number => (account.plan === 'free' ? account.allotment : account.included);
 
-export function reserveRequest(
-  account: Account,
-  config: Config,
-  now: Date,
-  reservationId: string,
-): ReserveRequest {
+/** What a live lookup of the account may draw on now: the plan's terms of a reservation, without its id and lease. */
+export type ReserveTerms = Omit<ReserveRequest, 'reservationId' | 'ttlMs'>;
+
+export function reserveTerms(account: Account, config: Config, now: Date): ReserveTerms {
   const paid = account.plan === 'paid';
   return {
-    reservationId,
     accountId: account.id,
     period: periodOf(account, now),
     included: includedOf(account),
@@ -42,9 +39,44 @@ export function reserveRequest(
       scope: paid ? 'paid' : 'service',
       cap: paid ? config.paidDailyLiveLookupBudget : config.dailyLiveLookupBudget,
     },
+  };
+}
+
+export function reserveRequest(
+  account: Account,
+  config: Config,
+  now: Date,
+  reservationId: string,
+): ReserveRequest {
+  return {
+    reservationId,
+    ...reserveTerms(account, config, now),
     // A lease: its holder renews it while alive (lookup/leases.ts), so only a crashed holder's is swept.
     ttlMs: config.leaseTtlMs,
   };
+}
+
+/**
+ * How many live lookups the store would reserve now, one after another, on these terms (null: no
+ * limit): the included lookups left less those held in flight, then overage up to the spend limit
+ * (counting the overage in flight, as the reservation does), all within the daily budget's room.
+ * The reserve decision's arithmetic (store/memory.ts decideReserve, the Redis script), read-only.
+ */
+export function lookupsAffordable(terms: ReserveTerms, u: UsageCounters, budgetUsed: number): number | null {
+  const remaining = Math.max(0, terms.included - (u.used - u.overageUsed));
+  const included = Math.max(0, remaining - u.reserved);
+  let plan: number | null = included;
+  if (terms.overage) {
+    const { rateMicroUsd, spendLimitMicroUsd } = terms.overage;
+    if (spendLimitMicroUsd === null || rateMicroUsd <= 0) plan = null;
+    else {
+      const overageInFlight = Math.max(0, u.reserved - remaining);
+      plan = included + Math.max(0, Math.floor(spendLimitMicroUsd / rateMicroUsd) - u.overageUsed - overageInFlight);
+    }
+  }
+  const budget = terms.budget.cap === null ? null : Math.max(0, terms.budget.cap - budgetUsed);
+  if (plan === null) return budget;
+  return budget === null ? plan : Math.min(plan, budget);
 }
 
 const usd = (amount: number): number => Math.round(amount * 100) / 100;
