@@ -5,4 +5,7 @@ export { ADDRESS_MAX, ADDRESS_MIN, checkAddress, parseStreetLine, type AddressCh
 export { dropLeadingZeros, dropUnitLeadingZeros, houseNumberKey, isZipCode, normalizeParts, placeName, zip5 } from './normalize.js';
 export { stateCode } from './states.js';
 export { UNIT_DESIGNATORS, normalizeUnit, splitUnit, unitLabel } from './units.js';
-export { bestCandidate, compareAddress, partsFromPieces, partsFromStreetLine, partsWithUnit, type Ranked } from './match.js';
+export {
+  bestCandidate, compareAddress, DIFFERENCE_FIELDS, DIFFERENCE_KINDS, DIFFERENCE_WEIGHTS, partsFromPieces, partsFromStreetLine, partsWithUnit, scoreMatch,
+  type AddressDifference, type DifferenceField, type DifferenceKind, type MatchScore, type Ranked, type WrittenAddress,
+} from './match.js';
