@@ -9,6 +9,8 @@ import { bestOf, buildingSections, listAt, personState, photoRow, priceRow, prop
 import { statusOf } from '../mapping/status.js';
 import { list, obj, text, type Json } from '../mapping/values.js';
 
+export { missingCoreFields } from '../mapping/sections.js';
+
 export type ActorItem = Json;
 
 /** The width a listing photo's link names (`…_scaled_within_1536_1152.jpg`, `…size=1536x1152…`); 0 when it names none. */
@@ -125,16 +127,4 @@ export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string })
   if (isBuilding(item)) return { property: mapBuilding(item, at), building: true, sections: buildingSections(item) };
   const shaped = siteShape(item);
   return { property: mapProperty(shaped, null, at), building: false, sections: homeItemSections(item, shaped) };
-}
-
-/**
- * The core fields a record must have to be served: street, city and state, and for a home also its
- * zpid and its price or status (a building's price and zpid belong to its units).
- */
-export function missingCoreFields(p: MappedProperty, building = false): string[] {
-  const missing: string[] = [];
-  const required = building ? (['streetAddress', 'city', 'state'] as const) : (['zpid', 'streetAddress', 'city', 'state'] as const);
-  for (const k of required) if (p[k] === null) missing.push(k);
-  if (!building && p.price === null && p.homeStatus === null) missing.push('price_or_status');
-  return missing;
 }

@@ -12,6 +12,7 @@
 // README "Section completeness" says the same for clients.
 import { SECTION_NAMES, type SectionName, type SectionState, type Sections } from '../../contract/sections.js';
 import type { PageExtras } from '../page/extras.js';
+import type { MappedProperty } from './property.js';
 import { isMapImage } from './photos.js';
 import { statusOf, type Listing } from './status.js';
 import { epochMs, isObject, isoDate, num, text, year, type Json } from './values.js';
@@ -177,4 +178,17 @@ export function buildingSections(b: Json): Sections {
     description: stateOf(textAt(b, 'description')),
   };
   return Object.fromEntries(SECTION_NAMES.map((n) => [n, NOT_ON_BUILDING_PAGES.includes(n) ? 'not_found' : own[n]!])) as Sections;
+}
+
+/**
+ * The core fields a record must have to be served (a provider's item) or billed (a record with a section
+ * in extraction_failed): street, city and state, and for a home also its zpid and its price or status
+ * (a building's price and zpid belong to its units).
+ */
+export function missingCoreFields(p: MappedProperty, building = false): string[] {
+  const missing: string[] = [];
+  const required = building ? (['streetAddress', 'city', 'state'] as const) : (['zpid', 'streetAddress', 'city', 'state'] as const);
+  for (const k of required) if (p[k] === null) missing.push(k);
+  if (!building && p.price === null && p.homeStatus === null) missing.push('price_or_status');
+  return missing;
 }
