@@ -62,6 +62,8 @@ export interface Config {
   redisCommandTimeoutMs: number;
   /** How long a lookup refused while the account's lookups in flight hold what it needs waits for them to settle. */
   creditWaitMs: number;
+  /** How long a retry with an Idempotency-Key waits for the first request with that key to answer. */
+  idempotencyWaitMs: number;
   /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
   keylessBurst: number;
   keylessPerSecond: number;
@@ -166,6 +168,7 @@ export const ENV = Type.Object({
   KEYLESS_BURST: integer({ default: 60, minimum: 1, description: 'Keyless /graphql requests per client address: the burst' }),
   KEYLESS_PER_SECOND: integer({ default: 1, minimum: 1, description: 'Keyless /graphql requests per client address: refilled per second' }),
   TRUST_PROXY: text({ default: 'false', description: 'Proxies whose X-Forwarded-For names the client: `false`, `true` (any), or a comma list of addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`' }),
+  IDEMPOTENCY_WAIT_MS: ms({ default: 60_000, minimum: 0, description: 'How long a retry with an Idempotency-Key waits for the first request with that key (then 409 idempotency_key_in_use)' }),
   LOG_PRETTY: flag({ default: false, description: 'Readable log lines instead of JSON', docDefault: '`false` (`npm run demo`: `true`)' }),
   METRICS_TOKEN: opt(text({ description: 'Bearer token for GET /metrics on the main port', secret: true })),
   METRICS_PORT: opt(integer({ minimum: 0, maximum: 65_535, description: 'Port of a separate /metrics listener without a token' })),
@@ -296,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     dailyLiveLookupBudget: v.DAILY_LIVE_LOOKUP_BUDGET ?? null,
     paidDailyLiveLookupBudget: v.PAID_DAILY_LIVE_LOOKUP_BUDGET ?? null,
     cacheTtlMs: v.CACHE_TTL_MS,
+    idempotencyWaitMs: v.IDEMPOTENCY_WAIT_MS,
     memoryCacheBytes: v.MEMORY_CACHE_MB * 1024 * 1024,
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     ambiguityMemoTtlMs: v.AMBIGUITY_MEMO_TTL_MS,

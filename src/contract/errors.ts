@@ -24,6 +24,10 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, message: 'Too many requests. Retry after the retry-after header.', retryAfter: 1 },
   headers_too_large: { status: 431, message: 'The request headers are too large.' },
   address_ambiguous: { status: 409, message: 'The closest match for the address is a different home.' },
+  idempotency_key_in_use: {
+    status: 409, message: 'A request with this Idempotency-Key is still running. Retry after the retry-after header to get its answer.', retryAfter: 5,
+  },
+  idempotency_key_reused: { status: 422, message: 'This Idempotency-Key was used with another request. Use a new key for a new request.' },
   unprocessable_input: { status: 422, message: 'The data provider rejected the input. Check the link or address.' },
   internal: { status: 500, message: "Failure on the service's side. Safe to retry with backoff." },
   upstream_error: { status: 502, message: 'The data provider failed. Safe to retry with backoff.' },

@@ -6,9 +6,11 @@
 // forever, as in Redis.
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
+import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
 import { LRUCache } from 'lru-cache';
 import type {
-  Account, CacheEntry, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
+  Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
+  UsageCounters, VoidRef,
 } from './types.js';
 
 interface Expiring<T> { value: T; expiresAt: number }
@@ -41,6 +43,9 @@ const keyBytes = (key: string, value: string) => 2 * (key.length + value.length)
 /** Mirrors the Redis daily budget key: a counter that expires this long after it was last drawn on. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
 
+/** An idempotency key: claimed (a token, until its lease ends) or answered (the packed answer, for a day). */
+interface IdempotencyRecord { bodyHash: string; token: string | null; answer: Buffer | null }
+
 interface Reservation {
   accountId: string;
   period: string;
@@ -66,6 +71,13 @@ export class MemoryStore implements Store {
   private readonly aliases: LRUCache<string, Expiring<string>>;
   private readonly memos: LRUCache<string, Expiring<ErrorBody>>;
   private readonly locks = new Map<string, Expiring<string>>();
+  /**
+   * Answered keys are bounded with the aliases' share (each is its answer's compressed size), the least
+   * recently read first: one forgotten runs again on its retry, free for the homes still cached.
+   * Claims are few (one per request running) and never evicted.
+   */
+  private readonly answers: LRUCache<string, Expiring<IdempotencyRecord>>;
+  private readonly claims = new Map<string, Expiring<IdempotencyRecord>>();
   private readonly usageBuckets = new Map<string, UsageCounters>();
   private readonly budgets = new Map<string, Expiring<number>>();
   private readonly reservations = new Map<string, Reservation>();
@@ -78,6 +90,7 @@ export class MemoryStore implements Store {
     const maxKeyBytes = Math.max(1, Math.floor(maxCacheBytes * KEY_SHARE_OF_CACHE));
     this.aliases = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, e.value) });
     this.memos = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, JSON.stringify(e.value)) });
+    this.answers = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, e.value.bodyHash) + (e.value.answer?.length ?? 0) });
   }
 
   async ping(): Promise<void> {}
@@ -227,7 +240,7 @@ export class MemoryStore implements Store {
     // Checked again at each release: its holder may have renewed it since the list was taken.
     for (const id of expired) if ((this.reservations.get(id)?.expiresAt ?? Infinity) <= now && (await this.release(id))) released++;
     // Keys listed first, then deleted: reading through the cache's get() would refresh their recency.
-    for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets] as Keyed<Expiring<unknown>>[]) {
+    for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets, this.answers, this.claims] as Keyed<Expiring<unknown>>[]) {
       for (const key of [...map].filter(([, e]) => e.expiresAt <= now).map(([k]) => k)) map.delete(key);
     }
     return released;
@@ -274,6 +287,47 @@ export class MemoryStore implements Store {
       const lock = this.liveEntry(this.locks, key);
       if (lock && lock.value === token) lock.expiresAt = this.clock() + ttlMs;
       else lost.push(key);
+    }
+    return lost;
+  }
+
+  async claimIdempotency(ref: ClaimRef, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
+    const slot = idempotencySlot(ref.accountId, ref.key);
+    const done = this.liveEntry(this.answers, slot);
+    if (done) {
+      const answer = await unpackAnswer(done.value.answer!);
+      // Unpacking awaited: the claim below must not follow a write made meanwhile.
+      if (answer) return { state: 'done', bodyHash: done.value.bodyHash, answer };
+      if (this.answers.get(slot) === done) this.answers.delete(slot);
+      return this.claimIdempotency(ref, bodyHash, leaseMs);
+    }
+    const running = this.liveEntry(this.claims, slot);
+    if (running) return { state: 'running', bodyHash: running.value.bodyHash };
+    this.claims.set(slot, { value: { bodyHash, token: ref.token, answer: null }, expiresAt: this.clock() + leaseMs });
+    return { state: 'claimed' };
+  }
+
+  async completeIdempotency(ref: ClaimRef, answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+    const packed = await packAnswer(answer);
+    const slot = idempotencySlot(ref.accountId, ref.key);
+    const claim = this.liveEntry(this.claims, slot);
+    if (!claim || claim.value.token !== ref.token) return false;
+    this.claims.delete(slot);
+    this.answers.set(slot, { value: { bodyHash: claim.value.bodyHash, token: null, answer: packed }, expiresAt: this.clock() + ttlMs });
+    return true;
+  }
+
+  async releaseIdempotency(ref: ClaimRef): Promise<void> {
+    const slot = idempotencySlot(ref.accountId, ref.key);
+    if (this.liveEntry(this.claims, slot)?.value.token === ref.token) this.claims.delete(slot);
+  }
+
+  async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
+    const lost: string[] = [];
+    for (const ref of refs) {
+      const claim = this.liveEntry(this.claims, idempotencySlot(ref.accountId, ref.key));
+      if (claim && claim.value.token === ref.token) claim.expiresAt = this.clock() + leaseMs;
+      else lost.push(ref.token);
     }
     return lost;
   }

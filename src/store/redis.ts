@@ -45,14 +45,18 @@
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
+//   Pidem:<slot>                HASH body_hash, and token (claimed, PX lease) or answer (packed, PX 24 h);
+//                               slot = sha256(account, idempotency key): per account, any characters
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis, type RedisOptions } from 'ioredis';
 import { instanceBusy, LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, ENTRY_FORMAT, readWithRaw } from './entry-format.js';
+import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
 import type {
-  Account, CacheEntry, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, Store, UsageCounters, VoidRef,
+  Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
+  UsageCounters, VoidRef,
 } from './types.js';
 
 export interface RedisStoreOptions {
@@ -283,6 +287,44 @@ if spent and spent > 0 then redis.call('DECR', KEYS[3]) end
 return 1
 `;
 
+/**
+ * Claims an idempotency key, or tells what holds it.
+ * KEYS: 1 the key's hash. ARGV: 1 token, 2 body hash, 3 lease ms, 4 a damaged answer to drop first ('' = none)
+ * Reply: {'claimed'} | {'running', body_hash} | {'done', body_hash, packed answer}
+ */
+const LUA_IDEM_CLAIM = `
+if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'answer') == ARGV[4] then redis.call('DEL', KEYS[1]) end
+local h = redis.call('HMGET', KEYS[1], 'body_hash', 'answer')
+if not h[1] then
+  redis.call('HSET', KEYS[1], 'body_hash', ARGV[2], 'token', ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {'claimed'}
+end
+if h[2] then return {'done', h[1], h[2]} end
+return {'running', h[1]}
+`;
+
+/** KEYS: 1 the key's hash. ARGV: 1 token, 2 packed answer, 3 ttl ms. Reply: 1 | 0 the claim is not held under this token. */
+const LUA_IDEM_COMPLETE = `
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'token')
+redis.call('HSET', KEYS[1], 'answer', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+/** KEYS: 1 the key's hash. ARGV: 1 token. Drops the claim only if the token still holds it. */
+const LUA_IDEM_RELEASE = `
+if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
+/** KEYS: 1 the key's hash. ARGV: 1 token, 2 lease ms. Reply: 1 renewed | 0 not held under this token. */
+const LUA_IDEM_RENEW = `
+if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+
 type Reply = string | number | null;
 
 interface ScriptCommands {
@@ -294,12 +336,16 @@ interface ScriptCommands {
   plPutAccount(...args: string[]): Promise<number>;
   plUnlock(...args: string[]): Promise<number>;
   plVoidCharge(...args: string[]): Promise<number>;
+  plIdemClaimBuffer(...args: (string | Buffer)[]): Promise<Buffer[]>;
+  plIdemComplete(...args: (string | Buffer)[]): Promise<number>;
+  plIdemRelease(...args: string[]): Promise<number>;
 }
 
 /** Lease renewals go in one pipeline per beat. */
 interface PipelineScripts {
   plRenewReservation(...args: string[]): PipelineScripts;
   plRenewLock(...args: string[]): PipelineScripts;
+  plIdemRenew(...args: string[]): PipelineScripts;
   exec(): Promise<[Error | null, unknown][] | null>;
 }
 
@@ -330,6 +376,10 @@ export class RedisStore implements Store {
     redis.defineCommand('plRenewLock', { numberOfKeys: 1, lua: LUA_RENEW_LOCK });
     redis.defineCommand('plRenewReservation', { numberOfKeys: 2, lua: LUA_RENEW_RESERVATION });
     redis.defineCommand('plVoidCharge', { numberOfKeys: 3, lua: LUA_VOID_CHARGE });
+    redis.defineCommand('plIdemClaim', { numberOfKeys: 1, lua: LUA_IDEM_CLAIM });
+    redis.defineCommand('plIdemComplete', { numberOfKeys: 1, lua: LUA_IDEM_COMPLETE });
+    redis.defineCommand('plIdemRelease', { numberOfKeys: 1, lua: LUA_IDEM_RELEASE });
+    redis.defineCommand('plIdemRenew', { numberOfKeys: 1, lua: LUA_IDEM_RENEW });
     this.scripts = redis as unknown as ScriptCommands;
     redis.on('ready', () => {
       this.retryUnlocks();
@@ -685,6 +735,42 @@ export class RedisStore implements Store {
     }
   }
 
+  // --- idempotency keys ---------------------------------------------------------------------------
+
+  async claimIdempotency(ref: ClaimRef, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
+    const key = this.k.idempotency(ref.accountId, ref.key);
+    let damaged: Buffer | string = '';
+    for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
+      const [state, hash, packed] = await this.run(() => this.scripts.plIdemClaimBuffer(key, ref.token, bodyHash, ms(leaseMs), damaged));
+      const what = state!.toString();
+      if (what === 'claimed') return { state: 'claimed' };
+      if (what === 'running') return { state: 'running', bodyHash: hash!.toString() };
+      const answer = await unpackAnswer(packed!);
+      if (answer) return { state: 'done', bodyHash: hash!.toString(), answer };
+      // A damaged answer reads as absent: dropped (if still the one read) and the key claimed.
+      damaged = packed!;
+    }
+    throw unavailable(new Error(`idempotency key of ${ref.accountId} kept changing while being claimed`));
+  }
+
+  async completeIdempotency(ref: ClaimRef, answer: StoredAnswer, ttlMs: number): Promise<boolean> {
+    const packed = await packAnswer(answer);
+    const n = await this.run(() => this.scripts.plIdemComplete(this.k.idempotency(ref.accountId, ref.key), ref.token, packed, ms(ttlMs)));
+    return Number(n) === 1;
+  }
+
+  async releaseIdempotency(ref: ClaimRef): Promise<void> {
+    await this.run(() => this.scripts.plIdemRelease(this.k.idempotency(ref.accountId, ref.key), ref.token));
+  }
+
+  async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
+    if (refs.length === 0) return [];
+    const p = this.redis.pipeline() as unknown as PipelineScripts;
+    for (const r of refs) p.plIdemRenew(this.k.idempotency(r.accountId, r.key), r.token, ms(leaseMs));
+    const replies = await this.runRenewal(() => p.exec());
+    return refs.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((r) => r.token);
+  }
+
   // --- single flight ----------------------------------------------------------------------------
 
   async tryLock(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -820,6 +906,7 @@ function keyspace(p: string) {
     alias: (key: string) => `${p}alias:${key}`,
     memo: (key: string) => `${p}memo:${key}`,
     lock: (key: string) => `${p}lock:${key}`,
+    idempotency: (accountId: string, key: string) => `${p}idem:${idempotencySlot(accountId, key)}`,
   };
 }
 

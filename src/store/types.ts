@@ -1,14 +1,16 @@
 // The store, one interface per concern, so a backend implements (and a consumer depends on) one concern
-// at a time: accounts, the cache, billing, the single-flight lock. `Store` is all of them with the
-// connection's own calls, as the service wires it; MemoryStore and RedisStore implement it.
+// at a time: accounts, the cache, billing, the single-flight lock, idempotency keys. `Store` is all of
+// them with the connection's own calls, as the service wires it; MemoryStore and RedisStore implement it.
 import type { AccountStore } from './account-store.js';
 import type { BillingStore } from './billing-store.js';
 import type { CacheStore } from './cache-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 import type { LockStore } from './lock-store.js';
 
 export type * from './account-store.js';
 export type * from './billing-store.js';
 export type * from './cache-store.js';
+export type * from './idempotency-store.js';
 export type * from './lock-store.js';
 
 /** The connection itself: which backend, whether it answers, its data-loss notice, closing. */
@@ -27,4 +29,4 @@ export interface StoreConnection {
   close(): Promise<void>;
 }
 
-export interface Store extends StoreConnection, AccountStore, CacheStore, BillingStore, LockStore {}
+export interface Store extends StoreConnection, AccountStore, CacheStore, BillingStore, LockStore, IdempotencyStore {}

@@ -571,5 +571,59 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual(['zpid:7']);
       });
     });
+
+    describe('idempotency keys', () => {
+      const answer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ data: Array.from({ length: 50 }, (_, i) => ({ index: i, ok: true, text: `home ${i}` })) }) };
+      const ref = (token: string, key = 'key-1', accountId = 'acct_a') => ({ accountId, key, token });
+
+      it('the first claim runs; others see it running with its body hash; its answer is then given back as it was put, per account', async () => {
+        expect(await store.claimIdempotency(ref('tok-a'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.claimIdempotency(ref('tok-b'), 'hash-2', 30_000)).toEqual({ state: 'running', bodyHash: 'hash-1' });
+        // The same key of another account is another key.
+        expect(await store.claimIdempotency(ref('tok-c', 'key-1', 'acct_b'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.completeIdempotency(ref('tok-b'), { ...answer, status: 500 }, 60_000)).toBe(false);
+        expect(await store.completeIdempotency(ref('tok-a'), answer, 86_400_000)).toBe(true);
+        expect(await store.claimIdempotency(ref('tok-d'), 'hash-2', 30_000)).toEqual({ state: 'done', bodyHash: 'hash-1', answer });
+        // Completed: the claim's token holds nothing any more.
+        expect(await store.renewIdempotency([ref('tok-a')], 30_000)).toEqual(['tok-a']);
+        await store.releaseIdempotency(ref('tok-a'));
+        expect(await store.claimIdempotency(ref('tok-e'), 'hash-1', 30_000)).toEqual({ state: 'done', bodyHash: 'hash-1', answer });
+        expect(await store.claimIdempotency(ref('tok-f', 'key-1', 'acct_b'), 'hash-1', 30_000)).toEqual({ state: 'running', bodyHash: 'hash-1' });
+      });
+
+      it('an answer lives its ttl, then the key is free again', async () => {
+        expect(await store.claimIdempotency(ref('tok-a'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.completeIdempotency(ref('tok-a'), answer, 60_000)).toBe(true);
+        await backdoor.elapse(59_000);
+        expect((await store.claimIdempotency(ref('tok-b'), 'hash-1', 30_000)).state).toBe('done');
+        await backdoor.elapse(1_001);
+        expect(await store.claimIdempotency(ref('tok-b'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+      });
+
+      it('a released claim frees the key; only its own token releases it', async () => {
+        expect(await store.claimIdempotency(ref('tok-a'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        await store.releaseIdempotency(ref('tok-x'));
+        expect((await store.claimIdempotency(ref('tok-b'), 'hash-1', 30_000)).state).toBe('running');
+        await store.releaseIdempotency(ref('tok-a'));
+        expect(await store.claimIdempotency(ref('tok-b'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.completeIdempotency(ref('tok-a'), answer, 60_000)).toBe(false);
+      });
+
+      it('a lease: renewed by its holder the claim outlives its first lease; a crashed holder’s (not renewed) lapses and the key is claimed again, and the late holder cannot complete it', async () => {
+        expect(await store.claimIdempotency(ref('tok-a'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.renewIdempotency([ref('tok-a'), ref('tok-x', 'key-2')], 30_000)).toEqual(['tok-x']);
+        await backdoor.elapse(20_000);
+        expect(await store.renewIdempotency([ref('tok-a')], 30_000)).toEqual([]);
+        await backdoor.elapse(20_000);
+        expect((await store.claimIdempotency(ref('tok-b'), 'hash-1', 30_000)).state).toBe('running');
+        // The holder stops renewing (it crashed): its lease lapses.
+        await backdoor.elapse(10_001);
+        expect(await store.claimIdempotency(ref('tok-b'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.renewIdempotency([ref('tok-a')], 30_000)).toEqual(['tok-a']);
+        expect(await store.completeIdempotency(ref('tok-a'), answer, 60_000)).toBe(false);
+        expect(await store.completeIdempotency(ref('tok-b'), answer, 60_000)).toBe(true);
+        expect(await store.claimIdempotency(ref('tok-c'), 'hash-1', 30_000)).toEqual({ state: 'done', bodyHash: 'hash-1', answer });
+      });
+    });
   });
 }
