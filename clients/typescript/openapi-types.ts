@@ -33,7 +33,7 @@ export interface paths {
         put?: never;
         /**
          * Look up to 50 homes
-         * @description Items are strings (link or address) or objects with one of url, zpid, address. Each item succeeds or fails on its own (ok); a live lookup costs 1 credit, a cache hit or a failed item 0.
+         * @description Items are strings (link or address) or objects with one of url, zpid, address. Each item succeeds or fails on its own (ok); a live lookup costs 1 credit, a cache hit or a failed item 0. With dry_run=true, a cost preview (BatchPreviewResponse): what each item would cost now and whether the account could pay it; nothing is looked up, charged or held.
          */
         post: operations["lookupProperties"];
         delete?: never;
@@ -231,6 +231,96 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description One change since the earlier snapshot of the home. daysOnPortal is reported only when its count went down (relisted); a new priceHistory event is one change each. */
+        FieldChange: {
+            /**
+             * @description The PortalProperty field that changed
+             * @enum {string}
+             */
+            field: "price" | "homeStatus" | "estimate" | "rentEstimate" | "monthlyHoaFee" | "photoCount" | "daysOnPortal" | "priceHistory";
+            /** @description The earlier snapshot's value (null when it had none; null for a new priceHistory event) */
+            from: unknown;
+            /** @description The value now; for priceHistory, the new event */
+            to: unknown;
+        };
+        /** @description A part in which the matched address differs from the input and that was tolerated */
+        AddressDifference: {
+            /**
+             * @description The part of the address that differs
+             * @enum {string}
+             */
+            field: "house_number" | "street_name" | "street_type" | "directional" | "unit" | "unit_designator" | "city" | "state" | "zipcode";
+            /**
+             * @description spelling: written otherwise, the same after normalization (Street/St, North/N, #/APT, Saint/St, Illinois/IL); missing_in_input: the input left it out; missing_in_match: the matched address has none; different: different after normalization
+             * @enum {string}
+             */
+            kind: "spelling" | "missing_in_input" | "missing_in_match" | "different";
+            /** @description As the input wrote it; null when the input left it out */
+            input: string | null;
+            /** @description As the matched address writes it; null when it has none */
+            matched: string | null;
+        };
+        /** @description How the address given matches the answered home's address */
+        AddressMatch: {
+            /** @description The address as given */
+            input: string;
+            /** @description The address as normalized (the `addr:` cache key without its prefix) */
+            normalized: string;
+            /** @description The answered home's one-line address, as the listing site writes it */
+            matched_address: string | null;
+            /** @description 1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (README, "Address match confidence") */
+            confidence: number;
+            /** @description What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match */
+            differences: components["schemas"]["AddressDifference"][];
+        };
+        /** @description What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (README, "Section completeness") */
+        LookupSections: {
+            /**
+             * @description Whether the page held photos
+             * @enum {string}
+             */
+            photos: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held priceHistory
+             * @enum {string}
+             */
+            priceHistory: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held taxHistory
+             * @enum {string}
+             */
+            taxHistory: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held schools
+             * @enum {string}
+             */
+            schools: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held agentName, agentPhone, agentLicenseNumber
+             * @enum {string}
+             */
+            agent: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held brokerName, brokerPhone
+             * @enum {string}
+             */
+            broker: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held estimate
+             * @enum {string}
+             */
+            estimate: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held rentEstimate
+             * @enum {string}
+             */
+            rentEstimate: "present" | "not_published" | "not_found" | "extraction_failed";
+            /**
+             * @description Whether the page held description
+             * @enum {string}
+             */
+            description: "present" | "not_published" | "not_found" | "extraction_failed";
+        };
         LookupMeta: {
             /** @description Credits billed: 1 for a successful live lookup, 0 on a cache hit */
             credits: number;
@@ -250,13 +340,29 @@ export interface components {
             took_ms: number;
             /** @description Present only when something needs checking */
             warning?: string;
+            sections: components["schemas"]["LookupSections"];
+            /** @description Address lookups only: how the address given matches the home answered, live or from the cache; absent for zpid and link lookups */
+            match?: components["schemas"]["AddressMatch"];
+            /** @description Seconds since this service read the record (0 for a live read); fetched_at can be earlier (a fallback provider's own collection time) */
+            age_seconds: number;
+            /** @description True when the live read failed (stale_reason) and the last good record was served instead (0 credits); absent otherwise */
+            stale?: boolean;
+            /** @description With stale: the error code the stale record stands in for (upstream_blocked, upstream_timeout, …) */
+            stale_reason?: string;
+            /** @description What changed since the earlier snapshot of this home that this record replaced; empty when nothing did; absent when it replaced none */
+            changes?: components["schemas"]["FieldChange"][];
+            /**
+             * Format: date-time
+             * @description With changes: the earlier snapshot's fetched_at
+             */
+            previous_fetched_at?: string;
         };
         ErrorBody: {
             /**
              * @description Stable error code (spec section 7; the table in src/contract/errors.ts)
              * @enum {string}
              */
-            code: "missing_param" | "bad_param" | "bad_body" | "too_many_items" | "missing_api_key" | "invalid_api_key" | "credits_exhausted" | "spend_limit_reached" | "not_found" | "route_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "unsupported_media_type" | "expectation_failed" | "rate_limited" | "headers_too_large" | "address_ambiguous" | "unprocessable_input" | "internal" | "upstream_error" | "upstream_unreachable" | "upstream_bad_response" | "upstream_run_failed" | "upstream_blocked" | "upstream_cost_cap" | "upstream_busy" | "no_api_keys" | "live_lookups_disabled" | "upstream_auth" | "upstream_quota" | "upstream_actor_missing" | "upstream_misconfigured" | "live_lookups_capped" | "store_unavailable" | "upstream_timeout" | "batch_deadline";
+            code: "missing_param" | "bad_param" | "bad_body" | "too_many_items" | "missing_api_key" | "invalid_api_key" | "credits_exhausted" | "spend_limit_reached" | "not_found" | "route_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "unsupported_media_type" | "expectation_failed" | "rate_limited" | "headers_too_large" | "address_ambiguous" | "idempotency_key_in_use" | "idempotency_key_reused" | "unprocessable_input" | "internal" | "upstream_error" | "upstream_unreachable" | "upstream_bad_response" | "upstream_run_failed" | "upstream_blocked" | "upstream_cost_cap" | "upstream_busy" | "no_api_keys" | "live_lookups_disabled" | "upstream_auth" | "upstream_quota" | "upstream_actor_missing" | "upstream_misconfigured" | "live_lookups_capped" | "store_unavailable" | "upstream_timeout" | "batch_deadline";
             message: string;
             details?: {
                 [key: string]: unknown;
@@ -274,25 +380,31 @@ export interface components {
             data: components["schemas"]["PortalProperty"];
             meta: components["schemas"]["LookupMeta"];
         };
-        /** @description One home: a link or address as a string, or an object with exactly one of url, zpid, address. */
+        /** @description One home: a link or address as a string, or an object with exactly one of url, zpid, address (and optionally max_age). */
         BatchItem: string | {
             /**
              * @description A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters.
              * @example https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/
              */
             url: string;
+            /** @description This item's max_age, seconds (0 to 86400), over the batch's. */
+            max_age?: number;
         } | {
             /**
              * @description The property ID, 1 to 12 digits.
              * @example 2146993218
              */
             zpid: string;
+            /** @description This item's max_age, seconds (0 to 86400), over the batch's. */
+            max_age?: number;
         } | {
             /**
              * @description One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments.
              * @example 661 Lakeview Ave, San Francisco, CA 94112
              */
             address: string;
+            /** @description This item's max_age, seconds (0 to 86400), over the batch's. */
+            max_age?: number;
         };
         BatchRequest: {
             /** @description 1 to 50 homes. Each is looked up on its own: an invalid item fails in place. */
@@ -304,6 +416,10 @@ export interface components {
             status?: "for_sale" | "sold" | "for_rent";
             /** @description Add data.raw, the unmapped source record (a batch: for every item; GraphQL: built only when data.raw is selected). False when omitted. */
             raw?: boolean;
+            /** @description Oldest cached record accepted, seconds (0 to 86400): an older one is read live again and billed as a live lookup; 0 always reads live. The cache lifetime when omitted (a batch: for every item without its own). */
+            max_age?: number;
+            /** @description When a live read fails (blocked, upstream outage, timeout), answer with the last good record, marked meta.stale, for 0 credits. True when omitted; false returns the error. */
+            stale?: boolean;
         };
         /** @description An item that was found */
         BatchItemSuccess: {
@@ -346,6 +462,44 @@ export interface components {
             /** @description One result per item, in item order */
             data: (components["schemas"]["BatchItemSuccess"] | components["schemas"]["BatchItemFailure"])[];
             meta: components["schemas"]["BatchMeta"];
+        };
+        BatchPreviewItem: {
+            /** @description Position of the item in the request, from 0 */
+            index: number;
+            /** @description True when the item would be looked up (from the cache or live), false when it would fail without a read (error) */
+            ok: boolean;
+            /** @description Dry run: credits the item would cost now. 1 for a live read; 0 for a home the cache would serve (an address looked up before included), a later item naming the same home as an earlier one (billed once), or an item that would fail without a read */
+            would_cost: number;
+            /** @description Dry run: the key the home is known by (`zpid:…`, `addr:…`, `bldg:…`), as meta.cache_key reports it; items naming the same home share it; absent on a failing item */
+            cache_key?: string;
+            /** @description Why the item would fail: invalid input, an address known to be ambiguous (409), live lookups disabled */
+            error?: components["schemas"]["ErrorBody"];
+        };
+        BatchPreviewMeta: {
+            /** @description Items in the request */
+            count: number;
+            /** @description Items that would be looked up (ok) */
+            succeeded: number;
+            /** @description Items that would fail without a read (not ok) */
+            failed: number;
+            /** @description Items that would be served at no cost: from the cache, or a later item naming a home read live for an earlier one */
+            cache_hits: number;
+            /** @description Credits charged: always 0, a dry run charges nothing */
+            credits: number;
+            /** @description Dry run: the sum of would_cost, what the batch would charge now at most (a live read that fails is free) */
+            credits_estimate: number;
+            /** @description Dry run: live lookups the account could pay for now (included lookups left, overage up to the spend limit, the daily live-lookup budget's room; lookups in flight hold theirs); null when nothing limits them */
+            credits_available: number | null;
+            /** @description Dry run: true when credits_estimate is within credits_available (always when it is 0): the batch would not be refused 402 or live_lookups_capped */
+            affordable: boolean;
+            /** @description Milliseconds taken by the whole batch */
+            took_ms: number;
+        };
+        /** @description The answer of a dry run: what the batch would cost now; nothing looked up, charged or held */
+        BatchPreviewResponse: {
+            /** @description One preview per item, in item order */
+            data: components["schemas"]["BatchPreviewItem"][];
+            meta: components["schemas"]["BatchPreviewMeta"];
         };
         AccountUsage: {
             /**
@@ -545,6 +699,10 @@ export interface operations {
                 status?: "for_sale" | "sold" | "for_rent";
                 /** @description Add data.raw, the unmapped source record (a batch: for every item; GraphQL: built only when data.raw is selected). False when omitted. */
                 raw?: boolean;
+                /** @description Oldest cached record accepted, seconds (0 to 86400): an older one is read live again and billed as a live lookup; 0 always reads live. The cache lifetime when omitted (a batch: for every item without its own). */
+                max_age?: number;
+                /** @description When a live read fails (blocked, upstream outage, timeout), answer with the last good record, marked meta.stale, for 0 credits. True when omitted; false returns the error. */
+                stale?: boolean;
             };
             header?: never;
             path?: never;
@@ -565,8 +723,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
                     ratelimit?: string;
-                    /** @description HIT or MISS */
-                    "x-cache"?: "HIT" | "MISS";
+                    /** @description HIT, MISS, or STALE (the live read failed and the last good record answered: meta.stale) */
+                    "x-cache"?: "HIT" | "MISS" | "STALE";
                     [name: string]: unknown;
                 };
                 content: {
@@ -636,7 +794,19 @@ export interface operations {
                      *           "note": "Read from the listing page"
                      *         },
                      *         "release": "v1",
-                     *         "took_ms": 1840
+                     *         "took_ms": 1840,
+                     *         "age_seconds": 0,
+                     *         "sections": {
+                     *           "photos": "present",
+                     *           "priceHistory": "present",
+                     *           "taxHistory": "not_published",
+                     *           "schools": "present",
+                     *           "agent": "present",
+                     *           "broker": "present",
+                     *           "estimate": "present",
+                     *           "rentEstimate": "present",
+                     *           "description": "present"
+                     *         }
                      *       }
                      *     }
                      */
@@ -729,7 +899,7 @@ export interface operations {
             };
             406: components["responses"]["not_acceptable"];
             408: components["responses"]["request_timeout"];
-            /** @description Error: address_ambiguous */
+            /** @description Error: address_ambiguous, idempotency_key_in_use */
             409: {
                 headers: {
                     /** @description Always v1 */
@@ -751,7 +921,7 @@ export interface operations {
                 };
             };
             417: components["responses"]["expectation_failed"];
-            /** @description Error: unprocessable_input */
+            /** @description Error: idempotency_key_reused, unprocessable_input */
             422: {
                 headers: {
                     /** @description Always v1 */
@@ -882,7 +1052,10 @@ export interface operations {
     };
     lookupProperties: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Cost preview: validate every item and answer what the batch would cost now (per item would_cost, meta.credits_estimate, meta.affordable) without looking anything up, charging or holding credits. Takes one unit of the per-key rate window. False when omitted. */
+                dry_run?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -904,7 +1077,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description One result per item, in order */
+            /** @description One result per item, in order (BatchResponse); with dry_run=true, one preview per item (BatchPreviewResponse) */
             200: {
                 headers: {
                     /** @description Always v1 */
@@ -920,99 +1093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "index": 0,
-                     *           "ok": true,
-                     *           "data": {
-                     *             "zpid": "2146993218",
-                     *             "detailUrl": "https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/",
-                     *             "address": "6851 Roswell Rd APT O31, Sandy Springs, GA 30328",
-                     *             "streetAddress": "6851 Roswell Rd APT O31",
-                     *             "unit": "O31",
-                     *             "city": "Sandy Springs",
-                     *             "state": "GA",
-                     *             "zipcode": "30328",
-                     *             "county": null,
-                     *             "neighborhood": null,
-                     *             "latitude": null,
-                     *             "longitude": null,
-                     *             "price": 265000,
-                     *             "currency": "USD",
-                     *             "homeStatus": "FOR_SALE",
-                     *             "statusText": "For sale",
-                     *             "homeType": "CONDO",
-                     *             "beds": 2,
-                     *             "baths": 2,
-                     *             "livingArea": 1206,
-                     *             "lotSize": null,
-                     *             "yearBuilt": 1964,
-                     *             "pricePerSquareFoot": null,
-                     *             "estimate": null,
-                     *             "rentEstimate": null,
-                     *             "daysOnPortal": null,
-                     *             "datePosted": null,
-                     *             "dateSold": null,
-                     *             "lastSoldPrice": null,
-                     *             "monthlyHoaFee": 486,
-                     *             "taxAnnualAmount": null,
-                     *             "taxAssessedValue": null,
-                     *             "propertyTaxRate": null,
-                     *             "pageViewCount": null,
-                     *             "favoriteCount": null,
-                     *             "parcelId": null,
-                     *             "description": null,
-                     *             "imgSrc": null,
-                     *             "photos": [],
-                     *             "photoCount": 42,
-                     *             "brokerName": null,
-                     *             "brokerPhone": null,
-                     *             "agentName": null,
-                     *             "agentPhone": null,
-                     *             "agentLicenseNumber": null,
-                     *             "mlsId": null,
-                     *             "mlsName": null,
-                     *             "priceHistory": [],
-                     *             "taxHistory": [],
-                     *             "schools": [],
-                     *             "virtualTourUrl": null,
-                     *             "scrapedAt": "2026-10-09T12:00:00.000Z"
-                     *           },
-                     *           "meta": {
-                     *             "credits": 1,
-                     *             "cached": false,
-                     *             "cache_key": "zpid:2146993218",
-                     *             "fetched_at": "2026-10-09T12:00:00.000Z",
-                     *             "source": {
-                     *               "provider": "self_hosted",
-                     *               "note": "Read from the listing page"
-                     *             },
-                     *             "release": "v1",
-                     *             "took_ms": 1840
-                     *           }
-                     *         },
-                     *         {
-                     *           "index": 1,
-                     *           "ok": false,
-                     *           "error": {
-                     *             "code": "not_found",
-                     *             "message": "No property matches."
-                     *           }
-                     *         }
-                     *       ],
-                     *       "meta": {
-                     *         "count": 2,
-                     *         "succeeded": 1,
-                     *         "failed": 1,
-                     *         "cache_hits": 0,
-                     *         "credits": 1,
-                     *         "took_ms": 1920
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["BatchResponse"];
+                    "application/json": components["schemas"]["BatchResponse"] | components["schemas"]["BatchPreviewResponse"];
                 };
             };
             /** @description Error: bad_param, bad_body, too_many_items */

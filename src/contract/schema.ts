@@ -1,9 +1,11 @@
 // The v1 contract's resources (spec section 2) as JSON Schema with static types.
 // This file is the one source: the TypeScript types, the OpenAPI document and the
 // GraphQL object types are all derived from these schemas.
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
+import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../address/index.js';
 import { REST_ERROR_CODES } from './errors.js';
 import { INPUT_SCHEMAS } from './inputs.js';
+import { SECTION_DESCRIPTIONS, SECTION_NAMES, SECTION_STATE_DESCRIPTIONS, SECTION_STATES, type SectionName } from './sections.js';
 
 const nullable = <T extends TSchema>(t: T, description: string) =>
   Type.Union([t, Type.Null()], { description });
@@ -139,9 +141,71 @@ export const LookupSource = Type.Object(
   { $id: 'LookupSource', additionalProperties: true, description: 'Who collected the record, plus provider-specific descriptors' },
 );
 
+/** The fields meta.changes reports, in the order it lists them. */
+export const CHANGE_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee', 'photoCount', 'daysOnPortal', 'priceHistory'] as const;
+export type ChangeField = (typeof CHANGE_FIELDS)[number];
+
+export const FieldChange = Type.Object(
+  {
+    field: Type.Union(CHANGE_FIELDS.map((f) => Type.Literal(f)), { description: 'The PortalProperty field that changed' }),
+    from: Type.Unknown({ description: "The earlier snapshot's value (null when it had none; null for a new priceHistory event)" }),
+    to: Type.Unknown({ description: 'The value now; for priceHistory, the new event' }),
+  },
+  {
+    $id: 'FieldChange',
+    description:
+      'One change since the earlier snapshot of the home. daysOnPortal is reported only when its count went down (relisted); a new priceHistory event is one change each.',
+  },
+);
+
+export const AddressDifference = Type.Object(
+  {
+    field: Type.Union(DIFFERENCE_FIELDS.map((f) => Type.Literal(f)), { description: 'The part of the address that differs' }),
+    kind: Type.Union(DIFFERENCE_KINDS.map((k) => Type.Literal(k)), {
+      description:
+        'spelling: written otherwise, the same after normalization (Street/St, North/N, #/APT, Saint/St, Illinois/IL); missing_in_input: the input left it out; missing_in_match: the matched address has none; different: different after normalization',
+    }),
+    input: str('As the input wrote it; null when the input left it out'),
+    matched: str('As the matched address writes it; null when it has none'),
+  },
+  { $id: 'AddressDifference', description: 'A part in which the matched address differs from the input and that was tolerated' },
+);
+
+export const AddressMatch = Type.Object(
+  {
+    input: Type.String({ description: 'The address as given' }),
+    normalized: Type.String({ description: 'The address as normalized (the `addr:` cache key without its prefix)' }),
+    matched_address: str("The answered home's one-line address, as the listing site writes it"),
+    confidence: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: '1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (README, "Address match confidence")',
+    }),
+    differences: Type.Array(Type.Ref(AddressDifference), { description: 'What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match' }),
+  },
+  { $id: 'AddressMatch', description: "How the address given matches the answered home's address" },
+);
+
+export const SectionStateSchema = Type.Union(
+  SECTION_STATES.map((st) => Type.Literal(st)),
+  { description: SECTION_STATES.map((st) => `${st}: ${SECTION_STATE_DESCRIPTIONS[st]}`).join('; ') },
+);
+
+export const LookupSections = Type.Object(
+  Object.fromEntries(SECTION_NAMES.map((n) => [n, Type.Union(SectionStateSchema.anyOf, { description: `Whether the page held ${SECTION_DESCRIPTIONS[n]}` })])) as Record<
+    SectionName,
+    typeof SectionStateSchema
+  >,
+  {
+    $id: 'LookupSections',
+    description:
+      'What the page (or the fallback provider\'s item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (README, "Section completeness")',
+  },
+);
+
 export const LookupMeta = Type.Object(
   {
-    credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit' }),
+    credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit (and for a record read with a section in extraction_failed and without its core fields: see sections)' }),
     cached: Type.Boolean({ description: 'True when served from the 24-hour cache' }),
     cache_key: Type.String({ description: '`zpid:<zpid>` or `addr:<normalized address>`' }),
     fetched_at: Type.String({ format: 'date-time', description: 'When the data was collected; a cache hit keeps the original time' }),
@@ -149,6 +213,17 @@ export const LookupMeta = Type.Object(
     release: Type.Optional(Type.String({ description: 'Release label (v1)' })),
     took_ms: Type.Integer({ description: 'Milliseconds taken' }),
     warning: Type.Optional(Type.String({ description: 'Present only when something needs checking' })),
+    sections: Type.Ref(LookupSections),
+    match: Type.Optional(Type.Ref(AddressMatch, { description: 'Address lookups only: how the address given matches the home answered, live or from the cache; absent for zpid and link lookups' })),
+    age_seconds: Type.Integer({ description: 'Seconds since this service read the record (0 for a live read); fetched_at can be earlier (a fallback provider\'s own collection time)' }),
+    stale: Type.Optional(Type.Boolean({ description: 'True when the live read failed (stale_reason) and the last good record was served instead (0 credits); absent otherwise' })),
+    stale_reason: Type.Optional(Type.String({ description: 'With stale: the error code the stale record stands in for (upstream_blocked, upstream_timeout, …)' })),
+    changes: Type.Optional(
+      Type.Array(Type.Ref(FieldChange), {
+        description: 'What changed since the earlier snapshot of this home that this record replaced; empty when nothing did; absent when it replaced none',
+      }),
+    ),
+    previous_fetched_at: Type.Optional(Type.String({ format: 'date-time', description: "With changes: the earlier snapshot's fetched_at" })),
   },
   { $id: 'LookupMeta' },
 );
@@ -179,6 +254,34 @@ export const PropertyResponse = Type.Object(
   { $id: 'PropertyResponse' },
 );
 
+/** What a dry run (cost preview) answers per item: REST's BatchPreviewItem; in GraphQL, BatchItemResult's fields (null unless dryRun). */
+const PREVIEW_ITEM_FIELDS = {
+  would_cost: Type.Integer({
+    minimum: 0,
+    maximum: 1,
+    description:
+      'Dry run: credits the item would cost now. 1 for a live read; 0 for a home the cache would serve (an address looked up before included), a later item naming the same home as an earlier one (billed once), or an item that would fail without a read',
+  }),
+  cache_key: Type.Optional(
+    Type.String({ description: 'Dry run: the key the home is known by (`zpid:…`, `addr:…`, `bldg:…`), as meta.cache_key reports it; items naming the same home share it; absent on a failing item' }),
+  ),
+};
+
+/** What a dry run adds to the batch's meta: REST's BatchPreviewMeta; in GraphQL, BatchMeta's fields (null unless dryRun). */
+const PREVIEW_META_FIELDS = {
+  credits_estimate: Type.Integer({ description: 'Dry run: the sum of would_cost, what the batch would charge now at most (a live read that fails is free)' }),
+  credits_available: nullable(
+    Type.Integer(),
+    "Dry run: live lookups the account could pay for now (included lookups left, overage up to the spend limit, the daily live-lookup budget's room; lookups in flight hold theirs); null when nothing limits them",
+  ),
+  affordable: Type.Boolean({ description: 'Dry run: true when credits_estimate is within credits_available (always when it is 0): the batch would not be refused 402 or live_lookups_capped' }),
+};
+
+/** Every field of `fields` made Optional (absent, GraphQL null, where it does not apply). */
+function optional<T extends Record<string, TSchema>>(fields: T): { [K in keyof T]: TOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
+}
+
 /**
  * A batch item's result in one object, its fields present or not by `ok`: GraphQL's BatchItemResult
  * (REST's two shapes below are made of its fields).
@@ -186,10 +289,14 @@ export const PropertyResponse = Type.Object(
 export const BatchResult = Type.Object(
   {
     index: Type.Integer({ description: 'Position of the item in the request, from 0' }),
-    ok: Type.Boolean({ description: 'True when the item succeeded (data and meta), false when it failed (error)' }),
+    ok: Type.Boolean({
+      description:
+        'True when the item succeeded (data and meta), false when it failed (error). Dry run: true when the item would be looked up, false when it would fail without a read',
+    }),
     data: Type.Optional(Type.Ref(PortalProperty)),
     meta: Type.Optional(Type.Ref(LookupMeta)),
     error: Type.Optional(Type.Ref(ErrorBody)),
+    ...optional(PREVIEW_ITEM_FIELDS),
   },
   { $id: 'BatchResult' },
 );
@@ -232,6 +339,41 @@ export const BatchResponse = Type.Object(
   { $id: 'BatchResponse' },
 );
 
+/** One item of a dry run (POST /v1/portal/batch?dry_run=true): what it would cost, nothing looked up. */
+export const BatchPreviewItem = Type.Object(
+  {
+    index: BatchResult.properties.index,
+    ok: Type.Boolean({ description: 'True when the item would be looked up (from the cache or live), false when it would fail without a read (error)' }),
+    ...PREVIEW_ITEM_FIELDS,
+    error: Type.Optional(Type.Ref(ErrorBody, { description: 'Why the item would fail: invalid input, an address known to be ambiguous (409), live lookups disabled' })),
+  },
+  { $id: 'BatchPreviewItem' },
+);
+
+export const BatchPreviewMeta = Type.Object(
+  {
+    count: BatchMeta.properties.count,
+    succeeded: Type.Integer({ description: 'Items that would be looked up (ok)' }),
+    failed: Type.Integer({ description: 'Items that would fail without a read (not ok)' }),
+    cache_hits: Type.Integer({ description: 'Items that would be served at no cost: from the cache, or a later item naming a home read live for an earlier one' }),
+    credits: Type.Integer({ description: 'Credits charged: always 0, a dry run charges nothing' }),
+    ...PREVIEW_META_FIELDS,
+    took_ms: BatchMeta.properties.took_ms,
+  },
+  { $id: 'BatchPreviewMeta' },
+);
+
+export const BatchPreviewResponse = Type.Object(
+  {
+    data: Type.Array(Type.Ref(BatchPreviewItem), { description: 'One preview per item, in item order' }),
+    meta: Type.Ref(BatchPreviewMeta),
+  },
+  { $id: 'BatchPreviewResponse', description: 'The answer of a dry run: what the batch would cost now; nothing looked up, charged or held' },
+);
+
+/** A batch's meta in one object, the dry run's fields present or not: GraphQL's BatchMeta. */
+export const BatchTotals = Type.Object({ ...BatchMeta.properties, ...optional(PREVIEW_META_FIELDS) });
+
 export const AccountUsage = Type.Object(
   {
     plan: Type.Union([Type.Literal('free'), Type.Literal('paid')], { description: 'free (a one-time allotment) or paid (included lookups per billing period)' }),
@@ -253,19 +395,26 @@ export type PortalPriceEvent = Static<typeof PortalPriceEvent>;
 export type PortalTaxEvent = Static<typeof PortalTaxEvent>;
 export type PortalSchool = Static<typeof PortalSchool>;
 export type LookupSource = Static<typeof LookupSource> & Record<string, unknown>;
+export type FieldChange = Static<typeof FieldChange>;
+export type AddressMatch = Static<typeof AddressMatch>;
+export type AddressDifference = Static<typeof AddressDifference>;
 export type LookupMeta = Omit<Static<typeof LookupMeta>, 'source'> & { source: LookupSource };
 /** An error body as stored and sent: the schema's enum documents the codes; values read back are strings. */
 export type ErrorBody = Omit<Static<typeof ErrorBody>, 'code'> & { code: string };
 export type BatchMeta = Static<typeof BatchMeta>;
 export type AccountUsage = Static<typeof AccountUsage>;
+export type BatchPreviewItem = Omit<Static<typeof BatchPreviewItem>, 'error'> & { error?: ErrorBody };
+export type BatchPreviewMeta = Static<typeof BatchPreviewMeta>;
+export type BatchPreviewResponse = { data: BatchPreviewItem[]; meta: BatchPreviewMeta };
 export type BatchResult =
   | { index: number; ok: true; data: PortalProperty; meta: LookupMeta }
   | { index: number; ok: false; error: ErrorBody };
 
 /** Every schema with an $id, for OpenAPI components (the inputs' are declared in inputs.ts). */
 export const CONTRACT_SCHEMAS = [
-  PortalPriceEvent, PortalTaxEvent, PortalSchool, PortalProperty, LookupSource, LookupMeta, ErrorBody,
-  ErrorEnvelope, PropertyResponse, ...INPUT_SCHEMAS, BatchItemSuccess, BatchItemFailure, BatchMeta, BatchResponse, AccountUsage,
+  PortalPriceEvent, PortalTaxEvent, PortalSchool, PortalProperty, LookupSource, FieldChange, AddressDifference, AddressMatch, LookupSections, LookupMeta, ErrorBody,
+  ErrorEnvelope, PropertyResponse, ...INPUT_SCHEMAS, BatchItemSuccess, BatchItemFailure, BatchMeta, BatchResponse,
+  BatchPreviewItem, BatchPreviewMeta, BatchPreviewResponse, AccountUsage,
 ] as const;
 
 /** The field names of PortalProperty that every response carries (raw is optional). */

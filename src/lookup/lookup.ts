@@ -4,12 +4,14 @@ import {
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import { LRUCache } from 'lru-cache';
+import { addressMatch } from './address-match.js';
 import { admitLookups, type Admission } from './admission.js';
+import { ageSeconds } from './cache-policy.js';
 import { homeKeyOf } from './keys.js';
 import { recordFailed, recordFound } from '../observability/request-stats.js';
 import { failureOf } from './failure.js';
 import { loadHome } from './loader.js';
-import type { RequestContext } from './types.js';
+import type { Loaded, RequestContext } from './types.js';
 
 /**
  * Records already parsed, by their JSON text (GraphQL reads fields; many requests read the same
@@ -120,8 +122,25 @@ async function loadOne(ctx: RequestContext, locator: Locator, options: LookupOpt
     release: RELEASE,
     took_ms: Math.round(performance.now() - started),
     ...(loaded.warning && credits === 1 ? { warning: loaded.warning } : {}),
+    sections: loaded.entry.sections,
+    ...freshnessMeta(ctx, loaded, cached),
   };
+  const match = locator.kind === 'address' ? addressMatch(locator, parseRecord(record)) : undefined;
+  if (match) meta.match = match;
   return new LookupOutcome(dataJson, meta);
+}
+
+/**
+ * How old the record is, whether it stands in for a failed read, and what changed since the snapshot
+ * it replaced (kept with the entry: every answer of one snapshot carries the same changes).
+ */
+function freshnessMeta(ctx: RequestContext, loaded: Loaded, cached: boolean): Pick<LookupMeta, 'age_seconds' | 'stale' | 'stale_reason' | 'changes' | 'previous_fetched_at'> {
+  const { entry } = loaded;
+  return {
+    age_seconds: cached ? ageSeconds(entry, ctx.deps.clock().getTime()) : 0,
+    ...(loaded.staleReason ? { stale: true, stale_reason: loaded.staleReason } : {}),
+    ...(entry.changes ? { changes: entry.changes, previous_fetched_at: entry.previousFetchedAt! } : {}),
+  };
 }
 
 /** One item's result: found (its record as JSON text), or its error. */
@@ -158,7 +177,8 @@ function runBatch(ctx: RequestContext, items: readonly BatchItemResult[], option
     try {
       const refused = await refusal;
       if (refused) throw refused;
-      return new FoundItem(index, await findOne(ctx, item.locator, options));
+      // An item's own max_age is over the batch's.
+      return new FoundItem(index, await findOne(ctx, item.locator, item.maxAge === undefined ? options : { ...options, maxAge: item.maxAge }));
     } catch (e) {
       return { index, ok: false, error: itemError(failureOf(e, ctx.logger, 'batch item failed', { index })) };
     }

@@ -2,17 +2,17 @@
 // Query.property, which calls the same core function as GET /v1/portal/property.
 import { ENV } from '../../config.js';
 import {
-  humanMs, LOCATOR_FIELDS, lookupDescription, LookupMeta, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
+  AddressDifference, AddressMatch, FieldChange, humanMs, LOCATOR_FIELDS, lookupDescription, LookupMeta, LookupSections, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
   parseLocator, parseLookupOptions,
 } from '../../contract/index.js';
 import { lookupOne, parsedLookup, type LookupOutcome } from '../../lookup/index.js';
 import { builder } from '../builder.js';
 import { rawOnlyWhenSelected } from '../selection.js';
-import { contractArgs, contractFields, planFields, planInputs } from '../typebox.js';
+import { contractArgs, contractFields, planFields, planInputs, restNamed } from '../typebox.js';
 import { failureValue, LookupErrorType } from './errors.js';
 import { JsonScalar } from './scalars.js';
 import {
-  contractTypes, implementFromContract, LookupMetaType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, TaxEventType,
+  AddressDifferenceType, AddressMatchType, contractTypes, FieldChangeType, implementFromContract, LookupMetaType, LookupSectionsType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, TaxEventType,
 } from './shared.js';
 
 export const PropertyLookupType = builder.objectRef<LookupOutcome>('PropertyLookup');
@@ -39,6 +39,10 @@ LookupSourceType.implement({
     }),
   }),
 });
+implementFromContract(FieldChangeType, FieldChange);
+implementFromContract(AddressDifferenceType, AddressDifference);
+implementFromContract(AddressMatchType, AddressMatch);
+implementFromContract(LookupSectionsType, LookupSections);
 implementFromContract(LookupMetaType, LookupMeta, { description: 'How the lookup was served and billed (REST: meta).' });
 implementFromContract(PropertyLookupType, PropertyResponse, { description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).' });
 
@@ -68,7 +72,7 @@ builder.queryField('property', (t) =>
         // `raw` is only built when the operation selects data.raw.
         // Parsed through the core, which counts invalid input as this lookup's outcome.
         const { locator, options } = parsedLookup(lookup, () => ({
-          options: rawOnlyWhenSelected(parseLookupOptions(args), info, ['data', 'raw']),
+          options: rawOnlyWhenSelected(parseLookupOptions(restNamed(args)), info, ['data', 'raw']),
           locator: parseLocator(args),
         }));
         return await lookupOne(lookup, locator, options, ctx.admission);

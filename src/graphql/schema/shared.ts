@@ -5,11 +5,14 @@
 import type { ImplementableObjectRef } from '@pothos/core';
 import type { TObject } from '@sinclair/typebox';
 import {
-  HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, isLookupError, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, STATUS_HINTS,
-  type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
+  FieldChange, HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, isLookupError, LookupSections, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, STATUS_HINTS,
+  SECTION_STATE_DESCRIPTIONS, SECTION_STATES, type Sections as SectionsShape,
+  AddressDifference, AddressMatch, type AddressDifference as AddressDifferenceShape, type AddressMatch as AddressMatchShape,
+  type FieldChange as FieldChangeShape, type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
   type PortalPriceEvent as PriceEventShape, type PortalProperty as PropertyShape, type PortalSchool as SchoolShape,
   type PortalTaxEvent as TaxEventShape, PortalTaxEvent,
 } from '../../contract/index.js';
+import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../../address/index.js';
 import type { RequestContext } from '../../lookup/index.js';
 import { builder, type GraphqlContext, type Types } from '../builder.js';
 import { toGraphQLError, type CodedErrorOptions } from '../errors.js';
@@ -26,12 +29,35 @@ export const StatusHintEnum = builder.enumType('StatusHint', {
   values: Object.fromEntries(STATUS_HINTS.map((h) => [h.toUpperCase(), { value: h, description: `REST: ${h}` }])),
 });
 
+/** Upper-case GraphQL enum values standing for the contract's lower-case ones (as StatusHint). */
+const upperCaseEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v, description: `REST: ${v}` }]));
+
+export const DifferenceFieldEnum = builder.enumType('AddressDifferenceField', {
+  description: 'The part of an address a match difference is in (AddressDifference.field).',
+  values: upperCaseEnum(DIFFERENCE_FIELDS),
+});
+
+export const DifferenceKindEnum = builder.enumType('AddressDifferenceKind', {
+  description: 'How a part of an address differs in a match (AddressDifference.kind).',
+  values: upperCaseEnum(DIFFERENCE_KINDS),
+});
+
+/** meta.sections' states; values are the contract's (present, not_published, …). */
+export const SectionStateEnum = builder.enumType('SectionState', {
+  description: 'What the page held of a section (LookupSections).',
+  values: Object.fromEntries(SECTION_STATES.map((s) => [s.toUpperCase(), { value: s, description: `${SECTION_STATE_DESCRIPTIONS[s]} (REST: ${s})` }])),
+});
+
 export const PriceEventType = builder.objectRef<PriceEventShape>('PortalPriceEvent');
 export const TaxEventType = builder.objectRef<TaxEventShape>('PortalTaxEvent');
 export const SchoolType = builder.objectRef<SchoolShape>('PortalSchool');
 export const PropertyType = builder.objectRef<PropertyShape>('PortalProperty');
 export const LookupSourceType = builder.objectRef<LookupSourceShape>('LookupSource');
 export const LookupMetaType = builder.objectRef<LookupMetaShape>('LookupMeta');
+export const LookupSectionsType = builder.objectRef<SectionsShape>('LookupSections');
+export const FieldChangeType = builder.objectRef<FieldChangeShape>('FieldChange');
+export const AddressMatchType = builder.objectRef<AddressMatchShape>('AddressMatch');
+export const AddressDifferenceType = builder.objectRef<AddressDifferenceShape>('AddressDifference');
 
 /** Which GraphQL type stands for each contract schema and enum. */
 export const contractTypes: TypeMap = {
@@ -42,10 +68,17 @@ export const contractTypes: TypeMap = {
     PortalProperty: { ref: PropertyType, name: 'PortalProperty', description: PortalProperty.description },
     LookupSource: { ref: LookupSourceType, name: 'LookupSource', description: LookupSource.description },
     LookupMeta: { ref: LookupMetaType, name: 'LookupMeta', description: 'How the lookup was served and billed' },
+    LookupSections: { ref: LookupSectionsType, name: 'LookupSections', description: LookupSections.description },
+    FieldChange: { ref: FieldChangeType, name: 'FieldChange', description: FieldChange.description },
+    AddressMatch: { ref: AddressMatchType, name: 'AddressMatch', description: AddressMatch.description },
+    AddressDifference: { ref: AddressDifferenceType, name: 'AddressDifference', description: AddressDifference.description },
   },
   enums: [
     { values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' },
+    { values: SECTION_STATES, ref: SectionStateEnum, name: 'SectionState' },
     { values: STATUS_HINTS, ref: StatusHintEnum, name: 'StatusHint' },
+    { values: DIFFERENCE_FIELDS, ref: DifferenceFieldEnum, name: 'AddressDifferenceField' },
+    { values: DIFFERENCE_KINDS, ref: DifferenceKindEnum, name: 'AddressDifferenceKind' },
   ],
 };
 
