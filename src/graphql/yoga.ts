@@ -24,6 +24,7 @@ import { useBatchedRequests } from './plugins/use-batched-requests.js';
 import { useBodyLimit } from './plugins/use-body-limit.js';
 import { useCodedErrors } from './plugins/use-coded-errors.js';
 import { useHttpRefusals } from './plugins/use-http-refusals.js';
+import { useIdempotency } from './plugins/use-idempotency.js';
 import { useIntrospectionLimits } from './plugins/use-introspection-limits.js';
 import { useKeylessBudget } from './plugins/use-keyless-budget.js';
 import { useLookupLimit } from './plugins/use-lookup-limit.js';
@@ -131,6 +132,8 @@ export function buildYoga(core: CoreDeps) {
         maxOperations: MAX_BATCHED_OPERATIONS,
         authenticate: (request, { req }) => lookupContext(request, req),
       }),
+      // After useHttpRefusals: it wraps the request parser that one wraps.
+      useIdempotency<ServerContext>({ authenticate: (request, { req }) => lookupContext(request, req) }),
       useLookupLimit(),
       useBodyLimit(MAX_BODY_BYTES),
     ],

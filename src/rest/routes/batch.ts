@@ -1,10 +1,14 @@
 // POST /v1/portal/batch (spec 4.2). The body is parsed here, after authentication, so a bad key
-// is reported as such even when the body is bad too.
+// is reported as such even when the body is bad too. With an Idempotency-Key the request runs through
+// the core's runIdempotent (lookup/idempotency.ts).
 import type { FastifyInstance } from 'fastify';
 import { LookupError, MAX_BODY_BYTES, parseBatchBody } from '../../contract/index.js';
 import { lookupBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
+import { idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** An item of the response's data; a found home's record is spliced in as the cache keeps it. */
 const itemJson = (r: BatchItemOutcome): string =>
@@ -31,9 +35,28 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
     scope.post('/v1/portal/batch', async (request, reply) => {
       try {
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);
-        const { items, options } = parseBatchBody(parseJson(request.body));
-        const { data, meta } = await lookupBatch(ctx, items, options);
-        return sendJsonText(reply, `{"data":[${data.map(itemJson).join(',')}],"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`);
+        const idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+        const body = parseJson(request.body);
+        const { items, options } = parseBatchBody(body);
+        // The answer's JSON, and the codes of the items' errors (what decides whether a retry replays it).
+        const answer = async (): Promise<{ json: string; codes: string[] }> => {
+          const { data, meta } = await lookupBatch(ctx, items, options);
+          return {
+            json: `{"data":[${data.map(itemJson).join(',')}],"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`,
+            codes: data.flatMap((r) => (r.ok ? [] : [r.error.code])),
+          };
+        };
+        if (idempotencyKey === null) return sendJsonText(reply, (await answer()).json);
+        // The request a retry must repeat: the query string (sorted) and the body's JSON, whitespace aside.
+        const query = new URLSearchParams(request.url.split('?')[1] ?? '');
+        query.sort();
+        const identity = requestIdentity(['POST /v1/portal/batch', query.toString(), JSON.stringify(body)]);
+        const run = await runIdempotent(ctx, idempotencyKey, identity, async (): Promise<RunAnswer> => {
+          const { json, codes } = await answer();
+          return { status: 200, headers: { 'content-type': JSON_TYPE }, body: json, codes };
+        });
+        if (run.replayed) reply.header(REPLAYED_HEADER, 'true');
+        return reply.code(run.answer.status).headers(run.answer.headers).send(run.answer.body);
       } catch (e) {
         return sendError(reply, e);
       }

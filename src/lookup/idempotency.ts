@@ -1,0 +1,144 @@
+// Idempotent requests (README "Idempotent batches"), the one rule both faces use: a request sent with an
+// Idempotency-Key runs once per account and key; a retry of the same request within a day is given the
+// first run's answer again (replayed: nothing read, nothing billed), and one arriving while the first
+// still runs waits for that answer (at most IDEMPOTENCY_WAIT_MS). The key lives in the store, so a retry
+// sent to another instance meets it too.
+//
+// The first run's claim is a lease (holdings.ts renews it while the run goes on): a crashed instance's
+// claim lapses, and the retry then runs again. That second run bills nothing twice: the homes the first
+// run read and billed were cached as they were read, so they are hits now.
+//
+// Which answers are kept: the run's final answer, whatever its status, unless it is a transient refusal
+// a retry should run past: a status of 401, 429 or 5xx, or an error with a transient code anywhere in it
+// (TRANSIENT: the key's rate window, the store, an instance too busy, an internal failure, items the
+// batch deadline left unstarted). Then the key is released and the retry runs.
+import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { LookupError, type ErrorCode } from '../contract/index.js';
+import type { ClaimRef, StoredAnswer } from '../store/index.js';
+import { holdingsOf } from './holdings.js';
+import type { RequestContext } from './types.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Set (to `true`) on an answer given again to a retry. */
+export const REPLAYED_HEADER = 'idempotent-replayed';
+/** How long a run's answer is kept for its retries. */
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+/** How often a retry waiting for a run on another instance looks again (one on this instance wakes it at once). */
+const POLL_MS = 200;
+
+const TRANSIENT: ReadonlySet<string> = new Set<ErrorCode>([
+  'rate_limited', 'store_unavailable', 'upstream_busy', 'internal', 'batch_deadline', 'missing_api_key', 'invalid_api_key',
+]);
+
+/** A run's answer, with the codes of the errors in it (request-level and per item or field). */
+export interface RunAnswer extends StoredAnswer {
+  codes: readonly string[];
+}
+
+export interface IdempotentAnswer {
+  answer: StoredAnswer;
+  /** True: the answer of an earlier run with the key, given again. */
+  replayed: boolean;
+}
+
+/**
+ * The Idempotency-Key header's key; null when it is absent. 1 to 255 printable ASCII characters (space
+ * to `~`), else bad_param, before anything runs.
+ */
+export function idempotencyKeyOf(header: string | string[] | null | undefined): string | null {
+  if (header === undefined || header === null) return null;
+  const value = Array.isArray(header) ? header.join(', ') : header;
+  const reason = value.length === 0 ? 'empty'
+    : value.length > MAX_IDEMPOTENCY_KEY_LENGTH ? `${value.length} characters, more than ${MAX_IDEMPOTENCY_KEY_LENGTH}`
+    : /^[\x20-\x7e]+$/.test(value) ? null : 'not printable ASCII';
+  if (reason === null) return value;
+  throw new LookupError('bad_param', {
+    message: `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
+    details: { param: 'Idempotency-Key', reason },
+  });
+}
+
+/**
+ * The identity of a request, what a retry must repeat: the face's parts (which operation, its query
+ * string, its body in a canonical form), hashed.
+ */
+export const requestIdentity = (parts: readonly string[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+
+/** Whether an answer is kept for retries (see the top of this file). */
+export const isKept = (a: RunAnswer): boolean =>
+  a.status < 500 && a.status !== 429 && a.status !== 401 && !a.codes.some((c) => TRANSIENT.has(c));
+
+/** Wakes the retries waiting on this instance when a run with their key ends here. */
+const settled = new EventEmitter().setMaxListeners(0);
+const slotOf = (ref: ClaimRef): string => `${ref.accountId}\u0000${ref.key}`;
+
+/**
+ * Runs `run` once for the account's key and request identity, or gives the answer of the run that had
+ * the key: see the top of this file. Throws idempotency_key_reused (the key was used for another
+ * request) and idempotency_key_in_use (the first run did not answer within IDEMPOTENCY_WAIT_MS).
+ */
+export async function runIdempotent(ctx: RequestContext, key: string, identity: string, run: () => Promise<RunAnswer>): Promise<IdempotentAnswer> {
+  const { store, config } = ctx.deps;
+  const ref: ClaimRef = { accountId: ctx.account.id, key, token: ctx.deps.newId() };
+  const waitUntil = performance.now() + config.idempotencyWaitMs;
+  for (;;) {
+    const found = await store.claimIdempotency(ref, identity, config.leaseTtlMs);
+    if (found.state === 'claimed') break;
+    if (found.bodyHash !== identity) {
+      throw new LookupError('idempotency_key_reused', { details: { reason: found.state === 'done' ? 'answered another request' : 'another request with this key is running' } });
+    }
+    if (found.state === 'done') return { answer: found.answer, replayed: true };
+    if (!(await waitForRun(ref, waitUntil, ctx.signal))) {
+      throw new LookupError('idempotency_key_in_use', { details: { waited_ms: config.idempotencyWaitMs } });
+    }
+  }
+  const holdings = holdingsOf(store, config.leaseTtlMs, ctx.deps.logger);
+  holdings.holdClaim(ref);
+  let answer: RunAnswer;
+  try {
+    answer = await run();
+  } catch (e) {
+    holdings.dropClaim(ref);
+    await settle(ctx, ref, null);
+    throw e;
+  }
+  holdings.dropClaim(ref);
+  await settle(ctx, ref, isKept(answer) ? answer : null);
+  return { answer: { status: answer.status, headers: answer.headers, body: answer.body }, replayed: false };
+}
+
+/**
+ * Keeps the answer (null: releases the key) and wakes this instance's waiting retries. A store that
+ * fails here costs only the replay: the claim lapses with its lease and a retry runs again.
+ */
+async function settle(ctx: RequestContext, ref: ClaimRef, answer: RunAnswer | null): Promise<void> {
+  const { store } = ctx.deps;
+  try {
+    if (answer) await store.completeIdempotency(ref, { status: answer.status, headers: answer.headers, body: answer.body }, IDEMPOTENCY_TTL_MS);
+    else await store.releaseIdempotency(ref);
+  } catch (err) {
+    ctx.logger.warn({ err }, 'idempotency key not settled: it lapses with its lease, and a retry runs again');
+  } finally {
+    settled.emit(slotOf(ref));
+  }
+}
+
+/** Waits until the run holding the key may have ended (woken here, or the next poll); false once `until` has passed. */
+function waitForRun(ref: ClaimRef, until: number, signal: AbortSignal): Promise<boolean> {
+  const left = until - performance.now();
+  if (left <= 0 || signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const slot = slotOf(ref);
+    const done = () => {
+      clearTimeout(timer);
+      settled.off(slot, done);
+      signal.removeEventListener('abort', done);
+      resolve(true);
+    };
+    const timer = setTimeout(done, Math.min(POLL_MS, left));
+    settled.on(slot, done);
+    signal.addEventListener('abort', done);
+  });
+}

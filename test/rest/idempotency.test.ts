@@ -1,0 +1,172 @@
+// Idempotent batches over real sockets: POST /v1/portal/batch with an Idempotency-Key runs once per
+// account and key; a retry gets the same bytes back with idempotent-replayed: true and bills nothing;
+// a retry while the first still runs waits for it (the first held at a gate) and the home is read once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReplayServer } from '../../src/replay/server.js';
+import { MemoryStore, type ClaimRef, type ClaimResult } from '../../src/store/index.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+
+/** A memory store that tells when a claim found the key held by a run (a retry now waiting). */
+class WatchedStore extends MemoryStore {
+  private readonly waiters: Array<() => void> = [];
+  running = 0;
+  override async claimIdempotency(ref: ClaimRef, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
+    const found = await super.claimIdempotency(ref, bodyHash, leaseMs);
+    if (found.state === 'running') {
+      this.running += 1;
+      for (const wake of this.waiters.splice(0)) wake();
+    }
+    return found;
+  }
+  sawRunning(): Promise<void> {
+    return this.running > 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+const ACCOUNTS = {
+  free: { key: 'idem_free_key_0001', plan: 'free' as const, allotment: 50 },
+  other: { key: 'idem_other_key_001', plan: 'free' as const, allotment: 50 },
+};
+
+let site: ReplayServer;
+let proxy: GatedProxy;
+let store: WatchedStore;
+let svc: TestService;
+let quick: TestService;
+beforeAll(async () => {
+  site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+  proxy = await startGatedProxy(site.origin, { open: true });
+  store = new WatchedStore();
+  svc = await startTestService({ store, replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin } });
+  // A retry there does not wait at all for a run under way.
+  quick = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, IDEMPOTENCY_WAIT_MS: '0' } });
+});
+afterAll(async () => {
+  await svc?.close();
+  await quick?.close();
+  await proxy?.close();
+  await site?.close();
+});
+
+interface Raw {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+async function batch(on: TestService, body: string, key: string | null, opts: { account?: string; path?: string } = {}): Promise<Raw> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': opts.account ?? ACCOUNTS.free.key };
+  if (key !== null) headers['idempotency-key'] = key;
+  const res = await fetch(`${on.url}${opts.path ?? '/v1/portal/batch'}`, { method: 'POST', headers, body });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+// Page reads of a home; a zpid-only link is first redirected to the slugged page, like on the site.
+const reads = (zpid: string) => site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
+const ledgerOf = async (on: TestService) => (await on.store.ledger()).length;
+const body = (...zpids: string[]) => JSON.stringify({ items: zpids.map((zpid) => ({ zpid })) });
+
+describe('POST /v1/portal/batch with an Idempotency-Key', () => {
+  it('the first request runs and bills; its retry gets the same bytes with idempotent-replayed: true, reads and bills nothing', async () => {
+    const first = await batch(svc, body('2146993218', '15192198'), 'order-1');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    expect(JSON.parse(first.text).meta).toMatchObject({ count: 2, succeeded: 2, credits: 2 });
+    const ledger = await ledgerOf(svc);
+    const upstream = site.requests.length;
+
+    // The same JSON with other whitespace is the same request.
+    const again = await batch(svc, `{ "items" : [ {"zpid":"2146993218"},\n {"zpid": "15192198"} ] }`, 'order-1');
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.text).toBe(first.text); // meta.took_ms included: it is the same answer
+    expect(await ledgerOf(svc)).toBe(ledger);
+    expect(site.requests.length).toBe(upstream);
+    // A new request id names the retry itself.
+    expect(again.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+  });
+
+  it('the same key with another body is refused with 422 idempotency_key_reused, before anything runs', async () => {
+    expect((await batch(svc, body('114303858'), 'order-2')).status).toBe(200);
+    const upstream = site.requests.length;
+    const ledger = await ledgerOf(svc);
+    const other = await batch(svc, body('114303858', '2146993218'), 'order-2');
+    expect(other.status).toBe(422);
+    expect(JSON.parse(other.text).error.code).toBe('idempotency_key_reused');
+    // The query string is part of the request.
+    const previewed = await batch(svc, body('114303858'), 'order-2', { path: '/v1/portal/batch?dry_run=true' });
+    expect(JSON.parse(previewed.text).error.code).toBe('idempotency_key_reused');
+    expect(site.requests.length).toBe(upstream);
+    expect(await ledgerOf(svc)).toBe(ledger);
+  });
+
+  it('keys are per account: another account with the same key runs its own request and is billed for it', async () => {
+    const mine = await batch(svc, body('450233440'), 'order-3');
+    expect(JSON.parse(mine.text).meta.credits).toBe(1);
+    const theirs = await batch(svc, body('450233440'), 'order-3', { account: ACCOUNTS.other.key });
+    expect(theirs.status).toBe(200);
+    expect(theirs.headers.get('idempotent-replayed')).toBeNull();
+    // Read from the cache for them (free), but their own answer, not a replay of mine.
+    expect(JSON.parse(theirs.text).data[0].meta.cached).toBe(true);
+    expect(theirs.text).not.toBe(mine.text);
+  });
+
+  it('a retry while the first request still runs waits for it and gets its answer; the home is read once', async () => {
+    const release = proxy.hold('999000101');
+    const before = reads('999000101');
+    const ledger = await ledgerOf(svc);
+    const first = batch(svc, body('999000101'), 'order-4');
+    await proxy.received('999000101');
+    const retry = batch(svc, body('999000101'), 'order-4');
+    await store.sawRunning();
+    release();
+    const [a, b] = await Promise.all([first, retry]);
+    expect(a.status).toBe(200);
+    expect(JSON.parse(a.text).meta.credits).toBe(1);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    expect(b.text).toBe(a.text);
+    expect(reads('999000101') - before).toBe(1);
+    expect((await ledgerOf(svc)) - ledger).toBe(1);
+  });
+
+  it('a retry that cannot wait (IDEMPOTENCY_WAIT_MS=0) is told 409 idempotency_key_in_use with a retry-after; later it replays', async () => {
+    const release = proxy.hold('999000102');
+    const first = batch(quick, body('999000102'), 'order-5');
+    await proxy.received('999000102');
+    const busy = await batch(quick, body('999000102'), 'order-5');
+    expect(busy.status).toBe(409);
+    expect(JSON.parse(busy.text).error.code).toBe('idempotency_key_in_use');
+    expect(busy.headers.get('retry-after')).toBe('5');
+    release();
+    const done = await first;
+    const later = await batch(quick, body('999000102'), 'order-5');
+    expect(later.headers.get('idempotent-replayed')).toBe('true');
+    expect(later.text).toBe(done.text);
+  });
+
+  it('a bad key is 400 bad_param naming the header, and nothing runs', async () => {
+    const upstream = site.requests.length;
+    for (const key of ['', 'k'.repeat(256), 'tab\there']) {
+      const r = await batch(svc, body('2146993218'), key);
+      expect(r.status, JSON.stringify(key)).toBe(400);
+      expect(JSON.parse(r.text).error).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key' } });
+    }
+    expect((await batch(svc, body('2146993218'), 'k'.repeat(255))).status).toBe(200);
+    expect(site.requests.length).toBe(upstream);
+  });
+
+  it('an answer with a transient refusal in it (an item past the batch deadline) is not kept: the retry runs again', async () => {
+    const short = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' } });
+    try {
+      const first = await batch(short, body('888000001'), 'order-6');
+      expect(JSON.parse(first.text).data[0].error.code).toBe('batch_deadline');
+      const retry = await batch(short, body('888000001'), 'order-6');
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(JSON.parse(retry.text).data[0].error.code).toBe('batch_deadline');
+    } finally {
+      await short.close();
+    }
+  });
+});
