@@ -1,4 +1,5 @@
 export * from './schema.js';
+export * from './sections.js';
 export * from './inputs.js';
 export * from './lookup-description.js';
 export * from './errors.js';
