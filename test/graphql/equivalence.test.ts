@@ -86,7 +86,7 @@ type GMeta = Extract<PropertyQuery['property'], { __typename: 'PropertyLookup' }
 type GError = { code: string; message: string; details?: unknown };
 
 function restMeta(m: GMeta): Record<string, unknown> {
-  const { cacheKey, fetchedAt, tookMs: _took, source, release, warning, credits, cached } = m;
+  const { cacheKey, fetchedAt, tookMs: _took, source, release, warning, credits, cached, sections, match } = m;
   const { fallbackFrom, descriptors, provider, note } = source;
   return {
     credits,
@@ -96,8 +96,18 @@ function restMeta(m: GMeta): Record<string, unknown> {
     source: { provider, note, ...(fallbackFrom == null ? {} : { fallback_from: fallbackFrom }), ...((descriptors as object | null) ?? {}) },
     ...(release == null ? {} : { release }),
     ...(warning == null ? {} : { warning }),
+    ...(match == null ? {} : { match: restMatch(match) }),
+    // GraphQL's enum values are REST's in upper case.
+    sections: Object.fromEntries(Object.entries(sections).filter(([k]) => k !== '__typename').map(([k, v]) => [k, String(v).toLowerCase()])),
   };
 }
+
+/** GraphQL's meta.match in REST's shape: matched_address, and the enums' REST values (lower case). */
+const restMatch = ({ matchedAddress, differences, ...same }: NonNullable<GMeta['match']>) => ({
+  ...same,
+  matched_address: matchedAddress,
+  differences: differences.map((d) => ({ ...d, field: d.field.toLowerCase(), kind: d.kind.toLowerCase() })),
+});
 
 const restError = (e: GError) => ({ code: e.code, message: e.message, ...(e.details == null ? {} : { details: e.details }) });
 
