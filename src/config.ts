@@ -75,6 +75,10 @@ export interface Config {
   /** Live lookups per UTC day for paid plans; null = unlimited. */
   paidDailyLiveLookupBudget: number | null;
   cacheTtlMs: number;
+  /** How long a home's last good record outlives its cache lifetime (stale answers, change hints); 0: not kept. */
+  staleTtlMs: number;
+  /** How long a record with a section in extraction_failed is served from the cache (it is read again after). */
+  incompleteTtlMs: number;
   /** The memory store's bound on cached homes, in bytes. */
   memoryCacheBytes: number;
   /** How long an API key checked once is trusted without the store (0: never). */
@@ -152,6 +156,9 @@ export const ENV = Type.Object({
   DAILY_LIVE_LOOKUP_BUDGET: opt(integer({ minimum: 0, description: 'Service-wide live lookups per UTC day (free plans)', docDefault: 'unlimited' })),
   PAID_DAILY_LIVE_LOOKUP_BUDGET: opt(integer({ minimum: 0, description: 'Live lookups per UTC day (paid plans)', docDefault: 'unlimited' })),
   CACHE_TTL_MS: ms({ default: 24 * 3600_000, minimum: 1, description: 'Cache lifetime' }),
+  INCOMPLETE_TTL_MS: ms({ default: 10 * 60_000, minimum: 1, description: 'How long a record with a section in extraction_failed is served from the cache before it is read again' }),
+  // No timer waits this long (it is a store lifetime), so past a timer's maximum.
+  STALE_TTL_MS: integer({ default: 30 * 24 * 3600_000, minimum: 0, description: "How long a home's last good record is kept after its cache lifetime, for stale answers and change hints (0: not kept)" }),
   // The bound in bytes must stay a safe integer.
   MEMORY_CACHE_MB: integer({ default: 128, minimum: 1, maximum: 1_048_576, description: "The memory store's bound on cached homes, MiB" }),
   AUTH_CACHE_TTL_MS: ms({ default: 5_000, minimum: 0, description: 'How long an API key checked once is trusted without the store' }),
@@ -161,6 +168,7 @@ export const ENV = Type.Object({
   LEASE_TTL_MS: ms({ default: 5_000, minimum: 300, description: 'Lifetime of a reservation or lock unless renewed' }),
   REDIS_COMMAND_TIMEOUT_MS: ms({ default: 1_000, minimum: 50, description: 'A Redis command unanswered this long fails' }),
   CREDIT_WAIT_MS: opt(ms({ minimum: 0, description: "How long a lookup refused for credits waits for the account's lookups in flight", docDefault: '`LOOKUP_TIMEOUT_MS` + `LEASE_TTL_MS` + 5 s' })),
+  IDEMPOTENCY_WAIT_MS: ms({ default: 60_000, minimum: 0, description: 'How long a retry with an Idempotency-Key waits for the first request with that key (then 409 idempotency_key_in_use)' }),
   LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', description: 'pino level' }),
   HEADERS_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: "Time a client has to send a request's headers" }),
   REQUEST_TIMEOUT_MS: ms({ default: 30_000, minimum: 1, description: 'Time a client has to send its whole request' }),
@@ -168,7 +176,6 @@ export const ENV = Type.Object({
   KEYLESS_BURST: integer({ default: 60, minimum: 1, description: 'Keyless /graphql requests per client address: the burst' }),
   KEYLESS_PER_SECOND: integer({ default: 1, minimum: 1, description: 'Keyless /graphql requests per client address: refilled per second' }),
   TRUST_PROXY: text({ default: 'false', description: 'Proxies whose X-Forwarded-For names the client: `false`, `true` (any), or a comma list of addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`' }),
-  IDEMPOTENCY_WAIT_MS: ms({ default: 60_000, minimum: 0, description: 'How long a retry with an Idempotency-Key waits for the first request with that key (then 409 idempotency_key_in_use)' }),
   LOG_PRETTY: flag({ default: false, description: 'Readable log lines instead of JSON', docDefault: '`false` (`npm run demo`: `true`)' }),
   METRICS_TOKEN: opt(text({ description: 'Bearer token for GET /metrics on the main port', secret: true })),
   METRICS_PORT: opt(integer({ minimum: 0, maximum: 65_535, description: 'Port of a separate /metrics listener without a token' })),
@@ -292,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisCommandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
     // Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both.
     creditWaitMs: v.CREDIT_WAIT_MS ?? v.LOOKUP_TIMEOUT_MS + v.LEASE_TTL_MS + 5_000,
+    idempotencyWaitMs: v.IDEMPOTENCY_WAIT_MS,
     keylessBurst: v.KEYLESS_BURST,
     keylessPerSecond: v.KEYLESS_PER_SECOND,
     trustProxy: trustProxy(v.TRUST_PROXY)!,
@@ -299,7 +307,8 @@ export function loadConfig(env: Env = process.env): Config {
     dailyLiveLookupBudget: v.DAILY_LIVE_LOOKUP_BUDGET ?? null,
     paidDailyLiveLookupBudget: v.PAID_DAILY_LIVE_LOOKUP_BUDGET ?? null,
     cacheTtlMs: v.CACHE_TTL_MS,
-    idempotencyWaitMs: v.IDEMPOTENCY_WAIT_MS,
+    staleTtlMs: v.STALE_TTL_MS,
+    incompleteTtlMs: v.INCOMPLETE_TTL_MS,
     memoryCacheBytes: v.MEMORY_CACHE_MB * 1024 * 1024,
     authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
     ambiguityMemoTtlMs: v.AMBIGUITY_MEMO_TTL_MS,

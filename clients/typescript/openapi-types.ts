@@ -322,7 +322,7 @@ export interface components {
             description: "present" | "not_published" | "not_found" | "extraction_failed";
         };
         LookupMeta: {
-            /** @description Credits billed: 1 for a successful live lookup, 0 on a cache hit */
+            /** @description Credits billed: 1 for a successful live lookup, 0 on a cache hit (and for a record read with a section in extraction_failed and without its core fields: see sections) */
             credits: number;
             /** @description True when served from the 24-hour cache */
             cached: boolean;
@@ -899,7 +899,7 @@ export interface operations {
             };
             406: components["responses"]["not_acceptable"];
             408: components["responses"]["request_timeout"];
-            /** @description Error: address_ambiguous, idempotency_key_in_use */
+            /** @description Error: address_ambiguous */
             409: {
                 headers: {
                     /** @description Always v1 */
@@ -921,7 +921,7 @@ export interface operations {
                 };
             };
             417: components["responses"]["expectation_failed"];
-            /** @description Error: idempotency_key_reused, unprocessable_input */
+            /** @description Error: unprocessable_input */
             422: {
                 headers: {
                     /** @description Always v1 */
@@ -1056,7 +1056,13 @@ export interface operations {
                 /** @description Cost preview: validate every item and answer what the batch would cost now (per item would_cost, meta.credits_estimate, meta.affordable) without looking anything up, charging or holding credits. Takes one unit of the per-key rate window. False when omitted. */
                 dry_run?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first request with this key runs; a retry with the same key and the same request (body, query string) from the same account within 24 h gets the same answer with idempotent-replayed: true, and nothing is billed again. A retry while the first still runs waits for it (IDEMPOTENCY_WAIT_MS, then 409 idempotency_key_in_use); the key with another request is 422 idempotency_key_reused. Transient answers (401, 429, 5xx, or items failed with rate_limited, store_unavailable, upstream_busy, internal or batch_deadline) are not kept: a retry runs again.
+                 * @example order-7f3a-2026-03-01
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1090,6 +1096,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
                     ratelimit?: string;
+                    /** @description true on the answer of an earlier request with the same Idempotency-Key, given again */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1140,8 +1148,50 @@ export interface operations {
             };
             406: components["responses"]["not_acceptable"];
             408: components["responses"]["request_timeout"];
+            /** @description Error: idempotency_key_in_use */
+            409: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             415: components["responses"]["unsupported_media_type"];
             417: components["responses"]["expectation_failed"];
+            /** @description Error: idempotency_key_reused */
+            422: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Error: rate_limited */
             429: {
                 headers: {

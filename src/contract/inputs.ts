@@ -12,6 +12,8 @@ export const STATUS_HINTS = ['for_sale', 'sold', 'for_rent'] as const;
 export type StatusHint = (typeof STATUS_HINTS)[number];
 
 export const MAX_BATCH_ITEMS = 50;
+/** The largest max_age, seconds: the default cache lifetime (max_age only ever asks for fresher). */
+export const MAX_AGE_MAX = 86_400;
 export const ZPID_PATTERN = '^\\d{1,12}$';
 
 /** The three ways to name a home; a lookup sends exactly one. */
@@ -45,8 +47,33 @@ export const OPTION_FIELDS = {
       description: 'Add data.raw, the unmapped source record (a batch: for every item; GraphQL: built only when data.raw is selected). False when omitted.',
     }),
   ),
+  max_age: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_AGE_MAX,
+      description: `Oldest cached record accepted, seconds (0 to ${MAX_AGE_MAX}): an older one is read live again and billed as a live lookup; 0 always reads live. The cache lifetime when omitted (a batch: for every item without its own).`,
+    }),
+  ),
+  stale: Type.Optional(
+    Type.Boolean({
+      description:
+        'When a live read fails (blocked, upstream outage, timeout), answer with the last good record, marked meta.stale, for 0 credits. True when omitted; false returns the error.',
+    }),
+  ),
 };
 export type OptionKey = keyof typeof OPTION_FIELDS;
+
+/** What a batch item object may carry beside its locator: its own max_age, over the batch's. */
+export const ITEM_OPTION_FIELDS = {
+  max_age: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: MAX_AGE_MAX,
+      description: `This item's max_age, seconds (0 to ${MAX_AGE_MAX}), over the batch's.`,
+    }),
+  ),
+};
+export const ITEM_OPTION_KEYS: readonly string[] = Object.keys(ITEM_OPTION_FIELDS);
 
 /** Exactly one of the locators, each alone or with the given fields, and nothing else. */
 const oneLocator = (more: Record<string, TSchema>) =>
@@ -58,17 +85,20 @@ const oneLocator = (more: Record<string, TSchema>) =>
  */
 export const LookupQuery = Type.Union(oneLocator(OPTION_FIELDS), {
   $id: 'LookupQuery',
-  description: `Exactly one of ${LOCATOR_KEYS.join(', ')}; ${Object.keys(OPTION_FIELDS).join(' and ')} are optional.`,
+  description: `Exactly one of ${LOCATOR_KEYS.join(', ')}; ${Object.keys(OPTION_FIELDS).join(', ')} are optional.`,
 });
 export const LOOKUP_QUERY_KEYS: readonly string[] = [...LOCATOR_KEYS, ...Object.keys(OPTION_FIELDS)];
 
-/** A batch item: a link or address as a string, or an object with exactly one locator. */
+/** A batch item: a link or address as a string, or an object with exactly one locator (and its own max_age). */
 export const BatchItem = Type.Union(
   [
     Type.String({ minLength: ADDRESS_MIN, maxLength: URL_MAX, description: 'A listing-site property link (http or https) or a one-line address' }),
-    ...oneLocator({}),
+    ...oneLocator(ITEM_OPTION_FIELDS),
   ],
-  { $id: 'BatchItem', description: `One home: a link or address as a string, or an object with exactly one of ${LOCATOR_KEYS.join(', ')}.` },
+  {
+    $id: 'BatchItem',
+    description: `One home: a link or address as a string, or an object with exactly one of ${LOCATOR_KEYS.join(', ')} (and optionally ${ITEM_OPTION_KEYS.join(', ')}).`,
+  },
 );
 
 export const BatchRequest = Type.Object(
@@ -83,6 +113,19 @@ export const BatchRequest = Type.Object(
   { $id: 'BatchRequest', additionalProperties: false },
 );
 export const BATCH_BODY_KEYS: readonly string[] = Object.keys(BatchRequest.properties);
+
+/**
+ * POST /v1/portal/batch's query string (GraphQL: arguments of Query.properties beside the body's).
+ * A query string carries `dry_run` as the text true or false.
+ */
+export const BATCH_QUERY_FIELDS = {
+  dry_run: Type.Optional(
+    Type.Boolean({
+      description:
+        'Cost preview: validate every item and answer what the batch would cost now (per item would_cost, meta.credits_estimate, meta.affordable) without looking anything up, charging or holding credits. Takes one unit of the per-key rate window. False when omitted.',
+    }),
+  ),
+};
 
 /** The body schemas with an $id (OpenAPI components; the refs a schema check resolves). */
 export const INPUT_SCHEMAS = [BatchItem, BatchRequest] as const;

@@ -6,7 +6,7 @@ import { KindGuard } from '@sinclair/typebox';
 import { ADDRESS_MAX, checkAddress, type AddressParts } from '../address/index.js';
 import { LookupError } from './errors.js';
 import {
-  BATCH_BODY_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_BATCH_ITEMS, OPTION_FIELDS, STATUS_HINTS, ZPID_PATTERN,
+  BATCH_BODY_KEYS, ITEM_OPTION_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_AGE_MAX, MAX_BATCH_ITEMS, OPTION_FIELDS, STATUS_HINTS, ZPID_PATTERN,
   type LocatorKey, type OptionKey, type StatusHint,
 } from './inputs.js';
 import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
@@ -29,6 +29,10 @@ export type Locator =
 export interface LookupOptions {
   status?: StatusHint;
   raw: boolean;
+  /** Oldest cached record accepted, seconds; the cache lifetime when absent. */
+  maxAge?: number;
+  /** false: a failed live read is the error, never the last good record (absent: true). */
+  stale?: boolean;
 }
 
 export type LocatorInput = { [K in LocatorKey]?: unknown };
@@ -89,11 +93,29 @@ export function parseRaw(value: unknown): boolean {
   throw bad('raw', 'must be a boolean');
 }
 
-/** `status` and `raw` as a JSON body or GraphQL arguments carry them (raw a boolean): the lookup options. */
-export function parseLookupOptions(input: { status?: unknown; raw?: unknown }): LookupOptions {
+/** `max_age` in a JSON body or a GraphQL argument: whole seconds, 0 to MAX_AGE_MAX. */
+export function parseMaxAge(value: unknown, param = 'max_age'): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_AGE_MAX) return value;
+  throw bad(param, `must be a whole number of seconds from 0 to ${MAX_AGE_MAX}`);
+}
+
+/** `stale` in a JSON body or a GraphQL argument: a boolean. */
+export function parseStale(value: unknown): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'boolean') return value;
+  throw bad('stale', 'must be a boolean');
+}
+
+/** The options as a JSON body or GraphQL arguments (under the REST names) carry them (raw a boolean): the lookup options. */
+export function parseLookupOptions(input: { status?: unknown; raw?: unknown; max_age?: unknown; stale?: unknown }): LookupOptions {
   const options: LookupOptions = { raw: parseRaw(input.raw) };
   const status = parseStatus(input.status);
   if (status) options.status = status;
+  const maxAge = parseMaxAge(input.max_age);
+  if (maxAge !== undefined) options.maxAge = maxAge;
+  const stale = parseStale(input.stale);
+  if (stale !== undefined) options.stale = stale;
   return options;
 }
 
@@ -108,18 +130,33 @@ function booleanFromQuery(key: string, value: unknown): boolean | undefined {
   throw bad(key, 'must be true or false');
 }
 
+/**
+ * A number in a query string: text that reads as a number is that number, as OpenAPI validators
+ * coerce query text (Ajv's coerceTypes: so the schema and this validator agree); other text is left
+ * to the option's parser to refuse.
+ */
+const numberFromQuery = (value: unknown): unknown => (typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value);
+
+/** A query parameter's text as the option's type: booleans and integers from their text, strings as they are. */
+function fromQuery(key: OptionKey, value: unknown): unknown {
+  if (KindGuard.IsBoolean(OPTION_FIELDS[key])) return booleanFromQuery(key, value);
+  return KindGuard.IsInteger(OPTION_FIELDS[key]) ? numberFromQuery(value) : value;
+}
+
 /** A single lookup's query string (REST). Repeated or unknown parameters are refused. */
 export function parseLookupQuery(query: Record<string, unknown>): { locator: Locator; options: LookupOptions } {
   for (const [k, v] of Object.entries(query)) {
     if (!QUERY_PARAMS.has(k)) throw bad(k, `unknown parameter (expected ${LOOKUP_QUERY_KEYS.join(', ')})`);
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
-  const sent = Object.fromEntries(OPTION_KEYS.map((k) => [k, KindGuard.IsBoolean(OPTION_FIELDS[k]) ? booleanFromQuery(k, query[k]) : query[k]]));
+  const sent = Object.fromEntries(OPTION_KEYS.map((k) => [k, fromQuery(k, query[k])]));
   const options = parseLookupOptions(sent);
   return { locator: parseLocator(query), options };
 }
 
-export type BatchItemResult = { ok: true; locator: Locator } | { ok: false; error: LookupError };
+/** A valid item carries its own max_age when it sent one (over the batch's). */
+export type BatchItemResult = { ok: true; locator: Locator; maxAge?: number } | { ok: false; error: LookupError };
+const ITEM_KEYS: readonly string[] = [...LOCATOR_KEYS, ...ITEM_OPTION_KEYS];
 
 const URLISH = /^https?:\/\//i;
 
@@ -131,15 +168,26 @@ export function parseBatchItem(item: unknown): BatchItemResult {
     }
     if (item && typeof item === 'object' && !Array.isArray(item)) {
       const obj = item as Record<string, unknown>;
-      const unknown = Object.keys(obj).filter((k) => !(LOCATOR_KEYS as string[]).includes(k));
-      if (unknown.length > 0) throw bad('item', `unknown field ${unknown.join(', ')} (expected one of ${oneOfLocators})`);
-      return { ok: true, locator: parseLocator(obj) };
+      const unknown = Object.keys(obj).filter((k) => !ITEM_KEYS.includes(k));
+      if (unknown.length > 0) throw bad('item', `unknown field ${unknown.join(', ')} (expected one of ${oneOfLocators}, and optionally ${ITEM_OPTION_KEYS.join(', ')})`);
+      const locator = parseLocator(obj);
+      const maxAge = parseMaxAge(obj.max_age);
+      return maxAge === undefined ? { ok: true, locator } : { ok: true, locator, maxAge };
     }
     throw bad('item', `must be a string or an object with one of ${oneOfLocators}`);
   } catch (e) {
     if (e instanceof LookupError) return { ok: false, error: e };
     throw e;
   }
+}
+
+/** `dry_run` of a batch: the text true or false in REST's query string, a boolean as a GraphQL argument. */
+export function parseDryRun(value: unknown, fromQuery: boolean): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value)) throw bad('dry_run', 'sent more than once');
+  const dryRun = fromQuery ? booleanFromQuery('dry_run', value) : value;
+  if (typeof dryRun !== 'boolean') throw bad('dry_run', 'must be a boolean');
+  return dryRun;
 }
 
 const BATCH_FIELDS = new Set(BATCH_BODY_KEYS);

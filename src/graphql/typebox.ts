@@ -4,7 +4,7 @@
 // test fails until schema.graphql is re-printed). A TypeBox shape this file cannot map throws when
 // the schema is built, never silently.
 //
-// Mapping: String → String, Number → Float, Integer → Int, Boolean → Boolean, Unknown → JSON,
+// Mapping: String → String, Number → Float, Integer → Int, Boolean → Boolean, Unknown → JSON (nullable),
 // Array(x) → [x!]!, Ref(schema with $id) → the object type registered for that $id,
 // Union(x, Null) → nullable x, Optional(x) → nullable x, a union of string literals → the enum
 // registered for exactly that set of values (else String). Names: snake_case → camelCase.
@@ -97,7 +97,8 @@ export function planFields(schema: TObject, map: TypeMap, where = schema.$id ?? 
     if (KindGuard.IsArray(inner)) {
       return { restName, name, ...leaf(inner.items, map, `${at}[]`), list: true, nullable: nullable || optional, description };
     }
-    return { restName, name, ...leaf(inner, map, at), list: false, nullable: nullable || optional, description };
+    // Unknown (JSON) is any JSON value, null among them.
+    return { restName, name, ...leaf(inner, map, at), list: false, nullable: nullable || optional || KindGuard.IsUnknown(inner), description };
   });
 }
 
@@ -193,4 +194,12 @@ export function contractArgs(t: { arg: (options: never) => unknown }, plans: rea
 /** The fields of an input type from contract input fields. */
 export function contractInputFields(t: InputFieldBuilder<Types, 'InputObject'>, plans: readonly InputPlan[]) {
   return contractInputs(plans, (o) => t.field(o as never));
+}
+
+/** `maxAge` → `max_age`: toGraphqlName undone (the contract's input names are all snake_case). */
+export const toRestName = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Input values keyed by their GraphQL names (`maxAge`), keyed again by the contract's (`max_age`): what the validator reads. */
+export function restNamed(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [toRestName(k), v]));
 }

@@ -1,6 +1,7 @@
 // Reading the cache for many homes in one round trip: aliases first, then the entries.
 import DataLoader from 'dataloader';
 import type { CacheEntry, CacheStore } from '../store/index.js';
+import { isFresh, type Freshness } from './cache-policy.js';
 import { isDirectKey } from './keys.js';
 import type { CacheHit, Loaded } from './types.js';
 
@@ -36,6 +37,30 @@ export async function readCache(store: CacheStore, keys: readonly string[], with
     const direct = byKey.get(k);
     return direct ? { ...direct, entryKey: k } : null;
   });
+}
+
+/** A home's entry as one lookup sees it: a hit (fresh enough for it), or the earlier snapshot a live read replaces. */
+export interface Seen {
+  hit: CacheHit | null;
+  /** An entry too old for this lookup (or, raw=true, without its raw record): the last good record, the earlier snapshot. */
+  previous: CacheHit | null;
+}
+
+/** What a lookup finds of a home in the store; `found` is a read already made (without raw). */
+export function seenAs(found: CacheHit | null, freshness: Freshness): Seen {
+  return found && isFresh(found.entry, freshness) ? { hit: found, previous: null } : { hit: null, previous: found };
+}
+
+/**
+ * The home `key` as a lookup with `freshness` sees it, in one round trip when it is a hit. raw=true
+ * reads the entry with its raw record; an entry without its own (its raw record outlived: kept
+ * past its cache lifetime) is read again alone, as the earlier snapshot.
+ */
+export async function readHome(store: CacheStore, key: string, raw: boolean, freshness: Freshness): Promise<Seen> {
+  const [found] = await readCache(store, [key], raw);
+  if (found || !raw) return seenAs(found ?? null, freshness);
+  const [alone] = await readCache(store, [key]);
+  return { hit: null, previous: alone ?? null };
 }
 
 /**

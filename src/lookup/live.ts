@@ -1,15 +1,18 @@
 // A live lookup: reserve → single flight → read → cache → commit (or release on any failure).
 // Reservations and locks are leases renewed while this process lives (holdings.ts).
-import { LookupError, toLookupError, type LookupOptions } from '../contract/index.js';
+import { LookupError, toLookupError, type LookupOptions, type PortalProperty } from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
+import { missingCoreFields } from '../collector/mapping/sections.js';
+import { hasFailedSection } from '../contract/sections.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
-import { loadedFromHit, readCache } from './cache.js';
-import { ttlFor } from './cache-policy.js';
+import { loadedFromHit, readCache, readHome } from './cache.js';
+import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
+import { changesBetween } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import { lockKey, rawFlightKey, zpidKey } from './keys.js';
-import type { Loaded, RequestContext } from './types.js';
+import type { CacheHit, Loaded, RequestContext } from './types.js';
 
 export interface LiveRequest {
   /** The key this home is known by before the read (`zpid:…`, `bldg:…`, `addr:…`). */
@@ -20,6 +23,10 @@ export interface LiveRequest {
   aliasKey?: string;
   target: ReadTarget;
   options: LookupOptions;
+  /** What this lookup accepts as a hit: from the cache, another reader's flight or another instance's read. */
+  freshness: Freshness;
+  /** The entry the caller found too old (the earlier snapshot), when it read one; read again under the lock. */
+  previous?: CacheHit | null;
   /** Already read while resolving the address (the fallback provider does both in one paid run). */
   prefetched?: Collected;
   /** A reservation the caller already holds; liveLookup owns it from then on (uses or releases it). */
@@ -114,8 +121,46 @@ export async function release(ctx: RequestContext, r: Reservation): Promise<void
 // or its own account could not pay. The follower then tries again, leading if need be.
 const NOT_OURS = new Set(['batch_deadline', 'credits_exhausted', 'spend_limit_reached', 'live_lookups_capped']);
 
-/** Reads a home that is not cached, once per home across requests and instances. */
+/**
+ * What a stale answer may stand in for: the site blocked the read, it or the fallback provider failed
+ * or could not be reached or was busy or unavailable, or the read ran out of time. Never the client's
+ * own abort or the request's deadline (aborted), nor an answer about the home (not_found, …).
+ */
+const STALE_FOR = new Set([
+  'upstream_blocked', 'upstream_error', 'upstream_unreachable', 'upstream_bad_response', 'upstream_run_failed', 'upstream_busy',
+  'upstream_timeout', 'upstream_auth', 'upstream_quota', 'upstream_actor_missing', 'upstream_misconfigured',
+]);
+
+/**
+ * The last good record (`previous`, still within its cache lifetime plus STALE_TTL_MS) answering for
+ * a read that failed with `e`, or null: then `e` is the answer. Free (the caller's reservation is
+ * released), cached as nothing.
+ */
+export function standIn(ctx: RequestContext, e: unknown, options: LookupOptions, previous: CacheHit | null | undefined, reportAs?: string): Loaded | null {
+  if (options.stale === false || !previous || aborted(ctx)) return null;
+  const code = toLookupError(e).code;
+  if (!STALE_FOR.has(code) || !isKept(ctx.deps.config, previous.entry, ctx.deps.clock().getTime())) return null;
+  return { ...loadedFromHit({ entry: previous.entry, entryKey: previous.entryKey }, reportAs ?? previous.entryKey), staleReason: code };
+}
+
+/**
+ * Reads a home that is not cached (or too old for this lookup), once per home across requests and
+ * instances; when the read fails, the last good record may answer instead (standIn).
+ */
 export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise<Loaded> {
+  try {
+    return await readOnce(ctx, req);
+  } catch (e) {
+    if (req.options.stale === false || aborted(ctx)) throw e;
+    // Read again: the most recent record, whoever wrote it (a failed read caches nothing).
+    const [kept] = await readCache(ctx.deps.store, [req.homeKey]).catch(() => [req.previous]);
+    const stale = standIn(ctx, e, req.options, kept ?? req.previous, req.reportAs);
+    if (stale) return stale;
+    throw e;
+  }
+}
+
+async function readOnce(ctx: RequestContext, req: LiveRequest): Promise<Loaded> {
   const { flights } = ctx.deps;
   let held = req.reservation;
   const take = (): Reservation | undefined => {
@@ -140,7 +185,9 @@ export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise
         }
       }
       try {
-        return asFollower(await running, req);
+        const theirs = await running;
+        // A read that began before this lookup allowed (max_age): read again, leading if need be.
+        if (isFresh(theirs.entry, req.freshness)) return asFollower(theirs, req);
       } catch (e) {
         if (aborted(ctx) || !notOurs(e)) throw e;
       }
@@ -168,23 +215,24 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
       holdings(ctx).holdLock(lock, token);
       try {
         // The previous holder may have cached the home just before letting go of the lock.
-        const [cached] = await readCache(store, [req.homeKey], req.options.raw);
-        if (cached) return loadedFromHit(cached, req.reportAs ?? cached.entryKey);
-        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)), { key: lock, token });
+        const { hit, previous } = await readHome(store, req.homeKey, req.options.raw, req.freshness);
+        if (hit) return loadedFromHit(hit, req.reportAs ?? hit.entryKey);
+        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)), { key: lock, token }, previous ?? req.previous ?? null);
       } finally {
         holdings(ctx).dropLock(lock, token);
         await store.unlock(lock, token).catch(() => undefined);
       }
     }
     // Another instance is reading this home: its result arrives in the cache.
-    const [hit] = await readCache(store, [req.homeKey], req.options.raw);
+    const { hit } = await readHome(store, req.homeKey, req.options.raw, req.freshness);
     if (hit) return loadedFromHit(hit, req.reportAs ?? hit.entryKey);
     if (Date.now() > waitUntil) throw new LookupError('upstream_timeout', { details: { reason: 'waited for another instance' } });
     await sleep(POLL_MS, ctx);
   }
 }
 
-async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation: Reservation, lock: LockRef): Promise<Loaded> {
+/** Reads the home live, caches it (with what changed since `previous`, the earlier snapshot) and charges it. */
+async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation: Reservation, lock: LockRef, previous: CacheHit | null): Promise<Loaded> {
   const { store, config, collector, clock } = ctx.deps;
   const now = clock();
   // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
@@ -197,15 +245,20 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
       throw aborted(ctx) ? deadlineError(ctx, e) : e;
     }));
 
+    // A different home than asked for is cached under its own zpid only, never under the one asked for.
+    // A building stays under its link's key: its page's zpid can be one of its units' zpids.
+    const entryKey = collected.zpid && !req.target.building ? zpidKey(collected.zpid) : req.homeKey;
+    // The earlier snapshot of this home (of another one when the site answered with another: read its own).
+    const prior = previous?.entryKey === entryKey ? previous.entry : entryKey === req.homeKey ? null : ((await store.getEntries([entryKey]))[0] ?? null);
     const entry: CacheEntry = {
       record: JSON.stringify(collected.property),
       fetchedAt: collected.property.scrapedAt ?? now.toISOString(),
       source: collected.source,
       zpid: collected.zpid,
+      sections: collected.sections,
+      storedAt: now.getTime(),
+      ...(prior ? { changes: changesBetween(JSON.parse(prior.record) as PortalProperty, collected.property), previousFetchedAt: prior.fetchedAt } : {}),
     };
-    // A different home than asked for is cached under its own zpid only, never under the one asked for.
-    // A building stays under its link's key: its page's zpid can be one of its units' zpids.
-    const entryKey = collected.zpid && !req.target.building ? zpidKey(collected.zpid) : req.homeKey;
     const asked = req.target.zpid;
     const warning =
       asked && collected.zpid && asked !== collected.zpid
@@ -215,13 +268,21 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     // A holder whose lock lapsed (its renewals did not reach the store in time) may have been overtaken:
     // a home another instance read and cached meanwhile is served from there, not read and charged twice.
     if (await lockLost(ctx, lock)) {
-      const [theirs] = await readCache(store, [entryKey], req.options.raw);
+      const { hit: theirs } = await readHome(store, entryKey, req.options.raw, req.freshness);
       if (theirs) return loadedFromHit(theirs, req.reportAs ?? theirs.entryKey);
     }
 
     // Cache before charging: once the charge may be recorded, the home can always be served.
     const rawJson = collected.rawJson ?? (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
-    await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'home'));
+    // A section the page held and we could not read (README, "Section completeness"): the record is
+    // cached only briefly, and billed only with its core fields; without them it is answered free and
+    // not cached (the reservation is released below).
+    const incomplete = hasFailedSection(collected.sections);
+    if (incomplete && missingCoreFields(collected.property, req.target.building).length > 0) {
+      return { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: 0, rawJson };
+    }
+    if (incomplete) await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'incomplete'));
+    else await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'home'), ttlFor(config, 'kept'));
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, ttlFor(config, 'alias'));
     }

@@ -1,10 +1,10 @@
 // The per-request loading of homes: every lookup of a request (a REST call, a batch, a GraphQL
 // operation) goes through it, so one home is loaded once and the cache is read in one round trip.
 import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
-import { loadedFromHit, readCache } from './cache.js';
-import { ttlFor } from './cache-policy.js';
+import { loadedFromHit, readHome, seenAs, type Seen } from './cache.js';
+import { freshnessFor, ttlFor, type Freshness } from './cache-policy.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
-import { liveLookup, putAliasOrLog, release, reserve, throwIfAborted } from './live.js';
+import { liveLookup, putAliasOrLog, release, reserve, standIn, throwIfAborted } from './live.js';
 import { liveCapError } from '../accounts/rate-limit.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import type { Loaded, RequestContext } from './types.js';
@@ -21,25 +21,30 @@ export interface HomeRequest {
  * others), while the cache reads of all homes asked for in one tick share one round trip.
  */
 export function loadHome(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
-  // With raw=true a home is loaded with its raw record, apart from the same home without.
-  const key = req.options.raw ? rawFlightKey(req.key) : req.key;
+  // With raw=true a home is loaded with its raw record, apart from the same home without; with
+  // another max_age or stale, apart too (each may need another answer).
+  const { raw, maxAge, stale } = req.options;
+  const key = `${raw ? rawFlightKey(req.key) : req.key}${maxAge === undefined ? '' : `|${maxAge}`}${stale === false ? '|no-stale' : ''}`;
   let loading = ctx.homes.get(key);
   if (!loading) {
-    loading = loadOne(ctx, req);
+    loading = loadOne(ctx, req, freshnessFor(ctx.deps.config, ctx.deps.clock().getTime(), maxAge));
     ctx.homes.set(key, loading);
   }
   return loading;
 }
 
-async function loadOne(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
+async function loadOne(ctx: RequestContext, req: HomeRequest, freshness: Freshness): Promise<Loaded> {
   // raw=true reads the entry with its raw record (rare: not batched); one without its own is a miss.
-  const hit = req.options.raw ? (await readCache(ctx.deps.store, [req.key], true))[0] : await ctx.cache.load(req.key);
-  if (hit) return loadedFromHit(hit, req.locator.kind === 'address' ? req.key : hit.entryKey);
-  return loadUncached(ctx, req);
+  const seen = req.options.raw ? await readHome(ctx.deps.store, req.key, true, freshness) : seenAs(await ctx.cache.load(req.key), freshness);
+  if (seen.hit) return loadedFromHit(seen.hit, req.locator.kind === 'address' ? req.key : seen.hit.entryKey);
+  return loadUncached(ctx, req, freshness, seen);
 }
 
-/** A miss: wait for a slot of the request, then resolve the address (if any) and read live. */
-async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Loaded> {
+/**
+ * A miss (nothing cached, or too old for this lookup: `seen.previous`): wait for a slot of the
+ * request, then resolve the address (if any) and read live.
+ */
+async function loadUncached(ctx: RequestContext, req: HomeRequest, freshness: Freshness, seen: Seen): Promise<Loaded> {
   const { config } = ctx.deps;
   const { locator } = req;
   if (!config.liveLookupsEnabled) throw new LookupError('live_lookups_disabled');
@@ -58,15 +63,16 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest): Promise<Load
     throwIfAborted(ctx);
     switch (locator.kind) {
       case 'zpid':
-        return await liveLookup(ctx, { homeKey: req.key, target: { path: locator.path, zpid: locator.zpid, building: false }, options: req.options });
+        return await liveLookup(ctx, { homeKey: req.key, target: { path: locator.path, zpid: locator.zpid, building: false }, options: req.options, freshness });
       case 'url':
         return await liveLookup(ctx, {
           homeKey: req.key,
           target: { path: locator.path, zpid: locator.target === 'home' ? locator.zpid : null, building: locator.target === 'building' },
           options: req.options,
+          freshness,
         });
       case 'address':
-        return await lookupAddress(ctx, req, locator);
+        return await lookupAddress(ctx, req, locator, freshness, seen);
     }
   } finally {
     releaseLive();
@@ -107,7 +113,14 @@ async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
   throw liveCapError(ctx.deps.limits.settings.maxLive);
 }
 
-async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Extract<Locator, { kind: 'address' }>): Promise<Loaded> {
+/**
+ * An address not known, or whose home is too old for this lookup: resolved again (paid), then read.
+ * When the resolution itself fails (the site blocked it, say), the home the address last led to
+ * (`seen.previous`, through its alias) stands in for it as a stale answer.
+ */
+async function lookupAddress(
+  ctx: RequestContext, req: HomeRequest, locator: Extract<Locator, { kind: 'address' }>, freshness: Freshness, seen: Seen,
+): Promise<Loaded> {
   const { store, collector, clock, config } = ctx.deps;
   // Reserved before resolving: resolving can start the fallback provider's paid read, and an account
   // that cannot pay gets no lookup at all.
@@ -123,12 +136,14 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
     } catch (e) {
       const err = toLookupError(e);
       if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), ttlFor(config, 'ambiguity'));
+      const stale = standIn(ctx, err, req.options, seen.previous, req.key);
+      if (stale) return stale;
       throw err;
     }
     throwIfAborted(ctx);
     const homeKey = zpidKey(resolved.zpid);
     // The home may already be cached under its zpid (looked up before by link or zpid).
-    const [hit] = await readCache(store, [homeKey], req.options.raw);
+    const { hit, previous } = await readHome(store, homeKey, req.options.raw, freshness);
     if (hit) {
       await putAliasOrLog(ctx, req.key, hit.entryKey);
       return loadedFromHit(hit, req.key);
@@ -140,6 +155,8 @@ async function lookupAddress(ctx: RequestContext, req: HomeRequest, locator: Ext
       aliasKey: req.key,
       target: { path: resolved.path, zpid: resolved.zpid, building: false },
       options: req.options,
+      freshness,
+      previous,
       reservation,
       ...(resolved.collected ? { prefetched: resolved.collected } : {}),
     });

@@ -93,4 +93,6 @@ export interface Loaded {
   warning?: string;
   /** The raw record's JSON: read live, or (raw=true) read with the entry, of the same write. */
   rawJson?: string | null;
+  /** A stale answer: the live read failed with this code and the last good record stands in (credits 0). */
+  staleReason?: string;
 }

@@ -2,10 +2,11 @@
 // (schema.ts, inputs.ts), the query parameters (the input fields), and the error codes, statuses and
 // example error bodies (the table in errors.ts). Only the examples of a found home are written here.
 import {
-  CONTRACT_SCHEMAS, ERROR_CODES, humanMs, LOCATOR_FIELDS, LOCATOR_KEYS, lookupDescription, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
-  type AccountUsage, type BatchMeta, type LocatorKey, type LookupMeta, type PortalProperty, type RestErrorCode,
+  BATCH_QUERY_FIELDS, CONTRACT_SCHEMAS, ERROR_CODES, humanMs, LOCATOR_FIELDS, LOCATOR_KEYS, lookupDescription, MAX_BATCH_ITEMS, OPTION_FIELDS, PROPERTY_FIELDS, REST_ERROR_CODES,
+  type AccountUsage, type BatchMeta, type BatchPreviewResponse, type LocatorKey, type LookupMeta, type PortalProperty, type RestErrorCode,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../lookup/idempotency.js';
 import type { TSchema } from '@sinclair/typebox';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -80,6 +81,9 @@ const sharedResponses = (codes: readonly RestErrorCode[]) =>
 /** The batch body's own codes, answered by POST /v1/portal/batch only. */
 const BATCH_BODY_CODES: ReadonlySet<RestErrorCode> = new Set(['bad_body', 'too_many_items']);
 
+/** Answered only to a batch sent with an Idempotency-Key. */
+const IDEMPOTENCY_CODES: ReadonlySet<RestErrorCode> = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);
+
 /**
  * The error responses of an operation: per status, the table's codes of that status (but those the
  * operation never answers with), each with an example body.
@@ -130,9 +134,22 @@ export const exampleProperty: PortalProperty = {
 };
 const exampleMeta: LookupMeta = {
   credits: 1, cached: false, cache_key: `zpid:${exampleProperty.zpid}`, fetched_at: EXAMPLE_READ_AT,
-  source: { provider: 'self_hosted', note: 'Read from the listing page' }, release: 'v1', took_ms: 1840,
+  source: { provider: 'self_hosted', note: 'Read from the listing page' }, release: 'v1', took_ms: 1840, age_seconds: 0,
+  // The 2024 condo page's own (its lists are left out of exampleProperty for brevity): it shows no tax years.
+  sections: {
+    photos: 'present', priceHistory: 'present', taxHistory: 'not_published', schools: 'present', agent: 'present', broker: 'present',
+    estimate: 'present', rentEstimate: 'present', description: 'present',
+  },
 };
 const exampleBatchMeta: BatchMeta = { count: 2, succeeded: 1, failed: 1, cache_hits: 0, credits: 1, took_ms: 1920 };
+const examplePreview: BatchPreviewResponse = {
+  data: [
+    { index: 0, ok: true, would_cost: 0, cache_key: `zpid:${exampleProperty.zpid}` },
+    { index: 1, ok: true, would_cost: 1, cache_key: 'addr:661 lakeview ave, san francisco, ca 94112' },
+    { index: 2, ok: true, would_cost: 0, cache_key: `zpid:${exampleProperty.zpid}` },
+  ],
+  meta: { count: 3, succeeded: 3, failed: 0, cache_hits: 2, credits: 0, credits_estimate: 1, credits_available: 880, affordable: true, took_ms: 4 },
+};
 const exampleAccount: AccountUsage = {
   plan: 'paid', key_prefix: 'pk_live_3f9a', used: 120, included: 1000, remaining: 880, period_end: '2026-12-01T00:00:00.000Z',
   overage_enabled: false, overage_used: 0, overage_usd: 0, spend_limit_usd: null,
@@ -173,7 +190,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           responses: {
             '200': {
               description: 'The home',
-              headers: { ...commonHeaders, 'x-cache': { description: 'HIT or MISS', schema: { type: 'string', enum: ['HIT', 'MISS'] } } },
+              headers: { ...commonHeaders, 'x-cache': { description: 'HIT, MISS, or STALE (the live read failed and the last good record answered: meta.stale)', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] } } },
               content: {
                 'application/json': {
                   schema: { $ref: '#/components/schemas/PropertyResponse' },
@@ -181,7 +198,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
                 },
               },
             },
-            ...errorResponses([400, 401, 402, 404, 409, 422, 429, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c)),
+            ...errorResponses([400, 401, 402, 404, 409, 422, 429, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c) && !IDEMPOTENCY_CODES.has(c)),
             ...sharedResponses(REQUEST_LEVEL_CODES),
           },
         },
@@ -193,7 +210,24 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           summary: `Look up to ${MAX_BATCH_ITEMS} homes`,
           description:
             `Items are strings (link or address) or objects with one of ${LOCATOR_KEYS.join(', ')}. Each item succeeds or fails on its own (ok); ` +
-            'a live lookup costs 1 credit, a cache hit or a failed item 0.',
+            'a live lookup costs 1 credit, a cache hit or a failed item 0. With dry_run=true, a cost preview (BatchPreviewResponse): ' +
+            'what each item would cost now and whether the account could pay it; nothing is looked up, charged or held.',
+          parameters: [
+            ...Object.entries(BATCH_QUERY_FIELDS).map(([name, field]) => queryParameter(name, field, true)),
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'Makes a retry safe: the first request with this key runs; a retry with the same key and the same request (body, query string) ' +
+                'from the same account within 24 h gets the same answer with idempotent-replayed: true, and nothing is billed again. A retry while ' +
+                'the first still runs waits for it (IDEMPOTENCY_WAIT_MS, then 409 idempotency_key_in_use); the key with another request is 422 ' +
+                'idempotency_key_reused. Transient answers (401, 429, 5xx, or items failed with rate_limited, store_unavailable, upstream_busy, ' +
+                'internal or batch_deadline) are not kept: a retry runs again.',
+              schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: '^[\\x20-\\x7e]+$' },
+              example: 'order-7f3a-2026-03-01',
+            },
+          ],
           requestBody: {
             required: true,
             content: {
@@ -205,20 +239,31 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           },
           responses: {
             '200': {
-              description: 'One result per item, in order',
-              headers: commonHeaders,
+              description: 'One result per item, in order (BatchResponse); with dry_run=true, one preview per item (BatchPreviewResponse)',
+              headers: {
+                ...commonHeaders,
+                'idempotent-replayed': { description: 'true on the answer of an earlier request with the same Idempotency-Key, given again', schema: { type: 'string', const: 'true' } },
+              },
               content: {
                 'application/json': {
-                  schema: { $ref: '#/components/schemas/BatchResponse' },
-                  example: {
-                    data: [{ index: 0, ok: true, data: exampleProperty, meta: exampleMeta }, { index: 1, ok: false, error: errorBody('not_found').error }],
-                    meta: exampleBatchMeta,
-                  } as unknown as Json,
+                  // Not a oneOf: a preview whose items all fail is also a valid BatchResponse.
+                  schema: { anyOf: [{ $ref: '#/components/schemas/BatchResponse' }, { $ref: '#/components/schemas/BatchPreviewResponse' }] },
+                  examples: {
+                    batch: {
+                      summary: 'A batch',
+                      value: {
+                        data: [{ index: 0, ok: true, data: exampleProperty, meta: exampleMeta }, { index: 1, ok: false, error: errorBody('not_found').error }],
+                        meta: exampleBatchMeta,
+                      } as unknown as Json,
+                    },
+                    dry_run: { summary: 'A cost preview (dry_run=true): a cached home, an address never looked up, the first home again', value: examplePreview as unknown as Json },
+                  },
                 },
               },
             },
             // A missing locator fails its item (200), never the batch.
             ...errorResponses([400, 401, 429, 500, 503], (c) => c !== 'missing_param'),
+            ...errorResponses([409, 422], (c) => IDEMPOTENCY_CODES.has(c)),
             ...sharedResponses([...REQUEST_LEVEL_CODES, 'unsupported_media_type']),
           },
         },

@@ -1,6 +1,6 @@
 // The cache in the store: homes read (with their raw records apart), alias keys pointing at them, and
 // memos of answers worth remembering (address_ambiguous), each with its lifetime.
-import type { ErrorBody, LookupSource } from '../contract/index.js';
+import type { ErrorBody, FieldChange, LookupSource, Sections } from '../contract/index.js';
 
 /**
  * What a cache hit needs (entry-format.ts says how it is kept). The unmapped source record (`raw`)
@@ -12,6 +12,18 @@ export interface CacheEntry {
   fetchedAt: string;
   source: LookupSource;
   zpid: string | null;
+  /** What the page held of each section (meta.sections): a hit reports what the live read did. */
+  sections: Sections;
+  /**
+   * When this service began the read that made the entry (ms since the epoch, the service clock):
+   * what freshness (`max_age`) and meta.age_seconds measure. fetchedAt may be earlier (a fallback
+   * provider's own collection time).
+   */
+  storedAt: number;
+  /** What changed since the snapshot of the same home this one replaced (meta.changes); absent when it replaced none. */
+  changes?: FieldChange[];
+  /** That snapshot's fetchedAt (meta.previous_fetched_at), with `changes`. */
+  previousFetchedAt?: string;
 }
 
 /** An entry with its raw record's JSON (null: the home was read with none), of one write. */
@@ -23,8 +35,12 @@ export interface EntryWithRaw {
 export interface CacheStore {
   /** Entries of another format version (written by older code) read as misses. */
   getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]>;
-  /** Stores the entry and, apart from it with the same lifetime, its raw record's JSON (compressed; null: none). */
-  putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void>;
+  /**
+   * Stores the entry and, apart from it, its raw record's JSON (compressed; null: none) for `ttlMs`;
+   * the entry itself is kept `keepMs` (at least ttlMs; ttlMs when not given): past ttlMs it reads
+   * without its raw record (getEntriesWithRaw: a miss), and is still there for getEntries.
+   */
+  putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number, keepMs?: number): Promise<void>;
   /**
    * Entries with their raw records, each pair read together (one round trip); an entry whose raw record
    * is missing or not of the same write is null, a miss: never an entry with another's raw record.

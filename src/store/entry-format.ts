@@ -14,7 +14,7 @@ import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import type { CacheEntry, EntryWithRaw } from './types.js';
 
 /** Bump when the stored form changes. */
-export const ENTRY_FORMAT = 3;
+export const ENTRY_FORMAT = 4;
 const TAG = `pe${ENTRY_FORMAT}\n`;
 
 interface Details extends Omit<CacheEntry, 'record'> {
@@ -32,9 +32,9 @@ export interface StoredEntry {
 
 /** The stored form of an entry and its raw record's JSON (null: none), marked as one write. */
 export async function encodeEntry(entry: CacheEntry, rawJson: string | null): Promise<StoredEntry> {
-  const { record, fetchedAt, source, zpid } = entry;
+  const { record, ...rest } = entry;
   const rawId = rawJson === null ? null : randomBytes(6).toString('base64url');
-  const details: Details = { fetchedAt, source, zpid, len: record.length, raw: rawId };
+  const details: Details = { ...rest, len: record.length, raw: rawId };
   const text = `${TAG}${JSON.stringify(details)}\n${record}`;
   return { text, raw: rawId === null ? null : Buffer.concat([Buffer.from(`${rawId}\n`), await packRaw(rawJson!)]) };
 }
@@ -50,8 +50,11 @@ function decode(text: string | null): { entry: CacheEntry; rawId: string | null 
     return null;
   }
   if (typeof details?.fetchedAt !== 'string' || typeof details.source !== 'object' || details.source === null) return null;
+  if (typeof details.storedAt !== 'number' || (details.changes !== undefined && !Array.isArray(details.changes))) return null;
+  if (typeof details.sections !== 'object' || details.sections === null) return null;
   if (details.len !== text.length - end - 1 || (details.raw !== null && typeof details.raw !== 'string')) return null;
-  return { entry: { record: text.slice(end + 1), fetchedAt: details.fetchedAt, source: details.source, zpid: details.zpid ?? null }, rawId: details.raw };
+  const { len: _len, raw: rawId, ...rest } = details;
+  return { entry: { ...rest, record: text.slice(end + 1), zpid: details.zpid ?? null }, rawId };
 }
 
 /** The entry stored as `text`, or null when the text is of another format or damaged. */

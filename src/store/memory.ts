@@ -24,7 +24,7 @@ interface Keyed<V> extends Iterable<[string, V]> {
  * A cache entry as kept (entry-format.ts), with its compressed raw record: one key, so they are
  * evicted together. `entry` is the text decoded on its first read, then shared (frozen) by every hit.
  */
-interface Kept { text: string; raw: Buffer | null; entry?: CacheEntry | null }
+interface Kept { text: string; raw: Buffer | null; entry?: CacheEntry | null; rawExpiresAt: number }
 
 /** Default bound of the cache entries' size (MEMORY_CACHE_MB). */
 const DEFAULT_MEMORY_CACHE_BYTES = 128 * 1024 * 1024;
@@ -133,16 +133,17 @@ export class MemoryStore implements Store {
     });
   }
 
-  async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
+  async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number, keepMs = ttlMs): Promise<void> {
     const { text, raw } = await encodeEntry(entry, rawJson);
-    this.entries.set(key, { value: { text, raw }, expiresAt: this.clock() + ttlMs });
+    const now = this.clock();
+    this.entries.set(key, { value: { text, raw, rawExpiresAt: now + ttlMs }, expiresAt: now + Math.max(ttlMs, keepMs) });
   }
 
   async getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]> {
     return Promise.all(
       keys.map((k) => {
         const kept = this.live(this.entries, k);
-        return kept ? readWithRaw(kept.text, kept.raw) : null;
+        return kept ? readWithRaw(kept.text, kept.rawExpiresAt > this.clock() ? kept.raw : null) : null;
       }),
     );
   }
@@ -242,6 +243,10 @@ export class MemoryStore implements Store {
     // Keys listed first, then deleted: reading through the cache's get() would refresh their recency.
     for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets, this.answers, this.claims] as Keyed<Expiring<unknown>>[]) {
       for (const key of [...map].filter(([, e]) => e.expiresAt <= now).map(([k]) => k)) map.delete(key);
+    }
+    // An entry kept past its raw record's lifetime holds only its text (set again: its size counted anew).
+    for (const [key, e] of [...this.entries].filter(([, e]) => e.value.raw !== null && e.value.rawExpiresAt <= now)) {
+      this.entries.set(key, { ...e, value: { ...e.value, raw: null } }, { noUpdateTTL: true });
     }
     return released;
   }

@@ -39,8 +39,8 @@
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
-//   Pentry3:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 3), PX ttl
-//   Praw3:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, same PX ttl (written with it)
+//   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
+//   Praw4:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it)
 //                               (older code's `Pcache:<cacheKey>` entries are never read)
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
@@ -552,12 +552,12 @@ export class RedisStore implements Store {
     return values.map(decodeEntry);
   }
 
-  /** The entry and its raw record in one transaction, with one lifetime. */
-  async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number): Promise<void> {
+  /** The entry and its raw record in one transaction; the entry kept `keepMs`, its raw record `ttlMs`. */
+  async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number, keepMs = ttlMs): Promise<void> {
     const { text, raw } = await encodeEntry(entry, rawJson);
     const ttl = ms(ttlMs);
     await this.run(() => {
-      const tx = this.redis.multi().set(this.k.entry(key), text, 'PX', ttl);
+      const tx = this.redis.multi().set(this.k.entry(key), text, 'PX', ms(Math.max(ttlMs, keepMs)));
       return (raw === null ? tx.del(this.k.raw(key)) : tx.set(this.k.raw(key), raw, 'PX', ttl)).exec().then(failedStep);
     });
   }

@@ -9,10 +9,11 @@ import fc from 'fast-check';
 import { isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  BATCH_BODY_KEYS, BatchRequest, INPUT_SCHEMAS, isLookupError, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, LookupQuery, MAX_BATCH_ITEMS,
+  BATCH_BODY_KEYS, BatchRequest, INPUT_SCHEMAS, isLookupError, ITEM_OPTION_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, LookupQuery, MAX_BATCH_ITEMS,
   OPTION_FIELDS, parseBatchBody, parseLookupQuery, STATUS_HINTS,
 } from '../../src/contract/index.js';
 import { schema as graphqlSchema } from '../../src/graphql/index.js';
+import { toGraphqlName } from '../../src/graphql/typebox.js';
 import { buildOpenApi } from '../../src/rest/openapi.js';
 
 // A query string's values are text: coerceTypes reads raw=true as the boolean the schema declares.
@@ -66,7 +67,14 @@ const QUERIES: Array<[string, Record<string, unknown>, Verdict]> = [
   ['a link of 500 characters', { url: linkOf(500) }, 'ok'],
   ['an address with raw=true', { address: ADDRESS, raw: 'true' }, 'ok'],
   ['an address of 200 characters as sent', { address: addressOf(200) }, 'ok'],
-  ['every option', { zpid: '1', status: 'for_rent', raw: 'false' }, 'ok'],
+  ['every option', { zpid: '1', status: 'for_rent', raw: 'false', max_age: '0', stale: 'false' }, 'ok'],
+  ['max_age of a day', { zpid: '1', max_age: '86400' }, 'ok'],
+  ['max_age past a day', { zpid: '1', max_age: '86401' }, 'bad_param'],
+  ['a negative max_age', { zpid: '1', max_age: '-1' }, 'bad_param'],
+  ['a fractional max_age', { zpid: '1', max_age: '1.5' }, 'bad_param'],
+  ['max_age in words', { zpid: '1', max_age: 'soon' }, 'bad_param'],
+  ['an empty max_age', { zpid: '1', max_age: '' }, 'bad_param'],
+  ['stale=no', { zpid: '1', stale: 'no' }, 'bad_param'],
   ['nothing', {}, 'missing_param'],
   ['options only', { status: 'sold', raw: 'true' }, 'missing_param'],
   ['two locators', { url: HOME, zpid: '2146993218' }, 'bad_param'],
@@ -119,6 +127,12 @@ const BODIES: Array<[string, unknown, Verdict]> = [
   ['an item with an unknown key', { items: [{ foo: 'bar' }] }, 'bad_param'],
   ['an item with two locators', { items: [{ url: HOME, zpid: '1' }] }, 'bad_param'],
   ['an item with a bad zpid', { items: [{ zpid: 'abc' }] }, 'bad_param'],
+  ['items with their own max_age, over the batch\'s', { items: [{ zpid: '1', max_age: 0 }, { url: HOME, max_age: 86_400 }], max_age: 60, stale: false }, 'ok'],
+  ['an item max_age past a day', { items: [{ zpid: '1', max_age: 86_401 }] }, 'bad_param'],
+  ['an item max_age as text', { items: [{ zpid: '1', max_age: '60' }] }, 'bad_param'],
+  ['a fractional max_age', { items: [{ zpid: '1' }], max_age: 1.5 }, 'bad_param'],
+  ['stale as text', { items: [{ zpid: '1' }], stale: 'false' }, 'bad_param'],
+  ['an item with raw beside its locator (raw is the batch\'s)', { items: [{ address: ADDRESS, max_age: 5, raw: true }] }, 'bad_param'],
   ['a short string item', { items: ['x'] }, 'bad_param'],
   ['a link item over the limit', { items: [linkOf(501)] }, 'bad_param'],
   ['an address item over the limit', { items: [{ address: addressOf(201) }] }, 'bad_param'],
@@ -219,18 +233,20 @@ describe('the faces take their inputs from the contract', () => {
     expect(body).toMatchObject({ additionalProperties: false, properties: { items: { minItems: 1, maxItems: MAX_BATCH_ITEMS } } });
   });
 
-  it('GraphQL: property takes the query keys, properties the body keys, LookupItem the locators (@oneOf)', () => {
+  it('GraphQL: property takes the query keys, properties the body keys, LookupItem the locators and maxAge (camelCase)', () => {
     const query = graphqlSchema.getQueryType()!.getFields();
-    expect(query.property!.args.map((a) => a.name).sort()).toEqual([...LOOKUP_QUERY_KEYS].sort());
+    expect(query.property!.args.map((a) => a.name).sort()).toEqual(LOOKUP_QUERY_KEYS.map(toGraphqlName).sort());
     expect(query.property!.args.every((a) => !String(a.type).endsWith('!'))).toBe(true);
-    expect(query.properties!.args.map((a) => [a.name, String(a.type)]).sort()).toEqual(
-      [['items', '[LookupItem!]!'], ['raw', 'Boolean'], ['status', 'StatusHint']].sort(),
+    const bodyArgs = query.properties!.args.filter((a) => BATCH_BODY_KEYS.map(toGraphqlName).includes(a.name));
+    expect(bodyArgs.map((a) => [a.name, String(a.type)]).sort()).toEqual(
+      [['items', '[LookupItem!]!'], ['maxAge', 'Int'], ['raw', 'Boolean'], ['stale', 'Boolean'], ['status', 'StatusHint']].sort(),
     );
-    expect([...BATCH_BODY_KEYS].sort()).toEqual(['items', 'raw', 'status']);
+    expect([...BATCH_BODY_KEYS].sort()).toEqual(['items', 'max_age', 'raw', 'stale', 'status']);
     const item = graphqlSchema.getType('LookupItem');
     if (!isInputObjectType(item)) throw new Error('LookupItem is not an input type');
-    expect(item.isOneOf).toBe(true);
-    expect(Object.keys(item.getFields()).sort()).toEqual([...LOCATOR_KEYS].sort());
+    // Not @oneOf (it has maxAge beside the locator): one locator per item is the validator's rule.
+    expect(item.isOneOf).toBe(false);
+    expect(Object.keys(item.getFields()).sort()).toEqual([...LOCATOR_KEYS, ...ITEM_OPTION_KEYS].map(toGraphqlName).sort());
     expect(item.getFields().zpid!.description).toBe(openapi.paths['/v1/portal/property'].get.parameters[1].description);
   });
 });

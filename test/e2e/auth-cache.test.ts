@@ -9,6 +9,7 @@ import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { everySection } from '../helpers/sections.js';
 
 /** A home cached in the store: the lookups below are hits, authenticated through the key cache. */
 const HOME = 'zpid:777000777';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   };
   a = await start();
   b = await start();
-  await a.store.putEntry(HOME, { record: '{"zpid":"777000777"}', fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000777' }, null, 3600_000);
+  await a.store.putEntry(HOME, { record: '{"zpid":"777000777"}', fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000777', sections: everySection('present'), storedAt: Date.now() }, null, 3600_000);
 });
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);

@@ -69,10 +69,12 @@ describe('Query.properties', () => {
     expect(plain.properties!.results[0]!.data!.raw).toBeNull();
   });
 
-  it('an item with two locators is refused by the oneOf input before anything runs', async () => {
+  it('an item with two locators fails in place with bad_param, as in REST (LookupItem is not @oneOf: it has maxAge too)', async () => {
+    const before = await used();
     const r = await postGql(svc, { query: print(BatchDocument), variables: { items: [{ zpid: '1', url: HOME_URL }] } });
-    expect(r.status).toBe(400);
-    expect(r.body.errors[0].message).toMatch(/exactly one key/i);
+    expect(r.status).toBe(200);
+    expect(r.body.data.properties.results[0]).toMatchObject({ ok: false, error: { code: 'bad_param', details: { param: 'url,zpid' } } });
+    expect(await used()).toBe(before);
   });
 
   it('no items → bad_body (as REST), as a coded error', async () => {

@@ -13,7 +13,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import {
   AccountUsage, AddressDifference, AddressMatch, BatchMeta, FieldChange, BatchResult, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty,
-  PortalSchool, PortalTaxEvent, PROPERTY_FIELDS, PropertyResponse, STATUS_HINTS,
+  PortalSchool, PortalTaxEvent, PROPERTY_FIELDS, PropertyResponse, STATUS_HINTS, LookupSections, SECTION_STATES,
 } from '../../src/contract/index.js';
 import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../../src/address/index.js';
 import { printSchemaSdl, schema } from '../../src/graphql/index.js';
@@ -31,6 +31,7 @@ const GENERATED: Array<[string, TObject]> = [
   ['PortalSchool', PortalSchool],
   ['LookupMeta', LookupMeta],
   ['LookupSource', LookupSource],
+  ['LookupSections', LookupSections],
   ['FieldChange', FieldChange],
   ['AddressMatch', AddressMatch],
   ['AddressDifference', AddressDifference],
@@ -43,7 +44,7 @@ const GENERATED: Array<[string, TObject]> = [
 const REF_TYPES: Record<string, string> = {
   PortalPriceEvent: 'PortalPriceEvent', PortalTaxEvent: 'PortalTaxEvent', PortalSchool: 'PortalSchool',
   PortalProperty: 'PortalProperty', LookupSource: 'LookupSource', LookupMeta: 'LookupMeta', ErrorBody: 'LookupError',
-  AddressMatch: 'AddressMatch', AddressDifference: 'AddressDifference', FieldChange: 'FieldChange',
+  AddressMatch: 'AddressMatch', AddressDifference: 'AddressDifference', FieldChange: 'FieldChange', LookupSections: 'LookupSections',
 };
 
 const literalSet = (s: TSchema): string =>
@@ -70,6 +71,7 @@ function expected(prop: TSchema): { name: string; list: boolean; nullable: boole
     : literalSet(item) === [...HOME_STATUSES].sort().join() ? 'HomeStatus'
     : literalSet(item) === [...DIFFERENCE_FIELDS].sort().join() ? 'AddressDifferenceField'
     : literalSet(item) === [...DIFFERENCE_KINDS].sort().join() ? 'AddressDifferenceKind'
+    : literalSet(item) === [...SECTION_STATES].sort().join() ? 'SectionState'
     : 'String';
   return { name, list, nullable };
 }
@@ -133,7 +135,7 @@ describe('object types generated from the contract (TypeBox) schemas', () => {
     expect(homeStatus.getValues().map((v) => v.value).sort()).toEqual([...HOME_STATUSES].sort());
     const hint = schema.getType('StatusHint') as unknown as { getValues(): Array<{ name: string; value: unknown }> };
     expect(hint.getValues().map((v) => [v.name, v.value]).sort()).toEqual(STATUS_HINTS.map((h) => [h.toUpperCase(), h]).sort());
-    for (const [name, values] of [['AddressDifferenceField', DIFFERENCE_FIELDS], ['AddressDifferenceKind', DIFFERENCE_KINDS]] as const) {
+    for (const [name, values] of [['AddressDifferenceField', DIFFERENCE_FIELDS], ['AddressDifferenceKind', DIFFERENCE_KINDS], ['SectionState', SECTION_STATES]] as const) {
       const e = schema.getType(name) as unknown as { getValues(): Array<{ name: string; value: unknown }> };
       expect(e.getValues().map((v) => [v.name, v.value]).sort()).toEqual(values.map((v) => [v.toUpperCase(), v]).sort());
     }

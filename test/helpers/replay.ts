@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { Catalog } from '../../src/replay/catalog.js';
+import { loadCatalog, type Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
 
 /** Starts a replay server of `catalog` for the calling test file; read `.current` inside tests. */
@@ -30,4 +30,17 @@ export async function closedPort(): Promise<number> {
   server.close();
   await once(server, 'close');
   return port;
+}
+
+let catalog: Catalog | undefined;
+
+/**
+ * The page the replay serves for home `zpid` (its path after the site's redirect, and its HTML), to
+ * serve an edited copy through the replay's faults: `faults.set(path, { body: edited })` is "this
+ * home now has price X", until the faults are cleared.
+ */
+export function recordedPage(zpid: string): { path: string; html: string } {
+  const entry = (catalog ??= loadCatalog()).find((e) => e.zpid === zpid && e.status === 200 && e.path.startsWith('/homedetails/'));
+  if (!entry) throw new Error(`no recorded page of zpid ${zpid}`);
+  return { path: entry.path, html: entry.html };
 }

@@ -1,5 +1,6 @@
 // The cache policy (lookup/cache-policy.ts) decides every lifetime the lookup writes with: a home's
-// entry, the address alias pointing at it, and an ambiguous address's memo. Checked on what a real
+// entry (kept past its raw record for stale answers and change hints), the address alias pointing at
+// it, and an ambiguous address's memo. Checked on what a real
 // lookup writes to the store, with lifetimes set apart so each write shows which one it took.
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { ttlFor } from '../../src/lookup/cache-policy.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { everySection } from '../helpers/sections.js';
 
-const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', AMBIGUITY_MEMO_TTL_MS: '7654' });
+const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', STALE_TTL_MS: '1000', AMBIGUITY_MEMO_TTL_MS: '7654' });
 
 const home = (zpid: string): Collected => ({
   property: { zpid, address: `${zpid} Main St, Springfield, IL 62701`, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'],
@@ -32,15 +33,19 @@ const collector: Collector = {
 };
 
 /** The store, recording the lifetime of every cache write. */
-function recording(store: Store): { store: Store; writes: Array<[string, string, number]> } {
-  const writes: Array<[string, string, number]> = [];
+function recording(store: Store): { store: Store; writes: Array<[string, string, ...number[]]> } {
+  const writes: Array<[string, string, ...number[]]> = [];
   const ttlArg = { putEntry: 3, putAlias: 2, putMemo: 2 } as const;
   const proxy = new Proxy(store, {
     get(target, name, receiver) {
       const value = Reflect.get(target, name, receiver);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (typeof name === 'string' && name in ttlArg) writes.push([name, String(args[0]), args[ttlArg[name as keyof typeof ttlArg]] as number]);
+        if (typeof name === 'string' && name in ttlArg) {
+          // putEntry's entry keep (its 5th argument) beside its raw record's lifetime.
+          const lifetimes = args.slice(ttlArg[name as keyof typeof ttlArg]) as number[];
+          writes.push([name, String(args[0]), ...lifetimes]);
+        }
         return value.apply(target, args);
       };
     },
@@ -67,9 +72,10 @@ async function service() {
 }
 
 describe('cache policy', () => {
-  it('gives homes and aliases the cache lifetime, ambiguity memos their own', () => {
+  it('gives homes the cache lifetime, their kept entries and aliases STALE_TTL_MS more, ambiguity memos their own', () => {
     expect(ttlFor(config, 'home')).toBe(1234567);
-    expect(ttlFor(config, 'alias')).toBe(1234567);
+    expect(ttlFor(config, 'kept')).toBe(1235567);
+    expect(ttlFor(config, 'alias')).toBe(1235567);
     expect(ttlFor(config, 'ambiguity')).toBe(7654);
   });
 
@@ -80,8 +86,8 @@ describe('cache policy', () => {
     expect(found.body.meta).toMatchObject({ credits: 1, cached: false });
     expect(found.body.meta.cache_key).toMatch(/^addr:/);
     expect(writes).toEqual([
-      ['putEntry', 'zpid:42', 1234567],
-      ['putAlias', found.body.meta.cache_key, 1234567],
+      ['putEntry', 'zpid:42', 1234567, 1235567],
+      ['putAlias', found.body.meta.cache_key, 1235567],
     ]);
   });
 

@@ -6,6 +6,7 @@ import { hashApiKey, seededAccountId } from '../../src/accounts/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { switchableStore, type Switch } from '../graphql/switchable-store.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { everySection } from '../helpers/sections.js';
 
 let svc: TestService;
 let sw: Switch;
@@ -33,7 +34,7 @@ describe('a REST cache hit', () => {
   // of a parsed object would not keep.
   const recordText = '{"zpid":"777000777","price":1.50,"address":"1 Verbatim Way, Springfield, IL 62701"}';
   beforeAll(async () => {
-    await svc.store.putEntry('zpid:777000777', { record: recordText, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000777' }, null, 60_000);
+    await svc.store.putEntry('zpid:777000777', { record: recordText, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000777', sections: everySection('present'), storedAt: Date.now() }, null, 60_000);
   });
 
   it('sends the stored record text as it is kept, inside the envelope', async () => {
@@ -57,7 +58,7 @@ describe('a REST cache hit', () => {
   });
 
   it('raw=true splices the raw record in as the last field', async () => {
-    await svc.store.putEntry('zpid:777000778', { record: '{"zpid":"777000778"}', fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000778' }, '{"deep":{"n":1}}', 60_000);
+    await svc.store.putEntry('zpid:777000778', { record: '{"zpid":"777000778"}', fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000778', sections: everySection('present'), storedAt: Date.now() }, '{"deep":{"n":1}}', 60_000);
     const r = await svc.get('/v1/portal/property?zpid=777000778&raw=true', 'test_hit_key_0001');
     expect(r.body.data).toEqual({ zpid: '777000778', raw: { deep: { n: 1 } } });
   });

@@ -1,9 +1,11 @@
 // One behavioural suite for every Store: the memory store and the Redis store must agree.
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ENTRY_FORMAT } from '../../src/store/entry-format.js';
 import type {
   Account, CacheEntry, LedgerEntry, ReserveRequest, Store,
 } from '../../src/store/types.js';
+import { everySection } from '../helpers/sections.js';
 
 export type StoreFactory = () => Promise<Store>;
 
@@ -54,6 +56,8 @@ export function entry(zpid: string): CacheEntry {
     fetchedAt: '2026-03-01T12:00:00.000Z',
     source: { provider: 'self_hosted', note: 'read the page' },
     zpid,
+    sections: everySection('present'),
+    storedAt: Date.parse('2026-03-01T12:00:00.000Z'),
   };
 }
 
@@ -219,21 +223,39 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const oldCode = JSON.stringify({ record: JSON.parse(entry('6').record), raw: {}, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
         const details = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
         const record = entry('6').record;
-        const full = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', len: record.length, raw: null });
+        const { storedAt, sections } = entry('6');
+        const full = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', sections, storedAt, len: record.length, raw: null });
+        const undated = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', sections, len: record.length, raw: null });
+        const unsectioned = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', storedAt, len: record.length, raw: null });
+        const tag = `pe${ENTRY_FORMAT}\n`;
         const damaged = [
-          `pe3\n${full}\n${record.slice(0, -1)}`, // cut short
-          `pe3\n${full}\n${record.slice(0, -2)}}`, // ends with } but shorter than recorded
-          `pe3\n${details}\n${record}`, // no recorded length
-          `pe3\n{not json\n{}`,
-          'pe3\n',
+          `${tag}${full}\n${record.slice(0, -1)}`, // cut short
+          `${tag}${full}\n${record.slice(0, -2)}}`, // ends with } but shorter than recorded
+          `${tag}${details}\n${record}`, // no recorded length
+          `${tag}${undated}\n${record}`, // no time it was read
+          `${tag}${unsectioned}\n${record}`, // no sections
+          `${tag}{not json\n{}`,
+          tag,
         ];
-        for (const text of [oldCode, `pe1\n${details}\n${record}`, `pe2\n${details}\n${record}`, `pe4\n${full}\n${record}`, ...damaged]) {
+        const older = Array.from({ length: ENTRY_FORMAT - 1 }, (_, i) => `pe${i + 1}\n${details}\n${record}`);
+        for (const text of [oldCode, ...older, `pe${ENTRY_FORMAT + 1}\n${full}\n${record}`, ...damaged]) {
           await backdoor.writeEntryText('zpid:6', text);
           expect(await store.getEntries(['zpid:6']), text.slice(0, 40)).toEqual([null]);
         }
         // The same details in this version's form read as the entry.
-        await backdoor.writeEntryText('zpid:6', `pe3\n${full}\n${record}`);
+        await backdoor.writeEntryText('zpid:6', `${tag}${full}\n${record}`);
         expect(await store.getEntries(['zpid:6'])).toEqual([{ ...entry('6'), source: { provider: 'self_hosted' } }]);
+      });
+
+      it('keeps an entry past its raw record (keepMs): then read alone, with raw a miss; its changes kept as put', async () => {
+        const changed = { ...entry('13'), changes: [{ field: 'price' as const, from: 240_000, to: 250_000 }], previousFetchedAt: '2026-02-01T12:00:00.000Z' };
+        await store.putEntry('zpid:13', changed, rawJsonOf('13'), 30_000, 90_000);
+        expect(await store.getEntriesWithRaw(['zpid:13'])).toEqual([{ entry: changed, rawJson: rawJsonOf('13') }]);
+        await backdoor.elapse(30_001);
+        expect(await store.getEntries(['zpid:13'])).toEqual([changed]);
+        expect(await store.getEntriesWithRaw(['zpid:13'])).toEqual([null]);
+        await backdoor.elapse(60_000);
+        expect(await store.getEntries(['zpid:13'])).toEqual([null]);
       });
 
       it('keeps aliases and lets them expire', async () => {

@@ -11,7 +11,7 @@ export function propertyRoute(app: FastifyInstance, deps: CoreDeps): void {
       const ctx = await contextFor(deps, request, reply);
       const { locator, options } = parsedLookup(ctx, () => parseLookupQuery(request.query as Record<string, unknown>));
       const { dataJson, meta } = await lookupOne(ctx, locator, options);
-      reply.header('x-cache', meta.cached ? 'HIT' : 'MISS');
+      reply.header('x-cache', meta.stale ? 'STALE' : meta.cached ? 'HIT' : 'MISS');
       return sendJsonText(reply, `{"data":${dataJson},"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`);
     } catch (e) {
       return sendError(reply, e);

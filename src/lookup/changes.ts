@@ -1,0 +1,35 @@
+// Change hints (meta.changes): what differs between two snapshots of one home, field by field.
+import type { ChangeField, FieldChange, PortalPriceEvent, PortalProperty } from '../contract/index.js';
+
+/** Fields compared by value: any difference (null to a value too) is a change. */
+const VALUE_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee', 'photoCount'] as const satisfies readonly ChangeField[];
+
+/** A snapshot as compared: the fields meta.changes reports, any of them missing (read as null). */
+export type Snapshot = Partial<Pick<PortalProperty, (typeof VALUE_FIELDS)[number] | 'daysOnPortal' | 'priceHistory'>>;
+
+/** A price event's identity: the same date, event and price is the same event, whatever else was re-read. */
+const eventKey = (e: PortalPriceEvent): string => JSON.stringify([e.date ?? null, e.event ?? null, e.price ?? null]);
+
+/**
+ * What changed from `before` to `after`, in CHANGE_FIELDS order:
+ * - price, homeStatus, estimate, rentEstimate, monthlyHoaFee, photoCount: any other value;
+ * - daysOnPortal: only a count that went down (the listing was relisted and its count restarted);
+ *   its growth from day to day, or becoming null, is not a change;
+ * - priceHistory: each event of `after` that `before` did not have (same date, event and price),
+ *   newest first as the record lists them, as `{ field: 'priceHistory', from: null, to: event }`.
+ */
+export function changesBetween(before: Snapshot, after: Snapshot): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const field of VALUE_FIELDS) {
+    const from = before[field] ?? null;
+    const to = after[field] ?? null;
+    if (from !== to) changes.push({ field, from, to });
+  }
+  const days = { from: before.daysOnPortal ?? null, to: after.daysOnPortal ?? null };
+  if (days.from !== null && days.to !== null && days.to < days.from) changes.push({ field: 'daysOnPortal', ...days });
+  const known = new Set((before.priceHistory ?? []).map(eventKey));
+  for (const event of after.priceHistory ?? []) {
+    if (!known.has(eventKey(event))) changes.push({ field: 'priceHistory', from: null, to: event });
+  }
+  return changes;
+}
