@@ -157,6 +157,18 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     expect(site.requests.length).toBe(upstream);
   });
 
+  it('/openapi.json documents the header, the idempotent-replayed response header and the two codes on the batch only', async () => {
+    const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as any;
+    const batchOp = doc.paths['/v1/portal/batch'].post;
+    expect(batchOp.parameters.find((p: any) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
+    expect(Object.keys(batchOp.responses['200'].headers)).toContain('idempotent-replayed');
+    expect(Object.keys(batchOp.responses['409'].content['application/json'].examples)).toEqual(['idempotency_key_in_use']);
+    expect(Object.keys(batchOp.responses['422'].content['application/json'].examples)).toEqual(['idempotency_key_reused']);
+    const propertyOp = doc.paths['/v1/portal/property'].get;
+    expect(Object.keys(propertyOp.responses['409'].content['application/json'].examples)).not.toContain('idempotency_key_in_use');
+    expect(Object.keys(propertyOp.responses['422'].content['application/json'].examples)).not.toContain('idempotency_key_reused');
+  });
+
   it('an answer with a transient refusal in it (an item past the batch deadline) is not kept: the retry runs again', async () => {
     const short = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' } });
     try {
