@@ -86,7 +86,7 @@ type GMeta = Extract<PropertyQuery['property'], { __typename: 'PropertyLookup' }
 type GError = { code: string; message: string; details?: unknown };
 
 function restMeta(m: GMeta): Record<string, unknown> {
-  const { cacheKey, fetchedAt, tookMs: _took, source, release, warning, credits, cached, sections, match } = m;
+  const { cacheKey, fetchedAt, tookMs: _took, ageSeconds: _age, source, release, warning, credits, cached, sections, match, stale, staleReason, changes, previousFetchedAt } = m;
   const { fallbackFrom, descriptors, provider, note } = source;
   return {
     credits,
@@ -97,6 +97,8 @@ function restMeta(m: GMeta): Record<string, unknown> {
     ...(release == null ? {} : { release }),
     ...(warning == null ? {} : { warning }),
     ...(match == null ? {} : { match: restMatch(match) }),
+    ...(stale == null ? {} : { stale, stale_reason: staleReason }),
+    ...(changes == null ? {} : { changes, previous_fetched_at: previousFetchedAt }),
     // GraphQL's enum values are REST's in upper case.
     sections: Object.fromEntries(Object.entries(sections).filter(([k]) => k !== '__typename').map(([k, v]) => [k, String(v).toLowerCase()])),
   };
@@ -111,8 +113,9 @@ const restMatch = ({ matchedAddress, differences, ...same }: NonNullable<GMeta['
 
 const restError = (e: GError) => ({ code: e.code, message: e.message, ...(e.details == null ? {} : { details: e.details }) });
 
+/** Meta without its timings: took_ms, and age_seconds (each service read the home at its own moment). */
 const withoutTook = (meta: Record<string, unknown>) => {
-  const { took_ms: _t, ...rest } = meta;
+  const { took_ms: _t, age_seconds: _a, ...rest } = meta;
   return rest;
 };
 
