@@ -126,3 +126,39 @@ describe('provider items (no page extras)', () => {
     expect(r.photos).toEqual(['https://photos.zillowstatic.com/fp/aaa-cc_ft_1536.jpg']);
   });
 });
+
+describe('image', () => {
+  const photo = 'https://photos.zillowstatic.com/fp/aaa-cc_ft_1536.jpg';
+  const og = 'https://photos.zillowstatic.com/fp/ccc-cc_ft_1536.jpg';
+  const streetView = 'https://maps.googleapis.com/maps/api/streetview?location=1%20Main%20St&size=400x250&format=.jpg';
+  /** Page extras whose only meta tag is og:image, counting how often the mapper asks for it. */
+  const extrasWith = (ogImage: string | null) => {
+    const reads = { ogImage: 0 };
+    const meta = new Proxy<Record<string, string>>(ogImage === null ? {} : { 'og:image': ogImage }, {
+      get(target, key) {
+        if (key === 'og:image') reads.ogImage += 1;
+        return Reflect.get(target, key);
+      },
+    });
+    const extras: PageExtras = { jsonLd: [], meta, title: null, canonical: null };
+    return { extras, reads };
+  };
+
+  it('reads the page meta for og:image only when neither the photos nor the record links give an image', () => {
+    // Reading a meta tag decodes the whole page, twice the cost of the rest of reading it.
+    const withPhoto = extrasWith(og);
+    expect(map({ responsivePhotos: [{ mixedSources: { jpeg: [{ url: photo, width: 1536 }] } }] }, withPhoto.extras).imgSrc).toBe(photo);
+    const withLink = extrasWith(og);
+    expect(map({ hiResImageLink: photo }, withLink.extras).imgSrc).toBe(photo);
+    expect([withPhoto.reads.ogImage, withLink.reads.ogImage]).toEqual([0, 0]);
+    const bare = extrasWith(og);
+    expect(map({}, bare.extras)).toMatchObject({ imgSrc: og, photos: [] });
+    expect(bare.reads.ogImage).toBeGreaterThan(0);
+  });
+
+  it('passes over a map image in the record links to og:image, and a home with only map images has no photo', () => {
+    expect(map({ hiResImageLink: streetView }, extrasWith(og).extras).imgSrc).toBe(og);
+    expect(map({ hiResImageLink: streetView, photoCount: 1 }, extrasWith(null).extras)).toMatchObject({ imgSrc: null, photoCount: 0 });
+    expect(map({ photoCount: 1 }, extrasWith(streetView).extras)).toMatchObject({ imgSrc: null, photoCount: 0 });
+  });
+});

@@ -109,10 +109,14 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     listing === 'sold' ? (positive(p.lastSoldPrice) ?? lastSale?.price ?? null) : listing === 'none' ? null : listPrice;
 
   const photos = photoUrls(p, PROPERTY_PHOTO_ARRAYS);
-  const imageLinks = [text(p.hiResImageLink), text(p.desktopWebHdpImageLink), page.meta('og:image')];
-  const imgSrc = photos[0] ?? imageLinks.find((u) => u !== null && !isMapImage(u)) ?? null;
+  const ownLinks = [text(p.hiResImageLink), text(p.desktopWebHdpImageLink)];
+  // og:image only when neither the photos nor the record's own links give an image: reading a meta tag
+  // decodes the whole page (about twice the cost of the rest of reading it).
+  const ogImage = once(() => page.meta('og:image'));
+  const isImage = (u: string | null) => u !== null && !isMapImage(u);
+  const imgSrc = photos[0] ?? ownLinks.find(isImage) ?? (isImage(ogImage()) ? ogImage() : null);
   // A home without photos shows a map or street view instead, which the site may count as a photo: it is none.
-  const noPhoto = imgSrc === null && (imageLinks.some((u) => u !== null && isMapImage(u)) || mapImagesOnly(p, PROPERTY_PHOTO_ARRAYS));
+  const noPhoto = imgSrc === null && ([...ownLinks, ogImage()].some((u) => u !== null && isMapImage(u)) || mapImagesOnly(p, PROPERTY_PHOTO_ARRAYS));
   const listed = listing !== 'none';
   const listingAgent = list(ai, 'listingAgents').find((a) => a.associatedAgentType === 'listAgent');
 
