@@ -1,16 +1,49 @@
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files that run in a process of their own: those that stop, kill, freeze or restart a Redis server
  * under this process's own Redis clients (a client left reconnecting would outlive its file): the Redis
  * store's, the outage, restarted-empty and start-before-Redis tests; the event-loop lag test (it measures
- * this process's loop); browsers.
+ * this process's loop). The others (the browser's too: Chromium is a child closed by its file) share a
+ * worker's loaded modules, about 3 s of import saved per file.
  */
 const OWN_PROCESS = [
-  'test/e2e/event-loop-lag.test.ts', 'test/store/redis*.test.ts',
+  'test/e2e/event-loop-lag.test.ts', 'test/store/redis.test.ts', 'test/store/redis-outage.test.ts',
   'test/e2e/redis-outage.test.ts', 'test/e2e/store-reset.test.ts', 'test/e2e/startup.test.ts',
-  'test/browser/**/*.test.ts', '**/*.browser.test.ts',
 ];
+
+/**
+ * Seconds each of the longest files took (a run with both workers busy, on this 2-core machine). Without
+ * vitest's own record of the last run's durations (a fresh checkout, CI) these start first.
+ */
+const KNOWN_DURATIONS: Record<string, number> = {
+  'test/browser/pages.browser.test.ts': 45, 'test/mcp/mcp-stdio.test.ts': 21, 'test/collector/page-pool.test.ts': 20,
+  'test/e2e/shutdown.test.ts': 19, 'test/clients/typescript-client.test.ts': 12, 'test/e2e/event-loop-lag.test.ts': 11,
+  'test/e2e/fault-signals.test.ts': 11, 'test/e2e/redis-outage.test.ts': 10, 'test/rest/openapi.test.ts': 9,
+  'test/e2e/metrics-listener.test.ts': 9, 'test/e2e/billing-concurrency.test.ts': 9, 'test/graphql/equivalence.test.ts': 7,
+  'test/collector/with-fallback.test.ts': 7, 'test/e2e/stop-signals.test.ts': 7, 'test/e2e/crash.test.ts': 7,
+  'test/store/redis-outage.test.ts': 6,
+};
+
+/**
+ * The longest files first, across both projects (vitest's own order runs one project's files before
+ * the other's), by the last run's durations where vitest has them, else by KNOWN_DURATIONS: the two
+ * workers then end together instead of one finishing a long file alone.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const seconds = (f: TestSpecification): number => {
+      const path = relative(root, f.moduleId);
+      const last = this.ctx.cache.getFileTestResults(`${f.project.name}:${path}`);
+      return last ? last.duration / 1000 : (KNOWN_DURATIONS[path] ?? 0);
+    };
+    const known = new Map(files.map((f) => [f, seconds(f)]));
+    return [...files].sort((a, b) => known.get(b)! - known.get(a)!);
+  }
+}
 
 export default defineConfig({
   // One copy of graphql for app, Pothos and Yoga (vitest would otherwise load both the ESM and CJS builds).
@@ -18,6 +51,7 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
     // src/ compiled once per run for the tests that start its entry points as processes.
     globalSetup: ['test/helpers/compile-src.setup.ts'],
     pool: 'forks',
