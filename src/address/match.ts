@@ -213,10 +213,12 @@ function findWritten(text: string, words: string): string | undefined {
   return all.at(-1)?.[0];
 }
 
+const NAMES_BY_CODE = new Map<string, string[]>();
+for (const [name, code] of Object.entries(STATE_NAMES)) NAMES_BY_CODE.set(code, [...(NAMES_BY_CODE.get(code) ?? []), name]);
+
 /** The input's state as written: its code, else its name. */
 function writtenState(text: string, code: string): string | undefined {
-  const names = Object.keys(STATE_NAMES).filter((name) => STATE_NAMES[name] === code);
-  return findWritten(text, code) ?? names.map((name) => findWritten(text, name)).find((w) => w !== undefined);
+  return findWritten(text, code) ?? (NAMES_BY_CODE.get(code) ?? []).map((name) => findWritten(text, name)).find((w) => w !== undefined);
 }
 
 function asWritten(a: WrittenAddress): AsWritten {
