@@ -179,6 +179,25 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     expect(await charges()).toBe(5);
   });
 
+  it('an address whose resolution is blocked: the home its alias last led to answers, stale', async () => {
+    const address = `/v1/portal/property?address=${encodeURIComponent('661 Lakeview Ave, San Francisco, CA 94112')}`;
+    const known = await svc.get(address);
+    expect(known.body.meta).toMatchObject({ credits: 0, cached: true });
+    elapse(25 * HOUR);
+    replay.faults.set(new URL(replay.suggestUrl).pathname, { status: 403, body: WALL });
+    replay.faults.set(PAGE.path, { status: 403, body: WALL });
+    const readsBefore = reads();
+    const r = await svc.get(address);
+    // The resolution itself failed: the page was never asked for.
+    expect(reads()).toBe(readsBefore);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-cache')).toBe('STALE');
+    expect(r.body.data.zpid).toBe(ZPID);
+    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, stale: true, stale_reason: 'upstream_blocked', cache_key: known.body.meta.cache_key });
+    expect(await charges()).toBe(5);
+    replay.faults.clear();
+  });
+
   it('past STALE_TTL_MS the record no longer stands in: the error', async () => {
     replay.faults.set(PAGE.path, { status: 403, body: WALL });
     elapse(24 * HOUR + svc.config.staleTtlMs);
