@@ -19,7 +19,7 @@ export const SECTION_STATE_DESCRIPTIONS: Record<SectionState, string> = {
 
 /** Which record fields each section stands for. */
 export const SECTION_DESCRIPTIONS: Record<SectionName, string> = {
-  photos: 'photos (and imgSrc when it is a listing photo)',
+  photos: 'photos',
   priceHistory: 'priceHistory',
   taxHistory: 'taxHistory',
   schools: 'schools',
