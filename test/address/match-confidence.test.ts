@@ -1,7 +1,10 @@
 // Match confidence (README "Address match confidence"): the differences the matcher tolerated and
 // the confidence they leave, for a table of inputs against the address of the home answered.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { checkAddress, partsWithUnit, scoreMatch, type AddressDifference, type WrittenAddress } from '../../src/address/index.js';
+import {
+  checkAddress, DIFFERENCE_KINDS, DIFFERENCE_WEIGHTS, partsWithUnit, scoreMatch, type AddressDifference, type WrittenAddress,
+} from '../../src/address/index.js';
 
 const input = (text: string): WrittenAddress => {
   const c = checkAddress(text);
@@ -92,5 +95,25 @@ describe('scoreMatch', () => {
       'house_number:different', 'street_name:different', 'street_type:different', 'directional:missing_in_input', 'unit:different',
       'city:different', 'state:different', 'zipcode:different',
     ]);
+  });
+});
+
+describe('the README', () => {
+  it("states the weights DIFFERENCE_WEIGHTS applies (section 'Address match confidence')", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Address match confidence'));
+    const rows = [...section.matchAll(/^\s*\| (`[a-z_]+`(?:, `[a-z_]+`)*) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$/gm)];
+    // One row per class: the weights of each class's fields, in hundredths.
+    const classOf: Record<string, keyof typeof DIFFERENCE_WEIGHTS> = {
+      '`city`, `state`, `zipcode`': 'place',
+      '`street_type`, `directional`': 'qualifier',
+      '`house_number`, `street_name`, `unit`': 'identity',
+      '`unit_designator`': 'designator',
+    };
+    expect(rows.map((r) => r[1])).toEqual(Object.keys(classOf));
+    for (const r of rows) {
+      const weights = DIFFERENCE_WEIGHTS[classOf[r[1]!]!];
+      expect(r.slice(2, 6).map((w) => Math.round(Number(w) * 100)), r[1]).toEqual(DIFFERENCE_KINDS.map((k) => weights[k]));
+    }
   });
 });
