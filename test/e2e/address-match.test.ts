@@ -82,10 +82,13 @@ describe('REST: meta.match on address lookups', () => {
     });
   });
 
-  it('a zpid lookup has no match, an address item of a batch has its own', async () => {
+  it('zpid and link lookups have no match, an address item of a batch has its own', async () => {
     const one = await svc.get('/v1/portal/property?zpid=15192198');
     expect(one.body.meta.cached).toBe(true);
     expect(one.body.meta).not.toHaveProperty('match');
+    const link = await svc.get(`/v1/portal/property?${q({ url: 'https://www.zillow.com/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' })}`);
+    expect(link.body.meta.cached).toBe(true);
+    expect(link.body.meta).not.toHaveProperty('match');
     const batch = await svc.post('/v1/portal/batch', { items: [{ address: '661 Lakeview Ave, San Francisco, California 94112' }, { zpid: '15192198' }] });
     expect(batch.status).toBe(200);
     expect(batch.body.data[0].meta.match).toMatchObject({
