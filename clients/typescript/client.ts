@@ -14,6 +14,8 @@ export type BatchItem = Schemas['BatchItem'];
 export type BatchResponse = Schemas['BatchResponse'];
 export type BatchItemSuccess = Schemas['BatchItemSuccess'];
 export type BatchItemFailure = Schemas['BatchItemFailure'];
+export type BatchPreviewResponse = Schemas['BatchPreviewResponse'];
+export type BatchPreviewItem = Schemas['BatchPreviewItem'];
 export type AccountUsage = Schemas['AccountUsage'];
 export type ErrorBody = Schemas['ErrorBody'];
 /** One of the spec's error codes (section 7). */
@@ -119,7 +121,20 @@ export class PortalClient {
 
   /** Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. */
   async batch(items: BatchItem[], options: BatchOptions = {}): Promise<BatchResponse> {
-    return send('POST', '/v1/portal/batch', () => this.api.POST('/v1/portal/batch', { body: { ...options, items } }));
+    // The route's 200 is either shape (OpenAPI cannot tie a response to a parameter); without dry_run it is this one.
+    const answer = await send('POST', '/v1/portal/batch', () => this.api.POST('/v1/portal/batch', { body: { ...options, items } }));
+    return answer as BatchResponse;
+  }
+
+  /**
+   * What the batch would cost now (POST /v1/portal/batch?dry_run=true): per item would_cost, and whether the
+   * account could pay it (meta.affordable). Nothing is looked up, charged or held.
+   */
+  async batchPreview(items: BatchItem[], options: BatchOptions = {}): Promise<BatchPreviewResponse> {
+    const answer = await send('POST', '/v1/portal/batch', () =>
+      this.api.POST('/v1/portal/batch', { params: { query: { dry_run: true } }, body: { ...options, items } }),
+    );
+    return answer as BatchPreviewResponse;
   }
 
   /** The caller's plan and usage (GET /v1/account). */

@@ -1,5 +1,5 @@
 // How many lookups an operation asks for: each `property` field is one, each `properties` field
-// counts its items (literal lists, or list variables with their values). Counted on the executed
+// counts its items (literal lists, or list variables with their values), or one for a dry run. Counted on the executed
 // document with the request's variables coerced as the executor coerces them (defaults applied, so
 // @skip/@include leave out what they will leave out), so it is exact per request (Yoga caches
 // validation per document, so a validation rule could not see the variables). Also: which
@@ -46,6 +46,15 @@ function itemsCount(node: ValueNode | undefined, variables: Variables): number {
   return 1; // a single object is coerced to a list of one
 }
 
+/** A boolean argument's value: a literal, or a variable with its coerced value. */
+function isTrue(node: ValueNode | undefined, variables: Variables): boolean {
+  if (!node) return false;
+  if (node.kind === Kind.BOOLEAN) return node.value;
+  return node.kind === Kind.VARIABLE && variables[node.name.value] === true;
+}
+
+const argument = (field: FieldNode, name: string): ValueNode | undefined => field.arguments?.find((a) => a.name.value === name)?.value;
+
 /**
  * Lookups an operation asks for (0 for anything but a query), with its variables as coerced by
  * coerceVariables (raw variables would miss their defaults).
@@ -55,7 +64,8 @@ export function countLookups(document: DocumentNode, op: OperationDefinitionNode
   let n = 0;
   for (const field of rootFields(document, op, coerced)) {
     if (field.name.value === 'property') n += 1;
-    else if (field.name.value === 'properties') n += itemsCount(field.arguments?.find((a) => a.name.value === 'items')?.value, coerced);
+    // A dry run looks nothing up: it counts as one, whatever its items (the core takes one unit for it).
+    else if (field.name.value === 'properties') n += isTrue(argument(field, 'dryRun'), coerced) ? 1 : itemsCount(argument(field, 'items'), coerced);
   }
   return n;
 }

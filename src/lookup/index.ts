@@ -5,3 +5,4 @@ export { SingleFlight } from './single-flight.js';
 export { homeKeyOf } from './keys.js';
 export { failureOf } from './failure.js';
 export { admitOperation, type Admission } from './admission.js';
+export { previewBatch, type BatchPreview } from './preview.js';

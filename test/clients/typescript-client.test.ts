@@ -126,6 +126,16 @@ describe('PortalClient errors', () => {
     expect(r.data[0]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
   });
 
+  it('batchPreview sends dry_run=true: the cost preview, nothing read from the site', async () => {
+    const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
+    const before = svc.replay.requests.length;
+    const r = await client.batchPreview([{ zpid: '999000103' }, { zpid: '999000103' }, { zpid: 'x' }]);
+    expect(r.data.map((d) => d.would_cost)).toEqual([1, 0, 0]);
+    expect(r.data[2]).toMatchObject({ ok: false, error: { code: 'bad_param' } });
+    expect(r.meta).toMatchObject({ credits_estimate: 1, credits: 0, affordable: true });
+    expect(svc.replay.requests.length).toBe(before);
+  });
+
   it('a wait the service asks for is read from retry-after', async () => {
     const client = new PortalClient({
       baseUrl: svc.url,

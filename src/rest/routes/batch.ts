@@ -1,9 +1,9 @@
-// POST /v1/portal/batch (spec 4.2). The body is parsed here, after authentication, so a bad key
-// is reported as such even when the body is bad too. With an Idempotency-Key the request runs through
-// the core's runIdempotent (lookup/idempotency.ts).
+// POST /v1/portal/batch (spec 4.2), and its cost preview with ?dry_run=true. The body is parsed here,
+// after authentication, so a bad key is reported as such even when the body is bad too. With an
+// Idempotency-Key the request runs through the core's runIdempotent (lookup/idempotency.ts).
 import type { FastifyInstance } from 'fastify';
-import { LookupError, MAX_BODY_BYTES, parseBatchBody } from '../../contract/index.js';
-import { lookupBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
+import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseDryRun } from '../../contract/index.js';
+import { lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
 import { idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
@@ -36,10 +36,15 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
       try {
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);
         const idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+        const dryRun = parseDryRun((request.query as Record<string, unknown>).dry_run, true);
         const body = parseJson(request.body);
         const { items, options } = parseBatchBody(body);
         // The answer's JSON, and the codes of the items' errors (what decides whether a retry replays it).
         const answer = async (): Promise<{ json: string; codes: string[] }> => {
+          if (dryRun) {
+            const preview = await previewBatch(ctx, items, options);
+            return { json: JSON.stringify({ data: preview.data, meta: { ...preview.meta, took_ms: tookMs(reply) } }), codes: [] };
+          }
           const { data, meta } = await lookupBatch(ctx, items, options);
           return {
             json: `{"data":[${data.map(itemJson).join(',')}],"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`,
