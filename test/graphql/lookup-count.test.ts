@@ -8,7 +8,7 @@ import { schema } from '../../src/graphql/index.js';
 import { documentOf } from '../../src/graphql/documents.js';
 import { SHAPE_LIMITS } from '../../src/graphql/limits.js';
 import { countRequestLookups, needsApiKey } from '../../src/graphql/lookup-count.js';
-import { AccountDocument, BatchDocument } from '../../src/graphql/operations/generated/graphql.js';
+import { AccountDocument, BatchDocument, BatchPreviewDocument } from '../../src/graphql/operations/generated/graphql.js';
 
 const count = (query: string, variables?: Record<string, unknown>, operationName?: string) =>
   countRequestLookups(schema, { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) });
@@ -20,6 +20,16 @@ describe('countRequestLookups', () => {
     expect(count('{ properties(items: { zpid: "1" }) { meta { count } } }')).toBe(1); // one object is a list of one
     expect(count(print(BatchDocument), { items: [{ zpid: '1' }, { zpid: '2' }] })).toBe(2);
     expect(count('{ account { used } }')).toBe(0);
+  });
+
+  it('a dry-run properties is one, whatever its items (a literal or a variable, defaults applied)', () => {
+    const items = [{ zpid: '1' }, { zpid: '2' }, { zpid: '3' }];
+    expect(count(print(BatchPreviewDocument), { items })).toBe(1);
+    const query = 'query($items: [LookupItem!]!, $dry: Boolean = true) { a: property(zpid: "1") { __typename } properties(items: $items, dryRun: $dry) { meta { count } } }';
+    expect(count(query, { items })).toBe(2);
+    expect(count(query, { items, dry: false })).toBe(4);
+    expect(count(query, { items, dry: null })).toBe(4);
+    expect(count('{ properties(items: [{ zpid: "1" }, { zpid: "2" }], dryRun: false) { meta { count } } }')).toBe(2);
   });
 
   it('applies variable defaults, in @skip/@include as in item lists', () => {
