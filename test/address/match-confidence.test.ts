@@ -117,3 +117,33 @@ describe('the README', () => {
     }
   });
 });
+
+describe('scoreMatch on odd input', () => {
+  // Words that trouble parsers (designators, directionals, regex characters, non-ASCII), in random lines.
+  const WORDS = ['123', '0', '1/2', '#', 'APT', 'Unit', 'N', 'North', 'Main', 'St', 'Street', 'Ave', '(', '[', '*', '+', '?', '\\', '$',
+    'PH', 'Penthouse', 'Bldg', '3', '4B', '-', ',', '.', "'", 'Saint', 'TOWNHOUSE', 'Springfield', 'IL', 'Illinois', '62701', 'é', 'Rd', 'SE', 'Lot', 'Ln'];
+  let seed = 42;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const words = () => Array.from({ length: 1 + rnd(6) }, () => WORDS[rnd(WORDS.length)]).join(' ');
+
+  it('never throws, stays within 0 to 1, and is 1 exactly when nothing differs', () => {
+    let scored = 0;
+    for (let i = 0; i < 2000; i++) {
+      const text = `${rnd(999)} ${words()}, ${words()}, IL${rnd(2) ? ' 62701' : ''}`;
+      const c = checkAddress(text);
+      if (!c.ok) continue;
+      const street = `${rnd(999)} ${words()}`;
+      const city = rnd(2) ? words() : null;
+      const state = rnd(2) ? words() : null;
+      const m = scoreMatch({ text, parts: c.parts }, { text: street, parts: partsWithUnit(street, rnd(2) ? words() : null, city, state, rnd(2) ? '62701' : null), city, state });
+      expect(m.confidence).toBeGreaterThanOrEqual(0);
+      expect(m.confidence).toBeLessThanOrEqual(1);
+      expect(m.confidence === 1, text).toBe(m.differences.length === 0);
+      scored++;
+    }
+    expect(scored).toBeGreaterThan(500);
+  });
+});
