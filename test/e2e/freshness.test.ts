@@ -9,6 +9,7 @@ import { startReplayServer } from '../../src/replay/server.js';
 import type { Store } from '../../src/store/index.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { postGql } from '../graphql/client.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
@@ -247,5 +248,37 @@ describe('max_age and stale are validated', () => {
       { ok: false, error: { code: 'bad_param', details: { param: 'url,zpid', reason: 'more than one locator' } } },
       { ok: false, error: { code: 'bad_param', details: { param: 'max_age', reason: expect.stringMatching(/0 to 86400/) } } },
     ]);
+  });
+});
+
+describe('max_age and one flight: a read that began before the lookup is not fresh enough for max_age=0', () => {
+  let svc: TestService;
+  let proxy: GatedProxy;
+  let now = Date.parse('2026-06-01T12:00:00.000Z');
+  beforeAll(async () => {
+    proxy = await startGatedProxy(replay.origin, { open: true });
+    svc = await startTestService({ replayServer: replay, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin } });
+  });
+  afterAll(async () => {
+    proxy.open();
+    await svc?.close();
+    await proxy?.close();
+  });
+
+  it('A reads (held); B (max_age=0, begun later) reads again; D (no max_age, begun later) takes A\'s read: 2 reads, 2 charges', async () => {
+    const pageReads = () => proxy.paths.filter((p) => p === PAGE.path).length;
+    const release = proxy.hold(PAGE.path);
+    const a = svc.get(`/v1/portal/property?zpid=${ZPID}`);
+    await proxy.received(PAGE.path);
+    now += 1_000;
+    const b = svc.get(`/v1/portal/property?zpid=${ZPID}&max_age=0`);
+    const d = svc.get(`/v1/portal/property?zpid=${ZPID}`);
+    release();
+    const [ra, rb, rd] = await Promise.all([a, b, d]);
+    expect(ra.body.meta).toMatchObject({ credits: 1, cached: false });
+    expect(rb.body.meta).toMatchObject({ credits: 1, cached: false, age_seconds: 0, changes: [] });
+    expect(rd.body.meta).toMatchObject({ credits: 0, cached: true });
+    expect(pageReads()).toBe(2);
+    expect(await svc.store.ledger()).toHaveLength(2);
   });
 });
