@@ -9,6 +9,8 @@ import { SECTION_NAMES, type Sections } from '../../src/contract/sections.js';
 import { loadCatalog } from '../../src/replay/catalog.js';
 import { wrapPropertyPage } from '../../src/replay/wrap.js';
 import { hashApiKey, seededAccountId } from '../../src/accounts/index.js';
+import { startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import { recordedHome, todaysShape } from '../helpers/fallback-items.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, unknown>;
@@ -119,5 +121,42 @@ describe('a section that failed on a record without its core fields', () => {
     expect(pageReads(path)).toBe(readsBefore + 2);
     expect(await ledgerOf(svc.keys.free!)).toEqual(ledgerBefore);
     expect((await svc.get('/v1/account')).body.data.used).toBe(ledgerBefore.length);
+  });
+});
+
+describe("a home read by the fallback provider: the sections are the actor item's", () => {
+  const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+  let platform: FakeActorPlatform;
+  let walled: TestService;
+  beforeAll(async () => {
+    // 7521381 as the actor sends it today, with its price events as one text; 7528947 as recorded ("zestimate": null).
+    const broken = { ...todaysShape(recordedHome(7521381)), listingPriceHistory: 'see the MLS' };
+    platform = await startFakeActorPlatform({ homes: [broken, todaysShape(recordedHome(7528947))] });
+    walled = await startTestService({
+      clock: () => now,
+      env: { INCOMPLETE_TTL_MS: String(INCOMPLETE_TTL_MS), FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+    });
+    for (const zpid of ['7521381', '7528947']) walled.replay.faults.set(`/homedetails/${zpid}_zpid/`, { status: 403, body: WALL });
+  });
+  afterAll(async () => {
+    await walled?.close();
+    await platform?.close();
+  });
+
+  it('a broken section in the item: extraction_failed, billed (core fields there), cached for INCOMPLETE_TTL_MS only', async () => {
+    const first = await walled.get('/v1/portal/property?zpid=7521381');
+    expect(first.status).toBe(200);
+    expect(first.body.meta).toMatchObject({ credits: 1, cached: false, source: { fallback_from: 'self_hosted' }, sections: present({ priceHistory: 'extraction_failed' }) });
+    expect((await walled.get('/v1/portal/property?zpid=7521381')).body.meta).toMatchObject({ credits: 0, cached: true, sections: present({ priceHistory: 'extraction_failed' }) });
+    advance(INCOMPLETE_TTL_MS + 1);
+    expect((await walled.get('/v1/portal/property?zpid=7521381')).body.meta).toMatchObject({ credits: 1, cached: false });
+    expect(platform.runs).toHaveLength(2);
+  });
+
+  it('a complete item: what it says is empty is not_published, and the record is cached as complete', async () => {
+    const r = await walled.get('/v1/portal/property?zpid=7528947');
+    expect(r.body.meta).toMatchObject({ credits: 1, sections: present({ estimate: 'not_published' }) });
+    advance(INCOMPLETE_TTL_MS + 1);
+    expect((await walled.get('/v1/portal/property?zpid=7528947')).body.meta).toMatchObject({ credits: 0, cached: true, sections: present({ estimate: 'not_published' }) });
   });
 });
