@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  AccountUsage, AddressDifference, AddressMatch, BatchMeta, FieldChange, BatchResult, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty,
+  AccountUsage, AddressDifference, AddressMatch, BatchTotals, FieldChange, BatchResult, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty,
   PortalSchool, PortalTaxEvent, PROPERTY_FIELDS, PropertyResponse, STATUS_HINTS, LookupSections, SECTION_STATES,
 } from '../../src/contract/index.js';
 import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../../src/address/index.js';
@@ -37,7 +37,7 @@ const GENERATED: Array<[string, TObject]> = [
   ['AddressDifference', AddressDifference],
   ['PropertyLookup', PropertyResponse],
   ['BatchItemResult', BatchResult],
-  ['BatchMeta', BatchMeta],
+  ['BatchMeta', BatchTotals],
   ['AccountUsage', AccountUsage],
 ];
 
