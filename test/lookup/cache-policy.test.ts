@@ -13,7 +13,7 @@ import { ttlFor } from '../../src/lookup/cache-policy.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { everySection } from '../helpers/sections.js';
 
-const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', STALE_TTL_MS: '1000', AMBIGUITY_MEMO_TTL_MS: '7654' });
+const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', STALE_TTL_MS: '1000', INCOMPLETE_TTL_MS: '4321', AMBIGUITY_MEMO_TTL_MS: '7654' });
 
 const home = (zpid: string): Collected => ({
   property: { zpid, address: `${zpid} Main St, Springfield, IL 62701`, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'],
@@ -57,12 +57,12 @@ const apps: Array<{ close(): Promise<unknown> }> = [];
 afterAll(() => Promise.all(apps.map((app) => app.close())));
 
 /** The service in process over a recording store; `lookup` asks GET /v1/portal/property for an address. */
-async function service() {
+async function service(reader: Collector = collector) {
   const memory = new MemoryStore();
   const key = 'policy_key_0001';
   await seedAccounts(memory, [{ key, plan: 'free', allotment: 10 }], config.apiKeySecret);
   const { store, writes } = recording(memory);
-  const app = await buildApp({ config, store, collector, logger: pino({ level: 'silent' }) });
+  const app = await buildApp({ config, store, collector: reader, logger: pino({ level: 'silent' }) });
   apps.push(app);
   const lookup = async (address: string) => {
     const r = await app.inject({ method: 'GET', url: `/v1/portal/property?address=${encodeURIComponent(address)}`, headers: { 'x-api-key': key } });
@@ -77,6 +77,33 @@ describe('cache policy', () => {
     expect(ttlFor(config, 'kept')).toBe(1235567);
     expect(ttlFor(config, 'alias')).toBe(1235567);
     expect(ttlFor(config, 'ambiguity')).toBe(7654);
+    expect(ttlFor(config, 'incomplete')).toBe(4321);
+  });
+
+  describe('a record with a section in extraction_failed (README "Section completeness")', () => {
+    const failed = { ...everySection('present'), schools: 'extraction_failed' } as const;
+    const reading = (property: Partial<Collected['property']>): Collector => ({
+      ...collector,
+      read: async () => ({ ...home('42'), property: { ...home('42').property, ...property }, sections: failed }),
+    });
+
+    it('with its core fields: its entry written for INCOMPLETE_TTL_MS, not kept longer; billed', async () => {
+      const { lookup, writes } = await service(reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: 250_000 }));
+      const found = await lookup('1 Main St, Springfield, IL 62701');
+      expect(found.body.meta).toMatchObject({ credits: 1, sections: failed });
+      expect(writes).toEqual([
+        ['putEntry', 'zpid:42', 4321],
+        ['putAlias', found.body.meta.cache_key, 1235567],
+      ]);
+    });
+
+    it('without them (no price, no status): nothing written, not billed', async () => {
+      const { lookup, writes } = await service(reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: null, homeStatus: null }));
+      const found = await lookup('1 Main St, Springfield, IL 62701');
+      expect(found.status).toBe(200);
+      expect(found.body.meta).toMatchObject({ credits: 0, cached: false, sections: failed });
+      expect(writes).toEqual([]);
+    });
   });
 
   it('a live lookup by address writes its entry and its alias with those lifetimes', async () => {
