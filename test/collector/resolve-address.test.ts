@@ -7,6 +7,7 @@ import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
 import { SiteClient } from '../../src/collector/site-client.js';
 import type { AddressQuery, ReadContext } from '../../src/collector/types.js';
 import type { Catalog } from '../../src/replay/catalog.js';
+import { compiledModule } from '../helpers/compiled-src.js';
 import { failure } from '../helpers/lookup-error.js';
 import { useReplayServer } from '../helpers/replay.js';
 
@@ -42,7 +43,8 @@ const CATALOG: Catalog = [
 const replay = useReplayServer(CATALOG);
 
 // Resolving never reads a page, so the page pool's workers are never started.
-const pages = new PagePool({ workers: 1, maxQueue: 1 });
+// The real page worker as this run compiled it (a thread under tsx's loader starts about 0.5 s slower).
+const pages = new PagePool({ workers: 1, maxQueue: 1, worker: compiledModule('collector/page-worker.ts') });
 const collector = () =>
   new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), pages, clock: () => new Date() });
 const ctx = (): ReadContext => ({ signal: new AbortController().signal, now: new Date() });

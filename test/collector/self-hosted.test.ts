@@ -7,6 +7,7 @@ import { SiteClient, type SiteClientOptions } from '../../src/collector/site-cli
 import type { ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { loadCatalog, type Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer } from '../../src/replay/server.js';
+import { compiledModule } from '../helpers/compiled-src.js';
 import { failure } from '../helpers/lookup-error.js';
 import { useReplayServer } from '../helpers/replay.js';
 
@@ -25,7 +26,8 @@ const CATALOG: Catalog = [
 ];
 
 const replay = useReplayServer(CATALOG);
-const pages = new PagePool({ workers: 2, maxQueue: 16 });
+// The real page worker as this run compiled it (a thread under tsx's loader starts about 0.5 s slower).
+const pages = new PagePool({ workers: 2, maxQueue: 16, worker: compiledModule('collector/page-worker.ts') });
 afterAll(() => pages.close());
 
 const collector = (opts: Partial<SiteClientOptions> = {}, origin = replay.current.origin) =>

@@ -12,6 +12,7 @@ import type { Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
 import { PLATFORM_ERRORS, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
 import { recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
+import { compiledModule, compiledTestModule } from '../helpers/compiled-src.js';
 import { failure } from '../helpers/lookup-error.js';
 import { GATE_CHANNEL } from './workers/gated-page-worker.js';
 
@@ -37,11 +38,15 @@ const CATALOG: Catalog = [
 
 let site: ReplayServer;
 let platform: FakeActorPlatform;
+// One pool of page readers for the file's collectors (each would start its own threads), running the
+// page worker as this run compiled it (a thread under tsx's loader starts about 0.5 s slower).
+const pages = new PagePool({ workers: 2, maxQueue: 16, worker: compiledModule('collector/page-worker.ts') });
 beforeAll(async () => {
   site = await startReplayServer({ catalog: CATALOG });
   platform = await startFakeActorPlatform();
 });
 afterAll(async () => {
+  await pages.close();
   await site.close();
   await platform.close();
 });
@@ -63,7 +68,7 @@ const env = (over: Record<string, string> = {}) => ({
 const collector = (over: Record<string, string> = {}, drop: string[] = []): Collector => {
   const e: Record<string, string | undefined> = env(over);
   for (const k of drop) delete e[k];
-  return createCollector(loadConfig(e), { clock: () => NOW });
+  return createCollector(loadConfig(e), { clock: () => NOW, pages });
 };
 const NO_PROVIDER = ['FALLBACK_URL', 'FALLBACK_TOKEN', 'FALLBACK_ACTOR'];
 
@@ -140,7 +145,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
   it('a half-configured provider, one without a positive cost cap, or a ceiling below the cap → upstream_misconfigured when it is needed', async () => {
     const withFallback = (patch: Partial<Config['fallback']>): Collector => {
       const config = loadConfig(env());
-      return createCollector({ ...config, fallback: { ...config.fallback, ...patch } }, { clock: () => NOW });
+      return createCollector({ ...config, fallback: { ...config.fallback, ...patch } }, { clock: () => NOW, pages });
     };
     const configs = [
       withFallback({ token: null }),
@@ -208,7 +213,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
         if ((m as { data?: unknown }).data === 'started') resolve();
       };
     });
-    const pages = new PagePool({ workers: 1, maxQueue: 1, worker: new URL('./workers/gated-page-worker.ts', import.meta.url) });
+    const pages = new PagePool({ workers: 1, maxQueue: 1, worker: compiledTestModule('collector/workers/gated-page-worker.ts') });
     const task = { want: { zpid: '2146993218', building: false }, scrapedAt: NOW.toISOString(), now: NOW.toISOString() };
     const own = new SelfHostedCollector({ origin: site.origin, suggestUrl: site.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), pages, clock: () => NOW });
     const provider = new FallbackProvider({

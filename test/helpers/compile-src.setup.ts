@@ -40,6 +40,19 @@ async function compile(dir: string): Promise<void> {
     sourcemap: 'inline',
     logLevel: 'warning',
   });
+  // The tests' own worker modules (a page worker that holds reads at a gate), beside their test files:
+  // `<dir>/test/<path>.js`, importing the compiled src/ above.
+  const workers = readdirSync(join(ROOT, 'test'), { recursive: true }).map(String).filter((f) => /(^|\/)workers\/[^/]+\.ts$/.test(f));
+  await build({
+    entryPoints: workers.map((f) => join(ROOT, 'test', f)),
+    outdir: join(dir, 'test'),
+    outbase: join(ROOT, 'test'),
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
   for (const f of files.filter((f) => !f.endsWith('.ts') && /\.\w+$/.test(f))) {
     mkdirSync(dirname(join(dir, 'src', f)), { recursive: true });
     cpSync(join(ROOT, 'src', f), join(dir, 'src', f));

@@ -23,3 +23,12 @@ export function compiledModule(entry: string): URL {
   const dir = compiledDir();
   return pathToFileURL(dir ? join(dir, 'src', entry.replace(/\.ts$/, '.js')) : join(ROOT, 'src', entry));
 }
+
+/**
+ * A worker module of the tests' own, `test/<path>` (e.g. `compiledTestModule('collector/workers/gated-page-worker.ts')`):
+ * compiled beside src/ (its imports of src/ are the compiled modules), or the .ts file (loaded through tsx).
+ */
+export function compiledTestModule(path: string): URL {
+  const dir = compiledDir();
+  return pathToFileURL(dir ? join(dir, 'test', path.replace(/\.ts$/, '.js')) : join(ROOT, 'test', path));
+}

@@ -34,6 +34,36 @@ async function spawnServer(env: Record<string, string>, args = ['--demo']): Prom
   return client;
 }
 
+/**
+ * The demo server with the demo key and LOG_PRETTY on, its stderr read from the start: one process for
+ * the two tests that need nothing else (a process start is most of each test's time).
+ */
+let prettyDemo: Promise<{ client: Client; firstStderrLine: Promise<string> }> | undefined;
+function demoServer(): Promise<{ client: Client; firstStderrLine: Promise<string> }> {
+  prettyDemo ??= (async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [...entryArgs('mcp/stdio.ts'), '--demo'],
+      cwd: ROOT,
+      // API_KEY_SECRET unset: the development default.
+      env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', LOG_PRETTY: 'true', PORTAL_API_KEY: DEMO_KEY },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    const firstStderrLine = new Promise<string>((resolve) => {
+      transport.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('\n')) resolve(stderr.split('\n')[0]!);
+      });
+    });
+    const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return { client, firstStderrLine };
+  })();
+  return prettyDemo;
+}
+
 const call = async (client: Client, name: string, args: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: any };
 
@@ -41,10 +71,10 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
 });
 
-// Each test starts a Node process: room for a busy machine.
+// Each test starts a Node process (the first and the LOG_PRETTY one share theirs): room for a busy machine.
 describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
   it('lists the tools, looks a home up live then from the cache, bills it once, and reports bad input by code', async () => {
-    const client = await spawnServer({ PORTAL_API_KEY: DEMO_KEY });
+    const { client } = await demoServer();
     expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: 'v1' });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
@@ -84,26 +114,8 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
   });
 
   it('LOG_PRETTY: readable lines on stderr, the development-secret warning among them, as npm start gives it', async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [...entryArgs('mcp/stdio.ts'), '--demo'],
-      cwd: ROOT,
-      // API_KEY_SECRET unset: the development default.
-      env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', LOG_PRETTY: 'true', PORTAL_API_KEY: DEMO_KEY },
-      stderr: 'pipe',
-    });
-    let stderr = '';
-    const warned = new Promise<void>((resolve) => {
-      transport.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('\n')) resolve();
-      });
-    });
-    const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
-    await client.connect(transport);
-    clients.push(client);
-    await warned;
-    const line = stderr.split('\n')[0]!;
+    const { client, firstStderrLine } = await demoServer();
+    const line = await firstStderrLine;
     expect(line).toMatch(/WARN.*API_KEY_SECRET is not set or is the development default/);
     expect(line.startsWith('{')).toBe(false);
     // The protocol still works beside it: stdout carried only protocol messages.
