@@ -322,9 +322,9 @@ export interface components {
             description: "present" | "not_published" | "not_found" | "extraction_failed";
         };
         LookupMeta: {
-            /** @description Credits billed: 1 for a successful live lookup, 0 on a cache hit (and for a record read with a section in extraction_failed and without its core fields: see sections) */
+            /** @description Credits billed: 1 for a successful live lookup, 0 on a cache hit or a stale answer (and for a record read with a section in extraction_failed and without its core fields: see sections) */
             credits: number;
-            /** @description True when served from the 24-hour cache */
+            /** @description True when served from the 24-hour cache (or, with stale, the last good record kept past it) */
             cached: boolean;
             /** @description `zpid:<zpid>` or `addr:<normalized address>` */
             cache_key: string;

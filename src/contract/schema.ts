@@ -205,8 +205,8 @@ export const LookupSections = Type.Object(
 
 export const LookupMeta = Type.Object(
   {
-    credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit (and for a record read with a section in extraction_failed and without its core fields: see sections)' }),
-    cached: Type.Boolean({ description: 'True when served from the 24-hour cache' }),
+    credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit or a stale answer (and for a record read with a section in extraction_failed and without its core fields: see sections)' }),
+    cached: Type.Boolean({ description: 'True when served from the 24-hour cache (or, with stale, the last good record kept past it)' }),
     cache_key: Type.String({ description: '`zpid:<zpid>` or `addr:<normalized address>`' }),
     fetched_at: Type.String({ format: 'date-time', description: 'When the data was collected; a cache hit keeps the original time' }),
     source: Type.Ref(LookupSource),

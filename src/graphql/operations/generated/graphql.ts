@@ -216,11 +216,11 @@ export type LookupMeta = {
   ageSeconds: Scalars['Int']['output'];
   /** `zpid:<zpid>` or `addr:<normalized address>` */
   cacheKey: Scalars['String']['output'];
-  /** True when served from the 24-hour cache */
+  /** True when served from the 24-hour cache (or, with stale, the last good record kept past it) */
   cached: Scalars['Boolean']['output'];
   /** What changed since the earlier snapshot of this home that this record replaced; empty when nothing did; absent when it replaced none */
   changes?: Maybe<Array<FieldChange>>;
-  /** Credits billed: 1 for a successful live lookup, 0 on a cache hit (and for a record read with a section in extraction_failed and without its core fields: see sections) */
+  /** Credits billed: 1 for a successful live lookup, 0 on a cache hit or a stale answer (and for a record read with a section in extraction_failed and without its core fields: see sections) */
   credits: Scalars['Int']['output'];
   /** When the data was collected; a cache hit keeps the original time */
   fetchedAt: Scalars['String']['output'];
