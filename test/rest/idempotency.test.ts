@@ -10,9 +10,15 @@ import { startTestService, type ReplayServer, type TestService } from '../helper
 /** A memory store that tells when a claim found the key held by a run (a retry now waiting). */
 class WatchedStore extends MemoryStore {
   private readonly waiters: Array<() => void> = [];
+  private readonly claimWatchers: Array<(state: ClaimResult['state']) => void> = [];
   running = 0;
+  /** What the next claim finds. */
+  nextClaim(): Promise<ClaimResult['state']> {
+    return new Promise((resolve) => this.claimWatchers.push(resolve));
+  }
   override async claimIdempotency(ref: ClaimRef, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
     const found = await super.claimIdempotency(ref, bodyHash, leaseMs);
+    for (const seen of this.claimWatchers.splice(0)) seen(found.state);
     if (found.state === 'running') {
       this.running += 1;
       for (const wake of this.waiters.splice(0)) wake();
@@ -21,6 +27,19 @@ class WatchedStore extends MemoryStore {
   }
   sawRunning(): Promise<void> {
     return this.running > 0 ? Promise.resolve() : new Promise((resolve) => this.waiters.push(resolve));
+  }
+  private readonly beatWaiters: Array<{ n: number; wake: () => void }> = [];
+  beats = 0;
+  /** Each beat of the process's lease renewer renews the reservations held (here: the held read's). */
+  override async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
+    const lost = await super.renewReservations(ids, ttlMs);
+    this.beats += 1;
+    for (const w of this.beatWaiters.filter((x) => this.beats >= x.n)) w.wake();
+    return lost;
+  }
+  /** Resolves after `n` beats of the lease renewer. */
+  beaten(n: number): Promise<void> {
+    return this.beats >= n ? Promise.resolve() : new Promise((wake) => this.beatWaiters.push({ n, wake }));
   }
 }
 
@@ -167,6 +186,33 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     const propertyOp = doc.paths['/v1/portal/property'].get;
     expect(Object.keys(propertyOp.responses['409'].content['application/json'].examples)).not.toContain('idempotency_key_in_use');
     expect(Object.keys(propertyOp.responses['422'].content['application/json'].examples)).not.toContain('idempotency_key_reused');
+  });
+
+  it('a run longer than its lease keeps its claim (renewed with the other leases): a retry after several leases still waits for it', async () => {
+    const watched = new WatchedStore();
+    // A short lease (renewed every 100 ms), so several pass while the first run is held at the gate.
+    const short = await startTestService({
+      store: watched, replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' },
+    });
+    const release = proxy.hold('999000103');
+    try {
+      const before = reads('999000103');
+      const first = batch(short, body('999000103'), 'order-7');
+      await proxy.received('999000103');
+      // Four beats (one every third of the lease): more than a whole lease since the claim, which lapses unless renewed.
+      await watched.beaten(4);
+      const claim = watched.nextClaim();
+      const retry = batch(short, body('999000103'), 'order-7');
+      expect(await claim).toBe('running');
+      release();
+      const [a, b] = await Promise.all([first, retry]);
+      expect(b.headers.get('idempotent-replayed')).toBe('true');
+      expect(b.text).toBe(a.text);
+      expect(reads('999000103') - before).toBe(1);
+    } finally {
+      release();
+      await short.close();
+    }
   });
 
   it('an answer with a transient refusal in it (an item past the batch deadline) is not kept: the retry runs again', async () => {
