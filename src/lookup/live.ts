@@ -8,7 +8,7 @@ import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
 import { loadedFromHit, readCache, readHome } from './cache.js';
 import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
-import { changesBetween } from './changes.js';
+import { changesBetween, unreadFields } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import { lockKey, rawFlightKey, zpidKey } from './keys.js';
@@ -137,7 +137,8 @@ const STALE_FOR = new Set([
  * released), cached as nothing.
  */
 export function standIn(ctx: RequestContext, e: unknown, options: LookupOptions, previous: CacheHit | null | undefined, reportAs?: string): Loaded | null {
-  if (options.stale === false || !previous || aborted(ctx)) return null;
+  // A record with a section we could not read is not a last good record (README, "Section completeness").
+  if (options.stale === false || !previous || hasFailedSection(previous.entry.sections) || aborted(ctx)) return null;
   const code = toLookupError(e).code;
   if (!STALE_FOR.has(code) || !isKept(ctx.deps.config, previous.entry, ctx.deps.clock().getTime())) return null;
   return { ...loadedFromHit({ entry: previous.entry, entryKey: previous.entryKey }, reportAs ?? previous.entryKey), staleReason: code };
@@ -257,7 +258,12 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
       zpid: collected.zpid,
       sections: collected.sections,
       storedAt: now.getTime(),
-      ...(prior ? { changes: changesBetween(JSON.parse(prior.record) as PortalProperty, collected.property), previousFetchedAt: prior.fetchedAt } : {}),
+      ...(prior
+        ? {
+            changes: changesBetween(JSON.parse(prior.record) as PortalProperty, collected.property, unreadFields(prior.sections, collected.sections)),
+            previousFetchedAt: prior.fetchedAt,
+          }
+        : {}),
     };
     const asked = req.target.zpid;
     const warning =

@@ -1,6 +1,7 @@
 // Change hints (lookup/changes.ts) and the freshness rule (lookup/cache-policy.ts), as pure functions.
 import { describe, expect, it } from 'vitest';
-import { changesBetween, type Snapshot } from '../../src/lookup/changes.js';
+import { changesBetween, unreadFields, type Snapshot } from '../../src/lookup/changes.js';
+import { SECTION_NAMES, type Sections } from '../../src/contract/sections.js';
 import { ageSeconds, freshnessFor, isFresh, isKept } from '../../src/lookup/cache-policy.js';
 import type { CacheEntry } from '../../src/store/index.js';
 import { everySection } from '../helpers/sections.js';
@@ -47,6 +48,22 @@ describe('changesBetween', () => {
       { field: 'priceHistory', from: null, to: sold },
       { field: 'priceHistory', from: null, to: cut },
     ]);
+  });
+});
+
+describe('fields whose section was not read are not compared', () => {
+  const all = (state: Sections[keyof Sections]): Sections => Object.fromEntries(SECTION_NAMES.map((n) => [n, state])) as Sections;
+  const read = all('present');
+
+  it('both snapshots read every section (present or not_published): every field compared', () => {
+    expect([...unreadFields(read, { ...read, estimate: 'not_published' })]).toEqual([]);
+  });
+
+  it('a section extraction_failed or not_found on either side leaves its fields out, the others stay', () => {
+    const unread = unreadFields({ ...read, priceHistory: 'extraction_failed' }, { ...read, estimate: 'not_found', photos: 'extraction_failed' });
+    expect([...unread].sort()).toEqual(['estimate', 'photoCount', 'priceHistory']);
+    const after = { ...before, price: 1, estimate: null, photoCount: 0, priceHistory: [cut, listed] };
+    expect(changesBetween(before, after, unread)).toEqual([{ field: 'price', from: 500_000, to: 1 }]);
   });
 });
 
