@@ -14,17 +14,21 @@ import { SiteClient } from '../../src/collector/site-client.js';
 import { WithFallback } from '../../src/collector/with-fallback.js';
 import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/store/index.js';
+import { compiledModule, compiledTestModule } from '../helpers/compiled-src.js';
 import { failure } from '../helpers/lookup-error.js';
 import { GATE_CHANNEL } from './workers/gated-page-worker.js';
 
 const PAGE = readFileSync(new URL('../../fixtures/portal/hdp-2146993218-condo-for-sale-2024.html', import.meta.url));
 const TASK = { want: { zpid: '2146993218', building: false }, scrapedAt: '2026-10-10T12:00:00.000Z', now: '2026-10-10T12:00:00.000Z' };
-const GATED = new URL('./workers/gated-page-worker.ts', import.meta.url);
 const copy = () => Buffer.from(PAGE);
+// The page workers as this run compiled them (as a build runs the real one): a thread started under
+// tsx's loader takes about half a second more, and these tests start a dozen.
+const WORKER = compiledModule('collector/page-worker.ts');
+const GATED = compiledTestModule('collector/workers/gated-page-worker.ts');
 
 const pools: PagePool[] = [];
 const pool = (opts: Partial<PagePoolOptions> = {}) => {
-  const p = new PagePool({ workers: 2, maxQueue: 8, ...opts });
+  const p = new PagePool({ workers: 2, maxQueue: 8, worker: WORKER, ...opts });
   pools.push(p);
   return p;
 };
@@ -171,7 +175,7 @@ describe('PagePool', () => {
 describe('PagePool in the service', () => {
   it('stops its workers when the app closes', async () => {
     const config = loadConfig({ LOG_LEVEL: 'silent' });
-    const pages = new PagePool({ workers: 1, maxQueue: 4 });
+    const pages = new PagePool({ workers: 1, maxQueue: 4, worker: WORKER });
     const own = new SelfHostedCollector({
       origin: 'http://127.0.0.1:9',
       suggestUrl: 'http://127.0.0.1:9/suggest',
