@@ -119,10 +119,15 @@ export class PortalClient {
     return send('GET', '/v1/portal/property', () => this.api.GET('/v1/portal/property', { params: { query: { ...locator, ...options } } }));
   }
 
-  /** Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. */
-  async batch(items: BatchItem[], options: BatchOptions = {}): Promise<BatchResponse> {
+  /**
+   * Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. With `idempotencyKey`
+   * (the Idempotency-Key header), sending the same batch again with the same key is safe: it gets the first
+   * answer back, billed once (README, "Idempotent batches").
+   */
+  async batch(items: BatchItem[], options: BatchOptions = {}, { idempotencyKey }: { idempotencyKey?: string } = {}): Promise<BatchResponse> {
+    const header = idempotencyKey === undefined ? {} : { params: { header: { 'Idempotency-Key': idempotencyKey } } };
     // The route's 200 is either shape (OpenAPI cannot tie a response to a parameter); without dry_run it is this one.
-    const answer = await send('POST', '/v1/portal/batch', () => this.api.POST('/v1/portal/batch', { body: { ...options, items } }));
+    const answer = await send('POST', '/v1/portal/batch', () => this.api.POST('/v1/portal/batch', { ...header, body: { ...options, items } }));
     return answer as BatchResponse;
   }
 

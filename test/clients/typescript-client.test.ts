@@ -126,6 +126,17 @@ describe('PortalClient errors', () => {
     expect(r.data[0]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
   });
 
+  it('batch with an idempotencyKey sends the Idempotency-Key header: the same batch again is the same answer, billed once; another under the key throws idempotency_key_reused', async () => {
+    const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
+    const first = await client.batch([{ zpid: '114303858' }], {}, { idempotencyKey: 'client-order-1' });
+    expect(first.meta.credits).toBe(1);
+    const charged = (await svc.store.ledger()).length;
+    expect(await client.batch([{ zpid: '114303858' }], {}, { idempotencyKey: 'client-order-1' })).toEqual(first);
+    expect((await svc.store.ledger()).length).toBe(charged);
+    const e = await client.batch([{ zpid: '2146993218' }], {}, { idempotencyKey: 'client-order-1' }).catch((err: unknown) => err);
+    expect(e).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
+  });
+
   it('batchPreview sends dry_run=true: the cost preview, nothing read from the site', async () => {
     const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
     const before = svc.replay.requests.length;
