@@ -11,7 +11,8 @@
 // Which answers are kept: the run's final answer, whatever its status, unless it is a transient refusal
 // a retry should run past: a status of 401, 429 or 5xx, or an error with a transient code anywhere in it
 // (TRANSIENT: the key's rate window, the store, an instance too busy, an internal failure, items the
-// batch deadline left unstarted). Then the key is released and the retry runs.
+// batch deadline left unstarted), or an answer made after its client went away (its lookups were cut
+// short: the client's retry must not be given that). Then the key is released and the retry runs.
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LookupError, type ErrorCode } from '../contract/index.js';
@@ -105,7 +106,7 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
     throw e;
   }
   holdings.dropClaim(ref);
-  await settle(ctx, ref, isKept(answer) ? answer : null);
+  await settle(ctx, ref, isKept(answer) && !ctx.signal.aborted ? answer : null);
   return { answer: { status: answer.status, headers: answer.headers, body: answer.body }, replayed: false };
 }
 

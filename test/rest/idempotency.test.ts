@@ -215,6 +215,23 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     }
   });
 
+  it('a run whose client went away is not kept (its lookups were cut short): the client\'s retry runs and gets the home', async () => {
+    const letGo = proxy.hold('999000104_zpid');
+    const client = new AbortController();
+    const gone = fetch(`${svc.url}/v1/portal/batch`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ACCOUNTS.free.key, 'idempotency-key': 'order-8' }, body: body('999000104'), signal: client.signal,
+    }).catch((e: unknown) => e);
+    await proxy.received('999000104_zpid');
+    client.abort();
+    await gone;
+    await proxy.abandoned('999000104_zpid');
+    const retry = batch(svc, body('999000104'), 'order-8');
+    letGo();
+    const r = await retry;
+    expect(r.headers.get('idempotent-replayed')).toBeNull();
+    expect(JSON.parse(r.text).data[0]).toMatchObject({ ok: true, meta: { credits: 1 } });
+  });
+
   it('an answer with a transient refusal in it (an item past the batch deadline) is not kept: the retry runs again', async () => {
     const short = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' } });
     try {
