@@ -5,10 +5,10 @@
 import { creditsAvailable } from '../accounts/index.js';
 import { LookupError, type BatchItemResult, type BatchPreviewItem, type BatchPreviewMeta, type ErrorBody, type LookupOptions } from '../contract/index.js';
 import { admitLookups, type Admission } from './admission.js';
-import { readCache, seenAs } from './cache.js';
+import { readCache, seenAs, type Seen } from './cache.js';
 import { freshnessFor } from './cache-policy.js';
 import { homeKeyOf } from './keys.js';
-import type { CacheHit, RequestContext } from './types.js';
+import type { RequestContext } from './types.js';
 
 export interface BatchPreview {
   data: BatchPreviewItem[];
@@ -16,7 +16,7 @@ export interface BatchPreview {
 }
 
 /** A valid item's outcome as the batch would have it before any read. */
-type Verdict = { ok: true; live: boolean; cacheKey: string } | { ok: false; error: ErrorBody };
+type Verdict = { ok: true; live: boolean; cacheKey: string; billedAs: string } | { ok: false; error: ErrorBody };
 
 /**
  * Prices a parsed batch. One unit of the key's rate window per request (not per item: nothing is
@@ -45,12 +45,15 @@ export async function previewBatch(ctx: RequestContext, items: readonly BatchIte
   // rule: the cache lifetime, or the item's max_age, else the batch's); else live lookups off, an
   // ambiguity memo, or a live read (an entry too old is read live and billed, even if a failed read
   // would then answer it as stale for 0).
-  const verdictOf = (key: string, isAddress: boolean, hit: CacheHit | null): Verdict => {
-    if (hit) return { ok: true, live: false, cacheKey: isAddress ? key : hit.entryKey };
+  // A live read is billed once per home it reads (the batch's rule is by the entry read): an alias to
+  // an entry too old leads to that entry's home, so its key is the home's, not the alias's.
+  const verdictOf = (key: string, isAddress: boolean, seen: Seen): Verdict => {
+    const { hit, previous } = seen;
+    if (hit) return { ok: true, live: false, cacheKey: isAddress ? key : hit.entryKey, billedAs: hit.entryKey };
     if (!config.liveLookupsEnabled) return { ok: false, error: new LookupError('live_lookups_disabled').toBody() };
     const memo = memoOf.get(key);
     if (memo) return { ok: false, error: new LookupError('address_ambiguous', { message: memo.message, ...(memo.details ? { details: memo.details } : {}) }).toBody() };
-    return { ok: true, live: true, cacheKey: key };
+    return { ok: true, live: true, cacheKey: key, billedAs: previous?.entryKey ?? key };
   };
 
   // A home read live once per request is billed once: later items naming it cost nothing.
@@ -59,10 +62,10 @@ export async function previewBatch(ctx: RequestContext, items: readonly BatchIte
     if (!item.ok) return { index, ok: false, would_cost: 0, error: item.error.toBody() };
     const key = keyOf[index]!;
     const freshness = freshnessFor(config, now.getTime(), item.maxAge ?? options.maxAge);
-    const verdict = verdictOf(key, item.locator.kind === 'address', seenAs(foundOf.get(key) ?? null, freshness).hit);
+    const verdict = verdictOf(key, item.locator.kind === 'address', seenAs(foundOf.get(key) ?? null, freshness));
     if (!verdict.ok) return { index, ok: false, would_cost: 0, error: verdict.error };
-    const first = verdict.live && !billed.has(key);
-    if (first) billed.add(key);
+    const first = verdict.live && !billed.has(verdict.billedAs);
+    if (first) billed.add(verdict.billedAs);
     return { index, ok: true, would_cost: first ? 1 : 0, cache_key: verdict.cacheKey };
   });
 
