@@ -106,7 +106,10 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
     throw e;
   }
   holdings.dropClaim(ref);
-  await settle(ctx, ref, isKept(answer) && !ctx.signal.aborted ? answer : null);
+  // The face's codes are those its answer shows; the core's are every lookup's, shown or not (a GraphQL
+  // item's error as data, its code unselected).
+  const kept = isKept({ ...answer, codes: [...answer.codes, ...ctx.stats.failedCodes] }) && !ctx.signal.aborted;
+  await settle(ctx, ref, kept ? answer : null);
   return { answer: { status: answer.status, headers: answer.headers, body: answer.body }, replayed: false };
 }
 

@@ -21,6 +21,8 @@ export class RequestStats {
   private fallbackSource = false;
   /** The code of the first failed lookup, or of the request's own error. */
   errorCode: string | null = null;
+  /** The codes of every failed lookup (an idempotent run's answer with a transient one is not kept). */
+  readonly failedCodes = new Set<string>();
   /** The account's rate window after this request took its units (the RateLimit header). */
   rate: RateWindow | null = null;
 
@@ -43,6 +45,7 @@ export class RequestStats {
   /** Notes the first error code the request met. */
   failed(code: string): void {
     this.errorCode ??= code;
+    this.failedCodes.add(code);
   }
 
   /** The request itself was answered with an error: that code is the line's. */
