@@ -21,7 +21,8 @@ export type OpenContext = (opts: { signal: AbortSignal; deadlineMs?: number }) =
 export const COMPACT_FIELDS = [
   'zpid', 'address', 'price', 'homeStatus', 'beds', 'baths', 'livingArea', 'estimate', 'rentEstimate', 'detailUrl',
 ] as const satisfies ReadonlyArray<keyof PortalProperty>;
-const COMPACT_META = ['credits', 'cached', 'fetched_at', 'warning'] as const satisfies ReadonlyArray<keyof LookupMeta>;
+// stale and stale_reason only on a stale answer: an agent must be able to tell the last good record from a fresh one.
+const COMPACT_META = ['credits', 'cached', 'fetched_at', 'warning', 'stale', 'stale_reason'] as const satisfies ReadonlyArray<keyof LookupMeta>;
 const COMPACT_USAGE = ['plan', 'used', 'included', 'remaining', 'period_end'] as const satisfies ReadonlyArray<keyof AccountUsage>;
 
 const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> => {
@@ -48,6 +49,8 @@ const locatorArgs = {
   address: described(LOCATOR_FIELDS.address),
 };
 const statusArg = described(OPTION_FIELDS.status);
+// The faces' freshness options (raw is not offered: `full` is this face's way to ask for more).
+const freshnessArgs = { max_age: described(OPTION_FIELDS.max_age), stale: described(OPTION_FIELDS.stale) };
 const itemsArg = described({
   type: 'array',
   minItems: 1,
@@ -100,9 +103,10 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         title: 'Look up one home',
         description:
           'One home by listing link, zpid or one-line US address (send exactly one). A live lookup costs 1 credit; ' +
-          `a home read in the last ${humanMs(cacheTtlMs)} is served from the cache for 0 credits (meta.credits, meta.cached). ` +
+          `a home read in the last ${humanMs(cacheTtlMs)} is served from the cache for 0 credits (meta.credits, meta.cached; max_age asks for a fresher one). ` +
+          'When a live read is blocked, the last good record answers for 0 credits with meta.stale (stale: false for the error instead). ' +
           'Failures are tool errors with the API\'s error code (e.g. not_found, bad_param, credits_exhausted).',
-        inputSchema: { ...locatorArgs, status: statusArg, full: fullArg('the whole record (history, schools, photos, agent) and the whole meta') },
+        inputSchema: { ...locatorArgs, status: statusArg, ...freshnessArgs, full: fullArg('the whole record (history, schools, photos, agent) and the whole meta') },
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
       async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
@@ -110,7 +114,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
           const ctx = await open({ signal });
           const { locator, options } = parsedLookup(ctx, () => ({
             locator: parseLocator({ url: args.url, zpid: args.zpid, address: args.address }),
-            options: parseLookupOptions({ status: args.status }),
+            options: parseLookupOptions({ status: args.status, max_age: args.max_age, stale: args.stale }),
           }));
           const full = parseFull(args.full);
           const outcome = await lookupOne(ctx, locator, options);
@@ -130,6 +134,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         inputSchema: {
           items: itemsArg,
           status: statusArg,
+          ...freshnessArgs,
           full: fullArg('every result with the whole record and meta'),
         },
         annotations: { readOnlyHint: true, openWorldHint: true },
@@ -137,7 +142,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
       async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal, deadlineMs: batchDeadlineMs });
-          const { items, options } = parseBatchBody({ items: args.items, status: args.status });
+          const { items, options } = parseBatchBody({ items: args.items, status: args.status, max_age: args.max_age, stale: args.stale });
           const full = parseFull(args.full);
           const { data, meta } = await lookupBatch(ctx, items, options);
           return answer({ data: data.map((r) => batchItem(r, full)), meta });

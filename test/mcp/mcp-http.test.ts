@@ -48,7 +48,7 @@ describe('tools/list', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
     const one = tools.find((t) => t.name === 'lookup_property')!;
-    expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual(['address', 'full', 'status', 'url', 'zpid']);
+    expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual(['address', 'full', 'max_age', 'stale', 'status', 'url', 'zpid']);
     // The contract's own input schemas (contract/inputs.ts), as OpenAPI declares them.
     const props = one.inputSchema.properties as any;
     expect(props.status.anyOf.map((s: { const: string }) => s.const)).toEqual(['for_sale', 'sold', 'for_rent']);
