@@ -1,6 +1,7 @@
 // How long each thing a lookup writes to the cache is kept, and when a kept home may be served: the
 // one place to change a lifetime or the freshness rule.
 import type { Config } from '../config.js';
+import { hasFailedSection } from '../contract/sections.js';
 import type { CacheEntry } from '../store/index.js';
 
 /**
@@ -38,18 +39,22 @@ export function ttlFor(config: Lifetimes, what: Cached): number {
  * What a lookup accepts as a hit: an entry this service read at or after `notBefore` (ms since the
  * epoch, the service clock), fixed when the lookup starts. The cache lifetime, or `max_age` when it
  * is shorter (it only ever tightens the rule): `max_age=0` takes only a read that began after the
- * lookup did, its own or one it joined.
+ * lookup did, its own or one it joined. An incomplete record (a section in extraction_failed) only
+ * within INCOMPLETE_TTL_MS as well: judged on the service clock like the rest, not left to the
+ * store's expiry (Redis counts its TTLs on its own clock).
  */
 export interface Freshness {
   notBefore: number;
+  incompleteNotBefore: number;
 }
 
-export function freshnessFor(config: Pick<Config, 'cacheTtlMs'>, now: number, maxAgeSeconds: number | undefined): Freshness {
+export function freshnessFor(config: Pick<Config, 'cacheTtlMs' | 'incompleteTtlMs'>, now: number, maxAgeSeconds: number | undefined): Freshness {
   const limit = maxAgeSeconds === undefined ? config.cacheTtlMs : Math.min(config.cacheTtlMs, maxAgeSeconds * 1000);
-  return { notBefore: now - limit };
+  return { notBefore: now - limit, incompleteNotBefore: now - Math.min(limit, config.incompleteTtlMs) };
 }
 
-export const isFresh = (entry: CacheEntry, f: Freshness): boolean => entry.storedAt >= f.notBefore;
+export const isFresh = (entry: CacheEntry, f: Freshness): boolean =>
+  entry.storedAt >= (hasFailedSection(entry.sections) ? f.incompleteNotBefore : f.notBefore);
 
 /** A kept entry that may still stand in for a failed read: within its cache lifetime plus STALE_TTL_MS. */
 export const isKept = (config: Lifetimes, entry: CacheEntry, now: number): boolean => entry.storedAt + ttlFor(config, 'kept') > now;

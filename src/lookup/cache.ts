@@ -1,8 +1,9 @@
 // Reading the cache for many homes in one round trip: aliases first, then the entries.
 import DataLoader from 'dataloader';
 import type { CacheEntry, CacheStore } from '../store/index.js';
+import { hasFailedSection } from '../contract/sections.js';
 import { isFresh, type Freshness } from './cache-policy.js';
-import { isDirectKey } from './keys.js';
+import { isDirectKey, lastGoodKey } from './keys.js';
 import type { CacheHit, Loaded } from './types.js';
 
 /** The request's cache reads, batched into one store round trip per tick. */
@@ -37,6 +38,18 @@ export async function readCache(store: CacheStore, keys: readonly string[], with
     const direct = byKey.get(k);
     return direct ? { ...direct, entryKey: k } : null;
   });
+}
+
+/**
+ * The home `key`'s last good record (stale answers): its entry when that is complete, else the
+ * complete entry an incomplete read replaced, kept beside it (lastGoodKey); null when neither is there.
+ */
+export async function readLastGood(store: CacheStore, key: string): Promise<CacheHit | null> {
+  const [found] = await readCache(store, [key]);
+  if (found && !hasFailedSection(found.entry.sections)) return found;
+  const entryKey = found?.entryKey ?? (isDirectKey(key) ? key : ((await store.getAliases([key]))[0] ?? key));
+  const [good] = await store.getEntries([lastGoodKey(entryKey)]);
+  return good ? { entry: good, entryKey } : null;
 }
 
 /** A home's entry as one lookup sees it: a hit (fresh enough for it), or the earlier snapshot a live read replaces. */

@@ -8,6 +8,8 @@ export const buildingKey = (key: string): string => `bldg:${key}`;
 export const lockKey = (homeKey: string): string => `lock:${homeKey}`;
 /** A home loaded with its raw record (raw=true), kept apart from the same home loaded without, within a process. */
 export const rawFlightKey = (homeKey: string): string => `raw:${homeKey}`;
+/** Where an incomplete read keeps the complete entry it replaced (the home's last good record, stale answers). */
+export const lastGoodKey = (entryKey: string): string => `good:${entryKey}`;
 
 /** The key a locator is known by before anything is read. */
 export function homeKeyOf(locator: Locator): string {

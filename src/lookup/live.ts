@@ -6,12 +6,12 @@ import { missingCoreFields } from '../collector/mapping/sections.js';
 import { hasFailedSection } from '../contract/sections.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
-import { loadedFromHit, readCache, readHome } from './cache.js';
+import { loadedFromHit, readHome, readLastGood } from './cache.js';
 import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
 import { changesBetween, unreadFields } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { timeUpstream } from '../observability/request-stats.js';
-import { lockKey, rawFlightKey, zpidKey } from './keys.js';
+import { lastGoodKey, lockKey, rawFlightKey, zpidKey } from './keys.js';
 import type { CacheHit, Loaded, RequestContext } from './types.js';
 
 export interface LiveRequest {
@@ -132,16 +132,21 @@ const STALE_FOR = new Set([
 ]);
 
 /**
- * The last good record (`previous`, still within its cache lifetime plus STALE_TTL_MS) answering for
- * a read that failed with `e`, or null: then `e` is the answer. Free (the caller's reservation is
- * released), cached as nothing.
+ * The last good record of `homeKey` (still within its cache lifetime plus STALE_TTL_MS) answering for
+ * a read that failed with `e`, or null: then `e` is the answer. Read again now (another reader's
+ * write counts; an incomplete read's entry gives way to the complete one it replaced), `previous`
+ * when the store cannot say. Free (the caller's reservation is released), cached as nothing.
  */
-export function standIn(ctx: RequestContext, e: unknown, options: LookupOptions, previous: CacheHit | null | undefined, reportAs?: string): Loaded | null {
-  // A record with a section we could not read is not a last good record (README, "Section completeness").
-  if (options.stale === false || !previous || hasFailedSection(previous.entry.sections) || aborted(ctx)) return null;
+export async function standIn(
+  ctx: RequestContext, e: unknown, options: LookupOptions, homeKey: string, previous: CacheHit | null | undefined, reportAs?: string,
+): Promise<Loaded | null> {
+  if (options.stale === false || aborted(ctx)) return null;
   const code = toLookupError(e).code;
-  if (!STALE_FOR.has(code) || !isKept(ctx.deps.config, previous.entry, ctx.deps.clock().getTime())) return null;
-  return { ...loadedFromHit({ entry: previous.entry, entryKey: previous.entryKey }, reportAs ?? previous.entryKey), staleReason: code };
+  if (!STALE_FOR.has(code)) return null;
+  const kept = (await readLastGood(ctx.deps.store, homeKey).catch(() => null)) ?? previous;
+  // A record with a section we could not read is not a last good record (README, "Section completeness").
+  if (!kept || hasFailedSection(kept.entry.sections) || !isKept(ctx.deps.config, kept.entry, ctx.deps.clock().getTime())) return null;
+  return { ...loadedFromHit({ entry: kept.entry, entryKey: kept.entryKey }, reportAs ?? kept.entryKey), staleReason: code };
 }
 
 /**
@@ -152,10 +157,7 @@ export async function liveLookup(ctx: RequestContext, req: LiveRequest): Promise
   try {
     return await readOnce(ctx, req);
   } catch (e) {
-    if (req.options.stale === false || aborted(ctx)) throw e;
-    // Read again: the most recent record, whoever wrote it (a failed read caches nothing).
-    const [kept] = await readCache(ctx.deps.store, [req.homeKey]).catch(() => [req.previous]);
-    const stale = standIn(ctx, e, req.options, kept ?? req.previous, req.reportAs);
+    const stale = await standIn(ctx, e, req.options, req.homeKey, req.previous, req.reportAs);
     if (stale) return stale;
     throw e;
   }
@@ -287,8 +289,11 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     if (incomplete && missingCoreFields(collected.property, req.target.building).length > 0) {
       return { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: 0, rawJson };
     }
-    if (incomplete) await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'incomplete'));
-    else await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'home'), ttlFor(config, 'kept'));
+    if (incomplete) {
+      // The complete entry it replaces stays the home's last good record (stale answers), beside it.
+      if (prior && !hasFailedSection(prior.sections)) await keepLastGood(ctx, entryKey, prior, now.getTime());
+      await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'incomplete'));
+    } else await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'home'), ttlFor(config, 'kept'));
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, ttlFor(config, 'alias'));
     }
@@ -309,6 +314,12 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   } finally {
     if (!commitSent) await release(ctx, reservation);
   }
+}
+
+/** A complete entry an incomplete read replaces, kept under lastGoodKey for what is left of its keep. */
+async function keepLastGood(ctx: RequestContext, entryKey: string, good: CacheEntry, now: number): Promise<void> {
+  const left = good.storedAt + ttlFor(ctx.deps.config, 'kept') - now;
+  if (left > 0) await ctx.deps.store.putEntry(lastGoodKey(entryKey), good, null, left);
 }
 
 /** True when the store says this holder no longer holds its lock (renewing it is the check); unknown counts as held. */

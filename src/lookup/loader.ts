@@ -136,7 +136,7 @@ async function lookupAddress(
     } catch (e) {
       const err = toLookupError(e);
       if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), ttlFor(config, 'ambiguity'));
-      const stale = standIn(ctx, err, req.options, seen.previous, req.key);
+      const stale = await standIn(ctx, err, req.options, req.key, seen.previous, req.key);
       if (stale) return stale;
       throw err;
     }

@@ -83,7 +83,15 @@ describe('freshness', () => {
     expect(isFresh(readAgo(60_001), freshnessFor(config, now, 60))).toBe(false);
     expect(isFresh(readAgo(0), freshnessFor(config, now, 0))).toBe(true);
     expect(isFresh(readAgo(1), freshnessFor(config, now, 0))).toBe(false);
-    expect(isFresh(readAgo(2 * 3600_000), freshnessFor({ cacheTtlMs: 3600_000 }, now, 86_400))).toBe(false);
+    expect(isFresh(readAgo(2 * 3600_000), freshnessFor({ ...config, cacheTtlMs: 3600_000 }, now, 86_400))).toBe(false);
+  });
+
+  it('a record with a section in extraction_failed is fresh within INCOMPLETE_TTL_MS only, whatever the store still holds', () => {
+    const incomplete = (ms: number): CacheEntry => ({ ...readAgo(ms), sections: { ...everySection('present'), schools: 'extraction_failed' } });
+    expect(isFresh(incomplete(600_000), freshnessFor(config, now, undefined))).toBe(true);
+    expect(isFresh(incomplete(600_001), freshnessFor(config, now, undefined))).toBe(false);
+    expect(isFresh(incomplete(60_001), freshnessFor(config, now, 60))).toBe(false);
+    expect(isFresh(incomplete(0), freshnessFor(config, now, 0))).toBe(true);
   });
 
   it('a record stands in for a failed read until STALE_TTL_MS past its cache lifetime', () => {
