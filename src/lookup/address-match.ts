@@ -29,3 +29,22 @@ export function addressMatch(locator: AddressLocator, record: PortalProperty): A
   const score = scoreMatch({ text: locator.input, parts: locator.parts }, { text: streetAddress, parts: partsOfRecord(streetAddress, record), city, state });
   return { input: locator.input, normalized: locator.normalized, matched_address: record.address ?? streetAddress, ...score };
 }
+
+// Scoring is most of a match's cost even with the record's parts kept (tens of µs, beside a cache hit's
+// couple of hundred), and the same address is answered from the same snapshot again and again: each
+// match is kept by the address given and the snapshot answered (one snapshot holds one address).
+const matches = new LRUCache<string, AddressMatch | 'none'>({ max: 4096 });
+
+/**
+ * addressMatch of the snapshot `snapshot` (its entry key and when it was read), remembered: a repeat
+ * neither parses the record (`recordOf`, called only for a new pair) nor scores it again.
+ */
+export function addressMatchOf(locator: AddressLocator, snapshot: string, recordOf: () => PortalProperty): AddressMatch | undefined {
+  const key = `${snapshot}\u0000${locator.input}`;
+  let match = matches.get(key);
+  if (match === undefined) {
+    match = addressMatch(locator, recordOf()) ?? 'none';
+    matches.set(key, match);
+  }
+  return match === 'none' ? undefined : match;
+}

@@ -4,7 +4,7 @@ import {
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import { LRUCache } from 'lru-cache';
-import { addressMatch } from './address-match.js';
+import { addressMatchOf } from './address-match.js';
 import { admitLookups, type Admission } from './admission.js';
 import { ageSeconds } from './cache-policy.js';
 import { homeKeyOf } from './keys.js';
@@ -91,7 +91,8 @@ export function parsedLookup<T>(ctx: RequestContext, parse: () => T): T {
 async function findOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
   try {
     const outcome = await loadOne(ctx, locator, options);
-    recordFound(ctx.deps.metrics, ctx.stats, { cached: outcome.meta.cached, credits: outcome.meta.credits, provider: outcome.meta.source.provider });
+    const { cached, credits, source, stale } = outcome.meta;
+    recordFound(ctx.deps.metrics, ctx.stats, { cached, credits, provider: source.provider, stale: stale === true });
     return outcome;
   } catch (e) {
     recordFailed(ctx.deps.metrics, ctx.stats, toLookupError(e).code);
@@ -125,8 +126,11 @@ async function loadOne(ctx: RequestContext, locator: Locator, options: LookupOpt
     sections: loaded.entry.sections,
     ...freshnessMeta(ctx, loaded, cached),
   };
-  const match = locator.kind === 'address' ? addressMatch(locator, parseRecord(record)) : undefined;
-  if (match) meta.match = match;
+  if (locator.kind === 'address') {
+    // By the snapshot answered (entry key, read time): a repeat hit neither parses nor scores the record.
+    const match = addressMatchOf(locator, `${loaded.entryKey}\u0000${loaded.entry.storedAt}\u0000${loaded.entry.fetchedAt}`, () => parseRecord(record));
+    if (match) meta.match = match;
+  }
   return new LookupOutcome(dataJson, meta);
 }
 
