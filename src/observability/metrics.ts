@@ -7,8 +7,11 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Where a served home came from: the own collector, the fallback provider, or nowhere (an error). */
 export type LookupSourceLabel = 'self_hosted' | 'fallback' | 'none';
-/** hit: served from the cache (or another reader's flight); miss: read live (or failed). The service never serves stale homes. */
-export type CacheLabel = 'hit' | 'miss';
+/**
+ * hit: served from the cache (or another reader's flight); miss: read live (or failed); stale: the last
+ * good record standing in for a read that failed (stale-if-blocked, meta.stale).
+ */
+export type CacheLabel = 'hit' | 'miss' | 'stale';
 
 const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 60];
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];

@@ -58,10 +58,10 @@ export class RequestStats {
 export function recordFound(
   metrics: ServiceMetrics | undefined,
   stats: RequestStats | undefined,
-  found: { cached: boolean; credits: number; provider: string },
+  found: { cached: boolean; credits: number; provider: string; stale?: boolean },
 ): void {
   const source = sourceOf(found.provider);
-  const cache: CacheLabel = found.cached ? 'hit' : 'miss';
+  const cache: CacheLabel = found.stale ? 'stale' : found.cached ? 'hit' : 'miss';
   metrics?.lookups.inc({ code: 'ok', source, cache });
   if (found.credits > 0) metrics?.creditsBilled.inc(found.credits);
   if (!stats) return;

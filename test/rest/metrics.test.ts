@@ -7,6 +7,7 @@ import { listenerPort } from '../../src/observability/http.js';
 import { startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
 import { recordedBatch, todaysShape } from '../helpers/fallback-items.js';
 import { declares, parseMetrics, valueOf } from '../observability/prometheus.js';
+import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const TOKEN = 'metrics-token-for-tests-0001';
@@ -105,6 +106,32 @@ describe('/metrics on the main port', () => {
     const samples = parseMetrics((await scrape(other)).text);
     expect(valueOf(samples, 'credits_billed_total')).toBe(0);
     expect(valueOf(samples, 'lookups_total', { code: 'ok', source: 'self_hosted', cache: 'miss' })).toBe(0);
+  });
+});
+
+describe('/metrics when a stale answer stands in for a walled read', () => {
+  let svc: TestService;
+  let now = Date.parse('2026-06-01T12:00:00.000Z');
+  beforeAll(async () => {
+    svc = await startTestService({ clock: () => new Date(now), env: { METRICS_TOKEN: TOKEN } });
+  });
+  afterAll(() => svc?.close());
+
+  it('counts it ok with cache="stale", neither a hit nor a miss, and bills nothing', async () => {
+    const zpid = '2146993218';
+    expect((await svc.get(`/v1/portal/property?zpid=${zpid}`)).body.meta.credits).toBe(1);
+    now += 25 * 3600_000;
+    svc.replay.faults.set(recordedPage(zpid).path, { status: 403, body: WALL });
+    const before = parseMetrics((await scrape(svc)).text);
+    const r = await svc.get(`/v1/portal/property?zpid=${zpid}`);
+    expect(r.body.meta).toMatchObject({ stale: true, stale_reason: 'upstream_blocked', credits: 0 });
+    const after = parseMetrics((await scrape(svc)).text);
+    const moved = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(moved('lookups_total', { code: 'ok', source: 'self_hosted', cache: 'stale' })).toBe(1);
+    expect(moved('lookups_total', { code: 'ok', source: 'self_hosted', cache: 'hit' })).toBe(0);
+    expect(moved('lookups_total', { code: 'upstream_blocked', source: 'none', cache: 'miss' })).toBe(0);
+    expect(moved('credits_billed_total')).toBe(0);
+    expect(moved('upstream_bot_walls_total')).toBe(1);
   });
 });
 
