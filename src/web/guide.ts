@@ -1,7 +1,7 @@
 // What the landing page and /llms.txt tell a newcomer, read from the code that decides it: the
 // operations from the OpenAPI document, the error codes from the one table, the limits and cache
 // lifetime from the contract and the configuration. Nothing here is a second copy to keep in step.
-import { ERROR_CODES, humanMs, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
+import { ERROR_CODES, humanMs, MAX_AGE_MAX, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
 import type { Config } from '../config.js';
 import { buildOpenApi } from '../rest/openapi.js';
 
@@ -59,6 +59,9 @@ export const costs = (config: Pick<Config, 'cacheTtlMs'>): string[] => [
   'A live lookup (the home read from the listing site) costs 1 credit.',
   `A cache hit costs 0: a home looked up by anyone in the last ${humanMs(config.cacheTtlMs)} (meta.cached: true, header x-cache: HIT).`,
   `A batch takes up to ${MAX_BATCH_ITEMS} items and bills each item like a single lookup; a home asked twice in one request is billed once.`,
+  `max_age (seconds, 0 to ${MAX_AGE_MAX}) asks for a fresher record: a cached one older than that is read live and costs 1; max_age=0 always reads live.`,
+  'When a live read is blocked or the site is down, the last good record answers for 0 credits, marked meta.stale (send stale=false to get the error instead).',
+  'POST /v1/portal/batch?dry_run=true says what a batch would cost now (would_cost per item, meta.credits_estimate, meta.affordable) without looking anything up or charging.',
   'Errors are never billed. meta.credits in every answer says what the request cost.',
   'GET /v1/account shows the plan, the lookups used and remaining, and the billing period.',
 ];
