@@ -169,3 +169,25 @@ describe('GraphQL idempotency: answers a retry must run past', () => {
     expect(JSON.parse(r.text).data.properties.results[0]).toMatchObject({ ok: true, meta: { credits: 1 } });
   });
 });
+
+describe('GraphQL idempotency: a streamed answer', () => {
+  it('an @defer operation whose client leaves mid-stream releases its key (it was held, renewed, for good): the retry runs', async () => {
+    const query = JSON.stringify({ query: '{ account { used } ... @defer { properties(items: [{ zpid: "999000106" }]) { results { ok meta { credits } error { code } } } } }' });
+    const headers = { 'content-type': 'application/json', accept: 'multipart/mixed', 'x-api-key': svc.keys.free!, 'idempotency-key': 'gql-defer-gone' };
+    const letGo = proxy.hold('999000106_zpid');
+    const client = new AbortController();
+    const first = await fetch(endpoint(svc), { method: 'POST', headers, body: query, signal: client.signal });
+    expect(first.headers.get('content-type')).toMatch(/^multipart\/mixed/);
+    // The first part (account) has gone out; the deferred batch is held at the site.
+    await first.body!.getReader().read();
+    await proxy.received('999000106_zpid');
+    client.abort();
+    await proxy.abandoned('999000106_zpid');
+    const retry = fetch(endpoint(svc), { method: 'POST', headers, body: query });
+    letGo();
+    const r = await retry;
+    expect(r.status).toBe(200);
+    expect(r.headers.get('idempotent-replayed')).toBeNull();
+    expect(await r.text()).toContain('"results":[{"ok":true,"meta":{"credits":1},"error":null}]');
+  });
+});

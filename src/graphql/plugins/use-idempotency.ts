@@ -81,8 +81,16 @@ export function useIdempotency<ServerContext extends Record<string, any>>(opts: 
         const value = response.headers.get(name);
         if (value !== null) headers[name] = value;
       }
-      const settled = response.clone().text().then((body) => {
-        run.answer({ status: response.status, headers, body, codes: errorCodes(body) });
+      // The whole body, or null when it never comes whole: a stream whose client left (its copy then never
+      // ends) or that failed. Either way the run is answered, so its key is settled and not held forever.
+      const body = new Promise<string | null>((resolve) => {
+        response.clone().text().then(resolve, () => resolve(null));
+        if (request.signal.aborted) resolve(null);
+        else request.signal.addEventListener('abort', () => resolve(null), { once: true });
+      });
+      const settled = body.then((text) => {
+        // A cut answer is not kept (a 5xx): the client's retry runs.
+        run.answer(text === null ? { status: 500, headers, body: '', codes: [] } : { status: response.status, headers, body: text, codes: errorCodes(text) });
         return run.outcome;
       });
       // A whole answer is kept before it is sent, so a retry after it replays; a streamed one (@defer,
