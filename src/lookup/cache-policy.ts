@@ -10,8 +10,9 @@ import type { CacheEntry } from '../store/index.js';
  *   STALE_TTL_MS, so it remains the last good record (stale answers) and the earlier snapshot (change
  *   hints) once it is no longer served as a hit;
  * - `incomplete`: a record with a section in extraction_failed (README, "Section completeness"): its
- *   entry and raw record, for INCOMPLETE_TTL_MS only, so repeats soon after are free hits
- *   and a later lookup reads the page again; it is not kept as a last good record;
+ *   raw record, and how long its entry is served as a hit (isFresh), INCOMPLETE_TTL_MS only, so
+ *   repeats soon after are free hits and a later lookup reads the page again; its text is kept like a
+ *   complete one's (the earlier snapshot of change hints) but is no last good record;
  * - `alias`: an address or building key pointing at a home's entry, kept as long as the entry (an
  *   alias outliving its entry is only a miss, one expiring first only a second resolution);
  * - `ambiguity`: the memo of an address that matched several homes (AMBIGUITY_MEMO_TTL_MS), so it

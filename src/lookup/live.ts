@@ -292,7 +292,8 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     if (incomplete) {
       // The complete entry it replaces stays the home's last good record (stale answers), beside it.
       if (prior && !hasFailedSection(prior.sections)) await keepLastGood(ctx, entryKey, prior, now.getTime());
-      await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'incomplete'));
+      // A hit for INCOMPLETE_TTL_MS (isFresh); its text kept as long as a complete one's, as the earlier snapshot of change hints.
+      await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'incomplete'), ttlFor(config, 'kept'));
     } else await store.putEntry(entryKey, entry, rawJson, ttlFor(config, 'home'), ttlFor(config, 'kept'));
     if (entryKey !== req.homeKey && !req.homeKey.startsWith('zpid:')) {
       await store.putAlias(req.homeKey, entryKey, ttlFor(config, 'alias'));

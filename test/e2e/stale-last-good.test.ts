@@ -96,7 +96,13 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
 
     // stale=false still opts out.
     expect((await lookup('&stale=false')).body.error.code).toBe('upstream_blocked');
+
+    // Unblocked, the page reads whole again: compared with the incomplete snapshot it replaces (kept
+    // as the earlier snapshot past INCOMPLETE_TTL_MS; its unread price events left out): nothing changed.
     replay.faults.clear();
+    const whole = await lookup();
+    expect(whole.body.meta).toMatchObject({ credits: 1, cached: false, sections: present(), changes: [], previous_fetched_at: broken.body.meta.fetched_at });
+    expect(await charges()).toBe(3);
   });
 });
 

@@ -87,12 +87,12 @@ describe('cache policy', () => {
       read: async () => ({ ...home('42'), property: { ...home('42').property, ...property }, sections: failed }),
     });
 
-    it('with its core fields: its entry written for INCOMPLETE_TTL_MS, not kept longer; billed', async () => {
+    it('with its core fields: its raw record written for INCOMPLETE_TTL_MS (a hit that long), its text kept as the earlier snapshot; billed', async () => {
       const { lookup, writes } = await service(reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: 250_000 }));
       const found = await lookup('1 Main St, Springfield, IL 62701');
       expect(found.body.meta).toMatchObject({ credits: 1, sections: failed });
       expect(writes).toEqual([
-        ['putEntry', 'zpid:42', 4321],
+        ['putEntry', 'zpid:42', 4321, 1235567],
         ['putAlias', found.body.meta.cache_key, 1235567],
       ]);
     });
