@@ -22,6 +22,7 @@ type Json = Record<string, unknown>;
 const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
 const ZPID = '15192198';
 const PAGE = recordedPage(ZPID);
+const ADDRESS = `/v1/portal/property?address=${encodeURIComponent('661 Lakeview Ave, San Francisco, CA 94112')}`;
 const HOUR = 3600_000;
 const INCOMPLETE_TTL_MS = 600_000;
 const present = (others: Partial<Sections> = {}): Sections => ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
@@ -64,7 +65,8 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
   const charges = async () => (await svc.store.ledger()).length;
 
   it('good page, then a broken one, then the bot wall: the stale answer is the complete record', async () => {
-    const good = await lookup();
+    // Looked up by address first, so the address has an alias to the home.
+    const good = await svc.get(ADDRESS);
     expect(good.body.meta).toMatchObject({ credits: 1, cached: false, sections: present() });
     expect(good.body.data.priceHistory).toHaveLength(4);
 
@@ -93,6 +95,13 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
     expect(later.status).toBe(200);
     expect(later.body.meta).toMatchObject({ credits: 0, stale: true, stale_reason: 'upstream_blocked', sections: present(), fetched_at: good.body.meta.fetched_at });
     expect(await charges()).toBe(2);
+
+    // The address, its resolution walled too: the complete record its alias leads to, not the incomplete one.
+    replay.faults.set(new URL(replay.suggestUrl).pathname, { status: 403, body: WALL });
+    const byAddress = await svc.get(ADDRESS);
+    expect(byAddress.status).toBe(200);
+    expect(byAddress.body.meta).toMatchObject({ credits: 0, stale: true, stale_reason: 'upstream_blocked', sections: present(), fetched_at: good.body.meta.fetched_at });
+    replay.faults.delete(new URL(replay.suggestUrl).pathname);
 
     // stale=false still opts out.
     expect((await lookup('&stale=false')).body.error.code).toBe('upstream_blocked');
