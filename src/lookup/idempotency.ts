@@ -12,12 +12,15 @@
 // a retry should run past: a status of 401, 429 or 5xx, or an error with a transient code anywhere in it
 // (TRANSIENT: the key's rate window, the store, an instance too busy, an internal failure, items the
 // batch deadline left unstarted), or an answer made after its client went away (its lookups were cut
-// short: the client's retry must not be given that). Then the key is released and the retry runs.
+// short: the client's retry must not be given that). Then the key is released and the retry runs; the
+// store keeps the run's start with the key, and the retry takes any home read since as fresh, max_age
+// aside (retryFreshness), so what the first run billed is not billed again.
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LookupError, type ErrorCode } from '../contract/index.js';
 import type { ClaimRef, StoredAnswer } from '../store/index.js';
 import { holdingsOf } from './holdings.js';
+import type { Freshness } from './cache-policy.js';
 import type { RequestContext } from './types.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -71,6 +74,15 @@ export const requestIdentity = (parts: readonly string[]): string => createHash(
 export const isKept = (a: RunAnswer): boolean =>
   a.status < 500 && a.status !== 429 && a.status !== 401 && !a.codes.some((c) => TRANSIENT.has(c));
 
+/**
+ * What a retry of a run not kept takes as a hit: also any read made since that run began, max_age aside
+ * (it asked for homes as fresh as at its first attempt), so a home that run read and billed is billed once.
+ */
+export function retryFreshness(ctx: RequestContext, f: Freshness): Freshness {
+  const since = ctx.retrySince;
+  return since === undefined ? f : { notBefore: Math.min(f.notBefore, since), incompleteNotBefore: Math.min(f.incompleteNotBefore, since) };
+}
+
 /** Wakes the retries waiting on this instance when a run with their key ends here. */
 const settled = new EventEmitter().setMaxListeners(0);
 const slotOf = (ref: ClaimRef): string => `${ref.accountId}\u0000${ref.key}`;
@@ -82,11 +94,14 @@ const slotOf = (ref: ClaimRef): string => `${ref.accountId}\u0000${ref.key}`;
  */
 export async function runIdempotent(ctx: RequestContext, key: string, identity: string, run: () => Promise<RunAnswer>): Promise<IdempotentAnswer> {
   const { store, config } = ctx.deps;
-  const ref: ClaimRef = { accountId: ctx.account.id, key, token: ctx.deps.newId() };
+  const ref: ClaimRef = { accountId: ctx.account.id, key, token: ctx.deps.newId(), startedAt: ctx.deps.clock().getTime() };
   const waitUntil = performance.now() + config.idempotencyWaitMs;
   for (;;) {
     const found = await store.claimIdempotency(ref, identity, config.leaseTtlMs);
-    if (found.state === 'claimed') break;
+    if (found.state === 'claimed') {
+      if (found.since !== undefined) ctx.retrySince = found.since;
+      break;
+    }
     if (found.bodyHash !== identity) {
       throw new LookupError('idempotency_key_reused', { details: { reason: found.state === 'done' ? 'answered another request' : 'another request with this key is running' } });
     }
@@ -121,7 +136,8 @@ async function settle(ctx: RequestContext, ref: ClaimRef, answer: RunAnswer | nu
   const { store } = ctx.deps;
   try {
     if (answer) await store.completeIdempotency(ref, { status: answer.status, headers: answer.headers, body: answer.body }, IDEMPOTENCY_TTL_MS);
-    else await store.releaseIdempotency(ref);
+    // The run's start stays with the key: its retry takes the homes read since as fresh (retryFreshness).
+    else await store.releaseIdempotency(ref, IDEMPOTENCY_TTL_MS);
   } catch (err) {
     ctx.logger.warn({ err }, 'idempotency key not settled: it lapses with its lease, and a retry runs again');
   } finally {

@@ -3,6 +3,7 @@
 import { LookupError, toLookupError, type Locator, type LookupOptions } from '../contract/index.js';
 import { loadedFromHit, readHome, seenAs, type Seen } from './cache.js';
 import { freshnessFor, ttlFor, type Freshness } from './cache-policy.js';
+import { retryFreshness } from './idempotency.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
 import { liveLookup, putAliasOrLog, release, reserve, standIn, throwIfAborted } from './live.js';
 import { liveCapError } from '../accounts/rate-limit.js';
@@ -27,7 +28,7 @@ export function loadHome(ctx: RequestContext, req: HomeRequest): Promise<Loaded>
   const key = `${raw ? rawFlightKey(req.key) : req.key}${maxAge === undefined ? '' : `|${maxAge}`}${stale === false ? '|no-stale' : ''}`;
   let loading = ctx.homes.get(key);
   if (!loading) {
-    loading = loadOne(ctx, req, freshnessFor(ctx.deps.config, ctx.deps.clock().getTime(), maxAge));
+    loading = loadOne(ctx, req, retryFreshness(ctx, freshnessFor(ctx.deps.config, ctx.deps.clock().getTime(), maxAge)));
     ctx.homes.set(key, loading);
   }
   return loading;

@@ -57,6 +57,11 @@ export interface RequestContext {
   reported: Set<string>;
   /** What the request did (lookups, credits, upstream time, rate window), for its log line and headers. */
   stats: RequestStats;
+  /**
+   * A retry of an idempotent run that was not kept (lookup/idempotency.ts): when that run began. A read
+   * made since then is fresh enough whatever max_age says, so the retry bills nothing that run billed.
+   */
+  retrySince?: number;
 }
 
 export interface ContextOptions {

@@ -18,11 +18,16 @@ export interface ClaimRef {
   accountId: string;
   key: string;
   token: string;
+  /** When the run began (the service clock, ms): kept with the claim, and past a release (see releaseIdempotency). */
+  startedAt?: number;
 }
 
 export type ClaimResult =
-  /** The caller runs the request and then completes or releases the claim. */
-  | { state: 'claimed' }
+  /**
+   * The caller runs the request and then completes or releases the claim. `since`: an earlier run of the
+   * same request under the key was released (not kept) and began then; this run is its retry.
+   */
+  | { state: 'claimed'; since?: number }
   /** Another request with this key is running (its lease not lapsed). */
   | { state: 'running'; bodyHash: string }
   /** A request with this key ran: its answer, and the hash of the request it answered. */
@@ -36,8 +41,11 @@ export interface IdempotencyStore {
   claimIdempotency(ref: ClaimRef, bodyHash: string, leaseMs: number): Promise<ClaimResult>;
   /** Replaces the claim by the answer, kept `ttlMs`; false (nothing written) when the claim is no longer held under its token. */
   completeIdempotency(ref: ClaimRef, answer: StoredAnswer, ttlMs: number): Promise<boolean>;
-  /** Drops the claim, if still held under its token, so the next request with the key runs. */
-  releaseIdempotency(ref: ClaimRef): Promise<void>;
+  /**
+   * Drops the claim, if still held under its token, so the next request with the key runs. With `keepMs`
+   * the run's start is kept that long: the next claim of the same request is told it (`since`).
+   */
+  releaseIdempotency(ref: ClaimRef, keepMs?: number): Promise<void>;
   /** Extends the claims held under their tokens to `leaseMs` from now; returns the tokens of those no longer held. */
   renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]>;
 }

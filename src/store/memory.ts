@@ -43,8 +43,11 @@ const keyBytes = (key: string, value: string) => 2 * (key.length + value.length)
 /** Mirrors the Redis daily budget key: a counter that expires this long after it was last drawn on. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
 
-/** An idempotency key: claimed (a token, until its lease ends) or answered (the packed answer, for a day). */
-interface IdempotencyRecord { bodyHash: string; token: string | null; answer: Buffer | null }
+/**
+ * An idempotency key: claimed (a token, until its lease ends), answered (the packed answer, for a day) or
+ * released (neither: the start of the run it had, `since`, for its retry).
+ */
+interface IdempotencyRecord { bodyHash: string; token: string | null; answer: Buffer | null; since?: number }
 
 interface Reservation {
   accountId: string;
@@ -299,8 +302,8 @@ export class MemoryStore implements Store {
   async claimIdempotency(ref: ClaimRef, bodyHash: string, leaseMs: number): Promise<ClaimResult> {
     const slot = idempotencySlot(ref.accountId, ref.key);
     const done = this.liveEntry(this.answers, slot);
-    if (done) {
-      const answer = await unpackAnswer(done.value.answer!);
+    if (done?.value.answer) {
+      const answer = await unpackAnswer(done.value.answer);
       // Unpacking awaited: the claim below must not follow a write made meanwhile.
       if (answer) return { state: 'done', bodyHash: done.value.bodyHash, answer };
       if (this.answers.get(slot) === done) this.answers.delete(slot);
@@ -308,8 +311,11 @@ export class MemoryStore implements Store {
     }
     const running = this.liveEntry(this.claims, slot);
     if (running) return { state: 'running', bodyHash: running.value.bodyHash };
-    this.claims.set(slot, { value: { bodyHash, token: ref.token, answer: null }, expiresAt: this.clock() + leaseMs });
-    return { state: 'claimed' };
+    // A released run of the same request: this is its retry, begun when that run began.
+    const earlier = done && done.value.bodyHash === bodyHash ? done.value.since : undefined;
+    if (done) this.answers.delete(slot);
+    this.claims.set(slot, { value: { bodyHash, token: ref.token, answer: null, since: earlier ?? ref.startedAt }, expiresAt: this.clock() + leaseMs });
+    return earlier === undefined ? { state: 'claimed' } : { state: 'claimed', since: earlier };
   }
 
   async completeIdempotency(ref: ClaimRef, answer: StoredAnswer, ttlMs: number): Promise<boolean> {
@@ -322,9 +328,13 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  async releaseIdempotency(ref: ClaimRef): Promise<void> {
+  async releaseIdempotency(ref: ClaimRef, keepMs?: number): Promise<void> {
     const slot = idempotencySlot(ref.accountId, ref.key);
-    if (this.liveEntry(this.claims, slot)?.value.token === ref.token) this.claims.delete(slot);
+    const claim = this.liveEntry(this.claims, slot);
+    if (claim?.value.token !== ref.token) return;
+    this.claims.delete(slot);
+    const { bodyHash, since } = claim.value;
+    if (keepMs && since !== undefined) this.answers.set(slot, { value: { bodyHash, token: null, answer: null, since }, expiresAt: this.clock() + keepMs });
   }
 
   async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {

@@ -288,20 +288,25 @@ return 1
 `;
 
 /**
- * Claims an idempotency key, or tells what holds it.
- * KEYS: 1 the key's hash. ARGV: 1 token, 2 body hash, 3 lease ms, 4 a damaged answer to drop first ('' = none)
- * Reply: {'claimed'} | {'running', body_hash} | {'done', body_hash, packed answer}
+ * Claims an idempotency key, or tells what holds it. A key with neither token nor answer is a released
+ * run's mark (its start, since): claimed, and its since told when the request is the same.
+ * KEYS: 1 the key's hash. ARGV: 1 token, 2 body hash, 3 lease ms, 4 a damaged answer to drop first ('' = none),
+ * 5 this run's start ('' = unknown)
+ * Reply: {'claimed', earlier run's start or ''} | {'running', body_hash} | {'done', body_hash, packed answer}
  */
 const LUA_IDEM_CLAIM = `
 if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'answer') == ARGV[4] then redis.call('DEL', KEYS[1]) end
-local h = redis.call('HMGET', KEYS[1], 'body_hash', 'answer')
-if not h[1] then
-  redis.call('HSET', KEYS[1], 'body_hash', ARGV[2], 'token', ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return {'claimed'}
-end
+local h = redis.call('HMGET', KEYS[1], 'body_hash', 'answer', 'token', 'since')
 if h[2] then return {'done', h[1], h[2]} end
-return {'running', h[1]}
+if h[3] then return {'running', h[1]} end
+local earlier = ''
+if h[1] == ARGV[2] and h[4] then earlier = h[4] end
+local since = earlier ~= '' and earlier or ARGV[5]
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'body_hash', ARGV[2], 'token', ARGV[1])
+if since ~= '' then redis.call('HSET', KEYS[1], 'since', since) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {'claimed', earlier}
 `;
 
 /** KEYS: 1 the key's hash. ARGV: 1 token, 2 packed answer, 3 ttl ms. Reply: 1 | 0 the claim is not held under this token. */
@@ -313,10 +318,17 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `;
 
-/** KEYS: 1 the key's hash. ARGV: 1 token. Drops the claim only if the token still holds it. */
+/**
+ * KEYS: 1 the key's hash. ARGV: 1 token, 2 ms to keep the run's start ('0' = none). Drops the claim only
+ * if the token still holds it; its start (since) then stays that long, as the released run's mark.
+ */
 const LUA_IDEM_RELEASE = `
-if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '0' and redis.call('HEXISTS', KEYS[1], 'since') == 1 then
+  redis.call('HDEL', KEYS[1], 'token')
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return redis.call('DEL', KEYS[1])
 `;
 
 /** KEYS: 1 the key's hash. ARGV: 1 token, 2 lease ms. Reply: 1 renewed | 0 not held under this token. */
@@ -741,9 +753,10 @@ export class RedisStore implements Store {
     const key = this.k.idempotency(ref.accountId, ref.key);
     let damaged: Buffer | string = '';
     for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
-      const [state, hash, packed] = await this.run(() => this.scripts.plIdemClaimBuffer(key, ref.token, bodyHash, ms(leaseMs), damaged));
+      const startedAt = ref.startedAt === undefined ? '' : String(Math.floor(ref.startedAt));
+      const [state, hash, packed] = await this.run(() => this.scripts.plIdemClaimBuffer(key, ref.token, bodyHash, ms(leaseMs), damaged, startedAt));
       const what = state!.toString();
-      if (what === 'claimed') return { state: 'claimed' };
+      if (what === 'claimed') return hash && hash.length > 0 ? { state: 'claimed', since: Number(hash.toString()) } : { state: 'claimed' };
       if (what === 'running') return { state: 'running', bodyHash: hash!.toString() };
       const answer = await unpackAnswer(packed!);
       if (answer) return { state: 'done', bodyHash: hash!.toString(), answer };
@@ -759,8 +772,8 @@ export class RedisStore implements Store {
     return Number(n) === 1;
   }
 
-  async releaseIdempotency(ref: ClaimRef): Promise<void> {
-    await this.run(() => this.scripts.plIdemRelease(this.k.idempotency(ref.accountId, ref.key), ref.token));
+  async releaseIdempotency(ref: ClaimRef, keepMs?: number): Promise<void> {
+    await this.run(() => this.scripts.plIdemRelease(this.k.idempotency(ref.accountId, ref.key), ref.token, keepMs ? ms(keepMs) : '0'));
   }
 
   async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {

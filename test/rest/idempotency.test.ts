@@ -3,7 +3,7 @@
 // a retry while the first still runs waits for it (the first held at a gate) and the home is read once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer } from '../../src/replay/server.js';
-import { MemoryStore, type ClaimRef, type ClaimResult } from '../../src/store/index.js';
+import { MemoryStore, type CacheEntry, type ClaimRef, type ClaimResult, type LedgerEntry } from '../../src/store/index.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -40,6 +40,24 @@ class WatchedStore extends MemoryStore {
   /** Resolves after `n` beats of the lease renewer. */
   beaten(n: number): Promise<void> {
     return this.beats >= n ? Promise.resolve() : new Promise((wake) => this.beatWaiters.push({ n, wake }));
+  }
+  private readonly written: Array<{ what: string; wake: () => void }> = [];
+  private wrote(what: string): void {
+    for (const w of this.written.filter((x) => x.what === what)) w.wake();
+  }
+  /** Resolves once the home `cacheKey` has been both charged and cached (from now on). */
+  chargedAndCached(cacheKey: string): Promise<void> {
+    const seen = (what: string) => new Promise<void>((wake) => this.written.push({ what, wake }));
+    return Promise.all([seen(`commit ${cacheKey}`), seen(`put ${cacheKey}`)]).then(() => undefined);
+  }
+  override async commit(entry: LedgerEntry): Promise<boolean> {
+    const ok = await super.commit(entry);
+    this.wrote(`commit ${entry.cacheKey}`);
+    return ok;
+  }
+  override async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number, keepMs?: number): Promise<void> {
+    await super.putEntry(key, entry, rawJson, ttlMs, keepMs);
+    this.wrote(`put ${key}`);
   }
 }
 
@@ -243,5 +261,33 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     } finally {
       await short.close();
     }
+  });
+
+  it('a run not kept bills a home once across the retry, even with max_age=0: the retry takes the reads made since the first run began', async () => {
+    // The first client leaves once its first home (max_age=0) is charged and cached, its second held at the site.
+    const twoHomes = JSON.stringify({ items: [{ zpid: '2146993218', max_age: 0 }, { zpid: '999000102' }] });
+    const charges = async () => (await store.ledger()).filter((e) => e.cacheKey === 'zpid:2146993218').length;
+    const chargedBefore = await charges();
+    const letGo = proxy.hold('999000102_zpid');
+    const charged = store.chargedAndCached('zpid:2146993218');
+    const client = new AbortController();
+    const gone = fetch(`${svc.url}/v1/portal/batch`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ACCOUNTS.free.key, 'idempotency-key': 'order-9' }, body: twoHomes, signal: client.signal,
+    }).catch((e: unknown) => e);
+    await Promise.all([charged, proxy.received('999000102_zpid')]);
+    client.abort();
+    await gone;
+    await proxy.abandoned('999000102_zpid');
+    const before = reads('2146993218');
+    const retry = batch(svc, twoHomes, 'order-9');
+    letGo();
+    const r = await retry;
+    expect(r.headers.get('idempotent-replayed')).toBeNull();
+    expect(JSON.parse(r.text).data.map((d: { ok: boolean; meta: { credits: number } }) => [d.ok, d.meta.credits])).toEqual([[true, 0], [true, 1]]);
+    expect(reads('2146993218')).toBe(before);
+    expect((await charges()) - chargedBefore).toBe(1);
+    // A max_age=0 lookup of the home without the key reads it again, as it asks.
+    const fresh = await batch(svc, twoHomes, null);
+    expect(JSON.parse(fresh.text).data[0].meta.credits).toBe(1);
   });
 });

@@ -631,6 +631,29 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.completeIdempotency(ref('tok-a'), answer, 60_000)).toBe(false);
       });
 
+      it('released with keepMs, a run leaves its start: the same request claiming the key again is told it (its retry), another is not; it lives keepMs', async () => {
+        const started = (token: string, startedAt: number, key = 'key-3') => ({ ...ref(token, key), startedAt });
+        expect(await store.claimIdempotency(started('tok-a', 1_000), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        await store.releaseIdempotency(started('tok-a', 1_000), 60_000);
+        // The retry's own start is later: the first run's is what it is told, and keeps through its own release.
+        expect(await store.claimIdempotency(started('tok-b', 5_000), 'hash-1', 30_000)).toEqual({ state: 'claimed', since: 1_000 });
+        expect((await store.claimIdempotency(started('tok-c', 6_000), 'hash-1', 30_000)).state).toBe('running');
+        await store.releaseIdempotency(started('tok-b', 5_000), 60_000);
+        expect(await store.claimIdempotency(started('tok-c', 7_000), 'hash-1', 30_000)).toEqual({ state: 'claimed', since: 1_000 });
+        expect(await store.completeIdempotency(started('tok-c', 7_000), answer, 60_000)).toBe(true);
+        expect((await store.claimIdempotency(started('tok-d', 8_000), 'hash-1', 30_000)).state).toBe('done');
+        // Another request under a released key runs as new; a release without keepMs leaves nothing.
+        expect(await store.claimIdempotency(started('tok-e', 1_000, 'key-4'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        await store.releaseIdempotency(started('tok-e', 1_000, 'key-4'), 60_000);
+        expect(await store.claimIdempotency(started('tok-f', 2_000, 'key-4'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+        await store.releaseIdempotency(started('tok-f', 2_000, 'key-4'));
+        expect(await store.claimIdempotency(started('tok-g', 3_000, 'key-4'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+        // The mark lives keepMs.
+        await store.releaseIdempotency(started('tok-g', 3_000, 'key-4'), 60_000);
+        await backdoor.elapse(60_001);
+        expect(await store.claimIdempotency(started('tok-h', 4_000, 'key-4'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+      });
+
       it('a lease: renewed by its holder the claim outlives its first lease; a crashed holder’s (not renewed) lapses and the key is claimed again, and the late holder cannot complete it', async () => {
         expect(await store.claimIdempotency(ref('tok-a'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
         expect(await store.renewIdempotency([ref('tok-a'), ref('tok-x', 'key-2')], 30_000)).toEqual(['tok-x']);
