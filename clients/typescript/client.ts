@@ -24,7 +24,8 @@ export type ErrorCode = ErrorBody['code'];
 type LookupQuery = NonNullable<paths['/v1/portal/property']['get']['parameters']['query']>;
 /** Exactly one way to name the home. */
 export type Locator = { url: string } | { zpid: string } | { address: string };
-export type LookupOptions = Pick<LookupQuery, 'status' | 'raw'>;
+/** Everything the query takes beside the locator (status, raw, max_age, stale), as the OpenAPI declares it. */
+export type LookupOptions = Omit<LookupQuery, 'url' | 'zpid' | 'address'>;
 export type BatchOptions = Omit<Schemas['BatchRequest'], 'items'>;
 
 /** An answer in the error envelope: the spec's code and message, the HTTP status, and any wait. */

@@ -147,6 +147,13 @@ describe('PortalClient errors', () => {
     expect(svc.replay.requests.length).toBe(before);
   });
 
+  it('property takes every option of the query: max_age=0 reads a cached home live again (typed: the type check fails without them)', async () => {
+    const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
+    await client.property({ zpid: '15192198' });
+    expect((await client.property({ zpid: '15192198' }, { stale: true })).meta).toMatchObject({ credits: 0, cached: true });
+    expect((await client.property({ zpid: '15192198' }, { max_age: 0, stale: false })).meta).toMatchObject({ credits: 1, cached: false, age_seconds: 0 });
+  });
+
   it('a wait the service asks for is read from retry-after', async () => {
     const client = new PortalClient({
       baseUrl: svc.url,
