@@ -93,7 +93,7 @@ const slotOf = (ref: ClaimRef): string => `${ref.accountId}\u0000${ref.key}`;
  * request) and idempotency_key_in_use (the first run did not answer within IDEMPOTENCY_WAIT_MS).
  */
 export async function runIdempotent(ctx: RequestContext, key: string, identity: string, run: () => Promise<RunAnswer>): Promise<IdempotentAnswer> {
-  const { store, config } = ctx.deps;
+  const { store, config, metrics } = ctx.deps;
   const ref: ClaimRef = { accountId: ctx.account.id, key, token: ctx.deps.newId(), startedAt: ctx.deps.clock().getTime() };
   const waitUntil = performance.now() + config.idempotencyWaitMs;
   for (;;) {
@@ -103,10 +103,15 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
       break;
     }
     if (found.bodyHash !== identity) {
+      metrics.idempotentRequests.inc({ outcome: 'key_reused' });
       throw new LookupError('idempotency_key_reused', { details: { reason: found.state === 'done' ? 'answered another request' : 'another request with this key is running' } });
     }
-    if (found.state === 'done') return { answer: found.answer, replayed: true };
+    if (found.state === 'done') {
+      metrics.idempotentRequests.inc({ outcome: 'replayed' });
+      return { answer: found.answer, replayed: true };
+    }
     if (!(await waitForRun(ref, waitUntil, ctx.signal))) {
+      metrics.idempotentRequests.inc({ outcome: 'key_in_use' });
       throw new LookupError('idempotency_key_in_use', { details: { waited_ms: config.idempotencyWaitMs } });
     }
   }
@@ -117,6 +122,7 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
     answer = await run();
   } catch (e) {
     holdings.dropClaim(ref);
+    metrics.idempotentRequests.inc({ outcome: 'not_kept' });
     await settle(ctx, ref, null);
     throw e;
   }
@@ -124,6 +130,7 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
   // The face's codes are those its answer shows; the core's are every lookup's, shown or not (a GraphQL
   // item's error as data, its code unselected).
   const kept = isKept({ ...answer, codes: [...answer.codes, ...ctx.stats.failedCodes] }) && !ctx.signal.aborted;
+  metrics.idempotentRequests.inc({ outcome: kept ? 'ran' : 'not_kept' });
   await settle(ctx, ref, kept ? answer : null);
   return { answer: { status: answer.status, headers: answer.headers, body: answer.body }, replayed: false };
 }

@@ -39,6 +39,7 @@ export class ServiceMetrics {
   readonly storeSeconds: Histogram<'command'>;
   readonly storeErrors: Counter<'command' | 'code'>;
   readonly rateLimited: Counter<'limit'>;
+  readonly idempotentRequests: Counter<'outcome'>;
   private readonly loopDelay: IntervalHistogram;
   private readonly lagWindow: NodeJS.Timeout;
   /** The last complete window's lag in seconds; null before the first window ends. */
@@ -71,6 +72,12 @@ export class ServiceMetrics {
     });
     this.storeErrors = new Counter({ name: 'store_errors_total', help: 'Store calls that failed, by method and error code', labelNames: ['command', 'code'], registers });
     this.rateLimited = new Counter({ name: 'rate_limited_total', help: 'Requests and lookups refused by a per-key limit', labelNames: ['limit'], registers });
+    this.idempotentRequests = new Counter({
+      name: 'idempotent_requests_total',
+      help: 'Requests sent with an Idempotency-Key, by outcome: ran (answer kept), not_kept (key released), replayed, key_reused (422), key_in_use (409)',
+      labelNames: ['outcome'],
+      registers,
+    });
 
     this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
     this.loopDelay.enable();

@@ -49,7 +49,7 @@ describe('/metrics on the main port', () => {
     for (const name of [
       'http_requests_total', 'lookups_total', 'upstream_read_seconds', 'upstream_bot_walls_total', 'upstream_fallbacks_total',
       'credits_billed_total', 'batch_size', 'store_command_seconds', 'store_errors_total', 'event_loop_lag_seconds',
-      'page_worker_queue_length', 'rate_limited_total',
+      'page_worker_queue_length', 'rate_limited_total', 'idempotent_requests_total',
     ]) expect(declares(r.text, name), name).toBe(true);
   });
 
@@ -80,6 +80,16 @@ describe('/metrics on the main port', () => {
     const lag = after.filter((x) => x.name === 'event_loop_lag_seconds');
     expect(lag.map((x) => x.labels.quantile).sort()).toEqual(['0.99', 'max']);
     expect(valueOf(after, 'event_loop_lag_seconds', { quantile: 'max' })).toBeGreaterThanOrEqual(valueOf(after, 'event_loop_lag_seconds', { quantile: '0.99' }));
+  });
+
+  it('counts requests with an Idempotency-Key by outcome: ran, replayed, key_reused', async () => {
+    const before = parseMetrics((await scrape(svc)).text);
+    const send = (zpid: string) => svc.post('/v1/portal/batch', { items: [{ zpid }] }, undefined, { 'idempotency-key': 'metrics-1' });
+    const statuses = [(await send('2146993218')).status, (await send('2146993218')).status, (await send('15192198')).status];
+    expect(statuses).toEqual([200, 200, 422]);
+    const after = parseMetrics((await scrape(svc)).text);
+    const moved = (outcome: string) => valueOf(after, 'idempotent_requests_total', { outcome }) - valueOf(before, 'idempotent_requests_total', { outcome });
+    expect(['ran', 'replayed', 'key_reused', 'not_kept', 'key_in_use'].map(moved)).toEqual([1, 1, 1, 0, 0]);
   });
 
   it('counts a bot wall and the failed lookup by its code', async () => {
