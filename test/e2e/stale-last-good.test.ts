@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECTION_NAMES, type Sections } from '../../src/contract/sections.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { wrapPropertyPage } from '../../src/replay/wrap.js';
-import type { Store } from '../../src/store/index.js';
+import { MemoryStore, type Store } from '../../src/store/index.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -116,21 +116,28 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
 });
 
 describe('a read that runs out of time answers from the last good record (upstream_timeout)', () => {
+  // Two instances on one store: `reader` (the default LOOKUP_TIMEOUT_MS) makes the first read, so a busy
+  // machine cannot time it out; `svc` times out after 1 s, its page held at the gate for longer.
+  let reader: TestService;
   let svc: TestService;
   let proxy: GatedProxy;
   let now = Date.parse('2026-06-01T12:00:00.000Z');
   beforeAll(async () => {
     proxy = await startGatedProxy(replay.origin, { open: true });
-    svc = await startTestService({ replayServer: replay, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin, LOOKUP_TIMEOUT_MS: '1000' } });
+    const store = new MemoryStore(() => now);
+    const common = { replayServer: replay, store, clock: () => new Date(now) };
+    reader = await startTestService({ ...common, env: { PORTAL_ORIGIN: proxy.origin } });
+    svc = await startTestService({ ...common, env: { PORTAL_ORIGIN: proxy.origin, LOOKUP_TIMEOUT_MS: '1000' } });
   });
   afterAll(async () => {
     proxy.open();
+    await reader?.close();
     await svc?.close();
     await proxy?.close();
   });
 
   it('the page held at the gate past LOOKUP_TIMEOUT_MS: 200 stale, stale_reason upstream_timeout, free; stale=false → 504', async () => {
-    const first = await svc.get(`/v1/portal/property?zpid=${ZPID}`);
+    const first = await reader.get(`/v1/portal/property?zpid=${ZPID}`);
     expect(first.body.meta).toMatchObject({ credits: 1, cached: false });
 
     now += 25 * HOUR;
