@@ -130,7 +130,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         description:
           `Up to ${MAX_BATCH_ITEMS} homes at once. Each item is a link or an address as a string, or an object with one of url, zpid, address. ` +
           'One failed item never fails the others: each result has ok and either data or error (with the API\'s error code). ' +
-          'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once.',
+          'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once. max_age and stale as for lookup_property (an item object may carry its own max_age).',
         inputSchema: {
           items: itemsArg,
           status: statusArg,

@@ -33,7 +33,9 @@ describe('MCP tools: max_age and stale', () => {
   it('both lookup tools declare max_age and stale as the contract does', async () => {
     const { tools } = await client.listTools();
     for (const name of ['lookup_property', 'lookup_properties']) {
-      const props = tools.find((t) => t.name === name)!.inputSchema.properties as any;
+      const tool = tools.find((t) => t.name === name)!;
+      expect(tool.description).toContain('max_age');
+      const props = tool.inputSchema.properties as any;
       expect(props.max_age).toMatchObject({ type: 'integer', minimum: 0, maximum: OPTION_FIELDS.max_age.maximum });
       expect(props.stale).toMatchObject({ type: 'boolean', description: OPTION_FIELDS.stale.description });
     }
