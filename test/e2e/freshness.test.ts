@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer } from '../../src/replay/server.js';
-import type { Store } from '../../src/store/index.js';
+import { MemoryStore, type Store } from '../../src/store/index.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { postGql } from '../graphql/client.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
@@ -251,13 +251,31 @@ describe('max_age and stale are validated', () => {
   });
 });
 
+/** A memory store that tells when the home's entry has been read n times (each lookup's cache read, the lock's re-check). */
+class WatchedStore extends MemoryStore {
+  private reads = 0;
+  private readonly waiters: Array<{ n: number; wake: () => void }> = [];
+
+  override async getEntries(keys: readonly string[]) {
+    const found = await super.getEntries(keys);
+    if (keys.includes(KEY)) this.reads += 1;
+    for (const w of this.waiters.filter((x) => x.n <= this.reads)) w.wake();
+    return found;
+  }
+
+  readsOfHome(n: number): Promise<void> {
+    return n <= this.reads ? Promise.resolve() : new Promise((wake) => this.waiters.push({ n, wake }));
+  }
+}
+
 describe('max_age and one flight: a read that began before the lookup is not fresh enough for max_age=0', () => {
   let svc: TestService;
   let proxy: GatedProxy;
   let now = Date.parse('2026-06-01T12:00:00.000Z');
+  const store = new WatchedStore(() => now);
   beforeAll(async () => {
     proxy = await startGatedProxy(replay.origin, { open: true });
-    svc = await startTestService({ replayServer: replay, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin } });
+    svc = await startTestService({ replayServer: replay, store, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin } });
   });
   afterAll(async () => {
     proxy.open();
@@ -273,6 +291,10 @@ describe('max_age and one flight: a read that began before the lookup is not fre
     now += 1_000;
     const b = svc.get(`/v1/portal/property?zpid=${ZPID}&max_age=0`);
     const d = svc.get(`/v1/portal/property?zpid=${ZPID}`);
+    // B and D have found nothing cached (A's cache read and its re-check under the lock, then theirs);
+    // from there to joining A's flight is in-process work only, done before the next turn of the loop.
+    await store.readsOfHome(4);
+    await new Promise((resolve) => setImmediate(resolve));
     release();
     const [ra, rb, rd] = await Promise.all([a, b, d]);
     expect(ra.body.meta).toMatchObject({ credits: 1, cached: false });
