@@ -6,12 +6,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { accountUsage } from '../accounts/index.js';
 import {
-  BatchItem, BatchRequest, humanMs, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody, parseLocator,
-  parseLookupOptions,
+  BATCH_QUERY_FIELDS, BatchItem, BatchRequest, humanMs, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody,
+  parseDryRun, parseLocator, parseLookupOptions,
   type AccountUsage, type LookupMeta, type PortalProperty,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
-import { failureOf, lookupBatch, lookupOne, parsedLookup, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+import { failureOf, lookupBatch, lookupOne, parsedLookup, previewBatch, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
 import type { ErrorLog } from '../lookup/failure.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
@@ -130,11 +130,13 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         description:
           `Up to ${MAX_BATCH_ITEMS} homes at once. Each item is a link or an address as a string, or an object with one of url, zpid, address. ` +
           'One failed item never fails the others: each result has ok and either data or error (with the API\'s error code). ' +
-          'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once. max_age and stale as for lookup_property (an item object may carry its own max_age).',
+          'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once. max_age and stale as for lookup_property (an item object may carry its own max_age). ' +
+          'dry_run: true answers what the batch would cost now (per item would_cost, meta.credits_estimate, meta.affordable) without looking anything up or charging.',
         inputSchema: {
           items: itemsArg,
           status: statusArg,
           ...freshnessArgs,
+          dry_run: described(BATCH_QUERY_FIELDS.dry_run),
           full: fullArg('every result with the whole record and meta'),
         },
         annotations: { readOnlyHint: true, openWorldHint: true },
@@ -144,6 +146,8 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
           const ctx = await open({ signal, deadlineMs: batchDeadlineMs });
           const { items, options } = parseBatchBody({ items: args.items, status: args.status, max_age: args.max_age, stale: args.stale });
           const full = parseFull(args.full);
+          // The cost preview as REST's ?dry_run=true answers it (nothing to make compact).
+          if (parseDryRun(args.dry_run, false)) return answer({ ...(await previewBatch(ctx, items, options)) });
           const { data, meta } = await lookupBatch(ctx, items, options);
           return answer({ data: data.map((r) => batchItem(r, full)), meta });
         } catch (e) {

@@ -1,12 +1,13 @@
-// The MCP tools take the faces' freshness options (issue 10 §1, §2: max_age, stale), declared once in
-// contract/inputs.ts, and a compact answer says when it is the last good record (meta.stale). Over
-// streamable HTTP with the SDK's client, against the replay site walled for the home.
+// The MCP tools take the faces' freshness options (issue 10 §1, §2: max_age, stale) and the batch's
+// cost preview (§5: dry_run), declared once in contract/inputs.ts, and a compact answer says when it
+// is the last good record (meta.stale). Over streamable HTTP with the SDK's client, against the
+// replay site walled for the home.
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPTION_FIELDS } from '../../src/contract/index.js';
+import { BATCH_QUERY_FIELDS, OPTION_FIELDS } from '../../src/contract/index.js';
 import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -72,5 +73,35 @@ describe('MCP tools: max_age and stale', () => {
     const stale = await call('lookup_properties', { items: [{ zpid: ZPID }], stale: 'no' });
     expect(stale.isError).toBe(true);
     expect(stale.structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'stale' } });
+  });
+});
+
+describe('MCP lookup_properties: dry_run', () => {
+  it('declares it as the contract does', async () => {
+    const { tools } = await client.listTools();
+    const props = tools.find((t) => t.name === 'lookup_properties')!.inputSchema.properties as any;
+    expect(props.dry_run).toMatchObject({ type: 'boolean', description: BATCH_QUERY_FIELDS.dry_run.description });
+  });
+
+  it('prices the batch as REST does, reading nothing and charging nothing', async () => {
+    await call('lookup_property', { zpid: ZPID });
+    const items = [{ zpid: ZPID }, { zpid: '999000777' }, { zpid: '999000777' }, { zpid: 'x' }];
+    const rest = await svc.post('/v1/portal/batch?dry_run=true', { items });
+    const [pages, ledger] = [svc.replay.requests.length, (await svc.store.ledger()).length];
+    const r = await call('lookup_properties', { items, dry_run: true });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent.data).toEqual(rest.body.data);
+    expect(r.structuredContent.data.map((d: { would_cost: number }) => d.would_cost)).toEqual([0, 1, 0, 0]);
+    const { took_ms: _a, ...meta } = r.structuredContent.meta;
+    const { took_ms: _b, ...restMeta } = rest.body.meta;
+    expect(meta).toEqual(restMeta);
+    expect(meta).toMatchObject({ credits: 0, credits_estimate: 1, affordable: true });
+    expect([svc.replay.requests.length, (await svc.store.ledger()).length]).toEqual([pages, ledger]);
+  });
+
+  it('a dry_run that is not a boolean is bad_param', async () => {
+    const r = await call('lookup_properties', { items: [{ zpid: ZPID }], dry_run: 'yes' });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'dry_run' } });
   });
 });
