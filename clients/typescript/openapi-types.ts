@@ -1058,7 +1058,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Makes a retry safe: the first request with this key runs; a retry with the same key and the same request (body, query string) from the same account within 24 h gets the same answer with idempotent-replayed: true, and nothing is billed again. A retry while the first still runs waits for it (IDEMPOTENCY_WAIT_MS, then 409 idempotency_key_in_use); the key with another request is 422 idempotency_key_reused. Transient answers (401, 429, 5xx, or items failed with rate_limited, store_unavailable, upstream_busy, internal or batch_deadline), and an answer whose client went away, are not kept: a retry runs again.
+                 * @description Makes a retry safe: the first request with this key runs; a retry with the same key and the same request (body, query string) from the same account within 24 h gets the same answer with idempotent-replayed: true, and nothing is billed again. A retry while the first still runs waits for it (IDEMPOTENCY_WAIT_MS, then 409 idempotency_key_in_use); the key with another request is 422 idempotency_key_reused. Transient answers (401, 429, 5xx, or items failed with rate_limited, store_unavailable, upstream_busy, internal or batch_deadline), and an answer whose client went away, are not kept: a retry runs again, billing nothing the first run billed. One header line (two are 400 bad_param).
                  * @example order-7f3a-2026-03-01
                  */
                 "Idempotency-Key"?: string;

@@ -47,14 +47,23 @@ export interface IdempotentAnswer {
   replayed: boolean;
 }
 
+/** The values of the Idempotency-Key header lines among Node's raw headers (name, value, name, value, …). */
+export function idempotencyHeaderLines(rawHeaders: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === IDEMPOTENCY_HEADER) lines.push(rawHeaders[i + 1]!);
+  return lines;
+}
+
 /**
- * The Idempotency-Key header's key; null when it is absent. 1 to 255 printable ASCII characters (space
- * to `~`), else bad_param, before anything runs.
+ * The Idempotency-Key header's key (one value, or its header lines); null when it is absent. 1 to 255
+ * printable ASCII characters (space to `~`) on one line, else bad_param, before anything runs: two lines
+ * would read as one key joined by a comma, which the retry may not repeat.
  */
-export function idempotencyKeyOf(header: string | string[] | null | undefined): string | null {
-  if (header === undefined || header === null) return null;
-  const value = Array.isArray(header) ? header.join(', ') : header;
-  const reason = value.length === 0 ? 'empty'
+export function idempotencyKeyOf(header: string | readonly string[] | null | undefined): string | null {
+  if (header === undefined || header === null || (typeof header !== 'string' && header.length === 0)) return null;
+  const value = typeof header === 'string' ? header : header[0]!;
+  const reason = typeof header !== 'string' && header.length > 1 ? 'sent more than once'
+    : value.length === 0 ? 'empty'
     : value.length > MAX_IDEMPOTENCY_KEY_LENGTH ? `${value.length} characters, more than ${MAX_IDEMPOTENCY_KEY_LENGTH}`
     : /^[\x20-\x7e]+$/.test(value) ? null : 'not printable ASCII';
   if (reason === null) return value;

@@ -223,7 +223,8 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
                 'from the same account within 24 h gets the same answer with idempotent-replayed: true, and nothing is billed again. A retry while ' +
                 'the first still runs waits for it (IDEMPOTENCY_WAIT_MS, then 409 idempotency_key_in_use); the key with another request is 422 ' +
                 'idempotency_key_reused. Transient answers (401, 429, 5xx, or items failed with rate_limited, store_unavailable, upstream_busy, ' +
-                'internal or batch_deadline), and an answer whose client went away, are not kept: a retry runs again.',
+                'internal or batch_deadline), and an answer whose client went away, are not kept: a retry runs again, billing nothing the first run ' +
+                'billed. One header line (two are 400 bad_param).',
               schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: '^[\\x20-\\x7e]+$' },
               example: 'order-7f3a-2026-03-01',
             },

@@ -7,6 +7,7 @@ import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore, type ClaimRef, type ClaimResult } from '../../src/store/index.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { portOf, rawRequest } from '../helpers/raw-http.js';
 import { endpoint } from './client.js';
 
 /** A memory store that tells when a claim found the key held by a run (a retry now waiting). */
@@ -112,6 +113,15 @@ describe('GraphQL operations sent by POST with an Idempotency-Key', () => {
     const bad = await post(operation('2146993218'), 'k'.repeat(256));
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.text).errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key' } });
+    // Two header lines are refused, not joined into one key.
+    const json = operation('2146993218');
+    const twoLines = [
+      'POST /graphql HTTP/1.1', 'host: 127.0.0.1', 'content-type: application/json', `x-api-key: ${svc.keys.free!}`,
+      'idempotency-key: gql-5', 'Idempotency-Key: gql-5', `content-length: ${Buffer.byteLength(json)}`, 'connection: close', '', json,
+    ].join('\r\n');
+    const dup = await rawRequest(portOf(svc.url), twoLines);
+    expect(dup?.status).toBe(400);
+    expect(dup?.json.errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key', reason: 'sent more than once' } });
     const introspection = JSON.stringify({ query: '{ __typename }' });
     const once = await post(introspection, 'gql-4');
     const twice = await post(introspection, 'gql-4');

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore, type CacheEntry, type ClaimRef, type ClaimResult, type LedgerEntry } from '../../src/store/index.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { portOf, rawRequest } from '../helpers/raw-http.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 /** A memory store that tells when a claim found the key held by a run (a retry now waiting). */
@@ -192,6 +193,24 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     }
     expect((await batch(svc, body('2146993218'), 'k'.repeat(255))).status).toBe(200);
     expect(site.requests.length).toBe(upstream);
+  });
+
+  it('the header sent on two lines is 400 bad_param (not one key joined by a comma), and nothing runs', async () => {
+    const upstream = site.requests.length;
+    const json = body('2146993218');
+    const head = (keys: string[]) => [
+      'POST /v1/portal/batch HTTP/1.1', 'host: 127.0.0.1', 'content-type: application/json', `x-api-key: ${ACCOUNTS.free.key}`,
+      ...keys.map((k) => `idempotency-key: ${k}`), `content-length: ${Buffer.byteLength(json)}`, 'connection: close', '', json,
+    ].join('\r\n');
+    for (const keys of [['order-10', 'order-10'], ['order-10', 'order-11']]) {
+      const r = await rawRequest(portOf(svc.url), head(keys));
+      expect(r?.status).toBe(400);
+      expect(r?.json.error).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key', reason: 'sent more than once' } });
+    }
+    expect(site.requests.length).toBe(upstream);
+    // One line with a comma in it is one key.
+    const one = await rawRequest(portOf(svc.url), head(['order-10, order-11']));
+    expect(one?.status).toBe(200);
   });
 
   it('/openapi.json documents the header, the idempotent-replayed response header and the two codes on the batch only', async () => {

@@ -8,7 +8,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { isLookupError } from '../../contract/index.js';
 import type { RequestContext } from '../../lookup/index.js';
-import { idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER, requestIdentity, runIdempotent, type IdempotentAnswer, type RunAnswer } from '../../lookup/idempotency.js';
+import { idempotencyHeaderLines, idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER, requestIdentity, runIdempotent, type IdempotentAnswer, type RunAnswer } from '../../lookup/idempotency.js';
 import { toGraphQLError } from '../errors.js';
 import { needsApiKey } from '../lookup-count.js';
 import type { OperationParams } from '../persisted.js';
@@ -45,7 +45,9 @@ export function useIdempotency<ServerContext extends Record<string, any>>(opts: 
       if (request.method !== 'POST' || header === null || !requestParser) return;
       setRequestParser(async (req) => {
         try {
-          const key = idempotencyKeyOf(header);
+          // Node's header lines when served by Node (two lines are refused, not joined), else the one value.
+          const rawHeaders = (serverContext as { req?: { raw?: { rawHeaders?: string[] } } }).req?.raw?.rawHeaders;
+          const key = idempotencyKeyOf(rawHeaders ? idempotencyHeaderLines(rawHeaders) : header);
           const parsed = await requestParser(req);
           if (parsed instanceof fetchAPI.Response) return parsed;
           const operations = ([] as OperationParams[]).concat(parsed as OperationParams | OperationParams[]);

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseDryRun } from '../../contract/index.js';
 import { lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
-import { idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
+import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
 
@@ -35,7 +35,7 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
     scope.post('/v1/portal/batch', async (request, reply) => {
       try {
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);
-        const idempotencyKey = idempotencyKeyOf(request.headers[IDEMPOTENCY_HEADER]);
+        const idempotencyKey = idempotencyKeyOf(idempotencyHeaderLines(request.raw.rawHeaders));
         const dryRun = parseDryRun((request.query as Record<string, unknown>).dry_run, true);
         const body = parseJson(request.body);
         const { items, options } = parseBatchBody(body);
