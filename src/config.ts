@@ -64,6 +64,8 @@ export interface Config {
   creditWaitMs: number;
   /** How long a retry with an Idempotency-Key waits for the first request with that key to answer. */
   idempotencyWaitMs: number;
+  /** The largest answer (body bytes) kept for an Idempotency-Key's retries; a larger one is not kept. */
+  idempotencyMaxAnswerBytes: number;
   /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
   keylessBurst: number;
   keylessPerSecond: number;
@@ -169,6 +171,10 @@ export const ENV = Type.Object({
   REDIS_COMMAND_TIMEOUT_MS: ms({ default: 1_000, minimum: 50, description: 'A Redis command unanswered this long fails' }),
   CREDIT_WAIT_MS: opt(ms({ minimum: 0, description: "How long a lookup refused for credits waits for the account's lookups in flight", docDefault: '`LOOKUP_TIMEOUT_MS` + `LEASE_TTL_MS` + 5 s' })),
   IDEMPOTENCY_WAIT_MS: ms({ default: 60_000, minimum: 0, description: 'How long a retry with an Idempotency-Key waits for the first request with that key (then 409 idempotency_key_in_use)' }),
+  IDEMPOTENCY_MAX_ANSWER_BYTES: integer({
+    default: 4 * 1024 * 1024, minimum: 0, maximum: 1024 * 1024 * 1024,
+    description: 'The largest answer (body bytes, before compression) kept 24 h for an Idempotency-Key; a larger one is not kept and its retry runs again, billing nothing the first run billed',
+  }),
   LOG_LEVEL: oneOf(LOG_LEVELS, { default: 'info', description: 'pino level' }),
   HEADERS_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: "Time a client has to send a request's headers" }),
   REQUEST_TIMEOUT_MS: ms({ default: 30_000, minimum: 1, description: 'Time a client has to send its whole request' }),
@@ -300,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both.
     creditWaitMs: v.CREDIT_WAIT_MS ?? v.LOOKUP_TIMEOUT_MS + v.LEASE_TTL_MS + 5_000,
     idempotencyWaitMs: v.IDEMPOTENCY_WAIT_MS,
+    idempotencyMaxAnswerBytes: v.IDEMPOTENCY_MAX_ANSWER_BYTES,
     keylessBurst: v.KEYLESS_BURST,
     keylessPerSecond: v.KEYLESS_PER_SECOND,
     trustProxy: trustProxy(v.TRUST_PROXY)!,

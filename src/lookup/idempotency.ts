@@ -12,9 +12,11 @@
 // a retry should run past: a status of 401, 429 or 5xx, or an error with a transient code anywhere in it
 // (TRANSIENT: the key's rate window, the store, an instance too busy, an internal failure, items the
 // batch deadline left unstarted), or an answer made after its client went away (its lookups were cut
-// short: the client's retry must not be given that). Then the key is released and the retry runs; the
-// store keeps the run's start with the key, and the retry takes any home read since as fresh, max_age
-// aside (retryFreshness), so what the first run billed is not billed again.
+// short: the client's retry must not be given that), or an answer larger than IDEMPOTENCY_MAX_ANSWER_BYTES
+// (kept a day under any fresh key, free answers of cached homes would fill the store). Then the key is
+// released and the retry runs; the store keeps the run's start with the key, and the retry takes any
+// home read since as fresh, max_age aside (retryFreshness), so what the first run billed is not billed
+// again.
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LookupError, type ErrorCode } from '../contract/index.js';
@@ -138,7 +140,10 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
   holdings.dropClaim(ref);
   // The face's codes are those its answer shows; the core's are every lookup's, shown or not (a GraphQL
   // item's error as data, its code unselected).
-  const kept = isKept({ ...answer, codes: [...answer.codes, ...ctx.stats.failedCodes] }) && !ctx.signal.aborted;
+  // A larger answer is not kept (free answers of cached homes, raw records above all, would otherwise
+  // fill the store under fresh keys); its retry runs again, billing nothing this run billed.
+  const kept = isKept({ ...answer, codes: [...answer.codes, ...ctx.stats.failedCodes] }) && !ctx.signal.aborted
+    && Buffer.byteLength(answer.body) <= config.idempotencyMaxAnswerBytes;
   metrics.idempotentRequests.inc({ outcome: kept ? 'ran' : 'not_kept' });
   await settle(ctx, ref, kept ? answer : null);
   return { answer: { status: answer.status, headers: answer.headers, body: answer.body }, replayed: false };

@@ -309,4 +309,23 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     const fresh = await batch(svc, twoHomes, null);
     expect(JSON.parse(fresh.text).data[0].meta.credits).toBe(1);
   });
+
+  it('an answer larger than IDEMPOTENCY_MAX_ANSWER_BYTES is not kept: the retry runs again, a hit billed nothing', async () => {
+    const small = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, IDEMPOTENCY_MAX_ANSWER_BYTES: '2000' } });
+    try {
+      const first = await batch(small, body('2146993218'), 'order-12');
+      expect(first.text.length).toBeGreaterThan(2000);
+      expect(JSON.parse(first.text).data[0].meta.credits).toBe(1);
+      const retry = await batch(small, body('2146993218'), 'order-12');
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(JSON.parse(retry.text).data[0].meta).toMatchObject({ credits: 0, cached: true });
+      expect(await ledgerOf(small)).toBe(1);
+      // An answer within the bound is kept.
+      const count = await batch(small, JSON.stringify({ items: [{ zpid: 'not-a-zpid' }] }), 'order-13');
+      expect(count.text.length).toBeLessThanOrEqual(2000);
+      expect((await batch(small, JSON.stringify({ items: [{ zpid: 'not-a-zpid' }] }), 'order-13')).headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await small.close();
+    }
+  });
 });
