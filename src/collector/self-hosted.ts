@@ -41,28 +41,13 @@ export class SelfHostedCollector implements Collector {
       scrapedAt: this.opts.clock().toISOString(),
       now: ctx.now.toISOString(),
     });
-    switch (data.kind) {
-      case 'blocked':
-        throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });
-      case 'building':
-        return {
-          property: data.property,
-          raw: null,
-          rawJson: data.rawJson,
-          sections: data.sections,
-          zpid: data.zpid,
-          source: { provider: SELF_HOSTED, note: 'Read from the public apartment-building page.' },
-        };
-      case 'property':
-        return {
-          property: data.property,
-          raw: null,
-          rawJson: data.rawJson,
-          sections: data.sections,
-          zpid: data.zpid,
-          source: { provider: SELF_HOSTED, note: 'Read from the public listing page.', page_generation: data.generation },
-        };
-    }
+    if (data.kind === 'blocked') throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });
+    const { property, rawJson, sections, zpid } = data;
+    const source =
+      data.kind === 'building'
+        ? { provider: SELF_HOSTED, note: 'Read from the public apartment-building page.' }
+        : { provider: SELF_HOSTED, note: 'Read from the public listing page.', page_generation: data.generation };
+    return { property, raw: null, rawJson, sections, zpid, source };
   }
 
   /** Stops the page-reading workers. */
