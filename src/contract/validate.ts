@@ -6,7 +6,7 @@ import { KindGuard } from '@sinclair/typebox';
 import { ADDRESS_MAX, checkAddress, type AddressParts } from '../address/index.js';
 import { LookupError } from './errors.js';
 import {
-  BATCH_BODY_KEYS, ITEM_OPTION_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_AGE_MAX, MAX_BATCH_ITEMS, OPTION_FIELDS, STATUS_HINTS, ZPID_PATTERN,
+  BATCH_BODY_KEYS, BATCH_QUERY_FIELDS, ITEM_OPTION_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_AGE_MAX, MAX_BATCH_ITEMS, OPTION_FIELDS, STATUS_HINTS, ZPID_PATTERN,
   type LocatorKey, type OptionKey, type StatusHint,
 } from './inputs.js';
 import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
@@ -188,6 +188,16 @@ export function parseDryRun(value: unknown, fromQuery: boolean): boolean {
   const dryRun = fromQuery ? booleanFromQuery('dry_run', value) : value;
   if (typeof dryRun !== 'boolean') throw bad('dry_run', 'must be a boolean');
   return dryRun;
+}
+
+const BATCH_QUERY_KEYS = Object.keys(BATCH_QUERY_FIELDS);
+
+/** A batch's query string (REST). Unknown parameters are refused, as on a single lookup: a misspelt dry_run (`dryRun`) must not run and bill the batch. */
+export function parseBatchQuery(query: Record<string, unknown>): { dryRun: boolean } {
+  for (const k of Object.keys(query)) {
+    if (!BATCH_QUERY_KEYS.includes(k)) throw bad(k, `unknown parameter (expected ${BATCH_QUERY_KEYS.join(', ')})`);
+  }
+  return { dryRun: parseDryRun(query.dry_run, true) };
 }
 
 const BATCH_FIELDS = new Set(BATCH_BODY_KEYS);

@@ -206,13 +206,17 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
     throw new Error('the window rolled over twice');
   });
 
-  it('dry_run=false is the batch itself; any other value is 400 bad_param, nothing looked up', async () => {
+  it('dry_run=false is the batch itself; any other value, or another parameter, is 400 bad_param, nothing looked up', async () => {
     const before = svc.replay.requests.length;
     const bad = await svc.post('/v1/portal/batch?dry_run=yes', { items: [{ zpid: '999000003' }] });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'bad_param', details: { param: 'dry_run' } });
     const twice = await svc.post('/v1/portal/batch?dry_run=true&dry_run=true', { items: [{ zpid: '999000003' }] });
     expect(twice.status).toBe(400);
+    // A misspelt dry_run (GraphQL's name) is refused, not taken for a real batch that reads and bills.
+    const misspelt = await svc.post('/v1/portal/batch?dryRun=true', { items: [{ zpid: '999000003' }] });
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.body.error).toMatchObject({ code: 'bad_param', details: { param: 'dryRun', reason: 'unknown parameter (expected dry_run)' } });
     expect(svc.replay.requests.length).toBe(before);
     const real = await svc.post('/v1/portal/batch?dry_run=false', { items: [{ zpid: CACHED_ZPID }] });
     expect(real.status).toBe(200);

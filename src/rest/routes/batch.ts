@@ -2,7 +2,7 @@
 // after authentication, so a bad key is reported as such even when the body is bad too. With an
 // Idempotency-Key the request runs through the core's runIdempotent (lookup/idempotency.ts).
 import type { FastifyInstance } from 'fastify';
-import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseDryRun } from '../../contract/index.js';
+import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseBatchQuery } from '../../contract/index.js';
 import { lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
 import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
@@ -36,7 +36,7 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
       try {
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);
         const idempotencyKey = idempotencyKeyOf(idempotencyHeaderLines(request.raw.rawHeaders));
-        const dryRun = parseDryRun((request.query as Record<string, unknown>).dry_run, true);
+        const { dryRun } = parseBatchQuery(request.query as Record<string, unknown>);
         const body = parseJson(request.body);
         const { items, options } = parseBatchBody(body);
         // The answer's JSON, and the codes of the items' errors (what decides whether a retry replays it).
