@@ -70,7 +70,7 @@ export function idempotencyKeyOf(header: string | readonly string[] | null | und
     : /^[\x20-\x7e]+$/.test(value) ? null : 'not printable ASCII';
   if (reason === null) return value;
   throw new LookupError('bad_param', {
-    message: `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
+    message: `The Idempotency-Key header must be sent once, with 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
     details: { param: 'Idempotency-Key', reason },
   });
 }

@@ -206,6 +206,8 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
       const r = await rawRequest(portOf(svc.url), head(keys));
       expect(r?.status).toBe(400);
       expect(r?.json.error).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key', reason: 'sent more than once' } });
+      // The message names the rule broken, not only the key's characters.
+      expect(r?.json.error.message).toMatch(/sent once/);
     }
     expect(site.requests.length).toBe(upstream);
     // One line with a comma in it is one key.
