@@ -3,6 +3,7 @@
 // lifetime from the contract and the configuration. Nothing here is a second copy to keep in step.
 import { ERROR_CODES, humanMs, MAX_AGE_MAX, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
 import type { Config } from '../config.js';
+import { IDEMPOTENCY_TTL_MS, MAX_IDEMPOTENCY_KEY_LENGTH, REPLAYED_HEADER } from '../lookup/idempotency.js';
 import { buildOpenApi } from '../rest/openapi.js';
 
 export interface Operation {
@@ -62,6 +63,7 @@ export const costs = (config: Pick<Config, 'cacheTtlMs'>): string[] => [
   `max_age (seconds, 0 to ${MAX_AGE_MAX}) asks for a fresher record: a cached one older than that is read live and costs 1; max_age=0 always reads live.`,
   'When a live read is blocked or the site is down, the last good record answers for 0 credits, marked meta.stale (send stale=false to get the error instead).',
   'POST /v1/portal/batch?dry_run=true says what a batch would cost now (would_cost per item, meta.credits_estimate, meta.affordable) without looking anything up or charging.',
+  `An Idempotency-Key header (1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters) on POST /v1/portal/batch or a GraphQL POST makes a retry safe: the same request with the same key within ${humanMs(IDEMPOTENCY_TTL_MS)} gets the first answer again (header ${REPLAYED_HEADER}: true), billed once.`,
   'Errors are never billed. meta.credits in every answer says what the request cost.',
   'GET /v1/account shows the plan, the lookups used and remaining, and the billing period.',
 ];
