@@ -89,12 +89,16 @@ describe('Redis outage under HTTP load, two app instances', () => {
     redis = await startRedisServer({ appendOnly: true });
     replay = await startReplayServer({ host: '127.0.0.1', port: 0, latencyMs: 20 });
     const prefix = `out${randomUUID().slice(0, 6)}:`;
+    // The service clock moves (from NOW) so homes age past the short cache lifetime: freshness is judged
+    // on it, not on the store's expiry (entries are kept past their lifetime as last good records).
+    const t0 = performance.now();
+    const clock = () => new Date(NOW.getTime() + (performance.now() - t0));
     for (let i = 0; i < 2; i++) {
       const store = await RedisStore.connect(redis.url, { prefix, commandTimeoutMs: 500 });
       stores.push(store);
       // A short cache TTL keeps live (billed) lookups going all through the test.
       services.push(await startTestService({
-        store, accounts: ACCOUNTS, replayServer: replay, clock: () => NOW,
+        store, accounts: ACCOUNTS, replayServer: replay, clock,
         env: { LOG_LEVEL: 'silent', CACHE_TTL_MS: '250' },
       }));
     }
