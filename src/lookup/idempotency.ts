@@ -38,7 +38,7 @@ const TRANSIENT: ReadonlySet<string> = new Set<ErrorCode>([
   'rate_limited', 'store_unavailable', 'upstream_busy', 'internal', 'batch_deadline', 'missing_api_key', 'invalid_api_key',
 ]);
 
-/** A run's answer, with the codes of the errors in it (request-level and per item or field). */
+/** A run's answer, with the codes of errors it shows that are no failed lookup (GraphQL: request-level errors); every failed lookup's code is in ctx.stats already. */
 export interface RunAnswer extends StoredAnswer {
   codes: readonly string[];
 }

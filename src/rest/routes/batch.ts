@@ -39,27 +39,24 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
         const { dryRun } = parseBatchQuery(request.query as Record<string, unknown>);
         const body = parseJson(request.body);
         const { items, options } = parseBatchBody(body);
-        // The answer's JSON, and the codes of the items' errors (what decides whether a retry replays it).
-        const answer = async (): Promise<{ json: string; codes: string[] }> => {
+        // The answer's JSON. Whether a retry replays it is decided in the core from the codes of the
+        // lookups that failed (ctx.stats), so the face need not read them back out of its answer.
+        const answer = async (): Promise<string> => {
           if (dryRun) {
             const preview = await previewBatch(ctx, items, options);
-            return { json: JSON.stringify({ data: preview.data, meta: { ...preview.meta, took_ms: tookMs(reply) } }), codes: [] };
+            return JSON.stringify({ data: preview.data, meta: { ...preview.meta, took_ms: tookMs(reply) } });
           }
           const { data, meta } = await lookupBatch(ctx, items, options);
-          return {
-            json: `{"data":[${data.map(itemJson).join(',')}],"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`,
-            codes: data.flatMap((r) => (r.ok ? [] : [r.error.code])),
-          };
+          return `{"data":[${data.map(itemJson).join(',')}],"meta":${JSON.stringify({ ...meta, took_ms: tookMs(reply) })}}`;
         };
-        if (idempotencyKey === null) return sendJsonText(reply, (await answer()).json);
+        if (idempotencyKey === null) return sendJsonText(reply, await answer());
         // The request a retry must repeat: the query string (sorted) and the body's JSON, whitespace aside.
         const query = new URLSearchParams(request.url.split('?')[1] ?? '');
         query.sort();
         const identity = requestIdentity(['POST /v1/portal/batch', query.toString(), JSON.stringify(body)]);
-        const run = await runIdempotent(ctx, idempotencyKey, identity, async (): Promise<RunAnswer> => {
-          const { json, codes } = await answer();
-          return { status: 200, headers: { 'content-type': JSON_TYPE }, body: json, codes };
-        });
+        const run = await runIdempotent(ctx, idempotencyKey, identity, async (): Promise<RunAnswer> => ({
+          status: 200, headers: { 'content-type': JSON_TYPE }, body: await answer(), codes: [],
+        }));
         if (run.replayed) reply.header(REPLAYED_HEADER, 'true');
         return reply.code(run.answer.status).headers(run.answer.headers).send(run.answer.body);
       } catch (e) {
