@@ -52,7 +52,8 @@ export async function previewBatch(ctx: RequestContext, items: readonly BatchIte
     if (hit) return { ok: true, live: false, cacheKey: isAddress ? key : hit.entryKey, billedAs: hit.entryKey };
     if (!config.liveLookupsEnabled) return { ok: false, error: new LookupError('live_lookups_disabled').toBody() };
     const memo = memoOf.get(key);
-    if (memo) return { ok: false, error: new LookupError('address_ambiguous', { message: memo.message, ...(memo.details ? { details: memo.details } : {}) }).toBody() };
+    // The memo is the refusal's own body, as the loader stored it.
+    if (memo) return { ok: false, error: memo };
     return { ok: true, live: true, cacheKey: key, billedAs: previous?.entryKey ?? key };
   };
 
