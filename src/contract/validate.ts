@@ -158,6 +158,10 @@ export function parseLookupQuery(query: Record<string, unknown>): { locator: Loc
 export type BatchItemResult = { ok: true; locator: Locator; maxAge?: number } | { ok: false; error: LookupError };
 const ITEM_KEYS: readonly string[] = [...LOCATOR_KEYS, ...ITEM_OPTION_KEYS];
 
+/** A valid item's options: the batch's, with the item's own max_age over the batch's. */
+export const itemOptions = (item: Extract<BatchItemResult, { ok: true }>, options: LookupOptions): LookupOptions =>
+  item.maxAge === undefined ? options : { ...options, maxAge: item.maxAge };
+
 const URLISH = /^https?:\/\//i;
 
 /** One batch item: a string (link or address) or an object with exactly one locator. */

@@ -1,6 +1,6 @@
 // One lookup and a batch of them, as both faces call them.
 import {
-  toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
+  itemOptions, toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
   type LookupOptions, type PortalProperty,
 } from '../contract/index.js';
 import { LRUCache } from 'lru-cache';
@@ -181,8 +181,7 @@ function runBatch(ctx: RequestContext, items: readonly BatchItemResult[], option
     try {
       const refused = await refusal;
       if (refused) throw refused;
-      // An item's own max_age is over the batch's.
-      return new FoundItem(index, await findOne(ctx, item.locator, item.maxAge === undefined ? options : { ...options, maxAge: item.maxAge }));
+      return new FoundItem(index, await findOne(ctx, item.locator, itemOptions(item, options)));
     } catch (e) {
       return { index, ok: false, error: itemError(failureOf(e, ctx.logger, 'batch item failed', { index })) };
     }

@@ -3,7 +3,7 @@
 // reservation terms), read-only: no lookup, no upstream call, no charge, no reservation. REST
 // (?dry_run=true) and GraphQL (dryRun: true) both call previewBatch.
 import { creditsAvailable } from '../accounts/index.js';
-import { LookupError, type BatchItemResult, type BatchPreviewItem, type BatchPreviewMeta, type ErrorBody, type LookupOptions } from '../contract/index.js';
+import { itemOptions, LookupError, type BatchItemResult, type BatchPreviewItem, type BatchPreviewMeta, type ErrorBody, type LookupOptions } from '../contract/index.js';
 import { admitLookups, type Admission } from './admission.js';
 import { readCache, seenAs, type Seen } from './cache.js';
 import { freshnessFor } from './cache-policy.js';
@@ -62,7 +62,7 @@ export async function previewBatch(ctx: RequestContext, items: readonly BatchIte
   const data = items.map((item, index): BatchPreviewItem => {
     if (!item.ok) return { index, ok: false, would_cost: 0, error: item.error.toBody() };
     const key = keyOf[index]!;
-    const freshness = freshnessFor(config, now.getTime(), item.maxAge ?? options.maxAge);
+    const freshness = freshnessFor(config, now.getTime(), itemOptions(item, options).maxAge);
     const verdict = verdictOf(key, item.locator.kind === 'address', seenAs(foundOf.get(key) ?? null, freshness));
     if (!verdict.ok) return { index, ok: false, would_cost: 0, error: verdict.error };
     const first = verdict.live && !billed.has(verdict.billedAs);
