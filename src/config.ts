@@ -101,6 +101,22 @@ export interface Config {
   maxLivePerKey: number;
   upgradeUrl: string;
   dashboardUrl: string;
+  /** Redis Cluster seed nodes (host:port); null: not a cluster. Exclusive with redisUrl. */
+  redisClusterNodes: string[] | null;
+  /** Lookup jobs, webhooks and watch checks run in this process too (false: only `npm run worker` processes run them). */
+  workInService: boolean;
+  /** Chunks of lookup jobs one worker process runs at once. */
+  jobConcurrency: number;
+  /** A job chunk whose worker stopped renewing its lock this long ago is taken over by another worker. */
+  jobLockMs: number;
+  /** Webhook URLs may lead to loopback, private or link-local addresses (tests, the demo). */
+  webhookAllowPrivate: boolean;
+  /** One webhook attempt's limit. */
+  webhookTimeoutMs: number;
+  /** The first retry's delay; each next one doubles it (about a day in all by default). */
+  webhookRetryBaseMs: number;
+  /** The shortest interval a watch may ask for, in seconds (WATCH_MIN_INTERVAL_SECONDS, else the hours). */
+  watchMinIntervalSeconds: number;
 }
 
 export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
@@ -189,6 +205,15 @@ export const ENV = Type.Object({
   // A full batch (50 lookups) must fit in one window.
   RATE_LIMIT_PER_MINUTE: integer({ default: 600, minimum: 0, description: 'Lookups per API key and minute; 0: no limit' }),
   MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: 'Live lookups of one API key at once; 0: no cap' }),
+  REDIS_CLUSTER_NODES: opt(text({ description: 'Redis Cluster for the store and the job queues instead of REDIS_URL: a comma list of host:port seed nodes' })),
+  WORK_IN_SERVICE: flag({ default: true, description: 'Lookup jobs, webhooks and watch checks also run inside the service process (false: only in `npm run worker` processes)' }),
+  JOB_CONCURRENCY: integer({ default: 2, minimum: 1, description: 'Chunks of lookup jobs (50 items each) one worker process runs at once' }),
+  JOB_LOCK_MS: ms({ default: 30_000, minimum: 1_000, description: "How long a job chunk's lock lasts unless its worker renews it; a killed worker's chunk is taken over after it" }),
+  WEBHOOK_ALLOW_PRIVATE: flag({ default: false, description: 'Webhook URLs may resolve to loopback, private or link-local addresses (tests and the demo set it)' }),
+  WEBHOOK_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: 'Limit of one webhook delivery attempt' }),
+  WEBHOOK_RETRY_BASE_MS: ms({ default: 90_000, minimum: 1, description: 'Delay before the first webhook retry; each next one doubles it (10 retries: about a day)' }),
+  WATCH_MIN_INTERVAL_HOURS: integer({ default: 24, minimum: 1, description: "The shortest interval_hours a watch may ask for" }),
+  WATCH_MIN_INTERVAL_SECONDS: opt(integer({ minimum: 1, description: 'Overrides WATCH_MIN_INTERVAL_HOURS in seconds, and lets interval_hours be a fraction (tests)' })),
 });
 export type EnvValues = Static<typeof ENV>;
 
@@ -242,6 +267,15 @@ const RULES: Array<EnvRule<EnvValues>> = [
       : `TRUST_PROXY (${v.TRUST_PROXY}) must be false, true, or a comma list of addresses, CIDRs or loopback/linklocal/uniquelocal (not a hop count: Fastify 5 then ignores X-Forwarded-For)`,
   },
   {
+    uses: ['REDIS_URL', 'REDIS_CLUSTER_NODES'],
+    check: (v) => v.REDIS_URL === undefined || v.REDIS_CLUSTER_NODES === undefined ? null : 'REDIS_URL and REDIS_CLUSTER_NODES are exclusive: set one',
+  },
+  {
+    uses: ['REDIS_CLUSTER_NODES'],
+    check: (v) => v.REDIS_CLUSTER_NODES === undefined || clusterNodes(v.REDIS_CLUSTER_NODES) !== null ? null
+      : `REDIS_CLUSTER_NODES (${v.REDIS_CLUSTER_NODES}) must be a comma list of host:port`,
+  },
+  {
     // Two listeners cannot share a port; 0 picks a free one for each.
     uses: ['PORT', 'METRICS_PORT'],
     check: (v) => v.METRICS_PORT === undefined || v.METRICS_PORT === 0 || v.METRICS_PORT !== v.PORT ? null
@@ -268,6 +302,16 @@ export function trustProxy(raw: string): TrustProxy | null {
     return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
   };
   return entries.every(valid) ? entries : null;
+}
+
+/** REDIS_CLUSTER_NODES read: its host:port entries, or null when one is not of that form. */
+export function clusterNodes(raw: string): string[] | null {
+  const nodes = raw.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const valid = (n: string): boolean => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(n);
+    return m !== null && Number(m[2]) > 0 && Number(m[2]) <= 65_535;
+  };
+  return nodes.length > 0 && nodes.every(valid) ? nodes : null;
 }
 
 /** The configuration, or a ConfigError listing every problem of the environment. */
@@ -328,6 +372,14 @@ export function loadConfig(env: Env = process.env): Config {
     maxLivePerKey: v.MAX_LIVE_PER_KEY,
     upgradeUrl: v.UPGRADE_URL,
     dashboardUrl: v.DASHBOARD_URL,
+    redisClusterNodes: v.REDIS_CLUSTER_NODES === undefined ? null : clusterNodes(v.REDIS_CLUSTER_NODES),
+    workInService: v.WORK_IN_SERVICE,
+    jobConcurrency: v.JOB_CONCURRENCY,
+    jobLockMs: v.JOB_LOCK_MS,
+    webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
+    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
+    watchMinIntervalSeconds: v.WATCH_MIN_INTERVAL_SECONDS ?? v.WATCH_MIN_INTERVAL_HOURS * 3600,
   };
 }
 
@@ -347,6 +399,9 @@ export function loadConfigOrExit(env: Env = process.env): Config {
 
 /** True when the API-key secret was left at its development default. */
 export const usesDevSecret = (c: Config): boolean => c.apiKeySecret === DEV_SECRET;
+
+/** The store (and the job queues) live in Redis: one server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES). */
+export const usesRedis = (c: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): boolean => c.redisUrl !== null || c.redisClusterNodes !== null;
 
 /** The start-up warning of every process that hashes keys (the HTTP service, the MCP server over stdio). */
 export function warnIfDevSecret(c: Config, logger: { warn(message: string): void }): void {
