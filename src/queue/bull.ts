@@ -1,0 +1,26 @@
+// BullMQ on the configured Redis (one server or a cluster), the one engine behind lookup jobs, webhook
+// deliveries and watch schedules. Each queue's keys carry their own hash tag ({jobs}, {webhooks},
+// {watches}), so on a cluster a queue's keys share one slot, as BullMQ's scripts need, while the three
+// queues spread over the nodes.
+import type { QueueOptions } from 'bullmq';
+import type { Config } from '../config.js';
+import { createRedisClient, type RedisClient } from '../store/redis-connection.js';
+
+export type QueueName = 'jobs' | 'webhooks' | 'watches';
+
+/**
+ * A connection for BullMQ: commands wait through a reconnection (maxRetriesPerRequest null, as BullMQ
+ * requires for workers) instead of failing, since queued work must not be lost to a blip.
+ */
+export function bullConnection(config: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): RedisClient {
+  return createRedisClient(config, { maxRetriesPerRequest: null, enableReadyCheck: true, connectTimeout: 2_000 });
+}
+
+/** The queue's key prefix: REDIS_PREFIX, then the queue's hash tag. */
+export const bullPrefix = (config: Pick<Config, 'redisPrefix'>, queue: QueueName): string => `${config.redisPrefix}{${queue}}`;
+
+/** Options of a Queue, Worker or QueueEvents of `queue` over `connection`. */
+export const bullOptions = (config: Pick<Config, 'redisPrefix'>, queue: QueueName, connection: RedisClient): Pick<QueueOptions, 'connection' | 'prefix'> => ({
+  connection,
+  prefix: bullPrefix(config, queue),
+});

@@ -1,0 +1,28 @@
+// What the rest of the service sees of webhooks: events to deliver to an account's URL, signed per the
+// Standard Webhooks specification with the account's signing secret, delivered at least once.
+import type { Account } from '../store/index.js';
+
+export type WebhookEventType = 'job.completed' | 'job.failed' | 'property.changed';
+
+export interface WebhookEvent {
+  type: WebhookEventType;
+  /** The event's payload (`data` of the delivered body). */
+  data: unknown;
+}
+
+export interface Webhooks {
+  /**
+   * A webhook URL as given by a client, checked: http(s), and (unless WEBHOOK_ALLOW_PRIVATE) a host that
+   * resolves only to public addresses. Returns the URL normalised; throws LookupError bad_param
+   * (`details.param` is `param`, `details.reason` says why).
+   */
+  checkUrl(raw: unknown, param: string): Promise<string>;
+  /**
+   * Queues `event` for delivery to `url`, signed with the account's secret; resolves once it is queued
+   * durably (on Redis: in BullMQ), with the `webhook-id` every attempt carries.
+   */
+  send(account: Pick<Account, 'id'>, url: string, event: WebhookEvent): Promise<string>;
+  /** Starts delivering in this process (the service with WORK_IN_SERVICE, and `npm run worker`). */
+  startWorker(): Promise<void>;
+  close(): Promise<void>;
+}
