@@ -21,6 +21,11 @@ export interface Account {
   revoked: boolean;
   createdAt: string;
   label: string | null;
+  /**
+   * Signs this account's webhooks (Standard Webhooks: `whsec_` + base64 of the key). Absent on accounts
+   * made before webhooks: one is made and stored when first needed (src/webhooks/secret.ts).
+   */
+  webhookSecret?: string;
 }
 
 export interface AccountStore {

@@ -1,8 +1,199 @@
+// Webhook delivery: events queued durably and sent at least once, signed per Standard Webhooks with
+// the account's secret as it is at each attempt. On Redis: the BullMQ queue `webhooks` (any process
+// running startWorker delivers); without Redis: timers in this process (lost on restart). Both retry
+// on the same schedule: WEBHOOK_RETRY_BASE_MS doubling, 11 attempts in all (about a day by default).
+// Every attempt is one log line: that log is the attempt log.
+import { createHash, randomUUID } from 'node:crypto';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { usesRedis, type Config } from '../config.js';
 import type { CoreDeps } from '../lookup/types.js';
-import type { Webhooks } from './types.js';
+import { bullConnection, bullOptions } from '../queue/bull.js';
+import type { RedisClient } from '../store/redis-connection.js';
+import { attemptDelivery, type Delivery } from './deliver.js';
+import { accountWebhookSecret } from './secret.js';
+import type { WebhookEvent, Webhooks } from './types.js';
+import { checkWebhookUrl, hostOf } from './url-guard.js';
 
 export type { Webhooks, WebhookEvent, WebhookEventType } from './types.js';
+export { verifyWebhook, WebhookVerificationError } from './sign.js';
 
-export function createWebhooks(_core: Omit<CoreDeps, 'background'>): Webhooks {
-  throw new Error('TEMPORARY: webhooks are being built (issue 11)');
+/** Attempts in all: the first and 10 retries. */
+export const WEBHOOK_ATTEMPTS = 11;
+/** Deliveries kept (for dedupe on webhook-id and inspection) after they end. */
+const KEEP = { age: 7 * 24 * 3600, count: 10_000 };
+const CONCURRENCY = 16;
+
+/** The wait after failed attempt `attempt` (1-based): base × 2^(attempt-1). */
+export const retryDelayMs = (config: Pick<Config, 'webhookRetryBaseMs'>, attempt: number): number =>
+  config.webhookRetryBaseMs * 2 ** (attempt - 1);
+
+/** The webhook-id: derived from the event's own id when it has one, so sending it again is not a second delivery. */
+export function webhookId(accountId: string, event: WebhookEvent): string {
+  if (event.id === undefined) return `msg_${randomUUID().replace(/-/g, '')}`;
+  return `msg_${createHash('sha256').update(`${accountId}\0${event.type}\0${event.id}`).digest('base64url').slice(0, 32)}`;
+}
+
+type Deps = Omit<CoreDeps, 'background'>;
+
+export function createWebhooks(deps: Deps): Webhooks {
+  const { config } = deps;
+  const log = deps.logger.child({ component: 'webhooks' });
+  const runner = usesRedis(config) ? bullRunner(deps, log) : memoryRunner(deps, log);
+  return {
+    async checkUrl(raw, param) {
+      return (await checkWebhookUrl(raw, param, { allowPrivate: config.webhookAllowPrivate })).url.href;
+    },
+    async send(account, url, event) {
+      const delivery: Delivery = {
+        id: webhookId(account.id, event),
+        accountId: account.id,
+        url,
+        type: event.type,
+        body: JSON.stringify({ type: event.type, timestamp: deps.clock().toISOString(), data: event.data }),
+      };
+      await runner.enqueue(delivery);
+      return delivery.id;
+    },
+    startWorker: () => runner.start(),
+    close: () => runner.close(),
+  };
+}
+
+interface Runner {
+  enqueue(d: Delivery): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown when retrying cannot help (the account is gone). */
+class GiveUp extends Error {}
+
+/**
+ * One attempt, logged. Resolves when delivered; throws to be retried (GiveUp: not to be). `attempt` is
+ * 1-based; the log line says the wait before the next one (null: none left).
+ */
+async function runAttempt(deps: Deps, log: Logger, d: Delivery, attempt: number, signal: AbortSignal): Promise<void> {
+  const fields = { webhookId: d.id, type: d.type, account: d.accountId, attempt, host: safeHost(d.url) };
+  const nextRetryMs = attempt < WEBHOOK_ATTEMPTS ? retryDelayMs(deps.config, attempt) : null;
+  const secret = await accountWebhookSecret(deps.store, d.accountId);
+  if (secret === null) {
+    log.warn({ ...fields, nextRetryMs: null }, 'webhook dropped: the account is gone');
+    throw new GiveUp('the account is gone');
+  }
+  try {
+    const status = await attemptDelivery(d, {
+      secret, allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: deps.config.webhookTimeoutMs, signal,
+    });
+    log.info({ ...fields, status }, 'webhook delivered');
+  } catch (e) {
+    const err = e as Error & { status?: number | null };
+    const line = { ...fields, status: err.status ?? null, error: err.message, nextRetryMs };
+    if (nextRetryMs === null) log.error(line, 'webhook attempt failed; no attempts left, given up');
+    else log.warn(line, 'webhook attempt failed; will retry');
+    throw e;
+  }
+}
+
+const safeHost = (url: string): string => {
+  try {
+    return hostOf(new URL(url));
+  } catch {
+    return '?';
+  }
+};
+
+/** Without Redis: timers in this process, the same schedule; lost on restart. */
+function memoryRunner(deps: Deps, log: Logger): Runner {
+  const timers = new Set<NodeJS.Timeout>();
+  /** webhook-ids queued or sent (bounded), so the same event queued twice is delivered once. */
+  const seen = new Set<string>();
+  const waiting: Delivery[] = [];
+  const aborter = new AbortController();
+  let started = false;
+  let closed = false;
+
+  const schedule = (d: Delivery, attempt: number, delayMs: number) => {
+    if (closed) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      runAttempt(deps, log, d, attempt, aborter.signal).catch((e: unknown) => {
+        if (!(e instanceof GiveUp) && attempt < WEBHOOK_ATTEMPTS) schedule(d, attempt + 1, retryDelayMs(deps.config, attempt));
+      });
+    }, delayMs);
+    timers.add(timer);
+  };
+
+  return {
+    async enqueue(d) {
+      if (seen.has(d.id)) return;
+      seen.add(d.id);
+      if (seen.size > KEEP.count) seen.delete(seen.values().next().value!);
+      if (started) schedule(d, 1, 0);
+      else waiting.push(d);
+    },
+    async start() {
+      started = true;
+      for (const d of waiting.splice(0)) schedule(d, 1, 0);
+    },
+    async close() {
+      closed = true;
+      aborter.abort();
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+    },
+  };
+}
+
+/** On Redis: the BullMQ queue `webhooks`; any process's worker delivers. */
+function bullRunner(deps: Deps, log: Logger): Runner {
+  const { config } = deps;
+  let connection: RedisClient | null = null;
+  let queue: Queue<Delivery> | null = null;
+  let worker: Worker<Delivery> | null = null;
+  const aborter = new AbortController();
+  const conn = () => (connection ??= bullConnection(config));
+  const getQueue = () => (queue ??= new Queue<Delivery>('webhooks', bullOptions(config, 'webhooks', conn())));
+
+  return {
+    async enqueue(d) {
+      // jobId = webhook-id: a second add of the same id is ignored while the first is kept.
+      await getQueue().add(d.type, d, {
+        jobId: d.id,
+        attempts: WEBHOOK_ATTEMPTS,
+        backoff: { type: 'custom' },
+        removeOnComplete: KEEP,
+        removeOnFail: KEEP,
+      });
+    },
+    async start() {
+      if (worker) return;
+      worker = new Worker<Delivery>(
+        'webhooks',
+        async (job: Job<Delivery>) => {
+          try {
+            await runAttempt(deps, log, job.data, job.attemptsMade + 1, aborter.signal);
+          } catch (e) {
+            if (e instanceof GiveUp) throw new UnrecoverableError(e.message);
+            throw e;
+          }
+        },
+        {
+          ...bullOptions(config, 'webhooks', conn()),
+          concurrency: CONCURRENCY,
+          // A worker that died mid-attempt: the delivery is taken over (at least once), a few times at most.
+          maxStalledCount: 5,
+          settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(config, attemptsMade) },
+        },
+      );
+      worker.on('error', (err) => log.warn({ err }, 'webhook worker error'));
+    },
+    async close() {
+      aborter.abort();
+      // force: no wait for attempts under way (an interrupted one is taken over by a worker later).
+      await worker?.close(true);
+      await queue?.close();
+      connection?.disconnect();
+    },
+  };
 }

@@ -6,6 +6,11 @@ export type WebhookEventType = 'job.completed' | 'job.failed' | 'property.change
 
 export interface WebhookEvent {
   type: WebhookEventType;
+  /**
+   * The event's own stable id (e.g. the job's id): the webhook-id is derived from it, so sending the
+   * same event again is not a second delivery. Without it every send is a new delivery.
+   */
+  id?: string;
   /** The event's payload (`data` of the delivered body). */
   data: unknown;
 }
