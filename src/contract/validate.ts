@@ -14,9 +14,11 @@ import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.j
 /** The largest request body a face accepts (REST's batch body, a GraphQL request), bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** A request body past MAX_BODY_BYTES, as both faces refuse it. */
-export const bodyTooLarge = (): LookupError =>
-  new LookupError('bad_body', { message: 'The request body is larger than 1 MB.', details: { reason: 'body is larger than 1 MB' } });
+/** A request body past its limit (MAX_BODY_BYTES unless the route has its own), as both faces refuse it. */
+export const bodyTooLarge = (limitBytes = MAX_BODY_BYTES): LookupError => {
+  const size = `${limitBytes / (1024 * 1024)} MB`;
+  return new LookupError('bad_body', { message: `The request body is larger than ${size}.`, details: { reason: `body is larger than ${size}` } });
+};
 const ZPID = new RegExp(ZPID_PATTERN);
 const oneOfLocators = LOCATOR_KEYS.join(', ');
 
@@ -149,9 +151,13 @@ export function parseLookupQuery(query: Record<string, unknown>): { locator: Loc
     if (!QUERY_PARAMS.has(k)) throw bad(k, `unknown parameter (expected ${LOOKUP_QUERY_KEYS.join(', ')})`);
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
-  const sent = Object.fromEntries(OPTION_KEYS.map((k) => [k, fromQuery(k, query[k])]));
-  const options = parseLookupOptions(sent);
+  const options = parseOptionsQuery(query);
   return { locator: parseLocator(query), options };
+}
+
+/** The lookup options in a query string (REST), each read from its text (the caller refuses unknown or repeated parameters). */
+export function parseOptionsQuery(query: Record<string, unknown>): LookupOptions {
+  return parseLookupOptions(Object.fromEntries(OPTION_KEYS.map((k) => [k, fromQuery(k, query[k])])));
 }
 
 /** A valid item carries its own max_age when it sent one (over the batch's). */

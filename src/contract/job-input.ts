@@ -1,0 +1,202 @@
+// The readers of a lookup job's body (POST /v1/portal/jobs, GraphQL's createLookupJob): JSON like a
+// batch's body, text/csv (a header row naming url, zpid and/or address columns), and NDJSON (one item
+// per line). Each gives the core's JobRequest: the items as sent (the core validates each with the
+// batch's parseBatchItem: a bad item is its own error result) and the options (the batch's parsers).
+// A body that is no job is bad_body with a reason, more than MAX_JOB_ITEMS items too_many_items,
+// before anything is queued. Decisions (README "Bulk jobs"): CSV cells are trimmed, columns other than
+// the three locators are ignored, blank lines are skipped, a row with more cells than the header is
+// refused (an unquoted comma in an address); JSON takes its options in the body only.
+import { MAX_JOB_ITEMS, type JobRequest } from '../jobs/types.js';
+import { LookupError } from './errors.js';
+import { LOCATOR_KEYS } from './inputs.js';
+import { JOB_BODY_KEYS, JOB_OPTION_KEYS } from './jobs.js';
+import { parseLookupOptions, parseOptionsQuery } from './validate.js';
+
+export type JobFormat = 'json' | 'csv' | 'ndjson';
+
+/** The media types of a job body, by the format each is read as. */
+export const JOB_MEDIA_TYPES: Readonly<Record<string, JobFormat>> = {
+  'application/json': 'json',
+  'text/csv': 'csv',
+  'application/x-ndjson': 'ndjson',
+  'application/jsonl': 'ndjson',
+  'application/x-jsonlines': 'ndjson',
+};
+
+const badBody = (reason: string, message?: string) => new LookupError('bad_body', { ...(message ? { message } : {}), details: { reason } });
+const bad = (param: string, reason: string) => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
+
+export const tooManyJobItems = (received: number): LookupError =>
+  new LookupError('too_many_items', { message: `At most ${MAX_JOB_ITEMS.toLocaleString('en-US')} items per job.`, details: { max: MAX_JOB_ITEMS, received } });
+
+/**
+ * The format of a body by its content-type (parameters such as charset aside); a body sent without
+ * one is read as JSON, as the batch reads it. Else 415 unsupported_media_type naming the types served.
+ */
+export function jobFormatOf(contentType: string | undefined): JobFormat {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === '') return 'json';
+  const format = JOB_MEDIA_TYPES[type];
+  if (format) return format;
+  throw new LookupError('unsupported_media_type', {
+    message: 'Send the job as application/json, text/csv or application/x-ndjson.',
+    details: { header: 'content-type', received: type, supported: Object.keys(JOB_MEDIA_TYPES) },
+  });
+}
+
+function checkCount(items: readonly unknown[]): void {
+  if (items.length === 0) throw badBody('no items', 'A job needs at least one item.');
+  if (items.length > MAX_JOB_ITEMS) throw tooManyJobItems(items.length);
+}
+
+/** webhook_url as sent: a string, or absent (the jobs core checks the URL itself: scheme, host, addresses). */
+function webhookUrlOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw bad('webhook_url', 'must be a string');
+  return value;
+}
+
+/** The job's options and webhook, as arguments under the contract's names (JSON body, GraphQL): refused as the batch refuses them. */
+export function parseJobOptions(input: Record<string, unknown>): Pick<JobRequest, 'options' | 'webhookUrl'> {
+  return { options: parseLookupOptions(input), webhookUrl: webhookUrlOf(input.webhook_url) };
+}
+
+/** A JSON job body, parsed or not (GraphQL's arguments under the contract's names are one too). */
+export function parseJobJson(body: unknown): JobRequest {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badBody('body must be a JSON object with an items array');
+  const b = body as Record<string, unknown>;
+  if (!Array.isArray(b.items)) throw badBody('items must be a non-empty array');
+  checkCount(b.items);
+  const unknown = Object.keys(b).filter((k) => !JOB_BODY_KEYS.includes(k));
+  if (unknown.length > 0) throw bad(unknown[0]!, `unknown field (expected ${JOB_BODY_KEYS.join(', ')})`);
+  return { items: b.items, ...parseJobOptions(b) };
+}
+
+/** The options and webhook of a CSV or NDJSON job, from the query string; unknown or repeated parameters are refused. */
+export function parseJobQuery(query: Record<string, unknown>): Pick<JobRequest, 'options' | 'webhookUrl'> {
+  for (const [k, v] of Object.entries(query)) {
+    if (!JOB_OPTION_KEYS.includes(k)) throw bad(k, `unknown parameter (expected ${JOB_OPTION_KEYS.join(', ')})`);
+    if (Array.isArray(v)) throw bad(k, 'sent more than once');
+  }
+  return { options: parseOptionsQuery(query), webhookUrl: webhookUrlOf(query.webhook_url) };
+}
+
+/** The rows of RFC 4180 text: fields split on commas, quoted fields with "" for a quote and line breaks inside. */
+export function parseCsvRows(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark (spreadsheets write one)
+  let line = 1;
+  const endRow = () => {
+    // A line with nothing on it is no row (a trailing newline, a blank line).
+    if (!(row.length === 1 && row[0] === '')) rows.push(row);
+    row = [];
+    line++;
+  };
+  while (i <= text.length) {
+    if (text[i] === '"') {
+      const at = line;
+      let value = '';
+      i++;
+      for (;;) {
+        const close = text.indexOf('"', i);
+        if (close < 0) throw badBody(`CSV: a quoted field opened on line ${at} is never closed`);
+        value += text.slice(i, close);
+        if (text[close + 1] === '"') {
+          value += '"';
+          i = close + 2;
+          continue;
+        }
+        i = close + 1;
+        break;
+      }
+      line += (value.match(/\n/g) ?? []).length;
+      const next = text[i];
+      if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n') throw badBody(`CSV: line ${at}: text after a closing quote (a quote inside a quoted field is written "")`);
+      row.push(value);
+    } else {
+      let end = i;
+      while (end < text.length && text[end] !== ',' && text[end] !== '\n' && text[end] !== '\r') end++;
+      row.push(text.slice(i, end));
+      i = end;
+    }
+    const c = text[i];
+    if (c === ',') {
+      i++;
+      continue;
+    }
+    if (c === '\r') i += text[i + 1] === '\n' ? 2 : 1;
+    else i++; // \n, or past the end
+    endRow();
+  }
+  return rows;
+}
+
+/**
+ * A text/csv job: a header row naming the locator columns (url, zpid, address; any case; other columns
+ * ignored), then one item per row, from its non-empty locator cell (a row with two is that item's
+ * bad_param, one with none its missing_param: each row keeps its index).
+ */
+export function parseJobCsv(text: string): unknown[] {
+  const rows = parseCsvRows(text);
+  const header = rows.shift();
+  if (!header) throw badBody('CSV: no header row', 'A CSV job needs a header row naming a url, zpid or address column.');
+  const columns = new Map<number, string>();
+  header.forEach((name, at) => {
+    const key = name.trim().toLowerCase();
+    if (!(LOCATOR_KEYS as readonly string[]).includes(key)) return;
+    if ([...columns.values()].includes(key)) throw badBody(`CSV: the header names the ${key} column twice`);
+    columns.set(at, key);
+  });
+  if (columns.size === 0) {
+    throw badBody(`CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}`, 'A CSV job needs a header row naming a url, zpid or address column.');
+  }
+  checkCount(rows);
+  return rows.map((cells, n) => {
+    if (cells.length > header.length) {
+      throw badBody(`CSV: data row ${n + 1} has ${cells.length} fields, the header ${header.length} (quote a value that holds a comma)`);
+    }
+    const item: Record<string, string> = {};
+    for (const [at, key] of columns) {
+      const value = cells[at]?.trim();
+      if (value) item[key] = value;
+    }
+    return item;
+  });
+}
+
+/** An NDJSON job: one item per line (a link or address as a JSON string, or an item object); blank lines skipped. */
+export function parseJobNdjson(text: string): unknown[] {
+  const items: unknown[] = [];
+  const lines = text.split('\n');
+  for (const [n, line] of lines.entries()) {
+    if (line.trim() === '') continue;
+    if (items.length === MAX_JOB_ITEMS) throw tooManyJobItems(lines.filter((l) => l.trim() !== '').length);
+    try {
+      items.push(JSON.parse(line));
+    } catch {
+      throw badBody(`NDJSON: line ${n + 1} is not JSON`);
+    }
+  }
+  checkCount(items);
+  return items;
+}
+
+/** A REST job body of any format: the JSON body's own options, or the query string's for CSV and NDJSON. */
+export function parseJobBody(format: JobFormat, text: string, query: Record<string, unknown>): JobRequest {
+  if (format === 'json') {
+    const extra = Object.keys(query);
+    if (extra.length > 0) throw bad(extra[0]!, 'a JSON job carries its options in the body, not the query string');
+    if (text.trim() === '') throw badBody('body is empty');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw badBody('body is not valid JSON');
+    }
+    return parseJobJson(body);
+  }
+  if (text.trim() === '') throw badBody('body is empty');
+  const items = format === 'csv' ? parseJobCsv(text) : parseJobNdjson(text);
+  return { items, ...parseJobQuery(query) };
+}
