@@ -5,3 +5,4 @@ export * from './lookup-description.js';
 export * from './errors.js';
 export * from './listing-url.js';
 export * from './validate.js';
+export * from './watches.js';

@@ -1,9 +1,202 @@
+// Watched homes: a home read live on a schedule as its account (a billed lookup each time, as a normal
+// lookup would be), and a property.changed webhook when one of WATCHED_FIELDS differs from the last
+// check's. Kept and scheduled on Redis (BullMQ job schedulers) when the service uses Redis, else in
+// this process (lost on restart). The faces (REST routes/watches.ts, GraphQL schema/watches.ts) parse
+// the body with the contract's parseWatchBody; the rest of the rules are here.
+import { LookupError, MAX_WATCHES_PER_ACCOUNT, WATCH_MAX_INTERVAL_HOURS, toLookupError, type PortalProperty } from '../contract/index.js';
+import { usesRedis } from '../config.js';
+import { createRequestContext } from '../lookup/context.js';
+import { lookupOne } from '../lookup/lookup.js';
 import type { CoreDeps } from '../lookup/types.js';
+import type { Account } from '../store/index.js';
+import { createRedisClient } from '../store/redis-connection.js';
 import type { Webhooks } from '../webhooks/types.js';
-import type { Watches } from './types.js';
+import { BullScheduler, TimerScheduler, type CheckRun, type WatchScheduler } from './schedule.js';
+import { MemoryWatchStore, RedisWatchStore, type StoredWatch, type WatchStore } from './store.js';
+import { WATCHED_FIELDS, type WatchRequest, type Watches, type WatchView } from './types.js';
 
 export * from './types.js';
 
-export function createWatches(_core: Omit<CoreDeps, 'background'>, _webhooks: Webhooks): Watches {
-  throw new Error('TEMPORARY: watches are being built (issue 11)');
+const HOUR_MS = 3_600_000;
+/** Compare-and-store attempts of one check before it gives way to the checks that keep writing. */
+const MAX_STORE_ATTEMPTS = 5;
+
+export interface WatchesOptions {
+  /** Watches one account may have (tests lower it). */
+  maxPerAccount?: number;
+}
+
+const notFound = (): LookupError => new LookupError('not_found', { message: 'No such watch.' });
+
+const bad = (param: string, reason: string): LookupError => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
+
+/** interval_hours as sent: a number from the configured minimum to WATCH_MAX_INTERVAL_HOURS. */
+function checkInterval(value: unknown, minSeconds: number): number {
+  const min = minSeconds / 3600;
+  const shown = Number(min.toFixed(6));
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw bad('interval_hours', `must be a number of hours from ${shown} to ${WATCH_MAX_INTERVAL_HOURS}`);
+  if (value < min) throw bad('interval_hours', `must be at least ${shown} (the shortest interval this service allows)`);
+  if (value > WATCH_MAX_INTERVAL_HOURS) throw bad('interval_hours', `must be at most ${WATCH_MAX_INTERVAL_HOURS}`);
+  return value;
+}
+
+function viewOf(w: StoredWatch): WatchView {
+  const next = w.stopped ? null : w.last_checked_at === null ? w.created_at : new Date(Date.parse(w.last_checked_at) + w.interval_hours * HOUR_MS).toISOString();
+  return {
+    id: w.id,
+    [w.locator.kind]: w.locator.input,
+    webhook_url: w.webhook_url,
+    interval_hours: w.interval_hours,
+    created_at: w.created_at,
+    home_zpid: w.home_zpid,
+    last_checked_at: w.last_checked_at,
+    next_check_at: next,
+    last_error: w.last_error,
+  };
+}
+
+const watchedValues = (record: PortalProperty): Record<string, unknown> =>
+  Object.fromEntries(WATCHED_FIELDS.map((f) => [f, (record as Record<string, unknown>)[f] ?? null]));
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+export function createWatches(core: Omit<CoreDeps, 'background'>, webhooks: Webhooks, opts: WatchesOptions = {}): Watches {
+  const deps = core as CoreDeps;
+  const maxPerAccount = opts.maxPerAccount ?? MAX_WATCHES_PER_ACCOUNT;
+  const onRedis = usesRedis(core.config);
+  // Opened on first use: a service that never touches watches opens no connection for them.
+  let store: WatchStore | null = null;
+  const watchStore = (): WatchStore =>
+    (store ??= onRedis
+      ? new RedisWatchStore(createRedisClient(core.config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), core.config.redisPrefix)
+      : new MemoryWatchStore());
+  const scheduler: WatchScheduler = onRedis ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId);
+
+  /** Writes `change` onto the kept watch (compare-and-store, again on a race); false when the watch is gone. */
+  async function amend(account: string, id: string, change: (w: StoredWatch) => StoredWatch | null): Promise<StoredWatch | null> {
+    for (let attempt = 0; attempt < MAX_STORE_ATTEMPTS; attempt++) {
+      const kept = await watchStore().get(account, id);
+      if (!kept) return null;
+      const next = change(kept.watch);
+      if (!next) return null;
+      if (await watchStore().update(next, kept.version)) return next;
+    }
+    return null;
+  }
+
+  /** The watch's account as it stands now; a watch whose account is gone or revoked stops. */
+  async function ownerOf(run: CheckRun): Promise<Account | null> {
+    const account = await deps.store.getAccount(run.account);
+    if (account && !account.revoked) return account;
+    await scheduler.unschedule(run.watchId);
+    if (!account) await watchStore().remove(run.account, run.watchId);
+    else await amend(run.account, run.watchId, (w) => ({ ...w, stopped: true, last_error: 'invalid_api_key' }));
+    return null;
+  }
+
+  async function check(run: CheckRun): Promise<void> {
+    const kept = await watchStore().get(run.account, run.watchId);
+    if (!kept) return scheduler.unschedule(run.watchId);
+    const account = await ownerOf(run);
+    if (!account) return;
+    const checkedAt = deps.clock().toISOString();
+    // The iteration names the ledger entry: a check's charge leads back to its watch and scheduler run.
+    const ctx = createRequestContext(deps, account, { requestId: `watch:${run.watchId}:${run.iteration}` });
+    let record: PortalProperty;
+    try {
+      // Live (max_age 0), and a failed read is the error, never the last good record standing in.
+      record = (await lookupOne(ctx, kept.watch.locator, { raw: false, maxAge: 0, stale: false })).data;
+    } catch (e) {
+      const code = toLookupError(e).code;
+      if (code === 'internal') ctx.logger.error({ err: e, watch: run.watchId }, 'watch check failed');
+      await amend(run.account, run.watchId, (w) => (later(w, checkedAt) ? null : { ...w, last_checked_at: checkedAt, last_error: code }));
+      return;
+    }
+    const values = watchedValues(record);
+    let changes: Array<{ field: string; from: unknown; to: unknown }> = [];
+    let before: StoredWatch | null = null;
+    const stored = await amend(run.account, run.watchId, (w) => {
+      // A check that began later already recorded: this older reading must not undo it.
+      if (later(w, checkedAt)) return null;
+      const last = w.last_values;
+      changes = last ? WATCHED_FIELDS.filter((f) => !same(last[f], values[f])).map((f) => ({ field: f, from: last[f] ?? null, to: values[f] })) : [];
+      before = w;
+      return { ...w, last_values: values, home_zpid: record.zpid, last_checked_at: checkedAt, last_error: null };
+    });
+    // Only the check whose compare-and-store recorded the change announces it: exactly once per change.
+    if (!stored || changes.length === 0) return;
+    try {
+      await webhooks.send({ id: run.account }, stored.webhook_url, {
+        type: 'property.changed',
+        data: { zpid: record.zpid, changes, data: record },
+      });
+    } catch (e) {
+      // Not queued: the old values go back, so the next check finds the change again and announces it.
+      ctx.logger.warn({ err: e, watch: run.watchId }, 'property.changed could not be queued; the next check tries again');
+      const previous = before as StoredWatch | null;
+      await amend(run.account, run.watchId, (w) => (w.last_checked_at === checkedAt ? { ...w, last_values: previous?.last_values ?? null, last_error: 'store_unavailable' } : null));
+    }
+  }
+
+  const later = (w: StoredWatch, checkedAt: string): boolean => w.last_checked_at !== null && w.last_checked_at > checkedAt;
+
+  async function runCheck(run: CheckRun): Promise<void> {
+    try {
+      await check(run);
+    } catch (e) {
+      // The store could not be reached: this iteration is skipped, the schedule stands.
+      deps.logger.warn({ err: e, watch: run.watchId }, 'watch check could not run');
+    }
+  }
+
+  return {
+    async create(account: Account, request: WatchRequest): Promise<WatchView> {
+      const intervalHours = checkInterval(request.intervalHours, core.config.watchMinIntervalSeconds);
+      const webhookUrl = await webhooks.checkUrl(request.webhookUrl, 'webhook_url');
+      const watch: StoredWatch = {
+        id: `w_${core.newId().replace(/-/g, '')}`,
+        account: account.id,
+        locator: request.locator,
+        webhook_url: webhookUrl,
+        interval_hours: intervalHours,
+        created_at: core.clock().toISOString(),
+        home_zpid: null,
+        last_values: null,
+        last_checked_at: null,
+        last_error: null,
+        stopped: false,
+      };
+      if (!(await watchStore().add(watch, maxPerAccount))) {
+        throw new LookupError('too_many_items', {
+          message: `At most ${maxPerAccount.toLocaleString('en-US')} watches per account. Delete one first.`,
+          details: { limit: maxPerAccount },
+        });
+      }
+      try {
+        await scheduler.schedule(account.id, watch.id, Math.round(intervalHours * HOUR_MS));
+      } catch (e) {
+        await watchStore().remove(account.id, watch.id);
+        throw e;
+      }
+      return viewOf(watch);
+    },
+    async list(account: Account): Promise<WatchView[]> {
+      const all = await watchStore().list(account.id);
+      return all.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? 1 : -1)).map(viewOf);
+    },
+    async get(account: Account, id: string): Promise<WatchView> {
+      const kept = await watchStore().get(account.id, id);
+      if (!kept) throw notFound();
+      return viewOf(kept.watch);
+    },
+    async remove(account: Account, id: string): Promise<void> {
+      if (!(await watchStore().remove(account.id, id))) throw notFound();
+      await scheduler.unschedule(id);
+    },
+    startWorker: () => scheduler.start(runCheck),
+    async close() {
+      await scheduler.close();
+      await store?.close();
+    },
+  };
 }

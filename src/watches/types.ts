@@ -1,36 +1,26 @@
 // What the faces see of watched homes: a home read live on a schedule (a billed lookup each time), and a
 // property.changed webhook when its price, status, estimate, rent estimate or HOA changed.
-import type { Locator } from '../contract/index.js';
+import type { Locator, WatchViewShape } from '../contract/index.js';
 import type { Account } from '../store/index.js';
 
 /** The fields a watch compares between two checks (PortalProperty names). */
 export const WATCHED_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee'] as const;
 
-export interface WatchView {
-  id: string;
-  /** The locator as given: one of url, zpid, address. */
-  url?: string;
-  zpid?: string;
-  address?: string;
-  webhook_url: string;
-  interval_hours: number;
-  created_at: string;
-  /** The home's zpid once a check found it. */
-  home_zpid: string | null;
-  last_checked_at: string | null;
-  next_check_at: string | null;
-  /** The last check's error code, or null when it found the home. */
-  last_error: string | null;
-}
+/** A watch as the faces answer it: the contract's Watch schema (src/contract/watches.ts), snake_case; GraphQL in camelCase. */
+export type WatchView = WatchViewShape;
 
+/** A watch as a face read it (contract/watches.ts parseWatchBody): the locator parsed, the rest as sent, checked by create. */
 export interface WatchRequest {
   locator: Locator;
-  webhookUrl: string;
-  intervalHours: number;
+  webhookUrl: unknown;
+  intervalHours: unknown;
 }
 
 export interface Watches {
-  /** Validates (interval_hours ≥ the minimum, the webhook URL) and schedules; the first check runs at once. */
+  /**
+   * Validates (interval_hours from the minimum to WATCH_MAX_INTERVAL_HOURS, the webhook URL, at most
+   * MAX_WATCHES_PER_ACCOUNT) and schedules; the first check runs at once.
+   */
   create(account: Account, request: WatchRequest): Promise<WatchView>;
   list(account: Account): Promise<WatchView[]>;
   /** LookupError not_found when it is not the account's. */

@@ -1,0 +1,147 @@
+// When checks run. On Redis: one BullMQ job scheduler per watch on the queue `watches` (its id is the
+// watch's id), so the schedule lives in Redis: a restart keeps it, and any number of instances share
+// it, each iteration a job with its own id (`repeat:<watch>:<millis>`) that one worker takes. Without
+// Redis: timers in this process (lost on restart, as the README says).
+import { Queue, Worker } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { bullConnection, bullOptions } from '../queue/bull.js';
+import type { RedisClient } from '../store/redis-connection.js';
+
+/** One check to run: which watch, and the iteration (a BullMQ job id, or a new id in process). */
+export interface CheckRun {
+  account: string;
+  watchId: string;
+  iteration: string;
+}
+
+export interface WatchScheduler {
+  /** The first check at once, then one every `everyMs`. */
+  schedule(account: string, watchId: string, everyMs: number): Promise<void>;
+  unschedule(watchId: string): Promise<void>;
+  /** Runs the checks in this process from now on. */
+  start(run: (check: CheckRun) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Checks of one process at once (each a single live lookup). */
+const WORKER_CONCURRENCY = 4;
+/** How long close waits for checks under way before leaving them to BullMQ's stalled-job recovery. */
+const CLOSE_WAIT_MS = 5_000;
+/** setTimeout's longest delay (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Timed {
+  account: string;
+  everyMs: number;
+  next: number;
+  timer: NodeJS.Timeout | null;
+  running: boolean;
+}
+
+export class TimerScheduler implements WatchScheduler {
+  readonly #watches = new Map<string, Timed>();
+  #run: ((check: CheckRun) => Promise<void>) | null = null;
+
+  constructor(private readonly newId: () => string) {}
+
+  async schedule(account: string, watchId: string, everyMs: number): Promise<void> {
+    const timed: Timed = { account, everyMs, next: Date.now(), timer: null, running: false };
+    this.#watches.set(watchId, timed);
+    if (this.#run) this.#arm(watchId, timed);
+  }
+
+  async unschedule(watchId: string): Promise<void> {
+    const timed = this.#watches.get(watchId);
+    if (timed?.timer) clearTimeout(timed.timer);
+    this.#watches.delete(watchId);
+  }
+
+  async start(run: (check: CheckRun) => Promise<void>): Promise<void> {
+    this.#run = run;
+    for (const [id, timed] of this.#watches) this.#arm(id, timed);
+  }
+
+  /** Waits for `next` (in steps a timer can take), runs the check unless the last is still running, and again. */
+  #arm(watchId: string, timed: Timed): void {
+    const wait = Math.max(0, timed.next - Date.now());
+    timed.timer = setTimeout(() => {
+      if (this.#watches.get(watchId) !== timed || !this.#run) return;
+      if (Date.now() < timed.next) return this.#arm(watchId, timed);
+      timed.next += timed.everyMs;
+      if (!timed.running) {
+        timed.running = true;
+        void this.#run({ account: timed.account, watchId, iteration: this.newId() }).finally(() => {
+          timed.running = false;
+        });
+      }
+      this.#arm(watchId, timed);
+    }, Math.min(wait, MAX_TIMER_MS));
+    timed.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#run = null;
+    for (const timed of this.#watches.values()) if (timed.timer) clearTimeout(timed.timer);
+  }
+}
+
+export class BullScheduler implements WatchScheduler {
+  #connection: RedisClient | null = null;
+  #queue: Queue | null = null;
+  #worker: Worker | null = null;
+
+  constructor(
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  #conn(): RedisClient {
+    return (this.#connection ??= bullConnection(this.config));
+  }
+
+  #q(): Queue {
+    return (this.#queue ??= new Queue('watches', bullOptions(this.config, 'watches', this.#conn())));
+  }
+
+  async schedule(account: string, watchId: string, everyMs: number): Promise<void> {
+    await this.#q().upsertJobScheduler(watchId, { every: everyMs }, {
+      name: 'check',
+      data: { account, watchId },
+      opts: { removeOnComplete: true, removeOnFail: 100 },
+    });
+  }
+
+  async unschedule(watchId: string): Promise<void> {
+    await this.#q().removeJobScheduler(watchId);
+  }
+
+  async start(run: (check: CheckRun) => Promise<void>): Promise<void> {
+    if (this.#worker) return;
+    this.#worker = new Worker<{ account: string; watchId: string }>(
+      'watches',
+      async (job) => run({ account: job.data.account, watchId: job.data.watchId, iteration: job.id! }),
+      { ...bullOptions(this.config, 'watches', this.#conn()), concurrency: WORKER_CONCURRENCY },
+    );
+    this.#worker.on('error', (e) => this.logger.warn({ err: e }, 'watch worker error'));
+    await this.#worker.waitUntilReady();
+  }
+
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = null;
+    if (worker) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        worker.close().then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+      if (!waited) await worker.close(true);
+    }
+    await this.#queue?.close();
+    this.#queue = null;
+    this.#connection?.disconnect();
+    this.#connection = null;
+  }
+}
