@@ -1,0 +1,72 @@
+// Watched homes over REST (README "Watched homes"): POST /v1/portal/watches makes one (201, location),
+// GET lists the account's or reads one, DELETE ends one (204). Thin: the body is read by the contract's
+// parseWatchBody, every other rule is the watches core's (deps.background.watches). Another account's
+// watch is 404 not_found "No such watch.", as one that does not exist. The key is checked first.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate } from '../../accounts/index.js';
+import { LookupError, MAX_BODY_BYTES, parseWatchBody } from '../../contract/index.js';
+import type { CoreDeps } from '../../lookup/index.js';
+import type { Account } from '../../store/index.js';
+import { sendError, tookMs } from '../envelope.js';
+
+export const WATCHES_PATH = '/v1/portal/watches';
+
+function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { message: 'The body must be a JSON object with one locator, webhook_url and interval_hours.', details: { reason: 'body is empty' } });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new LookupError('bad_body', { message: 'The body must be a JSON object with one locator, webhook_url and interval_hours.', details: { reason: 'body is not valid JSON' } });
+  }
+}
+
+/** These routes take no query parameters. */
+function noQuery(request: FastifyRequest): void {
+  for (const k of Object.keys(request.query as Record<string, unknown>)) {
+    throw new LookupError('bad_param', { message: `Invalid ${k}: this route takes no query parameters.`, details: { param: k, reason: 'this route takes no query parameters' } });
+  }
+}
+
+export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
+  const watches = () => deps.background.watches;
+  /** Runs `handle` as the caller's account (the key first), answering its LookupError in the envelope. */
+  const route = (handle: (account: Account, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key'], deps.auth);
+        request.stats.account = account.id;
+        noQuery(request);
+        return await handle(account, request, reply);
+      } catch (e) {
+        return sendError(reply, e);
+      }
+    };
+  const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
+
+  await app.register(async (scope) => {
+    // Any content-type is read as JSON, as on the batch route.
+    scope.addHook('onRequest', (request, _reply, next) => {
+      request.raw.headers['content-type'] = 'application/json';
+      next();
+    });
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+    scope.post(WATCHES_PATH, route(async (account, request, reply) => {
+      const { locator, webhookUrl, intervalHours } = parseWatchBody(parseJson(request.body));
+      const data = await watches().create(account, { locator, webhookUrl, intervalHours });
+      return reply.code(201).header('location', `${WATCHES_PATH}/${encodeURIComponent(data.id)}`).send({ data, meta: { took_ms: tookMs(reply) } });
+    }));
+  });
+  app.get(WATCHES_PATH, route(async (account, _request, reply) => {
+    const data = await watches().list(account);
+    return reply.send({ data, meta: { count: data.length, took_ms: tookMs(reply) } });
+  }));
+  app.get(`${WATCHES_PATH}/:id`, route(async (account, request, reply) => {
+    const data = await watches().get(account, idOf(request));
+    return reply.send({ data, meta: { took_ms: tookMs(reply) } });
+  }));
+  app.delete(`${WATCHES_PATH}/:id`, route(async (account, request, reply) => {
+    await watches().remove(account, idOf(request));
+    return reply.code(204).send();
+  }));
+}
