@@ -2,11 +2,13 @@
 // process (argv, env, exit) so they can be tested against any store.
 //
 // Keys are shown once, on create and rotate-key, and never again: list and show print only the
-// key's prefix, never the key or its hash.
+// key's prefix, never the key or its hash. The webhook signing secret likewise: shown on create and
+// rotate-webhook-secret only.
 import { randomBytes } from 'node:crypto';
 import { parseArgs as splitArgs } from 'node:util';
 import { isLookupError } from '../contract/errors.js';
 import type { Account, AccountStore, BillingStore, Plan } from '../store/index.js';
+import { newWebhookSecret } from '../webhooks/sign.js';
 import { generateApiKey, hashApiKey, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT, includedOf, periodOf } from './plans.js';
 
@@ -15,11 +17,14 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, storeUnavailable
 export const USAGE = `Usage: npm run accounts -- <command> [args]
 
 Commands:
-  create [plan flags] [--label TEXT]     Create an account; prints its id and its API key (shown once)
+  create [plan flags] [--label TEXT]     Create an account; prints its id, its API key and its webhook
+                                         signing secret (each shown once)
   list [--json]                          List accounts (never keys)
   show <account-id> [--json]             One account and its usage this period (never its key)
   set-plan <account-id> <plan flags>     Change the plan of an account
   rotate-key <account-id>                Issue a new key (shown once); the old key stops working at once
+  rotate-webhook-secret <account-id>     Issue a new webhook signing secret (shown once); webhooks are signed
+                                         with it from now on, retries of earlier ones included
   revoke <account-id>                    Disable the account's key for good
   help                                   This text
 
@@ -169,6 +174,7 @@ export async function createAccount(
     revoked: false,
     createdAt: now.toISOString(),
     label: patch.label ?? null,
+    webhookSecret: newWebhookSecret(),
   };
   checkAccount(account);
   await store.putAccount(account);
@@ -197,6 +203,16 @@ export async function rotateKey(store: AccountStore, secret: string, id: string)
   const account = { ...current, keyHash: hashApiKey(key, secret), keyPrefix: visiblePrefix(key) };
   await store.putAccount(account);
   return { account, key };
+}
+
+/** A new webhook signing secret; the previous one signs nothing more (attempts read the secret when they sign). */
+export async function rotateWebhookSecret(store: AccountStore, id: string): Promise<{ account: Account; secret: string }> {
+  const current = await mustGet(store, id);
+  if (current.revoked) throw new UsageError(`Account ${id} is revoked; create a new account instead`);
+  const secret = newWebhookSecret();
+  const account = { ...current, webhookSecret: secret };
+  await store.putAccount(account);
+  return { account, secret };
 }
 
 export async function revokeAccount(store: AccountStore, id: string): Promise<{ account: Account; already: boolean }> {
@@ -246,7 +262,10 @@ export interface AdminDeps {
   now?: () => Date;
 }
 
-/** Runs one command; returns the exit code. Never prints a key except the new one on create/rotate-key. */
+/**
+ * Runs one command; returns the exit code. Never prints a key except the new one on create/rotate-key,
+ * nor a webhook secret except the new one on create/rotate-webhook-secret.
+ */
 export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: AdminIO): Promise<number> {
   const now = deps.now ?? (() => new Date());
   const { store } = deps;
@@ -271,7 +290,8 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         const { account, key } = await createAccount(store, deps.secret, parsePlanFlags(flags), now());
         io.out(`Created account ${account.id} (${planLine(account)})`);
         io.out(`API key: ${key}`);
-        io.out('Store the key now: it is shown only this once.');
+        io.out(`Webhook signing secret: ${account.webhookSecret}`);
+        io.out('Store both now: they are shown only this once.');
         return EXIT.ok;
       }
       case 'list': {
@@ -331,6 +351,14 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         io.out('The previous key no longer works. Store the new key now: it is shown only this once.');
         return EXIT.ok;
       }
+      case 'rotate-webhook-secret': {
+        noPositional(1);
+        onlyFlags([]);
+        const { account, secret } = await rotateWebhookSecret(store, positional[0] ?? '');
+        io.out(`New webhook signing secret for ${account.id}: ${secret}`);
+        io.out('Webhooks are signed with it from now on (retries of earlier ones too); the previous secret signs nothing more. Store it now: it is shown only this once.');
+        return EXIT.ok;
+      }
       case 'revoke': {
         noPositional(1);
         onlyFlags([]);
@@ -352,7 +380,7 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
       return EXIT.notFound;
     }
     if (isLookupError(e) && e.code === 'store_unavailable') {
-      io.err('Error: the account store (Redis) cannot be reached. Check REDIS_URL and try again (for create and rotate-key, check with list whether the account changed).');
+      io.err('Error: the account store (Redis) cannot be reached. Check REDIS_URL and try again (for create, rotate-key and rotate-webhook-secret, check with list whether the account changed).');
       return EXIT.storeUnavailable;
     }
     io.err(`Error: ${(e as Error)?.message ?? String(e)}`);

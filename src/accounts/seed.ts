@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Account, AccountStore, StoreConnection } from '../store/index.js';
+import { isWebhookSecret, newWebhookSecret } from '../webhooks/sign.js';
 import { hashApiKey, seededAccountId, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT } from './plans.js';
 
@@ -16,6 +17,8 @@ export interface AccountSeed {
   spendLimitUsd?: number;
   paymentFailing?: boolean;
   label?: string;
+  /** The webhook signing secret (whsec_ + base64 of 24 to 64 bytes); else the stored one, else a new one. */
+  webhookSecret?: string;
 }
 
 const nonNegative = (v: unknown, name: string, i: number): number | undefined => {
@@ -43,6 +46,10 @@ export function parseSeeds(json: unknown): AccountSeed[] {
     if (typeof o.overage === 'boolean') seed.overage = o.overage;
     if (typeof o.paymentFailing === 'boolean') seed.paymentFailing = o.paymentFailing;
     if (typeof o.label === 'string') seed.label = o.label;
+    if (o.webhook_secret !== undefined) {
+      if (!isWebhookSecret(o.webhook_secret)) throw new Error(`ACCOUNTS_FILE[${i}].webhook_secret must be whsec_ followed by the base64 of 24 to 64 bytes`);
+      seed.webhookSecret = o.webhook_secret;
+    }
     return seed;
   });
 }
@@ -63,6 +70,7 @@ export function accountFromSeed(seed: AccountSeed, secret: string, existing: Acc
     revoked: false,
     createdAt: existing?.createdAt ?? now.toISOString(),
     label: seed.label ?? existing?.label ?? null,
+    webhookSecret: seed.webhookSecret ?? (isWebhookSecret(existing?.webhookSecret) ? existing.webhookSecret : newWebhookSecret()),
   };
 }
 

@@ -1,0 +1,132 @@
+// The account's webhook signing secret: made at create and printed once beside the key, rotated with
+// rotate-webhook-secret (printed once), never shown by list/show; accounts stored before webhooks
+// existed still load and get one stored when first needed; ACCOUNTS_FILE may set it (validated).
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EXIT, runAdmin } from '../../src/accounts/admin.js';
+import { hashApiKey } from '../../src/accounts/keys.js';
+import { accountFromSeed, parseSeeds, seedAccounts } from '../../src/accounts/seed.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { RedisStore } from '../../src/store/redis.js';
+import type { Account, Store } from '../../src/store/types.js';
+import { isWebhookSecret, newWebhookSecret } from '../../src/webhooks/sign.js';
+import { accountWebhookSecret } from '../../src/webhooks/secret.js';
+import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+
+const SECRET = 'test-secret-for-webhook-secrets';
+const WHSEC_RE = /whsec_[A-Za-z0-9+/=]+/g;
+
+let server: RedisServer;
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await disposeRedisServer(server);
+});
+
+async function run(store: Store, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runAdmin(argv, { store, secret: SECRET }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const idOf = (out: string): string => /acct_[0-9a-f]{16}/.exec(out)![0];
+const secretsIn = (out: string): string[] => out.match(WHSEC_RE) ?? [];
+
+const factories: [string, () => Promise<Store>][] = [
+  ['memory', async () => new MemoryStore()],
+  ['redis', () => RedisStore.connect(server.url, { prefix: `whs${randomUUID().slice(0, 8)}:` })],
+];
+
+for (const [label, factory] of factories) {
+  describe(`webhook secrets on the ${label} store`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await factory();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    it('create prints the secret once beside the key; list and show never print it', async () => {
+      const created = await run(store, 'create');
+      expect(created.code).toBe(EXIT.ok);
+      const [secret, ...more] = secretsIn(created.out);
+      expect(more).toEqual([]);
+      expect(isWebhookSecret(secret)).toBe(true);
+      expect(Buffer.from(secret!.slice('whsec_'.length), 'base64')).toHaveLength(24);
+      const id = idOf(created.out);
+      expect((await store.getAccount(id))?.webhookSecret).toBe(secret);
+      for (const argv of [['list'], ['list', '--json'], ['show', id], ['show', id, '--json']]) {
+        const r = await run(store, ...argv);
+        expect(r.code).toBe(EXIT.ok);
+        expect(r.out).not.toContain('whsec_');
+      }
+    });
+
+    it('rotate-webhook-secret prints a new secret once and stores it', async () => {
+      const id = idOf((await run(store, 'create')).out);
+      const before = (await store.getAccount(id))!.webhookSecret;
+      const r = await run(store, 'rotate-webhook-secret', id);
+      expect(r.code).toBe(EXIT.ok);
+      const [secret, ...more] = secretsIn(r.out);
+      expect(more).toEqual([]);
+      expect(secret).not.toBe(before);
+      expect((await store.getAccount(id))!.webhookSecret).toBe(secret);
+      expect(await accountWebhookSecret(store, id)).toBe(secret);
+      expect((await run(store, 'rotate-webhook-secret', 'acct_nope')).code).toBe(EXIT.notFound);
+      expect((await run(store, 'rotate-webhook-secret')).code).toBe(EXIT.usage);
+      expect((await run(store, 'rotate-webhook-secret', id, '--json')).code).toBe(EXIT.usage);
+      await run(store, 'revoke', id);
+      expect((await run(store, 'rotate-webhook-secret', id)).code).toBe(EXIT.usage);
+    });
+
+    it('an account stored without a secret loads, and gets one stored when first needed', async () => {
+      const old = {
+        id: 'acct_0123456789abcdef', keyHash: hashApiKey('pl_live_old', SECRET), keyPrefix: 'pl_live_old', plan: 'free',
+        allotment: 50, included: 0, overage: false, overageRateUsd: 0, spendLimitUsd: null, paymentFailing: false,
+        revoked: false, createdAt: '2026-01-01T00:00:00.000Z', label: null,
+      } satisfies Account;
+      await store.putAccount(old);
+      expect(await store.getAccountByKeyHash(old.keyHash)).toEqual(old);
+      const secret = await accountWebhookSecret(store, old.id);
+      expect(isWebhookSecret(secret)).toBe(true);
+      expect(await store.getAccount(old.id)).toEqual({ ...old, webhookSecret: secret });
+      // Made once: the next use reads the stored one.
+      expect(await accountWebhookSecret(store, old.id)).toBe(secret);
+      expect(await accountWebhookSecret(store, 'acct_gone')).toBeNull();
+    });
+
+    it('ACCOUNTS_FILE may set webhook_secret; re-seeding without it keeps the stored one', async () => {
+      const given = newWebhookSecret();
+      const [seed] = parseSeeds([{ key: 'pl_seed_1234', plan: 'free', webhook_secret: given }]);
+      await seedAccounts(store, [seed!], SECRET);
+      const [account] = await store.listAccounts();
+      expect(account!.webhookSecret).toBe(given);
+      const [plain] = parseSeeds([{ key: 'pl_seed_1234', plan: 'free' }]);
+      await seedAccounts(store, [plain!], SECRET);
+      expect((await store.getAccount(account!.id))!.webhookSecret).toBe(given);
+    });
+  });
+}
+
+describe('ACCOUNTS_FILE webhook_secret', () => {
+  it('is validated: whsec_ + base64 of 24 to 64 bytes', () => {
+    const b64 = (n: number) => Buffer.alloc(n, 7).toString('base64');
+    for (const ok of [`whsec_${b64(24)}`, `whsec_${b64(32)}`, `whsec_${b64(64)}`]) {
+      expect(parseSeeds([{ key: 'pl_seed_1234', plan: 'free', webhook_secret: ok }])[0]!.webhookSecret).toBe(ok);
+    }
+    for (const bad of [`whsec_${b64(23)}`, `whsec_${b64(65)}`, b64(32), 'whsec_not base64!', 42, '']) {
+      expect(() => parseSeeds([{ key: 'pl_seed_1234', plan: 'free', webhook_secret: bad }]), String(bad)).toThrow(/webhook_secret/);
+    }
+  });
+
+  it('a seed without one gets a new secret of its own', () => {
+    const [seed] = parseSeeds([{ key: 'pl_seed_1234', plan: 'free' }]);
+    const a = accountFromSeed(seed!, SECRET, null, new Date());
+    const b = accountFromSeed(seed!, SECRET, null, new Date());
+    expect(isWebhookSecret(a.webhookSecret)).toBe(true);
+    expect(a.webhookSecret).not.toBe(b.webhookSecret);
+  });
+});
