@@ -4,12 +4,20 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerGraphql } from './graphql/index.js';
 import { registerWeb } from './web/index.js';
 import { clientError, Drain, frameworkError, registerRest, sendError } from './rest/index.js';
-import { createCore, type CoreParts } from './core.js';
+import { closeBackground, createCore, type CoreParts } from './core.js';
+import type { CoreDeps } from './lookup/types.js';
 import { RequestLog } from './logger.js';
 import { rateLimitPolicy } from './accounts/rate-limit.js';
 import { clientRequestId, metricsRoute, observeHttp, startMetricsListener } from './observability/http.js';
 
 export { createCore } from './core.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's core: startService starts its background workers (WORK_IN_SERVICE). */
+    core: CoreDeps;
+  }
+}
 
 /** What a service is built from: the core's parts (tests inject a clock, ids, a logger or the per-key limits). */
 export type AppDeps = CoreParts;
@@ -46,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientError,
   });
   app.decorate('drain', new Drain());
+  app.decorate('core', { getter: () => core });
   app.addHook('onClose', async () => stopWatching());
   observeHttp(app, core.metrics, rateLimitPolicy(core.limits.settings.perMinute));
   await registerRest(app, core);
@@ -74,5 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // The collector's page-reading workers stop with the app (through the measured wrapper, which stops observing).
   app.addHook('onClose', async () => core.collector.close?.());
+  // onClose hooks run last-registered first: the background's workers stop before the collector and limits they use.
+  app.addHook('onClose', async () => closeBackground(core));
   return app;
 }

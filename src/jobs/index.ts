@@ -4,6 +4,6 @@ import type { Jobs } from './types.js';
 
 export * from './types.js';
 
-export function createJobs(_core: Omit<CoreDeps, 'background'>, _webhooks: Webhooks): Jobs {
+export function createJobs(_core: CoreDeps, _webhooks: Webhooks): Jobs {
   throw new Error('TEMPORARY: jobs are being built (issue 11)');
 }

@@ -1,0 +1,43 @@
+// `npm run worker`: a process that only runs background work (lookup job chunks, webhook deliveries,
+// watch checks) from the shared queues, no HTTP. Any number of them share the work with the service
+// instances (WORK_IN_SERVICE). Stops gracefully on SIGTERM/SIGINT: the workers stop taking work and a
+// chunk under way is left to another worker (BullMQ's stalled-job check), then the store closes.
+import { loadConfigOrExit, STOP_AFTER_GRACE_MS } from './config.js';
+
+const config = loadConfigOrExit();
+const { createLogger } = await import('./logger.js');
+const { FAULT_SIGNALS, logProcessWarnings } = await import('./server.js');
+const { createCore, closeBackground } = await import('./core.js');
+const { createStore } = await import('./store/index.js');
+const { createCollector } = await import('./collector/index.js');
+const { settleVoids } = await import('./lookup/holdings.js');
+const { default: closeWithGrace } = await import('close-with-grace');
+
+const logger = createLogger(config.logLevel, undefined, config.logPretty);
+logProcessWarnings(logger);
+const store = await createStore(config);
+const collector = createCollector(config, { logger });
+const core = createCore({ config, store, collector, logger });
+try {
+  await core.background.startWorkers();
+} catch (err) {
+  logger.fatal({ err }, `worker start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
+logger.info('worker started');
+
+closeWithGrace(
+  { delay: config.shutdownGraceMs + STOP_AFTER_GRACE_MS, skip: [...FAULT_SIGNALS], logger: { error: (m: unknown) => logger.error(m) } },
+  async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'stopping after an uncaught error');
+    else logger.info({ signal }, 'stopping');
+    const until = Date.now() + config.shutdownGraceMs;
+    await closeBackground(core);
+    await core.collector.close?.();
+    core.metrics.close();
+    await core.limits.close();
+    await settleVoids(store, until, logger);
+    await store.close();
+    logger.info('stopped');
+  },
+);
