@@ -128,6 +128,8 @@ export function createWatches(core: Omit<CoreDeps, 'background'>, webhooks: Webh
     try {
       await webhooks.send({ id: run.account }, stored.webhook_url, {
         type: 'property.changed',
+        // One event per iteration: a re-run of the iteration (a worker died) is not a second delivery.
+        id: `${run.watchId}:${run.iteration}`,
         data: { zpid: record.zpid, changes, data: record },
       });
     } catch (e) {
