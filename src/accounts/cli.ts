@@ -1,11 +1,9 @@
 // `npm run accounts -- <create|list|show|set-plan|rotate-key|revoke>` against the configured store.
 // The actions live in admin.ts; this file only wires the process: env, store, output, exit code.
-import { ConfigError, loadConfig, usesDevSecret } from '../config.js';
+import { ConfigError, loadConfig, usesDevSecret, usesRedis } from '../config.js';
 import { createStore } from '../store/index.js';
+import { describeRedisTarget } from '../store/redis-connection.js';
 import { EXIT, USAGE, runAdmin } from './admin.js';
-
-/** The Redis URL without credentials, for messages. */
-const safeUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, '//***@');
 
 async function main(argv: string[]): Promise<number> {
   const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
@@ -19,9 +17,9 @@ async function main(argv: string[]): Promise<number> {
     for (const problem of e instanceof ConfigError ? e.problems : [(e as Error).message]) io.err(`Error: ${problem}`);
     return EXIT.usage;
   }
-  if (!config.redisUrl) {
+  if (!usesRedis(config)) {
     io.err('Error: REDIS_URL is not set. Without Redis, accounts live only inside a running service (see ACCOUNTS_FILE);');
-    io.err('set REDIS_URL (and the same API_KEY_SECRET and REDIS_PREFIX as the service) to manage accounts.');
+    io.err('set REDIS_URL or REDIS_CLUSTER_NODES (and the same API_KEY_SECRET and REDIS_PREFIX as the service) to manage accounts.');
     io.err(USAGE.split('\n')[0]!);
     return EXIT.usage;
   }
@@ -33,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       await store.ping();
     } catch {
-      io.err(`Error: cannot reach Redis at ${safeUrl(config.redisUrl)}.`);
+      io.err(`Error: cannot reach Redis at ${describeRedisTarget(config)}.`);
       return EXIT.storeUnavailable;
     }
     return await runAdmin(argv, { store, secret: config.apiKeySecret }, io);

@@ -4,14 +4,16 @@
 //   is refused (429 rate_limited) and takes nothing; requests without lookups take nothing;
 // - at most MAX_LIVE_PER_KEY live lookups of one account at once (cache hits never count); the core
 //   (src/lookup/loader.ts) decides who waits for a slot and who is refused.
-// With Redis (REDIS_URL) both are kept in Redis, so every instance shares them; else in this process.
+// With Redis (REDIS_URL, or a cluster: REDIS_CLUSTER_NODES) both are kept in Redis, so every instance
+// shares them; else in this process.
 // Fixed windows on Redis' own clock (TIME in the scripts), so instances with skewed clocks agree.
 // A limiter that cannot reach Redis lets the request through: the store it also needs answers for
 // itself (store_unavailable), and a limit must never be the reason a healthy store's home is refused.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { usesRedis } from '../config.js';
 import { LookupError } from '../contract/index.js';
+import { createRedisClient, type RedisClient } from '../store/redis-connection.js';
 
 export const WINDOW_SECONDS = 60;
 const WINDOW_MS = WINDOW_SECONDS * 1000;
@@ -205,7 +207,10 @@ interface RateScripts {
 }
 
 export interface RedisRateLimiterOptions {
-  url: string;
+  /** The server's URL; null when on a cluster. */
+  url: string | null;
+  /** The cluster's seed nodes (host:port) instead of a server. */
+  clusterNodes?: string[] | null;
   prefix: string;
   /** A command unanswered this long lets the request through. */
   commandTimeoutMs: number;
@@ -223,7 +228,7 @@ const LIVE_RETRY_FIRST_MS = 20;
 const LIVE_RETRY_MAX_MS = 250;
 
 export class RedisRateLimiter implements RateLimiter {
-  private readonly redis: Redis;
+  private readonly redis: RedisClient;
   private readonly scripts: RateScripts;
   /** Live slots this process holds, by account: renewed together, so a running lookup keeps its slot. */
   private readonly held = new Map<string, Set<string>>();
@@ -239,7 +244,7 @@ export class RedisRateLimiter implements RateLimiter {
     readonly settings: RateLimitSettings,
     private readonly opts: RedisRateLimiterOptions,
   ) {
-    this.redis = new Redis(opts.url, {
+    this.redis = createRedisClient({ redisUrl: opts.url, redisClusterNodes: opts.clusterNodes ?? null }, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
@@ -382,6 +387,7 @@ export class RedisRateLimiter implements RateLimiter {
 
 export interface RateLimitConfig {
   redisUrl: string | null;
+  redisClusterNodes: string[] | null;
   redisPrefix: string;
   redisCommandTimeoutMs: number;
   leaseTtlMs: number;
@@ -390,15 +396,16 @@ export interface RateLimitConfig {
 }
 
 /**
- * The limiter the configuration names: on Redis when REDIS_URL is set (shared by every instance, on
+ * The limiter the configuration names: on Redis when one is configured (shared by every instance, on
  * Redis' clock), else in memory (on `now`, the service's clock).
  */
 export function createRateLimiter(config: RateLimitConfig, logger: Logger, now: () => number = Date.now): RateLimiter {
   const settings = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey };
   // Without limits there is nothing to share: no connection of its own.
-  if (!config.redisUrl || (settings.perMinute === 0 && settings.maxLive === 0)) return new MemoryRateLimiter(settings, now);
+  if (!usesRedis(config) || (settings.perMinute === 0 && settings.maxLive === 0)) return new MemoryRateLimiter(settings, now);
   return new RedisRateLimiter(settings, {
     url: config.redisUrl,
+    clusterNodes: config.redisClusterNodes,
     prefix: config.redisPrefix,
     commandTimeoutMs: config.redisCommandTimeoutMs,
     leaseTtlMs: config.leaseTtlMs,

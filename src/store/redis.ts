@@ -12,9 +12,13 @@
 // checks it is still the right one (-1: read again). Records never change once written, so that
 // retry does not happen in practice.
 //
-// Redis Cluster: NOT supported as is. The client is a plain `Redis` (no `Cluster`), and
-// `getEntries`/`getAliases` send one MGET over untagged cache/alias keys, which a cluster refuses
-// (CROSSSLOT). The billing and account scripts are cluster-ready. See docs/scaling.md.
+// Redis Cluster (REDIS_CLUSTER_NODES): the same store on an ioredis Cluster. Keys used together share
+// a hash tag: a home's entry and raw record `{<cacheKey>}` (one MULTI, one MGET), billing `{bill}`,
+// accounts `{acct}`. A read over many homes or aliases (one MGET on a single server, the hot path) is
+// cut into one MGET per hash slot on a cluster, sent at once; lease renewals, one pipeline on a single
+// server, are sent as separate calls at once (a cluster pipeline must stay on one node). Nothing
+// scans: the sweep, listAccounts and the ledger read keys of one slot. Pub/sub (account changes)
+// reaches every node of a cluster. The fail-fast rules below hold for the cluster client too.
 //
 // Outage: the client fails fast. No offline queue, no retries of a command, a short command timeout;
 // every failure of any method surfaces as LookupError('store_unavailable'), whose retry-after (30 s)
@@ -39,9 +43,10 @@
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
-//   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
-//   Praw4:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it)
-//                               (older code's `Pcache:<cacheKey>` entries are never read)
+//   Pentry4:{<cacheKey>}        the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
+//   Praw4:{<cacheKey>}          its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it);
+//                               the tag puts both in one slot (older code's untagged `Pentry4:<cacheKey>`,
+//                               `Praw4:<cacheKey>` and `Pcache:<cacheKey>` are other names: never read)
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
@@ -49,11 +54,12 @@
 //                               slot = sha256(account, idempotency key): per account, any characters
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { instanceBusy, LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, ENTRY_FORMAT, readWithRaw } from './entry-format.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
+import { createRedisClient, keySlot, type RedisClient, type RedisTarget } from './redis-connection.js';
 import type {
   Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
   UsageCounters, VoidRef,
@@ -365,19 +371,19 @@ interface PipelineScripts {
 
 export class RedisStore implements Store {
   readonly kind = 'redis' as const;
-  private readonly k: ReturnType<typeof keyspace>;
+  private readonly k: ReturnType<typeof redisKeys>;
   private readonly scripts: ScriptCommands;
   /** Unlocks that failed (Redis unreachable): retried on reconnect, so no lock outlives its holder's intent. */
   private readonly pendingUnlocks = new Map<string, { key: string; token: string; since: number }>();
   /** The connections of watchAccounts (a subscribed connection can send nothing else). */
-  private readonly watchers = new Set<Redis>();
+  private readonly watchers = new Set<RedisClient>();
   /** The marker of the data this instance has been using (null until first contact); see checkEpoch. */
   private epoch: string | null = null;
   private readonly resetHandlers: Array<() => Promise<void>> = [];
   private recovering: Promise<void> | null = null;
 
-  private constructor(private readonly redis: Redis, prefix: string, private readonly timeoutMs: number) {
-    this.k = keyspace(prefix);
+  private constructor(private readonly redis: RedisClient, prefix: string, private readonly timeoutMs: number) {
+    this.k = redisKeys(prefix);
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
     redis.defineCommand('plCommit', { numberOfKeys: 4, lua: LUA_COMMIT });
     redis.defineCommand('plRelease', { numberOfKeys: 4, lua: LUA_RELEASE });
@@ -403,9 +409,9 @@ export class RedisStore implements Store {
   /**
    * Connects to Redis. Never hangs and never throws because Redis is down: after at most
    * `startupWaitMs` it returns a store whose calls fail fast with store_unavailable until the
-   * background reconnection succeeds.
+   * background reconnection succeeds. `target`: a server's URL, or the configuration's server or cluster.
    */
-  static async connect(url: string, opts: RedisStoreOptions = {}): Promise<RedisStore> {
+  static async connect(target: string | RedisTarget, opts: RedisStoreOptions = {}): Promise<RedisStore> {
     const prefix = opts.prefix ?? 'pl:';
     if (/[{}]/.test(prefix)) throw new Error(`REDIS_PREFIX must not contain { or } (got "${prefix}")`);
     const maxDelay = opts.maxReconnectDelayMs ?? 1000;
@@ -418,7 +424,7 @@ export class RedisStore implements Store {
       enableReadyCheck: true,
       lazyConnect: true,
     };
-    const redis = new Redis(url, options);
+    const redis = createRedisClient(typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target, options);
     redis.on('error', (e: Error) => opts.onError?.(e));
     const store = new RedisStore(redis, prefix, opts.commandTimeoutMs ?? 1000);
     // The first attempt may fail (Redis down): the retry strategy keeps trying in the background.
@@ -560,7 +566,7 @@ export class RedisStore implements Store {
 
   async getEntries(keys: readonly string[]): Promise<(CacheEntry | null)[]> {
     if (keys.length === 0) return [];
-    const values = await this.run(() => this.redis.mget(keys.map((key) => this.k.entry(key))));
+    const values = await this.mget(keys.map((key) => this.k.entry(key)));
     return values.map(decodeEntry);
   }
 
@@ -577,13 +583,37 @@ export class RedisStore implements Store {
   /** Each entry and its raw record in one MGET, so both are of one moment. */
   async getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]> {
     if (keys.length === 0) return [];
-    const values = await this.run(() => this.redis.mgetBuffer(keys.flatMap((key) => [this.k.entry(key), this.k.raw(key)])));
+    const values = await this.mget(keys.flatMap((key) => [this.k.entry(key), this.k.raw(key)]), true);
     return Promise.all(keys.map((_, i) => readWithRaw(values[2 * i]?.toString('utf8') ?? null, values[2 * i + 1] ?? null)));
   }
 
   async getAliases(keys: readonly string[]): Promise<(string | null)[]> {
     if (keys.length === 0) return [];
-    return this.run(() => this.redis.mget(keys.map((key) => this.k.alias(key))));
+    return this.mget(keys.map((key) => this.k.alias(key)));
+  }
+
+  /**
+   * The values of `keys`, in order: one MGET on a single server; on a cluster one MGET per hash slot,
+   * all sent at once (a cluster refuses an MGET across slots). Buffers when `buffers`.
+   */
+  private mget(keys: string[]): Promise<(string | null)[]>;
+  private mget(keys: string[], buffers: true): Promise<(Buffer | null)[]>;
+  private async mget(keys: string[], buffers = false): Promise<(string | Buffer | null)[]> {
+    const one = (ks: string[]) => this.run<(string | Buffer | null)[]>(() => (buffers ? this.redis.mgetBuffer(ks) : this.redis.mget(ks)));
+    if (!this.redis.isCluster) return one(keys);
+    const bySlot = new Map<number, number[]>();
+    keys.forEach((key, i) => {
+      const slot = keySlot(key);
+      const at = bySlot.get(slot);
+      if (at) at.push(i);
+      else bySlot.set(slot, [i]);
+    });
+    const out = new Array<string | Buffer | null>(keys.length);
+    await Promise.all([...bySlot.values()].map(async (at) => {
+      const values = await one(at.map((i) => keys[i]!));
+      at.forEach((i, j) => (out[i] = values[j] ?? null));
+    }));
+    return out;
   }
 
   async putAlias(key: string, target: string, ttlMs: number): Promise<void> {
@@ -700,18 +730,31 @@ export class RedisStore implements Store {
 
   async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
     if (ids.length === 0) return [];
-    const p = this.redis.pipeline() as unknown as PipelineScripts;
-    for (const id of ids) p.plRenewReservation(this.k.reservation(id), this.k.reservationsByExpiry, id, ms(ttlMs));
-    const replies = await this.runRenewal(() => p.exec());
+    const replies = await this.runRenewal(() => this.renewEach(ids, (p, id) => p.plRenewReservation(this.k.reservation(id), this.k.reservationsByExpiry, id, ms(ttlMs))));
     return ids.filter((_, i) => Number(replies?.[i]?.[1]) !== 1);
   }
 
   async renewLocks(locks: readonly LockRef[], ttlMs: number): Promise<string[]> {
     if (locks.length === 0) return [];
-    const p = this.redis.pipeline() as unknown as PipelineScripts;
-    for (const l of locks) p.plRenewLock(this.k.lock(l.key), l.token, ms(ttlMs));
-    const replies = await this.runRenewal(() => p.exec());
+    const replies = await this.runRenewal(() => this.renewEach(locks, (p, l) => p.plRenewLock(this.k.lock(l.key), l.token, ms(ttlMs))));
     return locks.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((l) => l.key);
+  }
+
+  /**
+   * One renewal script per item, as [error, reply] pairs in order: one pipeline on a single server; on a
+   * cluster each its own call, all sent at once (a cluster pipeline must not span nodes).
+   */
+  private renewEach<T>(items: readonly T[], add: (p: PipelineScripts, item: T) => void): Promise<[Error | null, unknown][] | null> {
+    if (!this.redis.isCluster) {
+      const p = this.redis.pipeline() as unknown as PipelineScripts;
+      for (const item of items) add(p, item);
+      return p.exec();
+    }
+    return Promise.all(items.map((item) => {
+      const single = this.redis.pipeline() as unknown as PipelineScripts;
+      add(single, item);
+      return single.exec().then((r) => r?.[0] ?? [new Error('no reply'), null] as [Error | null, unknown], (e: Error) => [e, null] as [Error | null, unknown]);
+    }));
   }
 
   private runRenewal<T>(call: () => Promise<T>): Promise<T> {
@@ -778,9 +821,7 @@ export class RedisStore implements Store {
 
   async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
     if (refs.length === 0) return [];
-    const p = this.redis.pipeline() as unknown as PipelineScripts;
-    for (const r of refs) p.plIdemRenew(this.k.idempotency(r.accountId, r.key), r.token, ms(leaseMs));
-    const replies = await this.runRenewal(() => p.exec());
+    const replies = await this.runRenewal(() => this.renewEach(refs, (p, r) => p.plIdemRenew(this.k.idempotency(r.accountId, r.key), r.token, ms(leaseMs))));
     return refs.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((r) => r.token);
   }
 
@@ -902,7 +943,8 @@ function renewalBound<T>(pending: Promise<T>, timeoutMs: number): Promise<T> {
 
 // ---------------------------------------------------------------------------------------------
 
-function keyspace(p: string) {
+/** The store's key names under prefix `p` (see the layout at the top); exported for tests that reach behind the store. */
+export function redisKeys(p: string) {
   return {
     account: (id: string) => `${p}{acct}:account:${id}`,
     keyIndex: (keyHash: string) => `${p}{acct}:key:${keyHash}`,
@@ -914,8 +956,8 @@ function keyspace(p: string) {
     reservation: (id: string) => `${p}{bill}:res:${id}`,
     reservationsByExpiry: `${p}{bill}:res-by-expiry`,
     ledger: `${p}{bill}:ledger`,
-    entry: (key: string) => `${p}entry${ENTRY_FORMAT}:${key}`,
-    raw: (key: string) => `${p}raw${ENTRY_FORMAT}:${key}`,
+    entry: (key: string) => `${p}entry${ENTRY_FORMAT}:{${key}}`,
+    raw: (key: string) => `${p}raw${ENTRY_FORMAT}:{${key}}`,
     alias: (key: string) => `${p}alias:${key}`,
     memo: (key: string) => `${p}memo:${key}`,
     lock: (key: string) => `${p}lock:${key}`,

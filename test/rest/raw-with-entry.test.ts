@@ -5,8 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENTRY_FORMAT } from '../../src/store/entry-format.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { RedisStore, redisKeys } from '../../src/store/redis.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -32,7 +31,7 @@ afterAll(async () => {
   await disposeRedisServer(redis);
 });
 
-const rawKey = () => `${prefix}raw${ENTRY_FORMAT}:zpid:2146993218`;
+const rawKey = () => redisKeys(prefix).raw('zpid:2146993218');
 
 describe('raw=true on a cache hit (Redis)', () => {
   it('a hit whose raw record is gone or of another write is read live, never answered with raw null or another raw', async () => {

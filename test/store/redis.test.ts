@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LookupError } from '../../src/contract/errors.js';
-import { ENTRY_FORMAT } from '../../src/store/entry-format.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { RedisStore, redisKeys } from '../../src/store/redis.js';
+import { keySlot } from '../../src/store/redis-connection.js';
 import type { ReserveRequest } from '../../src/store/types.js';
 import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { account, budgetExpiryScenario, entry, ledgerEntry, rawJsonOf, req, storeContract } from './store-contract.js';
@@ -41,24 +41,24 @@ let prefix = '';
 storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = `t${randomUUID().slice(0, 8)}:`) }), {
   async writeEntryText(key, text) {
     const raw = new Redis(server.url);
-    await raw.set(`${prefix}entry${ENTRY_FORMAT}:${key}`, text, 'PX', 60_000);
+    await raw.set(redisKeys(prefix).entry(key), text, 'PX', 60_000);
     raw.disconnect();
   },
   async readRawValue(key) {
     const raw = new Redis(server.url);
-    const value = await raw.getBuffer(`${prefix}raw${ENTRY_FORMAT}:${key}`);
+    const value = await raw.getBuffer(redisKeys(prefix).raw(key));
     raw.disconnect();
     return value;
   },
   async writeRawValue(key, value) {
     const raw = new Redis(server.url);
-    if (value === null) await raw.del(`${prefix}raw${ENTRY_FORMAT}:${key}`);
-    else await raw.set(`${prefix}raw${ENTRY_FORMAT}:${key}`, value, 'PX', 60_000);
+    if (value === null) await raw.del(redisKeys(prefix).raw(key));
+    else await raw.set(redisKeys(prefix).raw(key), value, 'PX', 60_000);
     raw.disconnect();
   },
   async expireEntry(key, ttlMs) {
     const raw = new Redis(server.url);
-    const keys = [`${prefix}entry${ENTRY_FORMAT}:${key}`, `${prefix}raw${ENTRY_FORMAT}:${key}`];
+    const keys = [redisKeys(prefix).entry(key), redisKeys(prefix).raw(key)];
     for (const k of keys) {
       const left = await raw.pttl(k);
       expect(left).toBeGreaterThan(0);
@@ -161,10 +161,14 @@ describe('RedisStore specifics', () => {
       // One reservation is still held: its record and its place in the expiry index.
       expect(await raw.zcard(`${prefix}{bill}:res-by-expiry`)).toBe(1);
       // TTLs: cache, memo, lock and the budget counter expire; the ledger does not.
-      expect(await raw.pttl(`${prefix}entry${ENTRY_FORMAT}:zpid:1`)).toBeGreaterThan(50_000);
-      expect(await raw.pttl(`${prefix}raw${ENTRY_FORMAT}:zpid:1`)).toBeGreaterThan(50_000);
+      expect(await raw.pttl(redisKeys(prefix).entry('zpid:1'))).toBeGreaterThan(50_000);
+      expect(await raw.pttl(redisKeys(prefix).raw('zpid:1'))).toBeGreaterThan(50_000);
+      // A home's entry and raw record share a hash tag (one slot on a cluster: one MULTI, one MGET).
+      expect(keys).toContain(redisKeys(prefix).entry('zpid:1'));
+      expect(redisKeys(prefix).entry('zpid:1')).toMatch(/\{zpid:1\}$/);
+      expect(keySlot(redisKeys(prefix).raw('zpid:1'))).toBe(keySlot(redisKeys(prefix).entry('zpid:1')));
       // The raw record is kept compressed, far smaller than its JSON.
-      expect((await raw.strlen(`${prefix}raw${ENTRY_FORMAT}:zpid:1`)) * 5).toBeLessThan(rawJsonOf('1').length);
+      expect((await raw.strlen(redisKeys(prefix).raw('zpid:1'))) * 5).toBeLessThan(rawJsonOf('1').length);
       expect(await raw.pttl(`${prefix}{bill}:budget:service:2026-03-01`)).toBeGreaterThan(47 * 3600_000);
       expect(await raw.pttl(`${prefix}{bill}:ledger`)).toBe(-1);
     } finally {
@@ -178,8 +182,8 @@ describe('RedisStore specifics', () => {
     const store = await RedisStore.connect(server.url, { prefix });
     const raw = new Redis(server.url);
     try {
-      await raw.set(`${prefix}entry${ENTRY_FORMAT}:zpid:7`, '{not json');
-      await raw.set(`${prefix}raw${ENTRY_FORMAT}:zpid:7`, 'not brotli');
+      await raw.set(redisKeys(prefix).entry('zpid:7'), '{not json');
+      await raw.set(redisKeys(prefix).raw('zpid:7'), 'not brotli');
       await store.putEntry('zpid:8', entry('8'), null, 60_000);
       expect(await store.getEntries(['zpid:7', 'zpid:8'])).toEqual([null, entry('8')]);
       expect(await store.getEntriesWithRaw(['zpid:7', 'zpid:8'])).toEqual([null, { entry: entry('8'), rawJson: null }]);
