@@ -45,7 +45,14 @@ export interface WebhookReceiver {
 
 const MAX_BODY = 8 * 1024 * 1024;
 
-export async function startWebhookReceiver(options: { secret: string; path?: string }): Promise<WebhookReceiver> {
+export interface WebhookReceiverOptions {
+  secret: string;
+  path?: string;
+  /** Awaited after a request is checked and recorded, before it is answered (e.g. to rotate a secret meanwhile). */
+  beforeAnswer?: (attempt: ReceivedAttempt) => void | Promise<void>;
+}
+
+export async function startWebhookReceiver(options: WebhookReceiverOptions): Promise<WebhookReceiver> {
   let verifier = new Webhook(options.secret);
   const events: ReceivedWebhook[] = [];
   const attempts: ReceivedAttempt[] = [];
@@ -63,7 +70,7 @@ export async function startWebhookReceiver(options: { secret: string; path?: str
       size += c.length;
       if (size <= MAX_BODY) chunks.push(c);
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       const id = typeof req.headers['webhook-id'] === 'string' ? req.headers['webhook-id'] : undefined;
       let body: ReceivedWebhook['body'] | null = null;
@@ -78,10 +85,12 @@ export async function startWebhookReceiver(options: { secret: string; path?: str
         failing -= 1;
         status = failStatus;
       }
-      attempts.push({ id, verified: body !== null, status, headers: req.headers, raw });
+      const attempt = { id, verified: body !== null, status, headers: req.headers, raw };
+      attempts.push(attempt);
       if (body !== null && status === 204) {
         events.push({ id: id!, timestamp: Number(req.headers['webhook-timestamp']), type: body.type, body, data: body.data, headers: req.headers });
       }
+      await options.beforeAnswer?.(attempt);
       res.statusCode = status;
       res.end();
       notify();
