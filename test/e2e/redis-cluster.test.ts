@@ -1,0 +1,148 @@
+// The service on a real 3-master Redis Cluster (REDIS_CLUSTER_NODES): two instances share the store,
+// cache, billing and rate limits on the cluster (a lookup is billed once, then a hit on the other
+// instance; concurrent lookups across instances charge each home once), and BullMQ runs on it with
+// src/queue/bull.ts's per-queue hash tag (a queue's keys in one slot).
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
+import { Cluster } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey, seededAccountId, type AccountSeed } from '../../src/accounts/index.js';
+import { loadConfig } from '../../src/config.js';
+import { bullConnection, bullOptions, bullPrefix } from '../../src/queue/bull.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { createRedisClient, keySlot } from '../../src/store/redis-connection.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+
+const NOW = new Date('2026-11-20T12:00:00Z');
+const HOMES = ['2146993218', '15192198', '114303858', '450233440', '999000101', '999000102', '999000103', '999000104'];
+
+let cluster: RedisCluster;
+beforeAll(async () => {
+  cluster = await startRedisCluster();
+}, 60_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+let services: TestService[] = [];
+let stores: RedisStore[] = [];
+let replay: ReplayServer | undefined;
+afterEach(async () => {
+  await Promise.all(services.map((s) => s.close()));
+  await Promise.all(stores.map((s) => s.close()));
+  await replay?.close();
+  services = [];
+  stores = [];
+  replay = undefined;
+});
+
+/** `n` service instances on the cluster, under one fresh prefix, sharing one replay site. */
+async function instances(n: number, accounts: Record<string, AccountSeed>): Promise<string> {
+  const prefix = `e2e${randomUUID().slice(0, 8)}:`;
+  replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+  for (let i = 0; i < n; i++) {
+    const store = await RedisStore.connect({ redisUrl: null, redisClusterNodes: cluster.nodeList }, { prefix, commandTimeoutMs: 5000 });
+    stores.push(store);
+    services.push(await startTestService({
+      store, accounts, clock: () => NOW, replayServer: replay,
+      env: { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '5000', LEASE_TTL_MS: '15000', RATE_LIMIT_PER_MINUTE: '1000', MAX_LIVE_PER_KEY: '100' },
+    }));
+  }
+  return prefix;
+}
+
+describe('the service on a Redis Cluster', () => {
+  it('a lookup is billed once on one instance, then a free hit on the other; the rate window is shared', async () => {
+    const accounts = { a: { key: 'cluster_key_a_0001', plan: 'free', allotment: 10 } } satisfies Record<string, AccountSeed>;
+    await instances(2, accounts);
+    const [one, two] = services as [TestService, TestService];
+    expect(one.config.redisClusterNodes).toEqual(cluster.nodeList);
+
+    const first = await one.get('/v1/portal/property?zpid=2146993218', accounts.a.key);
+    expect(first.status).toBe(200);
+    expect(first.body.meta).toMatchObject({ credits: 1, cached: false });
+    const second = await two.get('/v1/portal/property?zpid=2146993218', accounts.a.key);
+    expect(second.status).toBe(200);
+    expect(second.body.meta).toMatchObject({ credits: 0, cached: true });
+    expect(second.body.data).toEqual(first.body.data);
+
+    // A batch on the second instance: the cached home is a hit, the others are read once each.
+    const batch = await two.post('/v1/portal/batch', { items: HOMES.slice(0, 4).map((zpid) => ({ zpid })) }, accounts.a.key);
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    expect(batch.body.data.map((r: { meta?: { cached: boolean } }) => r.meta?.cached)).toEqual([true, false, false, false]);
+
+    const id = seededAccountId(hashApiKey(accounts.a.key, one.config.apiKeySecret));
+    const ledger = await stores[0]!.ledger(id);
+    expect(ledger.map((e) => e.cacheKey).sort()).toEqual(HOMES.slice(0, 4).map((z) => `zpid:${z}`).sort());
+    expect((await stores[1]!.usage(id, 'lifetime')).used).toBe(4);
+    // The per-minute window (on the cluster) counts every lookup of both instances.
+    const remaining = Number(/;r=(\d+)/.exec(batch.headers.get('ratelimit') ?? '')?.[1]);
+    expect(remaining).toBe(1000 - 6);
+  });
+
+  it('concurrent lookups of the same homes on three instances: each home charged once, credits == ledger', async () => {
+    const accounts: Record<string, AccountSeed> = {};
+    for (let i = 0; i < 6; i++) accounts[`f${i}`] = { key: `cluster_conc_key_${i}`, plan: 'free', allotment: 50 };
+    await instances(3, accounts);
+    const names = Object.keys(accounts);
+    const outcomes = await Promise.all(Array.from({ length: 90 }, async (_, i) => {
+      const name = names[i % names.length]!;
+      const r = await services[i % 3]!.get(`/v1/portal/property?zpid=${HOMES[(i * 5) % HOMES.length]}`, accounts[name]!.key);
+      return { status: r.status, body: JSON.stringify(r.body), credits: r.status === 200 ? (r.body.meta.credits as number) : 0, requestId: r.headers.get('x-request-id') };
+    }));
+    for (const o of outcomes) expect(o.status, o.body).toBe(200);
+    const ledger = await stores[0]!.ledger();
+    const charged = outcomes.filter((o) => o.credits === 1);
+    expect(ledger).toHaveLength(charged.length);
+    expect(new Set(ledger.map((e) => e.requestId))).toEqual(new Set(charged.map((o) => o.requestId)));
+    // One charge per home: the single-flight lock and the cache are shared on the cluster.
+    expect(ledger.map((e) => e.cacheKey).sort()).toEqual(HOMES.map((z) => `zpid:${z}`).sort());
+  });
+});
+
+describe('BullMQ on the cluster', () => {
+  it('a queue with its hash-tagged prefix: a job added is processed by a worker, and all its keys share one slot', async () => {
+    const config = loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: `bq${randomUUID().slice(0, 6)}:` });
+    const name = 'jobs' as const;
+    const queueConnection = bullConnection(config);
+    const workerConnection = bullConnection(config);
+    const queue = new Queue(name, bullOptions(config, name, queueConnection));
+    let done!: (v: unknown) => void;
+    const processed = new Promise((r) => (done = r));
+    const worker = new Worker(name, async (job) => {
+      done(job.data);
+      return { doubled: (job.data as { n: number }).n * 2 };
+    }, bullOptions(config, name, workerConnection));
+    try {
+      const job = await queue.add('double', { n: 21 });
+      expect(await processed).toEqual({ n: 21 });
+      // Completed: its return value stored (polled, bounded).
+      let state = '';
+      for (let i = 0; i < 200 && state !== 'completed'; i++) {
+        state = await queue.getJobState(job.id!);
+        if (state !== 'completed') await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(state).toBe('completed');
+      expect((await queue.getJob(job.id!))?.returnvalue).toEqual({ doubled: 42 });
+
+      // Every key of the queue is under its tagged prefix, so in one slot.
+      const raw = createRedisClient(config, {}) as Cluster;
+      try {
+        await new Promise((r) => raw.once('ready', r));
+        const keys: string[] = [];
+        for (const node of raw.nodes('master')) keys.push(...(await node.keys(`${bullPrefix(config, name)}*`)));
+        expect(keys.length).toBeGreaterThan(2);
+        expect(new Set(keys.map(keySlot)).size).toBe(1);
+      } finally {
+        raw.disconnect();
+      }
+    } finally {
+      await worker.close();
+      await queue.close();
+      queueConnection.disconnect();
+      workerConnection.disconnect();
+    }
+  });
+});
