@@ -12,14 +12,12 @@ import { bullConnection, bullOptions } from '../queue/bull.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { attemptDelivery, type Delivery } from './deliver.js';
 import { accountWebhookSecret } from './secret.js';
-import type { WebhookEvent, Webhooks } from './types.js';
+import { WEBHOOK_ATTEMPTS, type WebhookEvent, type Webhooks } from './types.js';
 import { checkWebhookUrl, hostOf } from './url-guard.js';
 
-export type { Webhooks, WebhookEvent, WebhookEventType } from './types.js';
+export { WEBHOOK_ATTEMPTS, type Webhooks, type WebhookEvent, type WebhookEventType } from './types.js';
 export { verifyWebhook, WebhookVerificationError } from './sign.js';
 
-/** Attempts in all: the first and 10 retries. */
-export const WEBHOOK_ATTEMPTS = 11;
 /** Deliveries kept (for dedupe on webhook-id and inspection) after they end. */
 const KEEP = { age: 7 * 24 * 3600, count: 10_000 };
 const CONCURRENCY = 16;

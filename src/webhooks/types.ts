@@ -4,6 +4,9 @@ import type { Account } from '../store/index.js';
 
 export type WebhookEventType = 'job.completed' | 'job.failed' | 'property.changed';
 
+/** Delivery attempts in all: the first and 10 retries, WEBHOOK_RETRY_BASE_MS doubling (about a day by default). */
+export const WEBHOOK_ATTEMPTS = 11;
+
 export interface WebhookEvent {
   type: WebhookEventType;
   /**

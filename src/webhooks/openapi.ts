@@ -1,0 +1,83 @@
+// The OpenAPI 3.1 `webhooks` object: the requests the service sends to a job's or watch's webhook_url,
+// one per event type, with the Standard Webhooks headers. buildOpenApi (src/rest/openapi.ts) includes it;
+// the payloads refer to the document's own component schemas (JobView, PortalProperty).
+import { WATCHED_FIELDS } from '../watches/types.js';
+import { WEBHOOK_ATTEMPTS, type WebhookEventType } from './types.js';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+const HEADERS: Json[] = [
+  {
+    name: 'webhook-id', in: 'header', required: true,
+    description: 'msg_…: the same on every attempt of one event. Deliveries come at least once: dedupe on it.',
+    schema: { type: 'string', pattern: '^msg_' },
+  },
+  { name: 'webhook-timestamp', in: 'header', required: true, description: "The attempt's time, unix seconds. Refuse one over 5 minutes from your clock.", schema: { type: 'string', pattern: '^[0-9]+$' } },
+  {
+    name: 'webhook-signature', in: 'header', required: true,
+    description:
+      'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the base64-decoded part of the account\'s secret after whsec_ ' +
+      '(npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library.',
+    schema: { type: 'string', pattern: '^v1,' },
+  },
+];
+
+function envelope(type: WebhookEventType, data: Json, description: string): Json {
+  return {
+    type: 'object',
+    required: ['type', 'timestamp', 'data'],
+    additionalProperties: false,
+    properties: {
+      type: { type: 'string', const: type },
+      timestamp: { type: 'string', format: 'date-time', description: 'When the event happened (the same on every attempt)' },
+      data: { ...(data as Record<string, Json>), description },
+    },
+  };
+}
+
+const PROPERTY_CHANGED: Json = {
+  type: 'object',
+  required: ['zpid', 'changes', 'data'],
+  properties: {
+    zpid: { type: 'string' },
+    changes: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['field', 'from', 'to'],
+        properties: { field: { type: 'string', enum: [...WATCHED_FIELDS] }, from: {}, to: {} },
+      },
+    },
+    data: ref('PortalProperty'),
+  },
+};
+
+function event(type: WebhookEventType, summary: string, data: Json, dataDescription: string): Json {
+  return {
+    post: {
+      operationId: `webhook_${type.replace('.', '_')}`,
+      summary,
+      description:
+        'Sent to the webhook_url given, signed per Standard Webhooks (https://www.standardwebhooks.com). A 2xx answer within WEBHOOK_TIMEOUT_MS ' +
+        `is delivered; anything else (redirects are not followed) is retried with doubling delays, ${WEBHOOK_ATTEMPTS} attempts over about a day.`,
+      security: [],
+      parameters: HEADERS,
+      requestBody: { required: true, content: { 'application/json': { schema: envelope(type, data, dataDescription) } } },
+      responses: {
+        '2XX': { description: 'Delivered: no more attempts' },
+        default: { description: 'Not delivered: retried later' },
+      },
+    },
+  };
+}
+
+export function webhooksOpenApi(): Record<string, Json> {
+  return {
+    'job.completed': event('job.completed', 'A lookup job finished (or was cancelled)', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
+    'job.failed': event('job.failed', 'A lookup job could not run', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
+    'property.changed': event('property.changed', "A watched home's price, status, estimate, rent estimate or HOA changed", PROPERTY_CHANGED, 'The home and what changed since the last check'),
+  };
+}
