@@ -17,6 +17,7 @@ await writeFile(accountsFile, JSON.stringify([{ key: DEMO_KEY, plan: 'free', all
 const config = loadConfigOrExit({
   ...process.env,
   REDIS_URL: '',
+  REDIS_CLUSTER_NODES: '',
   PORTAL_ORIGIN: replay.origin,
   PORTAL_SUGGEST_URL: replay.suggestUrl,
   ACCOUNTS_FILE: accountsFile,

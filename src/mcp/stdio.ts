@@ -25,7 +25,7 @@ const replay = demo ? await startReplayServer({ host: '127.0.0.1', port: 0 }) : 
 // A refused configuration is listed on stderr, one problem a line, and the process exits (as npm start does).
 const config = loadConfigOrExit(
   replay
-    ? { ...process.env, REDIS_URL: '', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }
+    ? { ...process.env, REDIS_URL: '', REDIS_CLUSTER_NODES: '', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }
     : process.env,
 );
 // LOG_PRETTY's readable lines go to stderr too, written in this thread (stdout is the protocol's).
