@@ -141,6 +141,31 @@ describe('RedisStore on a cluster', () => {
     }
   });
 
+  it('finds the accounts node emptied (a store reset): the reset handlers run once, then it serves again', async () => {
+    const p = `e${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(target(), { prefix: p });
+    try {
+      let resets = 0;
+      store.onReset(async () => {
+        resets++;
+        await store.putAccount(account({ id: 'acct_reseeded' }));
+      });
+      await store.putAccount(account({ id: 'acct_before' }));
+      await store.ping(); // the epoch this instance works from
+      const owner = raw.slots[keySlot(redisKeys(p).epoch)]![0];
+      const node = raw.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner)!;
+      await node.flushall();
+      await store.ping();
+      expect(resets).toBe(1);
+      expect(await store.getAccount('acct_before')).toBeNull();
+      expect(await store.getAccount('acct_reseeded')).toMatchObject({ id: 'acct_reseeded' });
+      await store.ping();
+      expect(resets).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('never hangs when no node answers: connect returns, calls fail with store_unavailable', async () => {
     const store = await RedisStore.connect({ redisUrl: null, redisClusterNodes: [`127.0.0.1:${await freePort()}`] }, { prefix: 'down:', startupWaitMs: 200 });
     try {
