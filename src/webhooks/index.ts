@@ -151,7 +151,13 @@ function bullRunner(deps: Deps, log: Logger): Runner {
   let worker: Worker<Delivery> | null = null;
   const aborter = new AbortController();
   const conn = () => (connection ??= bullConnection(config));
-  const getQueue = () => (queue ??= new Queue<Delivery>('webhooks', bullOptions(config, 'webhooks', conn())));
+  const getQueue = () => {
+    if (queue) return queue;
+    queue = new Queue<Delivery>('webhooks', bullOptions(config, 'webhooks', conn()));
+    // A connection error is reported here (an 'error' event without a listener would throw); add() waits through it.
+    queue.on('error', (err) => log.warn({ err }, 'webhook queue error'));
+    return queue;
+  };
 
   return {
     async enqueue(d) {
