@@ -52,7 +52,7 @@ export const ERROR_CODES = {
   },
   persisted_query_not_found: { status: 400, message: 'No persisted operation has this hash.', only: 'graphql', graphqlHttp: 'request' },
   missing_query: { status: 400, message: 'Send a query, or extensions.persistedQuery.sha256Hash.', only: 'graphql', graphqlHttp: 'response' },
-  operation_not_supported: { status: 400, message: 'Only queries are served.', only: 'graphql', graphqlHttp: 'request' },
+  operation_not_supported: { status: 400, message: 'Subscriptions are not served: send a query or a mutation.', only: 'graphql', graphqlHttp: 'request' },
 } as const satisfies Record<string, ErrorEntry>;
 
 interface ErrorEntry {

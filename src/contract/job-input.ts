@@ -23,7 +23,7 @@ export const JOB_MEDIA_TYPES: Readonly<Record<string, JobFormat>> = {
   'application/x-jsonlines': 'ndjson',
 };
 
-const badBody = (reason: string, message?: string) => new LookupError('bad_body', { ...(message ? { message } : {}), details: { reason } });
+const badBody = (reason: string, message = `The body is not a lookup job: ${reason}.`) => new LookupError('bad_body', { message, details: { reason } });
 const bad = (param: string, reason: string) => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
 export const tooManyJobItems = (received: number): LookupError =>

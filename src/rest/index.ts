@@ -8,7 +8,9 @@ import { fallbackHandlers } from './fallbacks.js';
 import { accountRoute } from './routes/account.js';
 import { batchRoute } from './routes/batch.js';
 import { healthRoutes } from './routes/health.js';
+import { jobsRoute } from './routes/jobs.js';
 import { propertyRoute } from './routes/property.js';
+import { watchesRoute } from './routes/watches.js';
 import { mcpRoute } from '../mcp/http.js';
 
 export { buildOpenApi } from './openapi.js';
@@ -28,6 +30,8 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promis
   propertyRoute(app, deps);
   await batchRoute(app, deps);
   accountRoute(app, deps);
+  await jobsRoute(app, deps);
+  await watchesRoute(app, deps);
   // The MCP server over streamable HTTP, on the same port and core (src/mcp).
   mcpRoute(app, deps);
   await docsRoutes(app, deps.config);

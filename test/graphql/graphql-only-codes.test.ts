@@ -18,7 +18,7 @@ const CASES: Array<[ErrorCode, unknown, boolean]> = [
   ['query_too_complex', { query: `{ ${'a { '.repeat(12)}b${' }'.repeat(12)} }` }, false],
   ['persisted_query_not_found', { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } }, true],
   ['missing_query', { variables: {} }, true],
-  ['operation_not_supported', { query: 'mutation { x }' }, false],
+  ['operation_not_supported', { query: 'subscription { x }' }, false],
 ];
 
 describe("GraphQL's own codes", () => {

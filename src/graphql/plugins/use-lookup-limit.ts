@@ -5,7 +5,8 @@
 // upstream call or charge. Batched requests are also counted as a whole: use-batched-requests.ts.
 // Within it, the operation's lookups take their units of the key's rate window at once, through the
 // core (admitOperation): all or none, as a REST batch.
-// Mutations and subscriptions (the schema has neither) are refused with a code.
+// Mutations (lookup jobs, watches) count no lookups here: their work runs in the background, billed as it
+// runs. Subscriptions (the schema has none; a job's progress is REST's event stream) are refused with a code.
 import { getOperationAST, type GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
@@ -25,9 +26,9 @@ function badVariable(error: GraphQLError): GraphQLError {
   );
 }
 
-/** The executor's own refusal of a mutation or subscription carries no code. */
+/** The executor's own refusal of a subscription carries no code. */
 const notSupported = (operation: string): GraphQLError =>
-  requestError('operation_not_supported', `Only queries are served; the schema has no ${operation} type.`, { operation });
+  requestError('operation_not_supported', `Subscriptions are not served (the schema has no ${operation} type); follow a job with GET /v1/portal/jobs/<id>/events or its webhook.`, { operation });
 
 export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin<GraphqlContext> {
   return {
@@ -38,7 +39,7 @@ export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin<GraphqlContext> {
     onExecute({ args, setResultAndStopExecution }) {
       const op = getOperationAST(args.document, args.operationName ?? undefined);
       if (!op) return; // the executor reports it
-      if (op.operation !== 'query') {
+      if (op.operation === 'subscription') {
         setResultAndStopExecution({ errors: [notSupported(op.operation)] });
         return;
       }

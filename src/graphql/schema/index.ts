@@ -6,6 +6,8 @@ import './errors.js';
 import './property.js';
 import './batch.js';
 import './account.js';
+import './jobs.js';
+import './watches.js';
 import { DeferDirective, StreamDirective } from './directives.js';
 
 export const schema = builder.toSchema({ directives: [...specifiedDirectives, DeferDirective, StreamDirective] });
