@@ -1,9 +1,225 @@
+// Lookup jobs: up to MAX_JOB_ITEMS items looked up in the background as the account that sent them,
+// in chunks of CHUNK_SIZE (chunk.ts), queued on BullMQ when the service uses Redis and in this process
+// otherwise (runner.ts), kept with their results for JOB_TTL_MS (store.ts). When the last chunk settles
+// the job is completed and, if it has a webhook_url, one job.completed event is sent; a job that cannot
+// run (its account is gone) is failed, with job.failed.
+import { EventEmitter } from 'node:events';
+import { LookupError, toLookupError } from '../contract/index.js';
+import { usesRedis } from '../config.js';
 import type { CoreDeps } from '../lookup/types.js';
+import type { Account } from '../store/index.js';
+import { createRedisClient } from '../store/redis-connection.js';
 import type { Webhooks } from '../webhooks/types.js';
-import type { Jobs } from './types.js';
+import { indexOfLine, runChunk, type ChunkOutcome } from './chunk.js';
+import { BullChunkRunner, MemoryChunkRunner, type ChunkRef, type ChunkRunner } from './runner.js';
+import { CHUNK_SIZE, MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from './store.js';
+import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
 
 export * from './types.js';
+export { CHUNK_SIZE } from './store.js';
 
-export function createJobs(_core: CoreDeps, _webhooks: Webhooks): Jobs {
-  throw new Error('TEMPORARY: jobs are being built (issue 11)');
+/** How often progress() looks at the job (changes made by other processes); this process's changes wake it at once. */
+const PROGRESS_POLL_MS = 500;
+
+const notFound = (): LookupError => new LookupError('not_found', { message: 'No such job.' });
+const isFinal = (v: Pick<JobView, 'status'>): boolean => v.status === 'completed' || v.status === 'cancelled' || v.status === 'failed';
+
+export function viewOf(job: JobRecord): JobView {
+  return {
+    id: job.id,
+    status: job.status,
+    count: job.count,
+    done: job.done,
+    succeeded: job.succeeded,
+    failed: job.failed,
+    cache_hits: job.cache_hits,
+    credits: job.credits,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    webhook_url: job.webhook_url,
+    waiting: job.waiting,
+    waiting_until: job.waiting_until,
+  };
+}
+
+export interface JobsOptions {
+  /** The job store (tests); by default the configured one. */
+  store?: JobStore;
+}
+
+export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions = {}): Jobs {
+  const { config } = deps;
+  const log = deps.logger.child({ component: 'jobs' });
+  const onRedis = usesRedis(config);
+  const now = () => deps.clock().getTime();
+  const store: JobStore = opts.store
+    ?? (onRedis ? new RedisJobStore(createRedisClient(config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), config.redisPrefix, now) : new MemoryJobStore(now));
+  const runner: ChunkRunner = onRedis ? new BullChunkRunner(config, log) : new MemoryChunkRunner(config.jobConcurrency, log);
+  // This process's changes to a job, by id: progress() wakes at once on them.
+  const changed = new EventEmitter().setMaxListeners(0);
+
+  async function owned(account: Pick<Account, 'id'>, id: string): Promise<JobRecord> {
+    const job = typeof id === 'string' && id.length <= 100 ? await store.get(id) : null;
+    if (!job || job.accountId !== account.id) throw notFound();
+    return job;
+  }
+
+  /** The job's final event, once (the store's flag); a send that fails gives the flag back for the retry. */
+  async function notify(job: JobRecord): Promise<void> {
+    if (!job.webhook_url || (job.status !== 'completed' && job.status !== 'failed')) return;
+    if (!(await store.claimNotice(job.id))) return;
+    try {
+      await webhooks.send({ id: job.accountId }, job.webhook_url, { type: job.status === 'completed' ? 'job.completed' : 'job.failed', id: job.id, data: viewOf(job) });
+    } catch (e) {
+      await store.releaseNotice(job.id).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async function fail(id: string, reason: string): Promise<void> {
+    log.warn({ job: id, reason }, 'job failed');
+    await store.finish(id, 'failed', deps.clock().toISOString());
+    changed.emit(id);
+    const job = await store.get(id);
+    if (job) await notify(job);
+  }
+
+  async function handle(ref: ChunkRef): Promise<ChunkOutcome> {
+    const job = await store.get(ref.job);
+    if (!job) return { kind: 'done', completed: false };
+    if (isFinal(job)) {
+      // A run that died between the last write and its event: the event is sent here (once).
+      await notify(job);
+      return { kind: 'done', completed: false };
+    }
+    const account = await deps.store.getAccount(job.accountId);
+    if (!account || account.revoked) {
+      await fail(job.id, account ? 'account revoked' : 'account gone');
+      return { kind: 'done', completed: false };
+    }
+    const outcome = await runChunk(deps, store, job, account, ref.chunk);
+    changed.emit(job.id);
+    const after = await store.get(job.id);
+    if (after && isFinal(after)) await notify(after);
+    return outcome;
+  }
+
+  const failed = async (ref: ChunkRef, err: unknown): Promise<void> => fail(ref.job, toLookupError(err).code);
+  let started: Promise<void> | null = null;
+  const startWorker = (): Promise<void> => (started ??= runner.start(handle, failed));
+  // Without Redis no other process can run this process's jobs: they run here whatever WORK_IN_SERVICE says.
+  if (!onRedis) void startWorker();
+
+  return {
+    async create(account, request) {
+      const { items } = request;
+      if (!Array.isArray(items) || items.length === 0) throw new LookupError('bad_body', { details: { reason: 'items must be a non-empty array' } });
+      if (items.length > MAX_JOB_ITEMS) {
+        throw new LookupError('too_many_items', { message: 'At most 10,000 items per job.', details: { max: MAX_JOB_ITEMS, received: items.length } });
+      }
+      const webhookUrl = request.webhookUrl === null ? null : await webhooks.checkUrl(request.webhookUrl, 'webhook_url');
+      const created = deps.clock();
+      const chunks: unknown[][] = [];
+      for (let i = 0; i < items.length; i += CHUNK_SIZE) chunks.push(items.slice(i, i + CHUNK_SIZE));
+      const job: JobRecord = {
+        id: `job_${deps.newId().replace(/[^A-Za-z0-9]/g, '')}`,
+        accountId: account.id,
+        status: 'queued',
+        count: items.length,
+        done: 0,
+        succeeded: 0,
+        failed: 0,
+        cache_hits: 0,
+        credits: 0,
+        created_at: created.toISOString(),
+        started_at: null,
+        finished_at: null,
+        webhook_url: webhookUrl,
+        waiting: 0,
+        waiting_until: null,
+        options: request.options,
+        chunks: chunks.length,
+        chunks_done: 0,
+        expiresAt: created.getTime() + JOB_TTL_MS,
+      };
+      await store.create(job, chunks);
+      await runner.enqueue(job.id, chunks.length);
+      return viewOf(job);
+    },
+
+    async get(account, id) {
+      return viewOf(await owned(account, id));
+    },
+
+    async list(account, page) {
+      const { ids, next } = await store.list(account.id, page.limit, page.cursor);
+      const jobs = (await Promise.all(ids.map((id) => store.get(id)))).filter((j): j is JobRecord => j !== null);
+      return { jobs: jobs.map(viewOf), next_cursor: next };
+    },
+
+    async cancel(account, id) {
+      const job = await owned(account, id);
+      if (await store.finish(id, 'cancelled', deps.clock().toISOString())) {
+        await runner.remove(id, job.chunks);
+        changed.emit(id);
+      }
+      return viewOf((await store.get(id)) ?? job);
+    },
+
+    async results(account, id, range = {}) {
+      const job = await owned(account, id);
+      const from = Math.max(0, range.from ?? 0);
+      const limit = range.limit ?? Infinity;
+      return (async function* () {
+        let left = limit;
+        for (let chunk = Math.floor(from / CHUNK_SIZE); chunk < job.chunks && left > 0; chunk += 1) {
+          const text = await store.results(id, chunk);
+          const lines = text.split('\n').filter((l) => l !== '' && indexOfLine(l) >= from);
+          // A chunk not yet settled keeps its rounds' lines in the order they settled.
+          lines.sort((a, b) => indexOfLine(a) - indexOfLine(b));
+          for (const line of lines) {
+            if (left <= 0) break;
+            left -= 1;
+            yield line;
+          }
+        }
+      })();
+    },
+
+    async progress(account, id, signal) {
+      let view = viewOf(await owned(account, id));
+      return (async function* () {
+        yield view;
+        while (!isFinal(view) && !signal.aborted) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              changed.off(id, done);
+              signal.removeEventListener('abort', done);
+              resolve();
+            };
+            const timer = setTimeout(done, PROGRESS_POLL_MS);
+            changed.on(id, done);
+            signal.addEventListener('abort', done);
+          });
+          if (signal.aborted) return;
+          const job = await store.get(id);
+          if (!job) return;
+          const next = viewOf(job);
+          if (JSON.stringify(next) !== JSON.stringify(view)) {
+            view = next;
+            yield view;
+          }
+        }
+      })();
+    },
+
+    startWorker,
+
+    async close() {
+      await runner.close();
+      await store.close();
+    },
+  };
 }

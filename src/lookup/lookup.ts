@@ -40,6 +40,8 @@ export class LookupOutcome {
   constructor(
     readonly dataJson: string,
     readonly meta: LookupMeta,
+    /** The key the home's entry is stored under (a ledger entry's cacheKey when it was billed). */
+    readonly entryKey: string,
   ) {}
 
   get data(): PortalProperty {
@@ -55,7 +57,7 @@ export class FoundItem extends LookupOutcome {
     readonly index: number,
     outcome: LookupOutcome,
   ) {
-    super(outcome.dataJson, outcome.meta);
+    super(outcome.dataJson, outcome.meta, outcome.entryKey);
   }
 }
 
@@ -131,7 +133,7 @@ async function loadOne(ctx: RequestContext, locator: Locator, options: LookupOpt
     const match = addressMatchOf(locator, `${loaded.entryKey}\u0000${loaded.entry.storedAt}\u0000${loaded.entry.fetchedAt}`, () => parseRecord(record));
     if (match) meta.match = match;
   }
-  return new LookupOutcome(dataJson, meta);
+  return new LookupOutcome(dataJson, meta, loaded.entryKey);
 }
 
 /**
@@ -149,6 +151,10 @@ function freshnessMeta(ctx: RequestContext, loaded: Loaded, cached: boolean): Pi
 
 /** One item's result: found (its record as JSON text), or its error. */
 export type BatchItemOutcome = FoundItem | Extract<BatchResult, { ok: false }>;
+
+/** An item's result as JSON (a batch's data item, a job's result line); a found home's record is spliced in as the cache keeps it. */
+export const batchItemJson = (r: BatchItemOutcome, index = r.index, meta = r.ok ? r.meta : undefined): string =>
+  r.ok ? `{"index":${index},"ok":true,"data":${r.dataJson},"meta":${JSON.stringify(meta)}}` : JSON.stringify({ ...r, index });
 
 /** A batch under way: each item's result as it settles (in item order), and the totals once all have. */
 export interface BatchRun {

@@ -3,16 +3,15 @@
 // Idempotency-Key the request runs through the core's runIdempotent (lookup/idempotency.ts).
 import type { FastifyInstance } from 'fastify';
 import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseBatchQuery } from '../../contract/index.js';
-import { lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
+import { batchItemJson, lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
 import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** An item of the response's data; a found home's record is spliced in as the cache keeps it. */
-const itemJson = (r: BatchItemOutcome): string =>
-  r.ok ? `{"index":${r.index},"ok":true,"data":${r.dataJson},"meta":${JSON.stringify(r.meta)}}` : JSON.stringify(r);
+/** An item of the response's data. */
+const itemJson = (r: BatchItemOutcome): string => batchItemJson(r);
 
 function parseJson(text: unknown): unknown {
   if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { details: { reason: 'body is empty' } });

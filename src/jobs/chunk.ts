@@ -1,0 +1,122 @@
+// Running one chunk of a job: its items as a batch (the core's lookupBatch, as the job's account, the
+// job's options, each item's own), written with the job's counters in one step, once. What a batch would
+// answer with a refusal is turned into waiting here: the key's rate window (the chunk waits for it), the
+// key's live slots held by its other chunks (those items run again shortly), the daily live-lookup
+// limit (those items run again after 00:00 UTC). A run after a crash (the chunk's round had begun)
+// bills nothing twice: reads since the round began are fresh (ctx.retrySince) and the homes the
+// round's charges (the ledger, under the chunk's deterministic requestId) were for are reported billed.
+import { parseBatchItem, toLookupError, type BatchItemResult, type LookupMeta } from '../contract/index.js';
+import { createRequestContext } from '../lookup/context.js';
+import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
+import type { CoreDeps } from '../lookup/types.js';
+import type { Account } from '../store/index.js';
+import { CHUNK_SIZE, type ChunkWrite, type JobRecord, type JobStore } from './store.js';
+
+/** What became of a run: settled (or nothing to do), or to run again at `at` (epoch ms). */
+export type ChunkOutcome = { kind: 'done'; completed: boolean } | { kind: 'later'; at: number };
+
+/** Waits between passes over items refused for the key's live slots (its other chunks hold them). */
+const LIVE_SLOT_WAIT_MS = 250;
+const MAX_LIVE_SLOT_PASSES = 40;
+
+export const chunkRequestId = (jobId: string, chunk: number): string => `job:${jobId}:${chunk}`;
+
+/** The next 00:00 UTC after `now`. */
+export const nextUtcMidnight = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+
+const isLiveSlotRefusal = (r: BatchItemOutcome): boolean => !r.ok && r.error.code === 'rate_limited' && r.error.details?.limit === 'live_lookups';
+const isCapped = (r: BatchItemOutcome): boolean => !r.ok && r.error.code === 'live_lookups_capped';
+
+export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, account: Account, chunk: number): Promise<ChunkOutcome> {
+  const now = deps.clock();
+  const start = await jobs.startChunk(job.id, chunk, now.getTime(), now.toISOString());
+  if (start.state !== 'run') return { kind: 'done', completed: false };
+  const raw = await jobs.items(job.id, chunk);
+  const base = chunk * CHUNK_SIZE;
+  const settled = new Set(start.partial.split('\n').filter(Boolean).map(indexOfLine));
+  const pending = raw.map((_, i) => base + i).filter((index) => !settled.has(index));
+  const requestId = chunkRequestId(job.id, chunk);
+
+  const results = new Map<number, BatchItemOutcome>();
+  let todo = pending;
+  for (let pass = 0; todo.length > 0; pass += 1) {
+    const ctx = createRequestContext(deps, account, { requestId });
+    // A re-run of the round (a crash, or another pass): reads since the round began are fresh enough.
+    if (start.rerun || pass > 0) ctx.retrySince = start.roundStart;
+    const items: BatchItemResult[] = todo.map((index) => parseBatchItem(raw[index - base]));
+    let run;
+    try {
+      run = await lookupBatch(ctx, items, job.options);
+    } catch (e) {
+      const err = toLookupError(e);
+      // The key's rate window: the chunk waits for it (what ran in earlier passes runs again then, as hits).
+      if (err.code === 'rate_limited') return { kind: 'later', at: Date.now() + (err.retryAfterSeconds ?? 1) * 1000 };
+      throw e;
+    }
+    run.data.forEach((r, i) => results.set(todo[i]!, r));
+    const refused = run.data.flatMap((r, i) => (isLiveSlotRefusal(r) ? [todo[i]!] : []));
+    if (refused.length === 0 || pass >= MAX_LIVE_SLOT_PASSES) break;
+    todo = refused;
+    await new Promise((resolve) => setTimeout(resolve, LIVE_SLOT_WAIT_MS));
+  }
+
+  // The charges of this round already in the ledger (an earlier run that died): each one, once, to the
+  // first item answered from that home's entry without a charge.
+  const owed = start.rerun ? await chargesOwed(deps, account.id, requestId, start.billed) : new Map<string, number>();
+  const held = pending.filter((index) => isCapped(results.get(index)!));
+  const lines: string[] = [];
+  const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
+  const billed: string[] = [];
+  for (const index of pending) {
+    const r = results.get(index)!;
+    if (isCapped(r)) continue;
+    let meta: LookupMeta | undefined;
+    if (r.ok) {
+      meta = r.meta;
+      const left = owed.get(r.entryKey) ?? 0;
+      if (meta.credits === 0 && left > 0) {
+        owed.set(r.entryKey, left - 1);
+        meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
+      }
+      if (meta.credits === 1) billed.push(r.entryKey);
+      counts.succeeded += 1;
+      counts.credits += meta.credits;
+      if (meta.cached) counts.cache_hits += 1;
+    } else counts.failed += 1;
+    counts.done += 1;
+    lines.push(batchItemJson(r, index, meta));
+  }
+  const final = held.length === 0;
+  const newText = lines.map((l) => `${l}\n`).join('');
+  const write: ChunkWrite = {
+    round: start.round,
+    final,
+    text: final ? mergeLines(start.partial, lines) : newText,
+    counts,
+    held: held.length,
+    waitingUntil: final ? null : nextUtcMidnight(deps.clock()).toISOString(),
+    billed,
+    now: deps.clock().toISOString(),
+  };
+  await jobs.settleChunk(job.id, chunk, write);
+  if (!final) return { kind: 'later', at: Date.parse(write.waitingUntil!) };
+  return { kind: 'done', completed: true };
+}
+
+/** The item index a result line starts with (`{"index":N,`). */
+export const indexOfLine = (line: string): number => Number(/^\{"index":(\d+)/.exec(line)?.[1] ?? -1);
+
+/** Earlier rounds' lines and this one's, in item order, as NDJSON. */
+function mergeLines(partial: string, lines: string[]): string {
+  const all = [...partial.split('\n').filter(Boolean), ...lines];
+  all.sort((a, b) => indexOfLine(a) - indexOfLine(b));
+  return all.map((l) => `${l}\n`).join('');
+}
+
+/** Entry keys charged under `requestId` (the ledger) and not yet reported by earlier rounds (`billed`), with how many times. */
+async function chargesOwed(deps: CoreDeps, accountId: string, requestId: string, billed: string[]): Promise<Map<string, number>> {
+  const owed = new Map<string, number>();
+  for (const e of await deps.store.ledger(accountId)) if (e.requestId === requestId) owed.set(e.cacheKey, (owed.get(e.cacheKey) ?? 0) + 1);
+  for (const key of billed) owed.set(key, (owed.get(key) ?? 0) - 1);
+  return owed;
+}

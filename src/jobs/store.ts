@@ -1,0 +1,399 @@
+// Where lookup jobs live: the job (its counters and status), its items and its results per chunk of
+// CHUNK_SIZE items, each chunk's state (when its current round began, the results settled by earlier
+// rounds, the homes those billed), the account's index of jobs. In memory, or on Redis where every key
+// of one job carries the job's hash tag (`P{job:<id>}:…`, one slot on a cluster) so a chunk's results and
+// the job's counters are written by one script, atomically and once (a re-run finds the chunk settled).
+// Everything expires JOB_TTL_MS after the job was made.
+import type { LookupOptions } from '../contract/index.js';
+import type { RedisClient } from '../store/redis-connection.js';
+import type { JobStatus, JobView } from './types.js';
+
+/** Items per chunk: a batch's worth, one queue job each. */
+export const CHUNK_SIZE = 50;
+
+export interface JobRecord extends Omit<JobView, 'webhook_url'> {
+  accountId: string;
+  webhook_url: string | null;
+  options: LookupOptions;
+  chunks: number;
+  chunks_done: number;
+  /** Epoch ms after which everything of the job is gone. */
+  expiresAt: number;
+}
+
+/** A chunk as a run starts it. */
+export type ChunkStart =
+  | { state: 'gone' }
+  /** The job is final (cancelled, failed, completed) or this chunk is settled: nothing to run. */
+  | { state: 'skip'; status: JobStatus; settled: boolean }
+  | {
+      state: 'run';
+      /** The round (one per wait for the daily limit) this run belongs to; its write must name it. */
+      round: number;
+      /** When this round first began (ms): a re-run after a crash takes reads since then as fresh. */
+      roundStart: number;
+      /** Another run of this round began before (and did not settle it). */
+      rerun: boolean;
+      /** Result lines settled by earlier rounds, NDJSON. */
+      partial: string;
+      /** Entry keys earlier rounds billed (one per charge). */
+      billed: string[];
+    };
+
+export interface ChunkWrite {
+  round: number;
+  /** Settles the chunk: `lines` completes it (with `partial`). Else the lines are kept and a new round waits. */
+  final: boolean;
+  /** The result lines of this write, in item order (final: the chunk's whole text, partial lines included). */
+  text: string;
+  counts: { done: number; succeeded: number; failed: number; cache_hits: number; credits: number };
+  /** Items held for the daily limit after this write, and when they run. */
+  held: number;
+  waitingUntil: string | null;
+  billed: string[];
+  now: string;
+}
+
+export interface JobStore {
+  create(job: JobRecord, chunkItems: unknown[][]): Promise<void>;
+  get(id: string): Promise<JobRecord | null>;
+  /** The account's job ids, newest first, after `cursor`. */
+  list(accountId: string, limit: number, cursor: string | null): Promise<{ ids: string[]; next: string | null }>;
+  items(id: string, chunk: number): Promise<unknown[]>;
+  startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart>;
+  /** Applies the write unless this round was already written (false). */
+  settleChunk(id: string, chunk: number, write: ChunkWrite): Promise<boolean>;
+  /** Sets a queued or running job to `status` (cancelled, failed); returns whether it changed. */
+  finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean>;
+  /** The chunk's result lines: all of a settled chunk, or the lines settled so far. */
+  results(id: string, chunk: number): Promise<string>;
+  /** Claims the job's final notice (SET NX); false when it was already claimed. */
+  claimNotice(id: string): Promise<boolean>;
+  releaseNotice(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const COUNTERS = ['done', 'succeeded', 'failed', 'cache_hits', 'credits'] as const;
+const isFinal = (s: JobStatus): boolean => s === 'completed' || s === 'cancelled' || s === 'failed';
+
+interface MemoryChunk {
+  round: number;
+  roundStart: number | null;
+  partial: string;
+  billed: string[];
+  held: number;
+  done: boolean;
+  results: string | null;
+}
+
+/** Jobs in this process (no Redis): lost on restart, as the README says. */
+export class MemoryJobStore implements JobStore {
+  readonly #jobs = new Map<string, { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean }>();
+  readonly #byAccount = new Map<string, string[]>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  #live(id: string) {
+    const j = this.#jobs.get(id);
+    if (j && j.job.expiresAt <= this.now()) {
+      this.#jobs.delete(id);
+      return undefined;
+    }
+    return j;
+  }
+
+  async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
+    const chunks = chunkItems.map((): MemoryChunk => ({ round: 0, roundStart: null, partial: '', billed: [], held: 0, done: false, results: null }));
+    this.#jobs.set(job.id, { job: { ...job }, items: chunkItems, chunks, notice: false });
+    const ids = (this.#byAccount.get(job.accountId) ?? []).filter((i) => this.#live(i));
+    ids.push(job.id);
+    this.#byAccount.set(job.accountId, ids);
+  }
+
+  async get(id: string): Promise<JobRecord | null> {
+    const j = this.#live(id);
+    return j ? { ...j.job } : null;
+  }
+
+  async list(accountId: string, limit: number, cursor: string | null) {
+    const ids = (this.#byAccount.get(accountId) ?? []).filter((i) => this.#live(i)).reverse();
+    const from = cursor === null ? 0 : ids.indexOf(cursor) + 1;
+    if (cursor !== null && from === 0) return { ids: [], next: null };
+    const page = ids.slice(from, from + limit);
+    return { ids: page, next: from + limit < ids.length ? page[page.length - 1]! : null };
+  }
+
+  async items(id: string, chunk: number): Promise<unknown[]> {
+    return this.#live(id)?.items[chunk] ?? [];
+  }
+
+  async startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart> {
+    const j = this.#live(id);
+    const c = j?.chunks[chunk];
+    if (!j || !c) return { state: 'gone' };
+    if (c.done || isFinal(j.job.status)) return { state: 'skip', status: j.job.status, settled: c.done };
+    if (j.job.status === 'queued') Object.assign(j.job, { status: 'running', started_at: nowIso });
+    const rerun = c.roundStart !== null;
+    c.roundStart ??= now;
+    return { state: 'run', round: c.round, roundStart: c.roundStart, rerun, partial: c.partial, billed: [...c.billed] };
+  }
+
+  async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
+    const j = this.#live(id);
+    const c = j?.chunks[chunk];
+    if (!j || !c || c.done || c.round !== w.round) return false;
+    for (const k of COUNTERS) j.job[k] += w.counts[k];
+    j.job.waiting += w.held - c.held;
+    c.held = w.held;
+    c.billed.push(...w.billed);
+    if (w.final) {
+      c.done = true;
+      c.results = w.text;
+      c.partial = '';
+      j.job.chunks_done += 1;
+      if (j.job.chunks_done === j.job.chunks && !isFinal(j.job.status)) Object.assign(j.job, { status: 'completed', finished_at: w.now });
+    } else {
+      c.partial += w.text;
+      c.round += 1;
+      c.roundStart = null;
+    }
+    if (w.waitingUntil !== null) j.job.waiting_until = w.waitingUntil;
+    if (j.job.waiting === 0) j.job.waiting_until = null;
+    return true;
+  }
+
+  async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
+    const j = this.#live(id);
+    if (!j || isFinal(j.job.status)) return false;
+    Object.assign(j.job, { status, finished_at: nowIso });
+    return true;
+  }
+
+  async results(id: string, chunk: number): Promise<string> {
+    const c = this.#live(id)?.chunks[chunk];
+    return c ? (c.results ?? c.partial) : '';
+  }
+
+  async claimNotice(id: string): Promise<boolean> {
+    const j = this.#live(id);
+    if (!j || j.notice) return false;
+    j.notice = true;
+    return true;
+  }
+
+  async releaseNotice(id: string): Promise<void> {
+    const j = this.#live(id);
+    if (j) j.notice = false;
+  }
+
+  async close(): Promise<void> {}
+}
+
+// --- Redis ---------------------------------------------------------------------------------------
+
+// KEYS: job, chunk. ARGV: now ms, now ISO, expireAt ms.
+const LUA_START = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'gone'} end
+local done = redis.call('HGET', KEYS[2], 'done')
+if done == '1' or status == 'completed' or status == 'cancelled' or status == 'failed' then
+  return {'skip', status, done == '1' and '1' or '0'}
+end
+if status == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2]) end
+local rs = redis.call('HGET', KEYS[2], 'round_start')
+local rerun = '1'
+if not rs then
+  rs = ARGV[1]
+  rerun = '0'
+  redis.call('HSET', KEYS[2], 'round_start', rs)
+  redis.call('PEXPIREAT', KEYS[2], ARGV[3])
+end
+return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or ''}
+`;
+
+// KEYS: job, chunk, results. ARGV: round, final, text, done, succeeded, failed, cache_hits, credits, held,
+// waiting_until ('' none), billed (space-separated), now ISO, expireAt ms.
+const LUA_SETTLE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[2], 'done') == '1' then return 0 end
+if tonumber(redis.call('HGET', KEYS[2], 'round') or '0') ~= tonumber(ARGV[1]) then return 0 end
+local names = {'done', 'succeeded', 'failed', 'cache_hits', 'credits'}
+for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[3 + i]) end
+local held = tonumber(ARGV[9])
+local waiting = redis.call('HINCRBY', KEYS[1], 'waiting', held - tonumber(redis.call('HGET', KEYS[2], 'held') or '0'))
+redis.call('HSET', KEYS[2], 'held', held)
+if ARGV[11] ~= '' then
+  local b = redis.call('HGET', KEYS[2], 'billed')
+  redis.call('HSET', KEYS[2], 'billed', b and (b .. ' ' .. ARGV[11]) or ARGV[11])
+end
+if ARGV[2] == '1' then
+  redis.call('SET', KEYS[3], ARGV[3], 'PXAT', ARGV[13])
+  redis.call('HSET', KEYS[2], 'done', '1')
+  redis.call('HDEL', KEYS[2], 'partial')
+  local n = redis.call('HINCRBY', KEYS[1], 'chunks_done', 1)
+  local status = redis.call('HGET', KEYS[1], 'status')
+  if n == tonumber(redis.call('HGET', KEYS[1], 'chunks')) and (status == 'queued' or status == 'running') then
+    redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[12])
+  end
+else
+  redis.call('HSET', KEYS[2], 'partial', (redis.call('HGET', KEYS[2], 'partial') or '') .. ARGV[3])
+  redis.call('HINCRBY', KEYS[2], 'round', 1)
+  redis.call('HDEL', KEYS[2], 'round_start')
+end
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'waiting_until', ARGV[10]) end
+if waiting == 0 then redis.call('HSET', KEYS[1], 'waiting_until', '') end
+redis.call('PEXPIREAT', KEYS[2], ARGV[13])
+return 1
+`;
+
+// KEYS: job. ARGV: status, now ISO.
+const LUA_FINISH = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'queued' and status ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished_at', ARGV[2])
+return 1
+`;
+
+type Scripted = RedisClient & {
+  jobStart(k1: string, k2: string, ...args: (string | number)[]): Promise<string[]>;
+  jobSettle(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
+  jobFinish(k1: string, ...args: string[]): Promise<number>;
+};
+
+/** Jobs on Redis, shared by every instance and worker. */
+export class RedisJobStore implements JobStore {
+  readonly #redis: Scripted;
+
+  constructor(
+    redis: RedisClient,
+    private readonly prefix: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    redis.defineCommand('jobStart', { numberOfKeys: 2, lua: LUA_START });
+    redis.defineCommand('jobSettle', { numberOfKeys: 3, lua: LUA_SETTLE });
+    redis.defineCommand('jobFinish', { numberOfKeys: 1, lua: LUA_FINISH });
+    this.#redis = redis as Scripted;
+  }
+
+  #key(id: string, part: string): string {
+    return `${this.prefix}{job:${id}}:${part}`;
+  }
+
+  #index(accountId: string): string {
+    return `${this.prefix}{jobs:${accountId}}:index`;
+  }
+
+  async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
+    const { options, ...rest } = job;
+    const fields: Record<string, string> = { options: JSON.stringify(options) };
+    for (const [k, v] of Object.entries(rest)) fields[k] = v === null ? '' : String(v);
+    const multi = this.#redis.multi().hset(this.#key(job.id, 'job'), fields).pexpireat(this.#key(job.id, 'job'), job.expiresAt);
+    chunkItems.forEach((items, n) => multi.set(this.#key(job.id, `items:${n}`), JSON.stringify(items), 'PXAT', job.expiresAt));
+    await multi.exec();
+    const index = this.#index(job.accountId);
+    await this.#redis.multi()
+      .zadd(index, Date.parse(job.created_at), job.id)
+      // Jobs made longer ago than they are kept are gone: their index entries go too.
+      .zremrangebyscore(index, '-inf', `(${this.now() - (job.expiresAt - Date.parse(job.created_at))}`)
+      .pexpireat(index, job.expiresAt)
+      .exec();
+  }
+
+  async get(id: string): Promise<JobRecord | null> {
+    const h = await this.#redis.hgetall(this.#key(id, 'job'));
+    if (!h.id) return null;
+    const num = (k: string) => Number(h[k] ?? 0);
+    const str = (k: string) => (h[k] ? h[k]! : null);
+    return {
+      id: h.id,
+      accountId: h.accountId!,
+      status: h.status as JobStatus,
+      count: num('count'),
+      done: num('done'),
+      succeeded: num('succeeded'),
+      failed: num('failed'),
+      cache_hits: num('cache_hits'),
+      credits: num('credits'),
+      created_at: h.created_at!,
+      started_at: str('started_at'),
+      finished_at: str('finished_at'),
+      webhook_url: str('webhook_url'),
+      waiting: num('waiting'),
+      waiting_until: str('waiting_until'),
+      options: JSON.parse(h.options ?? '{"raw":false}') as LookupOptions,
+      chunks: num('chunks'),
+      chunks_done: num('chunks_done'),
+      expiresAt: num('expiresAt'),
+    };
+  }
+
+  async list(accountId: string, limit: number, cursor: string | null) {
+    const index = this.#index(accountId);
+    let max = '+inf';
+    if (cursor !== null) {
+      const score = await this.#redis.zscore(index, cursor);
+      if (score === null) return { ids: [], next: null };
+      max = score;
+    }
+    // Members of one score come in reverse lexical order; those of the cursor's score up to it are skipped.
+    const raw = await this.#redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1000);
+    const ids: string[] = [];
+    let past = cursor === null;
+    for (let i = 0; i < raw.length; i += 2) {
+      const id = raw[i]!;
+      if (!past) {
+        if (raw[i + 1] !== max || id < cursor!) past = true;
+        else continue;
+      }
+      ids.push(id);
+    }
+    const page = ids.slice(0, limit);
+    return { ids: page, next: ids.length > limit ? page[page.length - 1]! : null };
+  }
+
+  async items(id: string, chunk: number): Promise<unknown[]> {
+    const text = await this.#redis.get(this.#key(id, `items:${chunk}`));
+    return text ? (JSON.parse(text) as unknown[]) : [];
+  }
+
+  async startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart> {
+    const job = await this.#redis.hget(this.#key(id, 'job'), 'expiresAt');
+    if (job === null) return { state: 'gone' };
+    const r = await this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso, job);
+    if (r[0] === 'gone') return { state: 'gone' };
+    if (r[0] === 'skip') return { state: 'skip', status: r[1] as JobStatus, settled: r[2] === '1' };
+    return { state: 'run', round: Number(r[1]), roundStart: Number(r[2]), rerun: r[3] === '1', partial: r[4] ?? '', billed: r[5] ? r[5].split(' ') : [] };
+  }
+
+  async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
+    const expireAt = await this.#redis.hget(this.#key(id, 'job'), 'expiresAt');
+    if (expireAt === null) return false;
+    const c = w.counts;
+    const applied = await this.#redis.jobSettle(
+      this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`),
+      w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now, expireAt,
+    );
+    return applied === 1;
+  }
+
+  async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
+    return (await this.#redis.jobFinish(this.#key(id, 'job'), status, nowIso)) === 1;
+  }
+
+  async results(id: string, chunk: number): Promise<string> {
+    const done = await this.#redis.get(this.#key(id, `results:${chunk}`));
+    return done ?? (await this.#redis.hget(this.#key(id, `chunk:${chunk}`), 'partial')) ?? '';
+  }
+
+  async claimNotice(id: string): Promise<boolean> {
+    return (await this.#redis.set(this.#key(id, 'notice'), '1', 'PX', 7 * 24 * 3600_000, 'NX')) === 'OK';
+  }
+
+  async releaseNotice(id: string): Promise<void> {
+    await this.#redis.del(this.#key(id, 'notice'));
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect();
+  }
+}
