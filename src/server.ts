@@ -6,6 +6,7 @@ import closeWithGrace from 'close-with-grace';
 import { isInstanceBusy, isLookupError } from './contract/index.js';
 import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
+import type { Background } from './background-types.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
 import { STOP_AFTER_GRACE_MS, warnIfDevSecret, type Config } from './config.js';
@@ -30,7 +31,10 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);
   const collector = createCollector(config, { logger });
   const app = await buildApp({ config, store, collector, logger });
+  let background: Background | null = null;
   try {
+    // Made before listening: a part that cannot be made stops the start-up like a port in use does.
+    if (config.workInService) background = app.core.background;
     await app.listen({ port: config.port, host: config.host });
   } catch (e) {
     // A listener that cannot start (a port in use, the METRICS_PORT listener's included) stops the start-up, leaving nothing open.
@@ -39,6 +43,10 @@ export async function startService(config: Config, logger: Logger = createLogger
     await store.close().catch(() => undefined);
     throw e;
   }
+  // Jobs, webhooks and watch checks run here too unless WORK_IN_SERVICE=false (then only `npm run worker`
+  // processes run them). Started without waiting, so a service whose Redis is down still starts (not
+  // ready), its workers joining when Redis answers.
+  background?.startWorkers().catch((err: unknown) => logger.error({ err }, 'background workers did not start'));
   const sweeper = setInterval(() => {
     store.sweep().then(
       (n) => n > 0 && logger.warn({ released: n }, 'released reservations left by a crashed lookup'),
@@ -57,6 +65,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       const until = Date.now() + config.shutdownGraceMs;
       clearInterval(sweeper);
       seeding?.stop();
+      // The app's close stops the background's workers (a chunk under way is left to be taken over) before the store closes.
       await shutdown(app, config.shutdownGraceMs);
       // Charges to take back (unanswered commits): settled within the grace, or logged for reconciliation.
       await settleVoids(store, until, logger);
