@@ -206,6 +206,20 @@ describe('docker-compose.yml', () => {
     expect(compose.services.redis!.command!.join(' ')).toContain('--appendonly yes --appendfsync always');
   });
 
+  it('runs one worker-only process of the same image (npm run worker), with a valid configuration and no port health check', () => {
+    const worker = compose.services.worker!;
+    expect(worker.build).toBeUndefined();
+    expect(worker.image).toBe(apiServices[0]![1].image);
+    expect(worker.command).toEqual(['node', 'dist/worker.js']);
+    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.worker).toBe('node dist/worker.js');
+    expect(worker.healthcheck).toEqual({ disable: true });
+    const filled = Object.fromEntries(Object.entries(worker.environment!).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 'operator-secret-at-least-16-chars', ACCOUNTS_FILE_HOST: './a.json' })]));
+    const config = loadConfig({ ...dockerEnv(runtime), ...filled });
+    // The queues are the instances' Redis, and the worker stops within compose's grace as they do.
+    expect(config.redisUrl).toBe('redis://redis:6379');
+    expect(seconds(worker.stop_grace_period!) * 1000).toBeGreaterThan(config.shutdownGraceMs + 3_000);
+  });
+
   it('its health check runs node against /readyz on PORT: exit 0 on a ready service, 1 when nothing answers', async () => {
     for (const [, service] of apiServices) {
       const [kind, ...command] = service.healthcheck!.test;
