@@ -10,10 +10,14 @@ export type QueueName = 'jobs' | 'webhooks' | 'watches';
 
 /**
  * A connection for BullMQ: commands wait through a reconnection (maxRetriesPerRequest null, as BullMQ
- * requires for workers) instead of failing, since queued work must not be lost to a blip.
+ * requires for workers) instead of failing, since queued work must not be lost to a blip. Connection
+ * errors reach the queues' and workers' own 'error' events while they are open; the listener here only
+ * keeps a connection that outlives them (closed queue, reconnecting) from printing ioredis' unhandled-error noise.
  */
 export function bullConnection(config: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): RedisClient {
-  return createRedisClient(config, { maxRetriesPerRequest: null, enableReadyCheck: true, connectTimeout: 2_000 });
+  const client = createRedisClient(config, { maxRetriesPerRequest: null, enableReadyCheck: true, connectTimeout: 2_000 });
+  client.on('error', () => undefined);
+  return client;
 }
 
 /** The queue's key prefix: REDIS_PREFIX, then the queue's hash tag. */

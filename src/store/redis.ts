@@ -598,9 +598,12 @@ export class RedisStore implements Store {
    */
   private mget(keys: string[]): Promise<(string | null)[]>;
   private mget(keys: string[], buffers: true): Promise<(Buffer | null)[]>;
-  private async mget(keys: string[], buffers = false): Promise<(string | Buffer | null)[]> {
+  private mget(keys: string[], buffers = false): Promise<(string | Buffer | null)[]> {
     const one = (ks: string[]) => this.run<(string | Buffer | null)[]>(() => (buffers ? this.redis.mgetBuffer(ks) : this.redis.mget(ks)));
-    if (!this.redis.isCluster) return one(keys);
+    return this.redis.isCluster ? this.mgetBySlot(keys, one) : one(keys);
+  }
+
+  private async mgetBySlot(keys: string[], one: (keys: string[]) => Promise<(string | Buffer | null)[]>): Promise<(string | Buffer | null)[]> {
     const bySlot = new Map<number, number[]>();
     keys.forEach((key, i) => {
       const slot = keySlot(key);
