@@ -8,6 +8,11 @@ import {
 import type { Config } from '../config.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../lookup/idempotency.js';
 import type { TSchema } from '@sinclair/typebox';
+import { MAX_WATCHES_PER_ACCOUNT, WATCH_SCHEMAS, type WatchViewShape } from '../contract/watches.js';
+import { JOB_CSV_COLUMNS, JOB_OPTION_FIELDS, JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE, DEFAULT_JOBS_PAGE } from '../contract/jobs.js';
+import { JOB_MEDIA_TYPES } from '../contract/job-input.js';
+import { MAX_JOB_ITEMS, type JobView } from '../jobs/types.js';
+import { webhooksOpenApi } from '../webhooks/openapi.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -155,11 +160,127 @@ const exampleAccount: AccountUsage = {
   overage_enabled: false, overage_used: 0, overage_usd: 0, spend_limit_usd: null,
 };
 
-const TAGS = { lookups: 'Lookups', account: 'Account' } as const;
+const exampleJob: JobView = {
+  id: 'job_01JD3Y6Q7W', status: 'running', count: 2000, done: 850, succeeded: 812, failed: 38, cache_hits: 301, credits: 511,
+  created_at: '2026-10-09T12:00:00.000Z', started_at: '2026-10-09T12:00:01.000Z', finished_at: null, webhook_url: 'https://example.com/hooks/portal',
+  waiting: 0, waiting_until: null,
+};
+
+/** The idempotency header of a job's creation: its retry makes no second job. */
+const jobIdempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a retry with the same key and the same job (body, content-type, query string) from the same account within 24 h ' +
+    'gets the first answer again (the same job id) with idempotent-replayed: true, and no second job is made. The key with another job is 422 idempotency_key_reused.',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: '^[\\x20-\\x7e]+$' },
+};
+
+const jobIdParameter = { name: 'id', in: 'path', required: true, description: 'The job id (the location header of its creation)', schema: { type: 'string' } };
+/** The errors of a job's own routes: a bad parameter, the key, another account's (or an expired) job, the store. */
+const jobErrors = () => ({
+  ...errorResponses([400], (c) => c === 'bad_param'),
+  ...errorResponses([401]),
+  ...errorResponses([404], (c) => c === 'not_found'),
+  ...errorResponses([500]),
+  ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
+  ...sharedResponses(REQUEST_LEVEL_CODES),
+});
+const jobAnswer = (description: string) => ({
+  description,
+  headers: commonHeaders,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/JobResponse' }, example: { data: exampleJob, meta: { took_ms: 3 } } as unknown as Json } },
+});
+
+const TAGS = { lookups: 'Lookups', jobs: 'Jobs', watches: 'Watches', account: 'Account' } as const;
+
+const exampleWatch: WatchViewShape = {
+  id: 'w_3f9a0c1d2e4b4f6a8c0e1f2a3b4c5d6e', zpid: '15192198', webhook_url: 'https://example.com/hooks/portal', interval_hours: 24,
+  created_at: '2026-10-09T12:00:00.000Z', home_zpid: '15192198', last_checked_at: '2026-10-10T12:00:00.000Z', next_check_at: '2026-10-11T12:00:00.000Z', last_error: null,
+};
+const watchIdParameter = { name: 'id', in: 'path', required: true, description: 'The watch id (the location header of its creation)', schema: { type: 'string' } };
+/** A watch or the account's watches, as answered. */
+const watchAnswer = (description: string, list: boolean) => {
+  const data: Json = list ? { type: 'array', items: { $ref: '#/components/schemas/Watch' } } : { $ref: '#/components/schemas/Watch' };
+  const meta: Json = { type: 'object', required: ['took_ms'], properties: list ? { took_ms: { type: 'integer' }, count: { type: 'integer' } } : { took_ms: { type: 'integer' } } };
+  return {
+    description,
+    headers: commonHeaders,
+    content: {
+      'application/json': {
+        schema: { type: 'object', required: ['data', 'meta'], properties: { data, meta } },
+        example: { data: list ? [exampleWatch] : exampleWatch, meta: list ? { took_ms: 3, count: 1 } : { took_ms: 3 } } as unknown as Json,
+      },
+    },
+  };
+};
+/** The errors of a watch's own routes: a bad parameter, the key, another account's watch, the store. */
+const watchErrors = () => ({
+  ...errorResponses([400], (c) => c === 'bad_param'),
+  ...errorResponses([401]),
+  ...errorResponses([404], (c) => c === 'not_found'),
+  ...errorResponses([500]),
+  ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
+  ...sharedResponses(REQUEST_LEVEL_CODES),
+});
+
+/** POST/GET /v1/portal/watches and GET/DELETE /v1/portal/watches/{id} (README "Watched homes"). */
+const watchPaths = (): Record<string, Json> => ({
+  '/v1/portal/watches': {
+    post: {
+      operationId: 'createWatch',
+      tags: [TAGS.watches],
+      summary: 'Watch a home',
+      description:
+        `The home (one of ${LOCATOR_KEYS.join(', ')}) is read live every interval_hours, the first time at once; each check is billed like a lookup ` +
+        '(1 credit when read live; a failed check is not billed and shows in last_error). When price, status, estimate, rent estimate or HOA differ ' +
+        'from the last check, a signed property.changed webhook goes to webhook_url with { zpid, changes: [{ field, from, to }], data: the PortalProperty }. ' +
+        `At most ${MAX_WATCHES_PER_ACCOUNT.toLocaleString('en-US')} watches per account (then 400 too_many_items).`,
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/WatchRequest' }, example: { zpid: '15192198', webhook_url: 'https://example.com/hooks/portal', interval_hours: 24 } } },
+      },
+      responses: {
+        '201': { ...watchAnswer('The watch; its first check runs at once', false), headers: { ...commonHeaders, location: { description: '/v1/portal/watches/<id>', schema: { type: 'string' } } } },
+        ...errorResponses([400], (c) => c === 'bad_body' || c === 'bad_param' || c === 'missing_param' || c === 'too_many_items'),
+        ...errorResponses([401]),
+        ...errorResponses([500]),
+        ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
+        ...sharedResponses(REQUEST_LEVEL_CODES),
+      },
+    },
+    get: {
+      operationId: 'listWatches',
+      tags: [TAGS.watches],
+      summary: "The account's watches",
+      description: 'Newest first. Free: no lookup is made.',
+      responses: { '200': watchAnswer("The account's watches", true), ...watchErrors() },
+    },
+  },
+  '/v1/portal/watches/{id}': {
+    get: {
+      operationId: 'getWatch',
+      tags: [TAGS.watches],
+      summary: 'A watch',
+      description: "Another account's watch is 404 not_found (No such watch.).",
+      parameters: [watchIdParameter],
+      responses: { '200': watchAnswer('The watch', false), ...watchErrors() },
+    },
+    delete: {
+      operationId: 'deleteWatch',
+      tags: [TAGS.watches],
+      summary: 'Stop watching a home',
+      description: "Its schedule is removed: no more checks or charges. 204 with no body; another account's watch is 404 not_found.",
+      parameters: [watchIdParameter],
+      responses: { '204': { description: 'Removed', headers: commonHeaders }, ...watchErrors() },
+    },
+  },
+});
 
 /** The document of a service: its descriptions say the configured cache lifetime. */
 export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string, Json> {
-  const schemas = Object.fromEntries(CONTRACT_SCHEMAS.map((s) => [s.$id!, toOpenApi(s)]));
+  const schemas = Object.fromEntries([...CONTRACT_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]));
   return {
     openapi: '3.1.0',
     info: {
@@ -172,10 +293,14 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
     servers: [{ url: '/' }],
     tags: [
       { name: TAGS.lookups, description: 'Homes by link, zpid or address: one, or up to 50 in a batch' },
+      { name: TAGS.jobs, description: `Bulk lookups of up to ${MAX_JOB_ITEMS.toLocaleString('en-US')} homes that run in the background, billed as lookups; results kept ${JOB_RETENTION_DAYS} days` },
+      { name: TAGS.watches, description: 'Homes read live on a schedule, billed per check, with a property.changed webhook when price, status, estimates or HOA change' },
       { name: TAGS.account, description: "The caller's plan and usage" },
     ],
     security: [{ apiKey: [] }],
     components: { schemas, responses: httpLayerResponses(), securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    // The events a webhook_url receives (job.completed, job.failed, property.changed).
+    webhooks: webhooksOpenApi(),
     paths: {
       '/v1/portal/property': {
         get: {
@@ -269,6 +394,130 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           },
         },
       },
+      '/v1/portal/jobs': {
+        post: {
+          operationId: 'createLookupJob',
+          tags: [TAGS.jobs],
+          summary: `Queue a job of up to ${MAX_JOB_ITEMS.toLocaleString('en-US')} homes`,
+          description:
+            `The items in the batch's forms, as JSON (JobRequest), as text/csv (a header row naming url, zpid and/or address columns; one item per row ` +
+            `from its non-empty locator cell; other columns ignored) or as NDJSON (one item per line). For CSV and NDJSON the options and webhook_url ` +
+            `are query parameters. Bodies up to ${MAX_JOB_BODY_BYTES / (1024 * 1024)} MB. Every item is validated up front: an invalid one is its own ` +
+            'error result. Billed as lookups, as the items run: 1 credit per successful live lookup, each item at most once.',
+          parameters: [
+            ...Object.entries(JOB_OPTION_FIELDS).map(([name, field]) => queryParameter(name, field, false)),
+            jobIdempotencyHeader,
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/JobRequest' },
+                example: { items: [exampleProperty.detailUrl!, { zpid: '15192198' }, '661 Lakeview Ave, San Francisco, CA 94112'], webhook_url: 'https://example.com/hooks/portal' },
+              },
+              'text/csv': { schema: { type: 'string', description: 'A header row naming url, zpid and/or address columns, then one home per row' }, example: 'zpid,address\r\n15192198,\r\n,"661 Lakeview Ave, San Francisco, CA 94112"\r\n' },
+              ...Object.fromEntries(Object.entries(JOB_MEDIA_TYPES).filter(([, f]) => f === 'ndjson').map(([type]) => [type, { schema: { type: 'string', description: 'One item (a JSON string or item object) per line' } }])),
+            },
+          },
+          responses: {
+            '202': {
+              description: 'Queued: the job runs in the background',
+              headers: {
+                ...commonHeaders,
+                location: { description: 'The job: /v1/portal/jobs/<id>', schema: { type: 'string' } },
+                'idempotent-replayed': { description: 'true on the answer of an earlier request with the same Idempotency-Key, given again', schema: { type: 'string', const: 'true' } },
+              },
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/JobCreated' },
+                  example: { data: { id: exampleJob.id, status: 'queued', count: 2000, created_at: exampleJob.created_at }, meta: { took_ms: 41 } },
+                },
+              },
+            },
+            // An item without a locator is its own result, never the job's refusal.
+            ...errorResponses([400], (c) => c !== 'missing_param'),
+            ...errorResponses([401]),
+            ...errorResponses([409, 422], (c) => IDEMPOTENCY_CODES.has(c)),
+            ...errorResponses([500]),
+            ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
+            ...sharedResponses([...REQUEST_LEVEL_CODES, 'unsupported_media_type']),
+          },
+        },
+        get: {
+          operationId: 'listLookupJobs',
+          tags: [TAGS.jobs],
+          summary: "The account's jobs, newest first",
+          parameters: [
+            { name: 'limit', in: 'query', required: false, description: `Jobs per page, 1 to ${MAX_JOBS_PAGE}; ${DEFAULT_JOBS_PAGE} when omitted`, schema: { type: 'integer', minimum: 1, maximum: MAX_JOBS_PAGE } },
+            { name: 'cursor', in: 'query', required: false, description: 'meta.next_cursor of the page before', schema: { type: 'string' } },
+          ],
+          responses: {
+            '200': {
+              description: 'A page of jobs',
+              headers: commonHeaders,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/JobListResponse' }, example: { data: [exampleJob], meta: { next_cursor: null, took_ms: 4 } } as unknown as Json } },
+            },
+            ...jobErrors(),
+          },
+        },
+      },
+      '/v1/portal/jobs/{id}': {
+        get: {
+          operationId: 'getLookupJob',
+          tags: [TAGS.jobs],
+          summary: 'A job: its status and counts',
+          description: "Another account's job, or one past its retention, is 404 not_found.",
+          parameters: [jobIdParameter],
+          responses: { '200': jobAnswer('The job'), ...jobErrors() },
+        },
+        delete: {
+          operationId: 'cancelLookupJob',
+          tags: [TAGS.jobs],
+          summary: 'Cancel a job',
+          description: 'Items not started are not run and have no result; nothing more is billed. Answers the job as it then stands (cancelling a finished job changes nothing).',
+          parameters: [jobIdParameter],
+          responses: { '200': jobAnswer('The job as it stands after cancelling'), ...jobErrors() },
+        },
+      },
+      '/v1/portal/jobs/{id}/results': {
+        get: {
+          operationId: 'getLookupJobResults',
+          tags: [TAGS.jobs],
+          summary: "A job's results, streamed",
+          description:
+            'The results of the items done so far, in item order: NDJSON, one BatchResult-shaped line per item ({index, ok, data, meta} or {index, ok, error}); ' +
+            `with format=csv, CSV with a header row: ${JOB_CSV_COLUMNS.slice(0, 6).join(', ')}, then a column per PortalProperty scalar field ` +
+            '(lists and raw are left to NDJSON).',
+          parameters: [jobIdParameter, { name: 'format', in: 'query', required: false, description: 'ndjson (when omitted) or csv', schema: { type: 'string', enum: ['ndjson', 'csv'] } }],
+          responses: {
+            '200': {
+              description: 'The results',
+              headers: commonHeaders,
+              content: {
+                'application/x-ndjson': { schema: { type: 'string', description: 'One BatchItemSuccess or BatchItemFailure JSON per line' } },
+                'text/csv': { schema: { type: 'string', description: `Columns: ${JOB_CSV_COLUMNS.join(', ')}` } },
+              },
+            },
+            ...jobErrors(),
+          },
+        },
+      },
+      '/v1/portal/jobs/{id}/events': {
+        get: {
+          operationId: 'streamLookupJobEvents',
+          tags: [TAGS.jobs],
+          summary: "A job's progress as server-sent events",
+          description:
+            '`event: progress` with the job (JobView JSON) now and on each change, `event: done` with the final job, then the stream ends; ' +
+            'a comment line every 15 s keeps it open.',
+          parameters: [jobIdParameter],
+          responses: {
+            '200': { description: 'The event stream', headers: commonHeaders, content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            ...jobErrors(),
+          },
+        },
+      },
+      ...watchPaths(),
       '/v1/account': {
         get: {
           operationId: 'getAccount',

@@ -38,7 +38,7 @@ builder.mutationField('unwatchProperty', (t) =>
   t.field({
     type: 'Boolean',
     description: 'Ends a watch (REST: DELETE /v1/portal/watches/<id>): true once removed; another account\'s or an unknown id is the error not_found.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The watch id (Watch.id)' }) },
     resolve: async (_root, args, ctx) => {
       const { account, watches } = watchesOf(ctx);
       return watches.remove(account, String(args.id)).then(() => true, rethrowCoded);
@@ -61,7 +61,7 @@ builder.queryField('watch', (t) =>
   t.field({
     type: WatchType,
     description: "One of the caller's watches (REST: GET /v1/portal/watches/<id>); another account's or an unknown id is the error not_found.",
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The watch id (Watch.id)' }) },
     resolve: async (_root, args, ctx) => {
       const { account, watches } = watchesOf(ctx);
       return watches.get(account, String(args.id)).catch(rethrowCoded);
