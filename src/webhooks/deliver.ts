@@ -47,11 +47,21 @@ function pinnedLookup(addresses: CheckedAddress[]): LookupFunction {
 
 /** Sends one attempt; resolves with the 2xx status, throws AttemptError otherwise. */
 export async function attemptDelivery(d: Delivery, o: AttemptOptions): Promise<number> {
+  // One limit for the whole attempt, the host's resolution included.
+  const deadline = Date.now() + o.timeoutMs;
+  const late = () => new AttemptError(`no answer within ${o.timeoutMs} ms`);
   let checked;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    checked = await checkWebhookUrl(d.url, 'webhook_url', { allowPrivate: o.allowPrivate, resolve: o.resolve });
+    checked = await Promise.race([
+      checkWebhookUrl(d.url, 'webhook_url', { allowPrivate: o.allowPrivate, resolve: o.resolve }),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(late()), o.timeoutMs))),
+    ]);
   } catch (e) {
+    if (e instanceof AttemptError) throw e;
     throw new AttemptError(`URL refused: ${(e as { details?: { reason?: string } }).details?.reason ?? (e as Error).message}`);
+  } finally {
+    clearTimeout(timer);
   }
   const timestamp = Math.floor((o.now?.() ?? Date.now()) / 1000);
   const headers = {
@@ -63,7 +73,7 @@ export async function attemptDelivery(d: Delivery, o: AttemptOptions): Promise<n
   const send = checked.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolve, reject) => {
     const req = send(checked.url, { method: 'POST', headers, agent: false, lookup: pinnedLookup(checked.addresses), signal: o.signal });
-    const timer = setTimeout(() => req.destroy(new AttemptError(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
+    const timer = setTimeout(() => req.destroy(late()), Math.max(1, deadline - Date.now()));
     const done = () => clearTimeout(timer);
     req.on('response', (res: IncomingMessage) => {
       done();

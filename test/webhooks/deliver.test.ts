@@ -45,3 +45,11 @@ describe('attemptDelivery', () => {
     expect(receiver.attempts.length).toBe(before);
   });
 });
+
+describe('attemptDelivery time limit', () => {
+  it('covers the host\'s resolution too: a resolver that never answers fails the attempt at the limit', async () => {
+    const never: Resolver = () => new Promise(() => undefined);
+    await expect(attemptDelivery(delivery('http://slow.invalid/hooks'), { secret, allowPrivate: true, timeoutMs: 50, resolve: never }))
+      .rejects.toThrow('no answer within 50 ms');
+  });
+});
