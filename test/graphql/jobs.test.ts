@@ -8,6 +8,8 @@ import {
   CancelLookupJobDocument, CreateLookupJobDocument, LookupJobDocument, LookupJobsDocument,
 } from '../../src/graphql/operations/generated/graphql.js';
 import { toGraphqlName } from '../../src/graphql/typebox.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { endpoint, gql, postGql } from './client.js';
 
@@ -153,20 +155,32 @@ describe('lookup jobs over GraphQL', () => {
 
 describe('cancelLookupJob', () => {
   let svc: TestService;
-  // No worker: the job stays queued until cancelled.
+  let proxy: GatedProxy;
+  // One chunk at a time, and the site behind a gate: a job whose read is held keeps the next one queued.
   beforeAll(async () => {
-    svc = await startTestService({ inProcess: true });
+    const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin, { open: true });
+    svc = await startTestService({ inProcess: true, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1' } });
   });
-  afterAll(() => svc?.close());
+  afterAll(async () => {
+    await svc?.close();
+    await proxy?.close();
+    await svc?.replay.close();
+  });
 
-  it('cancels a queued job: CANCELLED, nothing billed, no results; REST shows the same', async () => {
-    const created = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '114303858' }] });
+  it('cancels a queued job: CANCELLED, nothing billed, no results; REST shows the same; another account cannot', async () => {
+    const release = proxy.hold('114303858');
+    const held = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '114303858' }] });
+    await proxy.received('114303858');
+    const created = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '15192198' }] });
+    await expect(gql(svc, svc.keys.paid!).request(CancelLookupJobDocument, { id: created.createLookupJob.id })).rejects.toBeInstanceOf(ClientError);
     const { cancelLookupJob } = await gql(svc).request(CancelLookupJobDocument, { id: created.createLookupJob.id });
     expect(cancelLookupJob).toMatchObject({ id: created.createLookupJob.id, status: 'CANCELLED', credits: 0, done: 0 });
     const rest = await svc.get(`${JOBS}/${cancelLookupJob.id}`);
     expect(cancelLookupJob).toEqual(asGraphql(rest.body.data));
+    release();
+    expect((await finalRest(svc, held.createLookupJob.id)).status).toBe('completed');
     const { job } = await gql(svc).request(LookupJobDocument, { id: cancelLookupJob.id });
     expect(job!.results).toEqual({ items: [], endCursor: null, hasNextPage: false });
-    await expect(gql(svc, svc.keys.paid!).request(CancelLookupJobDocument, { id: cancelLookupJob.id })).rejects.toBeInstanceOf(ClientError);
   });
 });

@@ -11,6 +11,8 @@ import { parseCsvRows } from '../../src/contract/job-input.js';
 import { JOB_CSV_COLUMNS, JOB_SCHEMAS, JobCreated, JobListResponse, JobResponse, MAX_JOB_BODY_BYTES } from '../../src/contract/jobs.js';
 import { MAX_JOB_ITEMS } from '../../src/jobs/types.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import '../helpers/schema.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -237,14 +239,24 @@ describe.each([
 
 describe('jobs: cancel, and bodies that are no job', () => {
   let svc: TestService;
-  // No worker is started: a job stays queued until cancelled.
+  let proxy: GatedProxy;
+  // One chunk at a time, and the site behind a gate: a job whose read is held keeps the next one queued.
   beforeAll(async () => {
-    svc = await startTestService({ inProcess: true, env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin, { open: true });
+    svc = await startTestService({ inProcess: true, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1', WEBHOOK_ALLOW_PRIVATE: 'false' } });
   });
-  afterAll(() => svc?.close());
+  afterAll(async () => {
+    await svc?.close();
+    await proxy?.close();
+    await svc?.replay.close();
+  });
 
-  it('DELETE cancels a queued job: no results, nothing billed; its events end with done at once', async () => {
-    const r = await createJson(svc, { items: [{ zpid: '114303858' }, { zpid: '15192198' }] });
+  it('DELETE cancels a queued job: no results, nothing read or billed; its events end with done at once', async () => {
+    const release = proxy.hold('114303858');
+    const first = await createJson(svc, { items: [{ zpid: '114303858' }] });
+    await proxy.received('114303858');
+    const r = await createJson(svc, { items: [{ zpid: '15192198' }, { zpid: '2146993218' }] });
     expect(r.status).toBe(202);
     const id = r.body.data.id;
     expect((await send(svc, 'GET', `${JOBS}/${id}`)).body.data.status).toBe('queued');
@@ -252,7 +264,13 @@ describe('jobs: cancel, and bodies that are no job', () => {
     expect(cancelled.status).toBe(200);
     expectShape(JobResponse, cancelled.body);
     expect(cancelled.body.data).toMatchObject({ id, status: 'cancelled', credits: 0, done: 0 });
-    expect((await send(svc, 'DELETE', `${JOBS}/${id}`)).body.data.status).toBe('cancelled');
+    expect(cancelled.body.data.finished_at).toEqual(expect.any(String));
+    // Its turn comes and goes: the held job, then one made after it, run to the end.
+    const last = await createJson(svc, { items: [{ zpid: 'nope' }] });
+    release();
+    expect((await finalJob(svc, first.body.data.id)).status).toBe('completed');
+    expect((await finalJob(svc, last.body.data.id)).status).toBe('completed');
+    expect((await send(svc, 'DELETE', `${JOBS}/${id}`)).body.data).toMatchObject({ status: 'cancelled', done: 0, credits: 0 });
     const results = await send(svc, 'GET', `${JOBS}/${id}/results`);
     expect(results.status).toBe(200);
     expect(results.text).toBe('');
@@ -260,7 +278,7 @@ describe('jobs: cancel, and bodies that are no job', () => {
     expect(parseCsvRows(csv.text)).toEqual([[...JOB_CSV_COLUMNS]]);
     const events = await send(svc, 'GET', `${JOBS}/${id}/events`);
     expect(events.text).toMatch(/event: done\ndata: \{[^\n]*"status":"cancelled"/);
-    expect(svc.replay.requests.filter((q) => q.path.includes('114303858'))).toEqual([]);
+    expect(proxy.paths.filter((p) => p.includes('15192198') || p.includes('2146993218'))).toEqual([]);
   });
 
   const json = (body: unknown) => ({ body: JSON.stringify(body), type: 'application/json' });
@@ -289,7 +307,7 @@ describe('jobs: cancel, and bodies that are no job', () => {
     ['XML', { body: '<items/>', type: 'application/xml' }, 'unsupported_media_type', 415],
   ];
 
-  it.each(CASES)('%s → %s, nothing queued', async (_name, req, code, status, param) => {
+  it.each(CASES)('%s: refused, nothing queued', async (_name, req, code, status, param) => {
     const before = (await send(svc, 'GET', `${JOBS}?limit=100`)).body.data.length;
     const r = await send(svc, 'POST', JOBS, req);
     expect(r.status).toBe(status);
