@@ -16,6 +16,8 @@ export interface RedisCluster {
   /** The same, as a list (config.redisClusterNodes). */
   nodeList: string[];
   ports: number[];
+  /** Kills node `index` (SIGKILL, as a crash); resolves when it has exited. */
+  kill(index: number): Promise<void>;
   /** Kills every node and removes their dirs. */
   stop(): Promise<void>;
 }
@@ -114,6 +116,13 @@ async function startNode(): Promise<Node> {
   }
 }
 
+async function kill(n: Node): Promise<void> {
+  if (n.child.exitCode !== null || n.child.signalCode !== null) return;
+  const exited = new Promise((r) => n.child.once('exit', r));
+  n.child.kill('SIGKILL');
+  await exited;
+}
+
 export async function startRedisCluster(): Promise<RedisCluster> {
   hookExit();
   const nodes = await Promise.all(Array.from({ length: MASTERS }, () => startNode()));
@@ -137,13 +146,10 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     nodes: nodeList.join(','),
     nodeList,
     ports: nodes.map((n) => n.port),
+    kill: (index) => kill(nodes[index]!),
     async stop() {
       await Promise.all(nodes.map(async (n) => {
-        if (n.child.exitCode === null && n.child.signalCode === null) {
-          const exited = new Promise((r) => n.child.once('exit', r));
-          n.child.kill('SIGKILL');
-          await exited;
-        }
+        await kill(n);
         rmSync(n.dir, { recursive: true, force: true });
         dirs.delete(n.dir);
       }));

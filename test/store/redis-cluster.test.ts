@@ -258,3 +258,27 @@ describe('RedisRateLimiter on a cluster', () => {
     }
   });
 });
+
+// Last in the file: it kills a master.
+describe('a master of the cluster dies', () => {
+  it('calls on its slots fail fast with store_unavailable, one read spanning it too; nothing hangs', async () => {
+    const p = `k${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(target(), { prefix: p, commandTimeoutMs: 500 });
+    try {
+      const victim = `127.0.0.1:${cluster.ports[0]}`;
+      const owner = (zpid: string) => raw.slots[keySlot(redisKeys(p).entry(`zpid:${zpid}`))]![0];
+      const zpids = Array.from({ length: 200 }, (_, i) => String(i));
+      const onVictim = zpids.find((z) => owner(z) === victim)!;
+      const elsewhere = zpids.find((z) => owner(z) !== victim)!;
+      for (const z of [onVictim, elsewhere]) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
+      expect((await store.getEntries([`zpid:${onVictim}`, `zpid:${elsewhere}`])).map((e) => e?.zpid)).toEqual([onVictim, elsewhere]);
+
+      await cluster.kill(0);
+      await expect(store.getEntries([`zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.tryLock(`zpid:${onVictim}`, 'tok', 1000)).rejects.toMatchObject({ code: 'store_unavailable' });
+    } finally {
+      await store.close();
+    }
+  });
+});
