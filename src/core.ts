@@ -32,8 +32,9 @@ export interface CoreParts {
 export function createCore(parts: CoreParts): CoreDeps {
   const core = createParts(parts);
   let background: Background | undefined;
+  // Not enumerable: a copy of the core ({ ...core }) must not make it.
   Object.defineProperty(core, 'background', {
-    enumerable: true,
+    enumerable: false,
     get: () => {
       if (!background) {
         background = createBackground(core as CoreDeps);

@@ -144,7 +144,19 @@ export class MemoryChunkRunner implements ChunkRunner {
     this.#timers.add(t);
   }
 
+  #pumping = false;
+
+  /** Starts what may start, on a later turn: the caller (create) answers first, and a cancel right after lands before the chunk starts. */
   #pump(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    setImmediate(() => {
+      this.#pumping = false;
+      this.#startWaiting();
+    });
+  }
+
+  #startWaiting(): void {
     while (!this.#closed && this.#handle && this.#running < this.concurrency && this.#waiting.length > 0) {
       const item = this.#waiting.shift()!;
       this.#running += 1;
