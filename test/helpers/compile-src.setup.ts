@@ -3,10 +3,14 @@
 // through tsx's loader in every process (about a second of start-up each, measured). The transform is
 // the one tsx applies (esbuild, types stripped, no type check), made once, from the tree as it is when
 // the run starts, into a directory of this run's own (others may be running vitest in this tree).
+// The entry points a test starts as a process are also bundled, each into one file with its packages
+// (`<dir>/bundle/index.js`): Node then reads a few files instead of resolving and loading some 1,200
+// modules, and a service process starts on about 1.5 s of CPU instead of 3.5 s (measured to "listening").
 import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,9 +29,57 @@ const DIR = join(ROOT, '.tmp', `compiled-src-${process.pid}`);
 // Every project of vitest.config.ts (and the root) runs this setup; one build serves the run.
 const shared = globalThis as { compiledSrc?: { ready: Promise<void>; users: number } };
 
+/** The entry points tests start as processes (test/helpers/compiled-src.ts `entryArgs`), bundled. */
+const BUNDLED_ENTRIES = ['index.ts', 'demo.ts', 'worker.ts', 'mcp/stdio.ts', 'accounts/cli.ts'];
+
+/**
+ * In the bundle every module keeps the location it has unbundled: a module of src/ its compiled copy's
+ * `import.meta.url` (the page worker beside it, fixtures/, packages resolved from there), a CommonJS
+ * package its own `__dirname` and `__filename` (piscina's, pino's and thread-stream's worker files,
+ * ioredis's package.json, msgpackr's native addon).
+ */
+const ownLocation = (dir: string): Plugin => ({
+  name: 'own-location',
+  setup(b) {
+    b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      const url = pathToFileURL(join(dir, relative(ROOT, args.path).replace(/\.ts$/, '.js'))).href;
+      return { contents: text.replaceAll('import.meta.url', JSON.stringify(url)), loader: 'ts' };
+    });
+    b.onLoad({ filter: /\/node_modules\/.*\.c?js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!/\b__(dirname|filename)\b/.test(text)) return undefined;
+      const where = `var __filename = ${JSON.stringify(args.path)}, __dirname = ${JSON.stringify(dirname(args.path))};\n`;
+      return { contents: where + text, loader: 'js' };
+    });
+  },
+});
+
+async function bundle(dir: string, files: string[]): Promise<void> {
+  await build({
+    entryPoints: BUNDLED_ENTRIES.filter((e) => files.includes(e)).map((e) => ({ in: join(ROOT, 'src', e), out: e.replace(/\.ts$/, '') })),
+    outdir: join(dir, 'bundle'),
+    bundle: true,
+    // The entries share their modules' code in common chunks (one copy on disk, not five).
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    supported: { 'import-attributes': true },
+    // `require` for the CommonJS packages inside the bundle and the modules they load at run time.
+    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    // Stacks name bundle lines; `node --enable-source-maps` maps them back to src/.
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [ownLocation(dir)],
+  });
+}
+
 async function compile(dir: string): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   const files = readdirSync(join(ROOT, 'src'), { recursive: true }).map(String);
+  const bundled = bundle(dir, files);
   await build({
     entryPoints: files.filter((f) => f.endsWith('.ts') && !/\.(test|d)\.ts$/.test(f)).map((f) => join(ROOT, 'src', f)),
     outdir: join(dir, 'src'),
@@ -58,6 +110,7 @@ async function compile(dir: string): Promise<void> {
     cpSync(join(ROOT, 'src', f), join(dir, 'src', f));
   }
   symlinkSync(join(ROOT, 'fixtures'), join(dir, 'fixtures'));
+  await bundled;
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

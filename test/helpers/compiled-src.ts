@@ -1,7 +1,8 @@
 // The service's entry points and modules as this run compiled them, for processes and worker threads:
 // this run's compiled copy of src/ (test/helpers/compile-src.setup.ts, vitest's globalSetup),
-// `<dir>/src/index.js` for `src/index.ts`. Without it (the soak script run with tsx, a vitest config
-// without that setup): the source itself, through tsx.
+// `<dir>/src/index.js` for `src/index.ts`, a process's entry bundled (`<dir>/bundle/index.js`). Without
+// it (the soak script run with tsx, a vitest config without that setup): the source itself, through tsx.
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
@@ -11,11 +12,17 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** This run's compiled copy, if this is a vitest run that made one. */
 const compiledDir = (): string | undefined => (process.env.VITEST ? inject('compiledSrcDir') : undefined);
 
-/** Node arguments running `src/<entry>`, e.g. `entryArgs('index.ts')`. */
+/**
+ * Node arguments running `src/<entry>`, e.g. `entryArgs('index.ts')`: its bundle when it is one of the
+ * setup's BUNDLED_ENTRIES (`<dir>/bundle/index.js`), else its compiled module.
+ */
 export function entryArgs(entry: string): string[] {
   if (!entry.endsWith('.ts')) throw new Error(`an entry under src/ ending in .ts, not ${entry}`);
   const dir = compiledDir();
-  return dir ? [join(dir, 'src', entry.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', join(ROOT, 'src', entry)];
+  if (!dir) return ['--import', 'tsx', join(ROOT, 'src', entry)];
+  const js = entry.replace(/\.ts$/, '.js');
+  const bundled = join(dir, 'bundle', js);
+  return [existsSync(bundled) ? bundled : join(dir, 'src', js)];
 }
 
 /** The module of `src/<entry>` for a worker thread: compiled, or the .ts file (PagePool then loads it through tsx). */
