@@ -1,7 +1,8 @@
 // The service on a real 3-master Redis Cluster (REDIS_CLUSTER_NODES): two instances share the store,
 // cache, billing and rate limits on the cluster (a lookup is billed once, then a hit on the other
 // instance; concurrent lookups across instances charge each home once), and BullMQ runs on it with
-// src/queue/bull.ts's per-queue hash tag (a queue's keys in one slot).
+// src/queue/bull.ts's per-queue hash tag (a queue's keys in one slot): a lookup job made on one instance
+// is run by the workers of two and bills each home once.
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
@@ -99,6 +100,43 @@ describe('the service on a Redis Cluster', () => {
     expect(new Set(ledger.map((e) => e.requestId))).toEqual(new Set(charged.map((o) => o.requestId)));
     // One charge per home: the single-flight lock and the cache are shared on the cluster.
     expect(ledger.map((e) => e.cacheKey).sort()).toEqual(HOMES.map((z) => `zpid:${z}`).sort());
+  });
+});
+
+describe('a lookup job on the cluster', () => {
+  it('made on one instance, run by the workers of two: completes, results in item order from either, each home billed once', async () => {
+    const accounts = { a: { key: 'cluster_job_key_0001', plan: 'free', allotment: 50 } } satisfies Record<string, AccountSeed>;
+    await instances(2, accounts);
+    for (const svc of services) await svc.app.core.background.startWorkers();
+    const [one, two] = services as [TestService, TestService];
+    // 3 chunks of up to 50: every home many times over, and two bad items.
+    const items: unknown[] = Array.from({ length: 118 }, (_, i) => ({ zpid: HOMES[i % HOMES.length]! }));
+    items.splice(30, 0, { zpid: 'nope' });
+    items.splice(90, 0, { zpid: '999999999' });
+    const made = await one.post('/v1/portal/jobs', { items }, accounts.a.key);
+    expect(made.status, JSON.stringify(made.body)).toBe(202);
+    const id = made.body.data.id as string;
+
+    let job: any;
+    for (let i = 0; i < 1500; i++) {
+      const r = await two.get(`/v1/portal/jobs/${id}`, accounts.a.key);
+      expect(r.status).toBe(200);
+      job = r.body.data;
+      if (['completed', 'cancelled', 'failed'].includes(job.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(job).toMatchObject({ status: 'completed', count: 120, done: 120, succeeded: 118, failed: 2, credits: HOMES.length });
+
+    const res = await two.fetch(`${two.url}/v1/portal/jobs/${id}/results`, { headers: { 'x-api-key': accounts.a.key } });
+    const lines = (await res.text()).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.index)).toEqual(items.map((_, i) => i));
+    expect(lines.filter((l) => !l.ok).map((l) => [l.index, l.error.code])).toEqual([[30, 'bad_param'], [90, 'not_found']]);
+    expect(lines.reduce((n, l) => n + (l.ok ? l.meta.credits : 0), 0)).toBe(HOMES.length);
+
+    const accountId = seededAccountId(hashApiKey(accounts.a.key, one.config.apiKeySecret));
+    const charges = (await stores[0]!.ledger(accountId)).filter((e) => e.requestId.startsWith(`job:${id}:`));
+    expect(charges.map((e) => e.cacheKey).sort()).toEqual(HOMES.map((z) => `zpid:${z}`).sort());
+    expect((await stores[1]!.usage(accountId, 'lifetime')).used).toBe(HOMES.length);
   });
 });
 
