@@ -270,13 +270,14 @@ describe('a master of the cluster dies', () => {
       const zpids = Array.from({ length: 200 }, (_, i) => String(i));
       const onVictim = zpids.find((z) => owner(z) === victim)!;
       const elsewhere = zpids.find((z) => owner(z) !== victim)!;
+      const lockOnVictim = zpids.find((z) => raw.slots[keySlot(redisKeys(p).lock(`zpid:${z}`))]![0] === victim)!;
       for (const z of [onVictim, elsewhere]) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
       expect((await store.getEntries([`zpid:${onVictim}`, `zpid:${elsewhere}`])).map((e) => e?.zpid)).toEqual([onVictim, elsewhere]);
 
       await cluster.kill(0);
       await expect(store.getEntries([`zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
       await expect(store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(store.tryLock(`zpid:${onVictim}`, 'tok', 1000)).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.tryLock(`zpid:${lockOnVictim}`, 'tok', 1000)).rejects.toMatchObject({ code: 'store_unavailable' });
     } finally {
       await store.close();
     }
