@@ -101,14 +101,15 @@ const safeHost = (url: string): string => {
   }
 };
 
-/** Without Redis: timers in this process, the same schedule; lost on restart. */
+/**
+ * Without Redis: timers in this process, the same schedule; lost on restart. Deliveries start at once,
+ * without startWorker (nothing else could deliver them), as the in-process jobs do.
+ */
 function memoryRunner(deps: Deps, log: Logger): Runner {
   const timers = new Set<NodeJS.Timeout>();
   /** webhook-ids queued or sent (bounded), so the same event queued twice is delivered once. */
   const seen = new Set<string>();
-  const waiting: Delivery[] = [];
   const aborter = new AbortController();
-  let started = false;
   let closed = false;
 
   const schedule = (d: Delivery, attempt: number, delayMs: number) => {
@@ -127,13 +128,9 @@ function memoryRunner(deps: Deps, log: Logger): Runner {
       if (seen.has(d.id)) return;
       seen.add(d.id);
       if (seen.size > KEEP.count) seen.delete(seen.values().next().value!);
-      if (started) schedule(d, 1, 0);
-      else waiting.push(d);
+      schedule(d, 1, 0);
     },
-    async start() {
-      started = true;
-      for (const d of waiting.splice(0)) schedule(d, 1, 0);
-    },
+    async start() {},
     async close() {
       closed = true;
       aborter.abort();

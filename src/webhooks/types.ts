@@ -30,7 +30,10 @@ export interface Webhooks {
    * durably (on Redis: in BullMQ), with the `webhook-id` every attempt carries.
    */
   send(account: Pick<Account, 'id'>, url: string, event: WebhookEvent): Promise<string>;
-  /** Starts delivering in this process (the service with WORK_IN_SERVICE, and `npm run worker`). */
+  /**
+   * On Redis, starts delivering in this process (the service with WORK_IN_SERVICE, and `npm run worker`).
+   * Without Redis deliveries run in this process from the start; this does nothing.
+   */
   startWorker(): Promise<void>;
   close(): Promise<void>;
 }
