@@ -1,4 +1,4 @@
-// `npm run accounts -- <create|list|show|set-plan|rotate-key|revoke>` against the configured store.
+// `npm run accounts -- <create|list|show|set-plan|rotate-key|rotate-webhook-secret|revoke>` against the configured store.
 // The actions live in admin.ts; this file only wires the process: env, store, output, exit code.
 import { ConfigError, loadConfig, usesDevSecret, usesRedis } from '../config.js';
 import { createStore } from '../store/index.js';
