@@ -18,6 +18,11 @@ export interface RedisCluster {
   ports: number[];
   /** Kills node `index` (SIGKILL, as a crash); resolves when it has exited. */
   kill(index: number): Promise<void>;
+  /**
+   * Starts node `index` again (killed first if running) on its port and dir: it rejoins with its slots
+   * (its nodes.conf), empty. Resolves once every node reports cluster_state:ok again.
+   */
+  restart(index: number): Promise<void>;
   /** Kills every node and removes their dirs. */
   stop(): Promise<void>;
 }
@@ -73,45 +78,55 @@ interface Node {
   log: () => string;
 }
 
+/** A node on `port` with its config and data in `dir`; resolves once it answers PING. */
+async function launch(port: number, dir: string): Promise<Node> {
+  let log = '';
+  const child = spawn('redis-server', [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--cluster-enabled', 'yes',
+    '--cluster-config-file', join(dir, 'nodes.conf'),
+    '--cluster-node-timeout', '5000',
+    '--appendonly', 'no',
+    '--save', '',
+    '--dir', dir,
+    '--daemonize', 'no',
+    '--protected-mode', 'yes',
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
+  child.stderr?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
+  child.once('exit', () => live.delete(child));
+  live.add(child);
+  if (child.pid !== undefined) {
+    spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), dir], { stdio: 'ignore', detached: true }).unref();
+  }
+  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  client.on('error', () => undefined);
+  try {
+    await until('node start', 10_000, async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return false;
+      if (client.status !== 'ready') await client.connect();
+      return (await client.ping()) === 'PONG';
+    });
+    return { port, dir, child, log: () => log };
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw new Error(`${(e as Error).message}: ${log}`);
+  } finally {
+    client.disconnect();
+  }
+}
+
 async function startNode(): Promise<Node> {
   for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-test-'));
     dirs.add(dir);
-    let log = '';
-    const child = spawn('redis-server', [
-      '--port', String(port),
-      '--bind', '127.0.0.1',
-      '--cluster-enabled', 'yes',
-      '--cluster-config-file', join(dir, 'nodes.conf'),
-      '--cluster-node-timeout', '5000',
-      '--appendonly', 'no',
-      '--save', '',
-      '--dir', dir,
-      '--daemonize', 'no',
-      '--protected-mode', 'yes',
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
-    child.stderr?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
-    child.once('exit', () => live.delete(child));
-    live.add(child);
-    if (child.pid !== undefined) {
-      spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), dir], { stdio: 'ignore', detached: true }).unref();
-    }
-    const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
     try {
-      await until('node start', 10_000, async () => {
-        if (child.exitCode !== null) throw new Error(`redis-server exited: ${log}`);
-        if (client.status !== 'ready') await client.connect();
-        return (await client.ping()) === 'PONG';
-      });
-      return { port, dir, child, log: () => log };
+      return await launch(await freePort(), dir);
     } catch (e) {
-      child.kill('SIGKILL');
-      if (attempt >= 4) throw new Error(`${(e as Error).message}: ${log}`);
-    } finally {
-      client.disconnect();
+      rmSync(dir, { recursive: true, force: true });
+      dirs.delete(dir);
+      if (attempt >= 4) throw e;
     }
   }
 }
@@ -123,6 +138,20 @@ async function kill(n: Node): Promise<void> {
   await exited;
 }
 
+/** Until every node reports cluster_state:ok and knows all the masters. */
+async function clusterOk(nodes: Node[]): Promise<void> {
+  const clients = nodes.map((n) => new Redis({ port: n.port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 }));
+  for (const c of clients) c.on('error', () => undefined);
+  try {
+    await until('cluster_state:ok on every node', 20_000, async () => {
+      const infos = await Promise.all(clients.map((c) => c.cluster('INFO')));
+      return infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${MASTERS}`));
+    });
+  } finally {
+    for (const c of clients) c.disconnect();
+  }
+}
+
 export async function startRedisCluster(): Promise<RedisCluster> {
   hookExit();
   const nodes = await Promise.all(Array.from({ length: MASTERS }, () => startNode()));
@@ -131,10 +160,7 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     for (const c of clients.slice(1)) await c.cluster('MEET', '127.0.0.1', nodes[0]!.port);
     const per = Math.ceil(SLOTS / MASTERS);
     await Promise.all(clients.map((c, i) => c.call('CLUSTER', 'ADDSLOTSRANGE', String(i * per), String(Math.min(SLOTS, (i + 1) * per) - 1))));
-    await until('cluster_state:ok on every node', 20_000, async () => {
-      const infos = await Promise.all(clients.map((c) => c.cluster('INFO')));
-      return infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${MASTERS}`));
-    });
+    await clusterOk(nodes);
   } catch (e) {
     for (const n of nodes) n.child.kill('SIGKILL');
     throw new Error(`${(e as Error).message}\n${nodes.map((n) => n.log()).join('\n')}`);
@@ -147,6 +173,21 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     nodeList,
     ports: nodes.map((n) => n.port),
     kill: (index) => kill(nodes[index]!),
+    async restart(index) {
+      const old = nodes[index]!;
+      await kill(old);
+      // The port may take a moment to be free again: retried on the same port only.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          nodes[index] = await launch(old.port, old.dir);
+          break;
+        } catch (e) {
+          if (attempt >= 20) throw e;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      await clusterOk(nodes);
+    },
     async stop() {
       await Promise.all(nodes.map(async (n) => {
         await kill(n);

@@ -259,9 +259,9 @@ describe('RedisRateLimiter on a cluster', () => {
   });
 });
 
-// Last in the file: it kills a master.
+// Last in the file: it kills a master (and starts it again, empty).
 describe('a master of the cluster dies', () => {
-  it('calls on its slots fail fast with store_unavailable, one read spanning it too; nothing hangs', async () => {
+  it('calls on its slots fail fast with store_unavailable, one read spanning it too; nothing hangs; back, it serves again', async () => {
     const p = `k${randomUUID().slice(0, 8)}:`;
     const store = await RedisStore.connect(target(), { prefix: p, commandTimeoutMs: 500 });
     try {
@@ -278,6 +278,17 @@ describe('a master of the cluster dies', () => {
       await expect(store.getEntries([`zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
       await expect(store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
       await expect(store.tryLock(`zpid:${lockOnVictim}`, 'tok', 1000)).rejects.toMatchObject({ code: 'store_unavailable' });
+
+      // The node back (empty, with its slots): the same store instance serves its slots again by itself.
+      await cluster.restart(0);
+      let back = false;
+      for (let i = 0; i < 200 && !back; i++) {
+        back = await store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`]).then(() => true, () => false);
+        if (!back) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(back).toBe(true);
+      expect((await store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).map((e) => e?.zpid ?? null)).toEqual([elsewhere, null]);
+      expect(await store.tryLock(`zpid:${lockOnVictim}`, 'tok', 1000)).toBe(true);
     } finally {
       await store.close();
     }
