@@ -28,6 +28,30 @@ export interface WatchesOptions {
 
 const notFound = (): LookupError => new LookupError('not_found', { message: 'No such watch.' });
 
+/** How long a request waits for the watch store or the schedule before answering store_unavailable. */
+const STORE_WAIT_MS = 5_000;
+
+/**
+ * A request's call on the watch store or the schedule: a Redis that does not answer (BullMQ's connection
+ * waits through reconnections) is store_unavailable within STORE_WAIT_MS, never a hung request or a 500.
+ */
+async function stored<T>(call: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const unavailable = (cause?: unknown) => new LookupError('store_unavailable', { details: { reason: 'the watch store or schedule did not answer' }, cause });
+  try {
+    return await Promise.race([
+      call(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(unavailable()), STORE_WAIT_MS);
+      }),
+    ]);
+  } catch (e) {
+    throw e instanceof LookupError ? e : unavailable(e);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const bad = (param: string, reason: string): LookupError => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
 /** interval_hours as sent: a number from the configured minimum to WATCH_MAX_INTERVAL_HOURS. */
@@ -102,6 +126,7 @@ export function createWatches(core: Omit<CoreDeps, 'background'>, webhooks: Webh
     const checkedAt = deps.clock().toISOString();
     // The iteration names the ledger entry: a check's charge leads back to its watch and scheduler run.
     const ctx = createRequestContext(deps, account, { requestId: `watch:${run.watchId}:${run.iteration}` });
+    if (run.rerunSince !== undefined) ctx.retrySince = run.rerunSince;
     let record: PortalProperty;
     try {
       // Live (max_age 0), and a failed read is the error, never the last good record standing in.
@@ -168,32 +193,34 @@ export function createWatches(core: Omit<CoreDeps, 'background'>, webhooks: Webh
         last_error: null,
         stopped: false,
       };
-      if (!(await watchStore().add(watch, maxPerAccount))) {
+      if (!(await stored(() => watchStore().add(watch, maxPerAccount)))) {
         throw new LookupError('too_many_items', {
           message: `At most ${maxPerAccount.toLocaleString('en-US')} watches per account. Delete one first.`,
           details: { limit: maxPerAccount },
         });
       }
       try {
-        await scheduler.schedule(account.id, watch.id, Math.round(intervalHours * HOUR_MS));
+        await stored(() => scheduler.schedule(account.id, watch.id, Math.round(intervalHours * HOUR_MS)));
       } catch (e) {
-        await watchStore().remove(account.id, watch.id);
+        await watchStore().remove(account.id, watch.id).catch(() => undefined);
         throw e;
       }
       return viewOf(watch);
     },
     async list(account: Account): Promise<WatchView[]> {
-      const all = await watchStore().list(account.id);
+      const all = await stored(() => watchStore().list(account.id));
       return all.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? 1 : -1)).map(viewOf);
     },
     async get(account: Account, id: string): Promise<WatchView> {
-      const kept = await watchStore().get(account.id, id);
+      const kept = await stored(() => watchStore().get(account.id, id));
       if (!kept) throw notFound();
       return viewOf(kept.watch);
     },
     async remove(account: Account, id: string): Promise<void> {
-      if (!(await watchStore().remove(account.id, id))) throw notFound();
-      await scheduler.unschedule(id);
+      if (!(await stored(() => watchStore().remove(account.id, id)))) throw notFound();
+      // The watch is gone; a schedule that cannot be reached now is left behind: its next check finds no
+      // watch and removes it.
+      await stored(() => scheduler.unschedule(id)).catch((e: unknown) => deps.logger.warn({ err: e, watch: id }, 'watch schedule not removed now'));
     },
     startWorker: () => scheduler.start(runCheck),
     async close() {

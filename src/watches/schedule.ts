@@ -13,6 +13,11 @@ export interface CheckRun {
   account: string;
   watchId: string;
   iteration: string;
+  /**
+   * A re-run of an iteration whose worker died (BullMQ's stalled-job recovery): the iteration's scheduled
+   * time (ms), so a read the first run made since is a fresh hit, not billed twice.
+   */
+  rerunSince?: number;
 }
 
 export interface WatchScheduler {
@@ -120,7 +125,17 @@ export class BullScheduler implements WatchScheduler {
     if (this.#worker) return;
     this.#worker = new Worker<{ account: string; watchId: string }>(
       'watches',
-      async (job) => run({ account: job.data.account, watchId: job.data.watchId, iteration: job.id! }),
+      async (job) => {
+        const rerun = job.attemptsStarted > 1 || job.stalledCounter > 0;
+        // The scheduler's job id ends with the iteration's scheduled time: repeat:<watch>:<millis>.
+        const scheduled = Number(job.id!.split(':').pop());
+        return run({
+          account: job.data.account,
+          watchId: job.data.watchId,
+          iteration: job.id!,
+          ...(rerun ? { rerunSince: Number.isFinite(scheduled) ? scheduled : job.timestamp } : {}),
+        });
+      },
       { ...bullOptions(this.config, 'watches', this.#conn()), concurrency: WORKER_CONCURRENCY },
     );
     this.#worker.on('error', (e) => this.logger.warn({ err: e }, 'watch worker error'));
