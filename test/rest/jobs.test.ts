@@ -358,3 +358,65 @@ describe('jobs: cancel, and bodies that are no job', () => {
     expect((await send(svc, 'GET', `${JOBS}/${id}?verbose=1`)).body.error).toMatchObject({ code: 'bad_param', details: { param: 'verbose' } });
   });
 });
+
+describe('job events: a client that leaves, a service that stops', () => {
+  let svc: TestService;
+  let proxy: GatedProxy;
+  let site: Awaited<ReturnType<typeof startReplayServer>>;
+  beforeAll(async () => {
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin, { open: true });
+    svc = await startTestService({ replayServer: site, env: { PORTAL_ORIGIN: proxy.origin } });
+  });
+  let closed = false;
+  afterAll(async () => {
+    if (!closed) await svc?.close();
+    await proxy?.close();
+    await site?.close();
+  });
+
+  /** The events of a job over the socket, and the first event's text once it arrived. */
+  async function openEvents(id: string, signal?: AbortSignal) {
+    const res = await fetch(`${svc.url}${JOBS}/${id}/events`, { headers: { 'x-api-key': svc.keys.free! }, ...(signal ? { signal } : {}) });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    return { reader, first: text };
+  }
+
+  it('a running job: the client leaves mid-stream; at shutdown an open stream ends', async () => {
+    const release = proxy.hold('114303858');
+    const r = await createJson(svc, { items: [{ zpid: '114303858' }] });
+    await proxy.received('114303858');
+    const id = r.body.data.id;
+
+    const leaving = new AbortController();
+    const gone = await openEvents(id, leaving.signal);
+    expect(gone.first).toMatch(/^event: progress\ndata: \{[^\n]*"status":"(queued|running)"/);
+    leaving.abort();
+
+    const staying = await openEvents(id);
+    const rest = (async () => {
+      let text = '';
+      for (;;) {
+        const { value, done } = await staying.reader.read();
+        if (done) return text;
+        text += new TextDecoder().decode(value);
+      }
+    })();
+    // The job is still held at the site: the stream ends because the service stops (the app's own close,
+    // which waits for answers under way), not because the job did.
+    closed = true;
+    const closing = svc.app.close();
+    expect(await rest).not.toContain('event: done');
+    // The held chunk is let go only now (the app's close waits for its workers); the client's idle keep-alive sockets are closed as the helper closes them.
+    release();
+    svc.app.server.closeAllConnections();
+    await closing;
+  });
+});

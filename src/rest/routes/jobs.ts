@@ -62,10 +62,10 @@ const sseEvent = (event: string, view: JobView): string => `event: ${event}\ndat
 
 export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   const jobs = () => deps.background.jobs;
-  /** Open event streams: ended when the service closes, so none holds the server open. */
-  const streams = new Set<PassThrough>();
+  /** The open event streams' ends: called when the service closes, so none holds the server open. */
+  const streams = new Set<() => void>();
   app.addHook('preClose', (done) => {
-    for (const s of streams) s.end();
+    for (const end of streams) end();
     done();
   });
 
@@ -150,38 +150,39 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
 
   app.get(`${JOBS_PATH}/:id/events`, route(async (ctx, request, reply) => {
     queryOf(request, []);
+    const type = 'text/event-stream; charset=utf-8';
     const left = new AbortController();
     const progress = await jobs().progress(ctx.account, idOf(request), left.signal);
     const out = new PassThrough();
-    streams.add(out);
-    const heartbeat = setInterval(() => out.write(': heartbeat\n\n'), HEARTBEAT_MS);
-    const stop = () => {
-      clearInterval(heartbeat);
-      streams.delete(out);
-      left.abort();
+    const write = (text: string) => {
+      if (!out.writableEnded && !out.destroyed) out.write(text);
     };
-    out.on('close', stop);
-    reply.raw.on('close', () => {
-      stop();
-      out.destroy();
-    });
+    const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+    // Once: the client left, the service closes, or the job is final.
+    const end = () => {
+      clearInterval(heartbeat);
+      streams.delete(end);
+      left.abort();
+      if (!out.writableEnded) out.end();
+    };
+    streams.add(end);
+    reply.raw.on('close', end);
     void (async () => {
       try {
         let last: JobView | null = null;
         for await (const view of progress) {
-          out.write(sseEvent('progress', view));
+          write(sseEvent('progress', view));
           last = view;
           if (FINAL_JOB_STATUSES.includes(view.status)) break;
         }
-        if (last && FINAL_JOB_STATUSES.includes(last.status)) out.write(sseEvent('done', last));
+        if (last && FINAL_JOB_STATUSES.includes(last.status)) write(sseEvent('done', last));
       } catch (e) {
-        request.log.warn({ err: e }, 'job events stream failed');
+        if (!left.signal.aborted) request.log.warn({ err: e }, 'job events stream failed');
       } finally {
-        stop();
-        out.end();
+        end();
       }
     })();
     // Proxies must not buffer the stream (nginx reads this header).
-    return reply.type('text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').send(out);
+    return reply.type(type).header('x-accel-buffering', 'no').send(out);
   }));
 }
