@@ -15,7 +15,9 @@ import { startReplayServer } from '../../src/replay/server.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import '../helpers/schema.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { DEFAULT_ACCOUNTS, startTestService, type TestService } from '../helpers/service.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { newWebhookSecret } from '../../src/webhooks/sign.js';
 
 const JOBS = '/v1/portal/jobs';
 const HOME = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
@@ -85,19 +87,24 @@ describe.each([
   let svc: TestService;
   let redis: RedisServer | undefined;
   let store: RedisStore | undefined;
+  let receiver: WebhookReceiver;
+  const secret = newWebhookSecret();
 
   beforeAll(async () => {
+    receiver = await startWebhookReceiver({ secret });
     const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE: 'true' };
     if (onRedis) {
       redis = await startRedisServer();
       store = await RedisStore.connect(redis.url, { prefix: `jobs${randomUUID().slice(0, 6)}:` });
       env.REDIS_URL = redis.url;
     }
-    svc = await startTestService({ env, ...(store ? { store } : {}) });
+    const accounts = { ...DEFAULT_ACCOUNTS, free: { ...DEFAULT_ACCOUNTS.free!, webhookSecret: secret } };
+    svc = await startTestService({ env, accounts, ...(store ? { store } : {}) });
     await svc.app.core.background.startWorkers();
   });
   afterAll(async () => {
     await svc?.close();
+    await receiver?.close();
     await store?.close();
     if (redis) await disposeRedisServer(redis);
   });
@@ -170,6 +177,17 @@ describe.each([
       const results = ndjsonOf((await send(svc, 'GET', `${JOBS}/${job.id}/results`)).text);
       expect(results.map(comparable), type).toEqual(jsonResults.map(comparable));
     }
+  });
+
+  it('a CSV job with webhook_url in the query string: a signed job.completed whose data is the job as GET shows it', async () => {
+    const r = await send(svc, 'POST', `${JOBS}?webhook_url=${encodeURIComponent(receiver.url)}`, { body: 'zpid\r\n114303858\r\nnope\r\n', type: 'text/csv' });
+    expect(r.status).toBe(202);
+    const id = r.body.data.id;
+    const [event] = (await receiver.waitFor((events) => events.some((e) => (e.data as { id?: string }).id === id))).filter((e) => (e.data as { id?: string }).id === id);
+    expect(event!.type).toBe('job.completed');
+    const job = (await send(svc, 'GET', `${JOBS}/${id}`)).body.data;
+    expect(job).toMatchObject({ status: 'completed', webhook_url: receiver.url, succeeded: 1, failed: 1 });
+    expect(event!.data).toEqual(job);
   });
 
   it('server-sent events: progress with the job, then done, then the stream ends', async () => {
