@@ -24,7 +24,7 @@ const KNOWN_DURATIONS: Record<string, number> = {
   'test/e2e/fault-signals.test.ts': 11, 'test/e2e/redis-outage.test.ts': 10, 'test/rest/openapi.test.ts': 9,
   'test/e2e/metrics-listener.test.ts': 9, 'test/e2e/billing-concurrency.test.ts': 9, 'test/graphql/equivalence.test.ts': 7,
   'test/collector/with-fallback.test.ts': 7, 'test/e2e/stop-signals.test.ts': 7, 'test/e2e/crash.test.ts': 7,
-  'test/store/redis-outage.test.ts': 6, 'test/store/redis-cluster.test.ts': 8, 'test/e2e/redis-cluster.test.ts': 7,
+  'test/store/redis-outage.test.ts': 6, 'test/store/redis-cluster.test.ts': 10, 'test/e2e/redis-cluster.test.ts': 14,
 };
 
 /**

@@ -3,6 +3,7 @@
 // instance; concurrent lookups across instances charge each home once), and BullMQ runs on it with
 // src/queue/bull.ts's per-queue hash tag (a queue's keys in one slot): a lookup job made on one instance
 // is run by the workers of two and bills each home once.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { Cluster } from 'ioredis';
@@ -13,7 +14,9 @@ import { bullConnection, bullOptions, bullPrefix } from '../../src/queue/bull.js
 import { startReplayServer } from '../../src/replay/server.js';
 import { createRedisClient, keySlot } from '../../src/store/redis-connection.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { entryArgs } from '../helpers/compiled-src.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { freePort } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
@@ -137,6 +140,35 @@ describe('a lookup job on the cluster', () => {
     const charges = (await stores[0]!.ledger(accountId)).filter((e) => e.requestId.startsWith(`job:${id}:`));
     expect(charges.map((e) => e.cacheKey).sort()).toEqual(HOMES.map((z) => `zpid:${z}`).sort());
     expect((await stores[1]!.usage(accountId, 'lifetime')).used).toBe(HOMES.length);
+  });
+});
+
+/** The accounts command (this run's compiled entry) with `env`. */
+function accountsCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...entryArgs('accounts/cli.ts'), ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe('npm run accounts on the cluster', () => {
+  it('creates and lists an account through REDIS_CLUSTER_NODES; no node answering, it names the cluster', async () => {
+    const env = { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: `cli${randomUUID().slice(0, 6)}:`, API_KEY_SECRET: 'x'.repeat(32) };
+    const made = await accountsCommand(['create', '--plan', 'free', '--label', 'on-cluster'], env);
+    expect(made.code, made.err).toBe(0);
+    const id = /Created account (\S+)/.exec(made.out)?.[1];
+    const listed = await accountsCommand(['list', '--json'], env);
+    expect(listed.code, listed.err).toBe(0);
+    expect(JSON.parse(listed.out)).toEqual([expect.objectContaining({ id, label: 'on-cluster' })]);
+
+    const down = `127.0.0.1:${await freePort()}`;
+    const refused = await accountsCommand(['list'], { ...env, REDIS_CLUSTER_NODES: down });
+    expect(refused.code).toBe(4);
+    expect(refused.err).toContain(`cannot reach Redis at cluster ${down}`);
   });
 });
 
