@@ -84,8 +84,9 @@ const watchedValues = (record: PortalProperty): Record<string, unknown> =>
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-export function createWatches(core: Omit<CoreDeps, 'background'>, webhooks: Webhooks, opts: WatchesOptions = {}): Watches {
-  const deps = core as CoreDeps;
+/** `core` is the whole core (a check makes a request context from it); nothing here reads core.background. */
+export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesOptions = {}): Watches {
+  const deps = core;
   const maxPerAccount = opts.maxPerAccount ?? MAX_WATCHES_PER_ACCOUNT;
   const onRedis = usesRedis(core.config);
   // Opened on first use: a service that never touches watches opens no connection for them.

@@ -13,7 +13,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import {
   AccountUsage, AddressDifference, AddressMatch, BatchTotals, FieldChange, BatchResult, HOME_STATUSES, LookupMeta, LookupSource, PortalPriceEvent, PortalProperty,
-  PortalSchool, PortalTaxEvent, PROPERTY_FIELDS, PropertyResponse, STATUS_HINTS, LookupSections, SECTION_STATES,
+  PortalSchool, PortalTaxEvent, PROPERTY_FIELDS, PropertyResponse, STATUS_HINTS, LookupSections, SECTION_STATES, WatchView,
 } from '../../src/contract/index.js';
 import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../../src/address/index.js';
 import { printSchemaSdl, schema } from '../../src/graphql/index.js';
@@ -39,6 +39,7 @@ const GENERATED: Array<[string, TObject]> = [
   ['BatchItemResult', BatchResult],
   ['BatchMeta', BatchTotals],
   ['AccountUsage', AccountUsage],
+  ['Watch', WatchView],
 ];
 
 const REF_TYPES: Record<string, string> = {
