@@ -54,7 +54,7 @@ export interface paths {
         put?: never;
         /**
          * Queue a job of up to 10,000 homes
-         * @description The items in the batch's forms, as JSON (JobRequest), as text/csv (a header row naming url, zpid and/or address columns; one item per row from its non-empty locator cell; other columns ignored) or as NDJSON (one item per line). For CSV and NDJSON the options and webhook_url are query parameters. Bodies up to 8 MB. Every item is validated up front: an invalid one is its own error result. Billed as lookups, as the items run: 1 credit per successful live lookup, each item at most once.
+         * @description The items in the batch's forms, as JSON (JobRequest), as text/csv (a header row naming url, zpid and/or address columns; one item per row from its non-empty locator cell; other columns ignored) or as NDJSON (one item per line). For CSV and NDJSON the options and webhook_url are query parameters. Bodies up to 8 MB. Every item is validated up front: an invalid one is its own error result (400 bad_body: no job; too_many_items: "At most 10,000 items per job."). Billed as lookups, as the items run: 1 credit per successful live lookup, each item at most once.
          */
         post: operations["createLookupJob"];
         delete?: never;

@@ -403,7 +403,8 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
             `The items in the batch's forms, as JSON (JobRequest), as text/csv (a header row naming url, zpid and/or address columns; one item per row ` +
             `from its non-empty locator cell; other columns ignored) or as NDJSON (one item per line). For CSV and NDJSON the options and webhook_url ` +
             `are query parameters. Bodies up to ${MAX_JOB_BODY_BYTES / (1024 * 1024)} MB. Every item is validated up front: an invalid one is its own ` +
-            'error result. Billed as lookups, as the items run: 1 credit per successful live lookup, each item at most once.',
+            'error result (400 bad_body: no job; too_many_items: "At most 10,000 items per job."). Billed as lookups, as the items run: 1 credit per ' +
+            'successful live lookup, each item at most once.',
           parameters: [
             ...Object.entries(JOB_OPTION_FIELDS).map(([name, field]) => queryParameter(name, field, false)),
             jobIdempotencyHeader,
