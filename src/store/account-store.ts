@@ -23,7 +23,7 @@ export interface Account {
   label: string | null;
   /**
    * Signs this account's webhooks (Standard Webhooks: `whsec_` + base64 of the key). Absent on accounts
-   * made before webhooks: one is made and stored when first needed (src/webhooks/secret.ts).
+   * made before webhooks: they are signed with one derived from the server secret (src/webhooks/secret.ts).
    */
   webhookSecret?: string;
 }

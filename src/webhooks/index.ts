@@ -74,7 +74,7 @@ class GiveUp extends Error {}
 async function runAttempt(deps: Deps, log: Logger, d: Delivery, attempt: number, signal: AbortSignal): Promise<void> {
   const fields = { webhookId: d.id, type: d.type, account: d.accountId, attempt, host: safeHost(d.url) };
   const nextRetryMs = attempt < WEBHOOK_ATTEMPTS ? retryDelayMs(deps.config, attempt) : null;
-  const secret = await accountWebhookSecret(deps.store, d.accountId);
+  const secret = await accountWebhookSecret(deps.store, d.accountId, deps.config.apiKeySecret);
   if (secret === null) {
     log.warn({ ...fields, nextRetryMs: null }, 'webhook dropped: the account is gone');
     throw new GiveUp('the account is gone');

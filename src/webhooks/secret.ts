@@ -1,17 +1,25 @@
 // The account's webhook signing secret, read when an attempt is signed (so a rotation applies to the
-// retries still to come). An account made before webhooks has none: one is made and stored the first
-// time it is needed; its holder sees it only by rotating (`npm run accounts -- rotate-webhook-secret`).
-import type { Account, AccountStore } from '../store/index.js';
-import { isWebhookSecret, newWebhookSecret } from './sign.js';
+// retries still to come). An account made before webhooks has none: it is signed with one derived from
+// the server secret and the account id, the same in every process, never written (a write here would
+// replace the whole account and could undo a revoke or key rotation made meanwhile). Its holder gets
+// a secret of their own by rotating (`npm run accounts -- rotate-webhook-secret`).
+import { createHmac } from 'node:crypto';
+import type { AccountStore } from '../store/index.js';
+import { isWebhookSecret } from './sign.js';
 
-/** The account's secret, made and stored if it has none; null when the account is gone. */
-export async function accountWebhookSecret(store: AccountStore, accountId: string): Promise<string | null> {
+/** The stand-in secret of an account that has none: whsec_ + 32 bytes keyed by the server secret. */
+export const derivedWebhookSecret = (serverSecret: string, accountId: string): string =>
+  `whsec_${createHmac('sha256', serverSecret).update(`webhook-secret\0${accountId}`).digest('base64')}`;
+
+/**
+ * The account's secret (its stored one, else the one derived with `serverSecret`, API_KEY_SECRET); null
+ * when the account is gone. Without `serverSecret` (tests reading a created or seeded account's) an
+ * account without a stored secret is an error.
+ */
+export async function accountWebhookSecret(store: AccountStore, accountId: string, serverSecret?: string): Promise<string | null> {
   const account = await store.getAccount(accountId);
   if (!account) return null;
   if (isWebhookSecret(account.webhookSecret)) return account.webhookSecret;
-  const updated: Account = { ...account, webhookSecret: newWebhookSecret() };
-  await store.putAccount(updated);
-  // Read back: if two processes made one at once, the stored one is the one that counts.
-  const stored = await store.getAccount(accountId);
-  return stored && isWebhookSecret(stored.webhookSecret) ? stored.webhookSecret : updated.webhookSecret!;
+  if (serverSecret === undefined) throw new Error(`Account ${accountId} has no stored webhook secret`);
+  return derivedWebhookSecret(serverSecret, accountId);
 }

@@ -1,14 +1,14 @@
 // The account's webhook signing secret: made at create and printed once beside the key, rotated with
 // rotate-webhook-secret (printed once), never shown by list/show; accounts stored before webhooks
-// existed still load and get one stored when first needed; ACCOUNTS_FILE may set it (validated).
+// existed still load and sign with a derived one, never written; ACCOUNTS_FILE may set it (validated).
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXIT, runAdmin } from '../../src/accounts/admin.js';
+import { EXIT, revokeAccount, runAdmin } from '../../src/accounts/admin.js';
 import { hashApiKey } from '../../src/accounts/keys.js';
 import { accountFromSeed, parseSeeds, seedAccounts } from '../../src/accounts/seed.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
-import type { Account, Store } from '../../src/store/types.js';
+import type { Account, AccountStore, Store } from '../../src/store/types.js';
 import { isWebhookSecret, newWebhookSecret } from '../../src/webhooks/sign.js';
 import { accountWebhookSecret } from '../../src/webhooks/secret.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -74,7 +74,7 @@ for (const [label, factory] of factories) {
       expect(more).toEqual([]);
       expect(secret).not.toBe(before);
       expect((await store.getAccount(id))!.webhookSecret).toBe(secret);
-      expect(await accountWebhookSecret(store, id)).toBe(secret);
+      expect(await accountWebhookSecret(store, id, SECRET)).toBe(secret);
       expect((await run(store, 'rotate-webhook-secret', 'acct_nope')).code).toBe(EXIT.notFound);
       expect((await run(store, 'rotate-webhook-secret')).code).toBe(EXIT.usage);
       expect((await run(store, 'rotate-webhook-secret', id, '--json')).code).toBe(EXIT.usage);
@@ -82,7 +82,7 @@ for (const [label, factory] of factories) {
       expect((await run(store, 'rotate-webhook-secret', id)).code).toBe(EXIT.usage);
     });
 
-    it('an account stored without a secret loads, and gets one stored when first needed', async () => {
+    it('an account stored without a secret loads, and signs with a derived one, stable and its own, never stored', async () => {
       const old = {
         id: 'acct_0123456789abcdef', keyHash: hashApiKey('pl_live_old', SECRET), keyPrefix: 'pl_live_old', plan: 'free',
         allotment: 50, included: 0, overage: false, overageRateUsd: 0, spendLimitUsd: null, paymentFailing: false,
@@ -90,12 +90,46 @@ for (const [label, factory] of factories) {
       } satisfies Account;
       await store.putAccount(old);
       expect(await store.getAccountByKeyHash(old.keyHash)).toEqual(old);
-      const secret = await accountWebhookSecret(store, old.id);
+      const secret = await accountWebhookSecret(store, old.id, SECRET);
       expect(isWebhookSecret(secret)).toBe(true);
-      expect(await store.getAccount(old.id)).toEqual({ ...old, webhookSecret: secret });
-      // Made once: the next use reads the stored one.
-      expect(await accountWebhookSecret(store, old.id)).toBe(secret);
-      expect(await accountWebhookSecret(store, 'acct_gone')).toBeNull();
+      expect(await store.getAccount(old.id)).toEqual(old);
+      // The same in every process (and every call); another account's or another server secret's differs.
+      expect(await accountWebhookSecret(store, old.id, SECRET)).toBe(secret);
+      expect(await accountWebhookSecret(store, old.id, `${SECRET}-other`)).not.toBe(secret);
+      await store.putAccount({ ...old, id: 'acct_0123456789abcdee' });
+      expect(await accountWebhookSecret(store, 'acct_0123456789abcdee', SECRET)).not.toBe(secret);
+      expect(await accountWebhookSecret(store, 'acct_gone', SECRET)).toBeNull();
+      // Rotating gives it a secret of its own, which signs from then on.
+      const rotated = secretsIn((await run(store, 'rotate-webhook-secret', old.id)).out)[0];
+      expect(await accountWebhookSecret(store, old.id, SECRET)).toBe(rotated);
+    });
+
+    it('an account without a secret is never written by signing: a revoke landing meanwhile stays', async () => {
+      const old = {
+        id: 'acct_00000000000000aa', keyHash: hashApiKey('pl_live_race', SECRET), keyPrefix: 'pl_live_rac', plan: 'free',
+        allotment: 50, included: 0, overage: false, overageRateUsd: 0, spendLimitUsd: null, paymentFailing: false,
+        revoked: false, createdAt: '2026-01-01T00:00:00.000Z', label: null,
+      } satisfies Account;
+      await store.putAccount(old);
+      // The admin's revoke lands between the signer's read of the account and anything it would write.
+      let raced = false;
+      const racing: AccountStore = {
+        getAccountByKeyHash: (h) => store.getAccountByKeyHash(h),
+        getAccount: async (id) => {
+          const read = await store.getAccount(id);
+          if (!raced) {
+            raced = true;
+            await revokeAccount(store, id);
+          }
+          return read;
+        },
+        putAccount: (a) => store.putAccount(a),
+        listAccounts: () => store.listAccounts(),
+        watchAccounts: (f) => store.watchAccounts(f),
+      };
+      const secret = await accountWebhookSecret(racing, old.id, SECRET);
+      expect(isWebhookSecret(secret)).toBe(true);
+      expect(await store.getAccount(old.id)).toEqual({ ...old, revoked: true });
     });
 
     it('ACCOUNTS_FILE may set webhook_secret; re-seeding without it keeps the stored one', async () => {
