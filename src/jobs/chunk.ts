@@ -31,6 +31,8 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   const now = deps.clock();
   const start = await jobs.startChunk(job.id, chunk, now.getTime(), now.toISOString());
   if (start.state !== 'run') return { kind: 'done', completed: false };
+  // One line per chunk run: a re-run (rerun: true) is a chunk whose earlier run was cut short (a worker died).
+  deps.logger.info({ job: job.id, chunk, round: start.round, rerun: start.rerun }, 'job chunk started');
   const raw = await jobs.items(job.id, chunk);
   const base = chunk * CHUNK_SIZE;
   const settled = new Set(start.partial.split('\n').filter(Boolean).map(indexOfLine));

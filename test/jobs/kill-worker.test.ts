@@ -1,0 +1,169 @@
+// A worker killed mid-job changes nothing: two `npm run worker` processes (src/worker.ts) share a job's
+// chunks on Redis; one is SIGKILLed once the job is under way (gated on its progress), the other takes
+// over its chunks (BullMQ's stalled-job check, JOB_LOCK_MS 1 s) and finishes. The results and the bill
+// equal an uninterrupted run's of the same items (in this process, on another prefix): every item's
+// outcome, each home charged once, the same homes charged. The survivor stops gracefully on SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../../src/accounts/index.js';
+import type { Jobs, JobView } from '../../src/jobs/types.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import type { Account } from '../../src/store/index.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { entryArgs } from '../helpers/compiled-src.js';
+import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { follow, jobCharges, resultsOf } from './helpers.js';
+import { manyHomesCatalog, manyZpids } from './many-homes.js';
+
+const HOMES = manyZpids(780_000_000, 200);
+const COUNT = 600;
+const itemAt = (i: number): unknown =>
+  i % 50 === 9 ? { zpid: 'bad' } : i % 2 === 0 ? { zpid: HOMES[(i * 31) % HOMES.length]! } : `https://www.zillow.com/homedetails/${HOMES[(i * 31) % HOMES.length]}_zpid/`;
+const ITEMS = Array.from({ length: COUNT }, (_, i) => itemAt(i));
+const ACCOUNTS = { paid: { key: 'test_paid_key_0001', plan: 'paid' as const, included: 10_000, overage: false } };
+const ENV = { RATE_LIMIT_PER_MINUTE: '0', JOB_LOCK_MS: '1000', JOB_CONCURRENCY: '2' };
+
+let redis: RedisServer;
+let replay: ReplayServer;
+const children: ChildProcess[] = [];
+
+interface Worker {
+  proc: ChildProcess;
+  started: Promise<void>;
+  exited: Promise<number | null>;
+  /** Its 'job chunk started' log lines. */
+  chunks: { chunk: number; rerun: boolean }[];
+  /** Resolves at its next 'job chunk started' line. */
+  nextChunk(): Promise<void>;
+}
+
+function spawnWorker(prefix: string): Worker {
+  const proc = spawn(process.execPath, entryArgs('worker.ts'), {
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      PORTAL_ORIGIN: replay.origin,
+      PORTAL_SUGGEST_URL: replay.suggestUrl,
+      ...ENV,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(proc);
+  let ready: () => void = () => {};
+  const started = new Promise<void>((resolve) => (ready = resolve));
+  const chunks: Worker['chunks'] = [];
+  let onChunk: (() => void) | null = null;
+  let buffered = '';
+  proc.stdout!.on('data', (d) => {
+    buffered += String(d);
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      if (line.includes('worker started')) ready();
+      if (!line.includes('job chunk started')) continue;
+      const { chunk, rerun } = JSON.parse(line) as { chunk: number; rerun: boolean };
+      chunks.push({ chunk, rerun });
+      onChunk?.();
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const nextChunk = () => new Promise<void>((resolve) => (onChunk = resolve));
+  return { proc, started, exited, chunks, nextChunk };
+}
+
+async function serviceOn(prefix: string): Promise<{ svc: TestService; jobs: Jobs; account: Account }> {
+  const svc = await startTestService({
+    inProcess: true,
+    replayServer: replay,
+    store: await RedisStore.connect(redis.url, { prefix }),
+    accounts: ACCOUNTS,
+    env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, ...ENV },
+  });
+  return { svc, jobs: svc.app.core.background.jobs, account: await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!) };
+}
+
+/** What must not change: each item's outcome (the home found, or the error), without which duplicate carries the credit. */
+const outcomes = (lines: any[]) => lines.map((l) => (l.ok ? { index: l.index, zpid: l.data.zpid } : { index: l.index, code: l.error.code }));
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  replay = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  await replay?.close();
+  if (redis) await disposeRedisServer(redis);
+});
+
+describe('a worker killed mid-job', () => {
+  let killed: { view: JobView; lines: any[]; charges: string[] };
+  let whole: { view: JobView; lines: any[]; charges: string[] };
+  let interrupted: number;
+  let takenOver: boolean[];
+
+  beforeAll(async () => {
+    // The run with a kill: the job made here, run by two worker processes.
+    const a = await serviceOn(`kw${randomUUID().slice(0, 6)}:`);
+    const prefixA = a.svc.config.redisPrefix;
+    const [w1, w2] = [spawnWorker(prefixA), spawnWorker(prefixA)];
+    await Promise.all([w1.started, w2.started]);
+    const { id } = await a.jobs.create(a.account, { items: ITEMS, webhookUrl: null, options: { raw: false } });
+    // Under way (some chunks settled): one worker dies as it starts its next chunk, so that chunk is cut short.
+    await follow(a.jobs, a.account, id, (v) => v.done >= 150);
+    await w1.nextChunk();
+    w1.proc.kill('SIGKILL');
+    expect(await w1.exited).toBeNull();
+    const view = (await follow(a.jobs, a.account, id)).pop()!;
+    killed = { view, lines: await resultsOf(a.jobs, a.account, id), charges: (await jobCharges(a.svc.store, a.account.id, id)).map((c) => c.cacheKey).sort() };
+    // The chunk the dead worker had begun was taken over by the other, as a re-run of its round.
+    interrupted = w1.chunks[w1.chunks.length - 1]!.chunk;
+    takenOver = w2.chunks.filter((c) => c.chunk === interrupted).map((c) => c.rerun);
+    w2.proc.kill('SIGTERM');
+    expect(await w2.exited).toBe(0);
+    await a.svc.close();
+
+    // The same items uninterrupted, in this process, on a prefix of their own (their own cache).
+    const b = await serviceOn(`kb${randomUUID().slice(0, 6)}:`);
+    await b.svc.app.core.background.startWorkers();
+    const other = await b.jobs.create(b.account, { items: ITEMS, webhookUrl: null, options: { raw: false } });
+    whole = {
+      view: (await follow(b.jobs, b.account, other.id)).pop()!,
+      lines: await resultsOf(b.jobs, b.account, other.id),
+      charges: (await jobCharges(b.svc.store, b.account.id, other.id)).map((c) => c.cacheKey).sort(),
+    };
+    await b.svc.close();
+  }, 240_000);
+
+  it('the other worker takes over the chunk cut short', () => {
+    expect(interrupted).toBeGreaterThanOrEqual(0);
+    expect(takenOver).toEqual([true]);
+  });
+
+  it('completes with every item done once', () => {
+    expect(killed.view).toMatchObject({ status: 'completed', count: COUNT, done: COUNT });
+    expect(killed.lines.map((l) => l.index)).toEqual(ITEMS.map((_, i) => i));
+  });
+
+  it('has the results of an uninterrupted run', () => {
+    expect(whole.view).toMatchObject({ status: 'completed', done: COUNT });
+    expect(outcomes(killed.lines)).toEqual(outcomes(whole.lines));
+    const { succeeded, failed } = whole.view;
+    expect(killed.view).toMatchObject({ succeeded, failed, credits: killed.charges.length });
+  });
+
+  it('bills no home twice, and no home the uninterrupted run did not bill', () => {
+    expect(whole.charges).toHaveLength(new Set(ITEMS.flatMap((_, i) => (i % 50 === 9 ? [] : [HOMES[(i * 31) % HOMES.length]]))).size);
+    expect(new Set(killed.charges).size).toBe(killed.charges.length);
+    expect(killed.charges.filter((c) => !whole.charges.includes(c))).toEqual([]);
+    const credited = killed.lines.filter((l) => l.ok && l.meta.credits === 1).map((l) => `zpid:${l.data.zpid}`).sort();
+    expect(credited).toEqual(killed.charges);
+    // Known gap (README): a home the dead worker had cached but not yet charged when it died is served
+    // free on the re-run, so the bill may be short by the live reads in flight at the kill, never over.
+    expect(whole.charges.length - killed.charges.length).toBeLessThanOrEqual(10);
+  });
+});
