@@ -113,10 +113,13 @@ describe('PagePool', () => {
     }
   });
 
-  it('turns a worker that dies on a hostile page into upstream_bad_response, and keeps reading pages', async () => {
-    // A page whose data expands past the worker's heap limit: the worker is killed, not the process.
-    const items = `[${Array.from({ length: 400_000 }, (_, i) => `{"k${i % 7}":[${i},${i}]}`).join(',')}]`;
-    const cache = JSON.stringify({ 'Q{}': { property: { zpid: 1, blob: JSON.parse(items) } } });
+  // Ends on the worker's exit and the next read, never on a clock: the bound is only for a machine so
+  // loaded that the worker's start and its collection up to the heap limit crawl.
+  it('turns a worker that dies on a hostile page into upstream_bad_response, and keeps reading pages', { timeout: 120_000 }, async () => {
+    // A page whose data expands past the worker's heap limit: 400,000 small objects (some 35 MB parsed)
+    // for a 16 MB heap, so the worker is killed, not the process. Written as text (String.repeat), not
+    // built as objects and serialized: on a loaded machine that construction alone took seconds.
+    const cache = `{"Q{}":{"property":{"zpid":1,"blob":[${'{"k":[1,2]},'.repeat(400_000)}{"k":[1,2]}]}}}`;
     const hostile = Buffer.from(
       `<html><head></head><body><script id="__NEXT_DATA__" type="application/json">${JSON.stringify({ props: { pageProps: { componentProps: { gdpClientCache: cache } } } })}</script></body></html>`,
     );
