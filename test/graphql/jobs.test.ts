@@ -143,12 +143,19 @@ describe('lookup jobs over GraphQL', () => {
     }
   });
 
-  it('a mutation sent by GET is 405 method_not_allowed; nothing is made', async () => {
+  it('a mutation sent by GET, as a document or a persisted hash, is 405 method_not_allowed; nothing is made', async () => {
     const before = (await svc.get(`${JOBS}?limit=100`)).body.data.length;
     const query = encodeURIComponent('mutation { createLookupJob(items: [{ zpid: "1" }]) { id } }');
     const res = await svc.fetch(`${endpoint(svc)}?query=${query}`, { headers: { 'x-api-key': svc.keys.free!, accept: 'application/graphql-response+json' } });
     expect(res.status).toBe(405);
     expect((await res.json()).errors[0].extensions.code).toBe('method_not_allowed');
+    // The persisted CreateLookupJob too.
+    const hash = (CreateLookupJobDocument as unknown as { __meta__: { hash: string } }).__meta__.hash;
+    const extensions = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
+    const variables = encodeURIComponent(JSON.stringify({ items: [{ zpid: '1' }] }));
+    const persisted = await svc.fetch(`${endpoint(svc)}?extensions=${extensions}&variables=${variables}`, { headers: { 'x-api-key': svc.keys.free!, accept: 'application/graphql-response+json' } });
+    expect(persisted.status).toBe(405);
+    expect((await persisted.json()).errors[0].extensions.code).toBe('method_not_allowed');
     expect((await svc.get(`${JOBS}?limit=100`)).body.data.length).toBe(before);
   });
 });
