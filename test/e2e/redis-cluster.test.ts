@@ -2,7 +2,8 @@
 // cache, billing and rate limits on the cluster (a lookup is billed once, then a hit on the other
 // instance; concurrent lookups across instances charge each home once), and BullMQ runs on it with
 // src/queue/bull.ts's per-queue hash tag (a queue's keys in one slot): a lookup job made on one instance
-// is run by the workers of two and bills each home once.
+// is run by the workers of two, bills each home once and sends one signed job.completed through the
+// webhooks queue; the accounts command works on the cluster.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
@@ -14,9 +15,11 @@ import { bullConnection, bullOptions, bullPrefix } from '../../src/queue/bull.js
 import { startReplayServer } from '../../src/replay/server.js';
 import { createRedisClient, keySlot } from '../../src/store/redis-connection.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { newWebhookSecret } from '../../src/webhooks/sign.js';
 import { entryArgs } from '../helpers/compiled-src.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { freePort } from '../helpers/redis-server.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
@@ -33,7 +36,10 @@ afterAll(async () => {
 let services: TestService[] = [];
 let stores: RedisStore[] = [];
 let replay: ReplayServer | undefined;
+let receiver: WebhookReceiver | undefined;
 afterEach(async () => {
+  await receiver?.close();
+  receiver = undefined;
   await Promise.all(services.map((s) => s.close()));
   await Promise.all(stores.map((s) => s.close()));
   await replay?.close();
@@ -43,7 +49,7 @@ afterEach(async () => {
 });
 
 /** `n` service instances on the cluster, under one fresh prefix, sharing one replay site. */
-async function instances(n: number, accounts: Record<string, AccountSeed>): Promise<string> {
+async function instances(n: number, accounts: Record<string, AccountSeed>, extraEnv: Record<string, string> = {}): Promise<string> {
   const prefix = `e2e${randomUUID().slice(0, 8)}:`;
   replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
   for (let i = 0; i < n; i++) {
@@ -51,7 +57,7 @@ async function instances(n: number, accounts: Record<string, AccountSeed>): Prom
     stores.push(store);
     services.push(await startTestService({
       store, accounts, clock: () => NOW, replayServer: replay,
-      env: { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '5000', LEASE_TTL_MS: '15000', RATE_LIMIT_PER_MINUTE: '1000', MAX_LIVE_PER_KEY: '100' },
+      env: { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '5000', LEASE_TTL_MS: '15000', RATE_LIMIT_PER_MINUTE: '1000', MAX_LIVE_PER_KEY: '100', ...extraEnv },
     }));
   }
   return prefix;
@@ -107,16 +113,18 @@ describe('the service on a Redis Cluster', () => {
 });
 
 describe('a lookup job on the cluster', () => {
-  it('made on one instance, run by the workers of two: completes, results in item order from either, each home billed once', async () => {
-    const accounts = { a: { key: 'cluster_job_key_0001', plan: 'free', allotment: 50 } } satisfies Record<string, AccountSeed>;
-    await instances(2, accounts);
+  it('made on one instance, run by the workers of two: completes, results in item order from either, each home billed once, one signed job.completed', async () => {
+    const secret = newWebhookSecret();
+    const accounts = { a: { key: 'cluster_job_key_0001', plan: 'free', allotment: 50, webhookSecret: secret } } satisfies Record<string, AccountSeed>;
+    receiver = await startWebhookReceiver({ secret });
+    await instances(2, accounts, { WEBHOOK_ALLOW_PRIVATE: 'true' });
     for (const svc of services) await svc.app.core.background.startWorkers();
     const [one, two] = services as [TestService, TestService];
     // 3 chunks of up to 50: every home many times over, and two bad items.
     const items: unknown[] = Array.from({ length: 118 }, (_, i) => ({ zpid: HOMES[i % HOMES.length]! }));
     items.splice(30, 0, { zpid: 'nope' });
     items.splice(90, 0, { zpid: '999999999' });
-    const made = await one.post('/v1/portal/jobs', { items }, accounts.a.key);
+    const made = await one.post('/v1/portal/jobs', { items, webhook_url: receiver.url }, accounts.a.key);
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     const id = made.body.data.id as string;
 
@@ -140,6 +148,12 @@ describe('a lookup job on the cluster', () => {
     const charges = (await stores[0]!.ledger(accountId)).filter((e) => e.requestId.startsWith(`job:${id}:`));
     expect(charges.map((e) => e.cacheKey).sort()).toEqual(HOMES.map((z) => `zpid:${z}`).sort());
     expect((await stores[1]!.usage(accountId, 'lifetime')).used).toBe(HOMES.length);
+
+    // The webhook went through the webhooks queue on the cluster, verified by the receiver (standardwebhooks).
+    const events = await receiver.waitFor((all) => all.some((e) => e.type === 'job.completed'));
+    const completed = events.filter((e) => e.type === 'job.completed');
+    expect(new Set(completed.map((e) => e.id)).size).toBe(1);
+    expect(completed[0]!.data).toMatchObject({ id, status: 'completed', count: 120, credits: HOMES.length });
   });
 });
 
