@@ -1,7 +1,7 @@
 // Webhook URLs: what a client may point deliveries at. http(s) only, no credentials, at most 2048
 // characters, and (unless WEBHOOK_ALLOW_PRIVATE) a host whose every address is public: never
-// loopback, private, CGNAT, link-local, unique-local, multicast, unspecified or reserved, nor an
-// IPv6 form that carries such an IPv4 address. Checked at create and again at every delivery
+// loopback, private, CGNAT, link-local, unique-local, site-local, multicast, unspecified or reserved,
+// nor an IPv6 form that carries such an IPv4 address. Checked at create and again at every delivery
 // attempt, which then connects to the very addresses checked (no window for DNS rebinding).
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -60,6 +60,8 @@ function ipv4Refusal(ip: string): string | null {
   if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'private address';
   if (a === 100 && b >= 64 && b <= 127) return 'private address (CGNAT)';
   if (a === 169 && b === 254) return 'link-local address';
+  // IETF special use (192.0.0.0/24) and benchmarking (198.18.0.0/15, which fake-IP proxies hand out for any name).
+  if ((a === 192 && b === 0 && c === 0) || (a === 198 && (b === 18 || b === 19))) return 'reserved address';
   if (a >= 224 && a <= 239) return 'multicast address';
   if (a >= 240) return a === 255 && b === 255 && c === 255 && d === 255 ? 'broadcast address' : 'reserved address';
   return null;
@@ -91,14 +93,21 @@ function ipv6Refusal(ip: string): string | null {
   const embedded = b.slice(12).join('.');
   if (zeroTo(16)) return 'unspecified address';
   if (zeroTo(15) && b[15] === 1) return 'loopback address';
-  // ::ffff:a.b.c.d (IPv4-mapped), ::a.b.c.d (IPv4-compatible), 64:ff9b::a.b.c.d (NAT64): the IPv4 address decides.
+  // ::ffff:a.b.c.d (IPv4-mapped), ::ffff:0:a.b.c.d (IPv4-translated), ::a.b.c.d (IPv4-compatible),
+  // 64:ff9b::a.b.c.d (NAT64), 2002:aabb:ccdd:: (6to4): the IPv4 address decides.
   const mapped = zeroTo(10) && b[10] === 0xff && b[11] === 0xff;
-  const nat64 = b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0);
-  if (mapped || zeroTo(12) || nat64) {
-    const why = ipv4Refusal(embedded);
+  const translated = zeroTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0;
+  const nat64 = b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
+  const v4 = mapped || translated || zeroTo(12) || (nat64 && b.slice(4, 12).every((x) => x === 0)) ? embedded
+    : b[0] === 0x20 && b[1] === 0x02 ? b.slice(2, 6).join('.') : null;
+  if (v4 !== null) {
+    const why = ipv4Refusal(v4);
     return why === null ? null : `${why} (IPv4 in IPv6)`;
   }
+  // 64:ff9b:1::/48 is NAT64 for a network's own use: whatever it reaches is local.
+  if (nat64 && b[4] === 0 && b[5] === 1) return 'private address (local NAT64)';
   if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'link-local address';
+  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return 'private address (site-local)';
   if ((b[0]! & 0xfe) === 0xfc) return 'private address (unique local)';
   if (b[0] === 0xff) return 'multicast address';
   return null;

@@ -44,7 +44,15 @@ describe('addressRefusal', () => {
     ['ff02::1', /multicast/],
     ['::ffff:127.0.0.1', /loopback.*IPv4 in IPv6/], ['::ffff:7f00:1', /loopback/], ['::ffff:10.0.0.1', /private/],
     ['::ffff:169.254.169.254', /link-local/], ['::127.0.0.1', /loopback/], ['64:ff9b::a00:1', /private/],
-    ['::ffff:8.8.8.8', null], ['2606:4700:4700::1111', null], ['fec0::1', null], ['2001:db8::1', null],
+    ['::ffff:8.8.8.8', null], ['2606:4700:4700::1111', null], ['2001:db8::1', null],
+    // Ranges that reach internal hosts on some networks: benchmarking (fake-IP proxies), IETF special, site-local,
+    // IPv4-translated (SIIT), 6to4 carrying a private IPv4 address, local-use NAT64.
+    ['198.18.0.1', /reserved/], ['198.19.255.255', /reserved/], ['192.0.0.8', /reserved/],
+    ['198.17.255.255', null], ['198.20.0.1', null], ['192.0.1.1', null],
+    ['fec0::1', /site-local/], ['feff::1', /site-local/],
+    ['::ffff:0:7f00:1', /loopback.*IPv4 in IPv6/], ['::ffff:0:808:808', null],
+    ['2002:7f00:1::', /loopback.*IPv4 in IPv6/], ['2002:a9fe:a9fe::1', /link-local/], ['2002:808:808::1', null],
+    ['64:ff9b:1::7f00:1', /NAT64/], ['64:ff9b:1:ffff::1', /NAT64/],
   ];
   for (const [ip, expected] of table) {
     it(`${ip} → ${expected ?? 'allowed'}`, () => {
@@ -82,6 +90,7 @@ describe('checkWebhookUrl', () => {
       'http://100.64.1.1/', 'http://169.254.169.254/latest/meta-data', 'http://0.0.0.0/', 'http://224.0.0.1/',
       'http://[::1]/', 'http://[::]/', 'http://[fe80::1]/', 'http://[fd00::1]/', 'http://[ff02::1]/',
       'http://[::ffff:127.0.0.1]/', 'http://[::ffff:a9fe:a9fe]/',
+      'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b:1::a00:1]/', 'http://198.18.0.1/', 'http://[fec0::1]/',
     ];
     for (const url of urls) {
       expect(await refusal(url), url).toMatch(/resolves to a/);
