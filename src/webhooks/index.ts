@@ -74,7 +74,14 @@ class GiveUp extends Error {}
 async function runAttempt(deps: Deps, log: Logger, d: Delivery, attempt: number, signal: AbortSignal): Promise<void> {
   const fields = { webhookId: d.id, type: d.type, account: d.accountId, attempt, host: safeHost(d.url) };
   const nextRetryMs = attempt < WEBHOOK_ATTEMPTS ? retryDelayMs(deps.config, attempt) : null;
-  const secret = await accountWebhookSecret(deps.store, d.accountId, deps.config.apiKeySecret);
+  let secret: string | null;
+  try {
+    secret = await accountWebhookSecret(deps.store, d.accountId, deps.config.apiKeySecret);
+  } catch (e) {
+    // The store is down: a failed attempt like any other, logged (the runner retries it).
+    logFailed({ ...fields, status: null, error: (e as Error).message, nextRetryMs });
+    throw e;
+  }
   if (secret === null) {
     log.warn({ ...fields, nextRetryMs: null }, 'webhook dropped: the account is gone');
     throw new GiveUp('the account is gone');
@@ -86,10 +93,13 @@ async function runAttempt(deps: Deps, log: Logger, d: Delivery, attempt: number,
     log.info({ ...fields, status }, 'webhook delivered');
   } catch (e) {
     const err = e as Error & { status?: number | null };
-    const line = { ...fields, status: err.status ?? null, error: err.message, nextRetryMs };
-    if (nextRetryMs === null) log.error(line, 'webhook attempt failed; no attempts left, given up');
-    else log.warn(line, 'webhook attempt failed; will retry');
+    logFailed({ ...fields, status: err.status ?? null, error: err.message, nextRetryMs });
     throw e;
+  }
+
+  function logFailed(line: typeof fields & { status: number | null; error: string; nextRetryMs: number | null }): void {
+    if (line.nextRetryMs === null) log.error(line, 'webhook attempt failed; no attempts left, given up');
+    else log.warn(line, 'webhook attempt failed; will retry');
   }
 }
 

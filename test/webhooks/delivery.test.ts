@@ -10,6 +10,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, rotateWebhookSecret } from '../../src/accounts/admin.js';
 import { loadConfig } from '../../src/config.js';
+import { LookupError } from '../../src/contract/errors.js';
 import type { CoreDeps } from '../../src/lookup/types.js';
 import type { Store } from '../../src/store/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -203,6 +204,31 @@ describe('webhook delivery (memory): the time limit', () => {
       await a.close();
       for (const s of sockets) s.destroy();
       silent.close();
+    }
+  });
+});
+
+describe('webhook delivery (memory): an attempt whose account cannot be read', () => {
+  it('is logged like any failed attempt (the log is the attempt log), then retried', async () => {
+    const a = await instance('memory', {});
+    const { account } = await createAccount(a.store, 'k', {});
+    const receiver = await startWebhookReceiver({ secret: account.webhookSecret! });
+    const read = a.store.getAccount.bind(a.store);
+    let failing = 1;
+    a.store.getAccount = async (id) => {
+      if (failing-- > 0) throw new LookupError('store_unavailable');
+      return read(id);
+    };
+    try {
+      const id = await a.webhooks.send(account, receiver.url, { type: 'job.completed', data: {} });
+      await receiver.waitFor((e) => e.length === 1);
+      await until(() => attemptLines(a.logs, id).length === 2, 'both attempts logged');
+      const lines = attemptLines(a.logs, id);
+      expect(lines.map((l) => [l.attempt, l.status ?? null, l.nextRetryMs ?? null])).toEqual([[1, null, 5], [2, 204, null]]);
+      expect(lines[0]!.error).toMatch(/store is unreachable/);
+    } finally {
+      await receiver.close();
+      await a.close();
     }
   });
 });
