@@ -1837,7 +1837,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
                     ratelimit?: string;
-                    /** @description The job: /v1/portal/jobs/<id> */
+                    /** @description The job: `/v1/portal/jobs/<id>` */
                     location?: string;
                     /** @description true on the answer of an earlier request with the same Idempotency-Key, given again */
                     "idempotent-replayed"?: "true";

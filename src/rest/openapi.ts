@@ -425,7 +425,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
               description: 'Queued: the job runs in the background',
               headers: {
                 ...commonHeaders,
-                location: { description: 'The job: /v1/portal/jobs/<id>', schema: { type: 'string' } },
+                location: { description: 'The job: `/v1/portal/jobs/<id>`', schema: { type: 'string' } },
                 'idempotent-replayed': { description: 'true on the answer of an earlier request with the same Idempotency-Key, given again', schema: { type: 'string', const: 'true' } },
               },
               content: {

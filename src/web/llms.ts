@@ -30,7 +30,7 @@ export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>)
     '## Endpoints',
     '',
     ...ops,
-    `- POST /graphql: GraphQL (query fields: ${Object.keys(schema.getQueryType()!.getFields()).join(', ')}); a failed lookup is LookupError data with the same codes. GET /graphql in a browser: GraphiQL.`,
+    `- POST /graphql: GraphQL (query fields: ${Object.keys(schema.getQueryType()!.getFields()).join(', ')}; mutations, by POST only: ${Object.keys(schema.getMutationType()!.getFields()).join(', ')}); a failed lookup is LookupError data with the same codes. GET /graphql in a browser: GraphiQL.`,
     '',
     '## MCP',
     '',

@@ -75,8 +75,8 @@ describe('/llms.txt', () => {
     expect(text).toContain('POST /mcp');
     expect(text).toContain('(`PORTAL_API_KEY=<key> node dist/mcp/stdio.js`, after `npm run build`)');
     expect(text).not.toContain('npm run mcp');
-    // GraphQL's query fields, from the schema.
-    expect(text).toMatch(/POST \/graphql: GraphQL \(query fields: account, properties, property\)/);
+    // GraphQL's query fields and mutations, from the schema.
+    expect(text).toMatch(/POST \/graphql: GraphQL \(query fields: account, job, jobs, properties, property, watch, watches; mutations, by POST only: cancelLookupJob, createLookupJob, unwatchProperty, watchProperty\)/);
     // GraphQL's own refusals are not REST codes.
     expect(text).not.toContain('persisted_query_not_found');
   });
