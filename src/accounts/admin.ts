@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs as splitArgs } from 'node:util';
 import { isLookupError } from '../contract/errors.js';
 import type { Account, AccountStore, BillingStore, Plan } from '../store/index.js';
-import { newWebhookSecret } from '../webhooks/sign.js';
+import { isWebhookSecret, newWebhookSecret, WEBHOOK_SECRET_GRACE_MS } from '../webhooks/sign.js';
 import { generateApiKey, hashApiKey, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT, includedOf, periodOf } from './plans.js';
 
@@ -24,7 +24,8 @@ Commands:
   set-plan <account-id> <plan flags>     Change the plan of an account
   rotate-key <account-id>                Issue a new key (shown once); the old key stops working at once
   rotate-webhook-secret <account-id>     Issue a new webhook signing secret (shown once); webhooks are signed
-                                         with it from now on, retries of earlier ones included
+                                         with it from now on, retries of earlier ones included (for 24 hours
+                                         with the previous one too)
   revoke <account-id>                    Disable the account's key for good
   help                                   This text
 
@@ -205,12 +206,19 @@ export async function rotateKey(store: AccountStore, secret: string, id: string)
   return { account, key };
 }
 
-/** A new webhook signing secret; the previous one signs nothing more (attempts read the secret when they sign). */
-export async function rotateWebhookSecret(store: AccountStore, id: string): Promise<{ account: Account; secret: string }> {
+/**
+ * A new webhook signing secret. Attempts read the secrets when they sign: from now on they carry the new
+ * one's signature and, for WEBHOOK_SECRET_GRACE_MS, the previous one's too (Standard Webhooks' several
+ * signatures), so a receiver still on the previous secret verifies until it is updated.
+ */
+export async function rotateWebhookSecret(store: AccountStore, id: string, now = new Date()): Promise<{ account: Account; secret: string }> {
   const current = await mustGet(store, id);
   if (current.revoked) throw new UsageError(`Account ${id} is revoked; create a new account instead`);
   const secret = newWebhookSecret();
-  const account = { ...current, webhookSecret: secret };
+  const { previousWebhookSecret: _replaced, ...rest } = current;
+  const account: Account = isWebhookSecret(current.webhookSecret)
+    ? { ...rest, webhookSecret: secret, previousWebhookSecret: { secret: current.webhookSecret, until: new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS).toISOString() } }
+    : { ...rest, webhookSecret: secret };
   await store.putAccount(account);
   return { account, secret };
 }
@@ -354,9 +362,9 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
       case 'rotate-webhook-secret': {
         noPositional(1);
         onlyFlags([]);
-        const { account, secret } = await rotateWebhookSecret(store, positional[0] ?? '');
+        const { account, secret } = await rotateWebhookSecret(store, positional[0] ?? '', now());
         io.out(`New webhook signing secret for ${account.id}: ${secret}`);
-        io.out('Webhooks are signed with it from now on (retries of earlier ones too); the previous secret signs nothing more. Store it now: it is shown only this once.');
+        io.out('Webhooks are signed with it from now on (retries of earlier ones too), and for 24 hours with the previous secret as well: update your receiver within that time. Store it now: it is shown only this once.');
         return EXIT.ok;
       }
       case 'revoke': {

@@ -26,6 +26,8 @@ export interface Account {
    * made before webhooks: they are signed with one derived from the server secret (src/webhooks/secret.ts).
    */
   webhookSecret?: string;
+  /** The secret a rotation replaced: deliveries carry its signature too until `until`, so receivers can switch over. */
+  previousWebhookSecret?: { secret: string; until: string };
 }
 
 export interface AccountStore {

@@ -21,7 +21,8 @@ export interface Delivery {
 }
 
 export interface AttemptOptions {
-  secret: string;
+  /** The account's secret, then the one a rotation replaced while its grace lasts: one signature each. */
+  secrets: string | readonly string[];
   allowPrivate: boolean;
   timeoutMs: number;
   resolve?: Resolver;
@@ -65,7 +66,7 @@ export async function attemptDelivery(d: Delivery, o: AttemptOptions): Promise<n
   }
   const timestamp = Math.floor((o.now?.() ?? Date.now()) / 1000);
   const headers = {
-    ...signWebhook(o.secret, d.id, timestamp, d.body),
+    ...signWebhook(o.secrets, d.id, timestamp, d.body),
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(d.body)),
     'user-agent': WEBHOOK_USER_AGENT,

@@ -11,7 +11,7 @@ import type { CoreDeps } from '../lookup/types.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { attemptDelivery, type Delivery } from './deliver.js';
-import { accountWebhookSecret } from './secret.js';
+import { accountWebhookSecrets } from './secret.js';
 import { WEBHOOK_ATTEMPTS, type WebhookEvent, type Webhooks } from './types.js';
 import { checkWebhookUrl, hostOf } from './url-guard.js';
 
@@ -74,21 +74,21 @@ class GiveUp extends Error {}
 async function runAttempt(deps: Deps, log: Logger, d: Delivery, attempt: number, signal: AbortSignal): Promise<void> {
   const fields = { webhookId: d.id, type: d.type, account: d.accountId, attempt, host: safeHost(d.url) };
   const nextRetryMs = attempt < WEBHOOK_ATTEMPTS ? retryDelayMs(deps.config, attempt) : null;
-  let secret: string | null;
+  let secrets: string[] | null;
   try {
-    secret = await accountWebhookSecret(deps.store, d.accountId, deps.config.apiKeySecret);
+    secrets = await accountWebhookSecrets(deps.store, d.accountId, deps.config.apiKeySecret, deps.clock());
   } catch (e) {
     // The store is down: a failed attempt like any other, logged (the runner retries it).
     logFailed({ ...fields, status: null, error: (e as Error).message, nextRetryMs });
     throw e;
   }
-  if (secret === null) {
+  if (secrets === null) {
     log.warn({ ...fields, nextRetryMs: null }, 'webhook dropped: the account is gone');
     throw new GiveUp('the account is gone');
   }
   try {
     const status = await attemptDelivery(d, {
-      secret, allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: deps.config.webhookTimeoutMs, signal,
+      secrets, allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: deps.config.webhookTimeoutMs, signal,
     });
     log.info({ ...fields, status }, 'webhook delivered');
   } catch (e) {

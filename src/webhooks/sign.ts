@@ -6,6 +6,8 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 const SECRET_PREFIX = 'whsec_';
 /** Bytes of a new secret's key (the spec allows 24 to 64). */
 const SECRET_BYTES = 24;
+/** How long after a rotation deliveries also carry the previous secret's signature. */
+export const WEBHOOK_SECRET_GRACE_MS = 24 * 3600 * 1000;
 /** How far a delivery's webhook-timestamp may be from the receiver's clock, either way. */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 
@@ -38,12 +40,17 @@ export interface WebhookHeaders {
   'webhook-signature': string;
 }
 
-/** The three signature headers of one attempt; `timestamp` in unix seconds (the attempt's time). */
-export function signWebhook(secret: string, id: string, timestamp: number, body: string): WebhookHeaders {
+/**
+ * The three signature headers of one attempt; `timestamp` in unix seconds (the attempt's time). Several
+ * secrets (after a rotation): one space-separated `v1,…` signature each, as Standard Webhooks allows.
+ */
+export function signWebhook(secrets: string | readonly string[], id: string, timestamp: number, body: string): WebhookHeaders {
+  const keys = (typeof secrets === 'string' ? [secrets] : secrets).map(mustKey);
+  if (keys.length === 0) throw new Error('No webhook secret to sign with');
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${hmac(mustKey(secret), id, timestamp, body).toString('base64')}`,
+    'webhook-signature': keys.map((key) => `v1,${hmac(key, id, timestamp, body).toString('base64')}`).join(' '),
   };
 }
 

@@ -3,14 +3,15 @@
 // existed still load and sign with a derived one, never written; ACCOUNTS_FILE may set it (validated).
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXIT, revokeAccount, runAdmin } from '../../src/accounts/admin.js';
+import { Webhook } from 'standardwebhooks';
+import { createAccount, EXIT, revokeAccount, rotateWebhookSecret, runAdmin } from '../../src/accounts/admin.js';
 import { hashApiKey } from '../../src/accounts/keys.js';
 import { accountFromSeed, parseSeeds, seedAccounts } from '../../src/accounts/seed.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Account, AccountStore, Store } from '../../src/store/types.js';
-import { isWebhookSecret, newWebhookSecret } from '../../src/webhooks/sign.js';
-import { accountWebhookSecret } from '../../src/webhooks/secret.js';
+import { isWebhookSecret, newWebhookSecret, signWebhook, verifyWebhook } from '../../src/webhooks/sign.js';
+import { accountWebhookSecret, accountWebhookSecrets } from '../../src/webhooks/secret.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 const SECRET = 'test-secret-for-webhook-secrets';
@@ -80,6 +81,30 @@ for (const [label, factory] of factories) {
       expect((await run(store, 'rotate-webhook-secret', id, '--json')).code).toBe(EXIT.usage);
       await run(store, 'revoke', id);
       expect((await run(store, 'rotate-webhook-secret', id)).code).toBe(EXIT.usage);
+    });
+
+    it('after a rotation deliveries carry both signatures for 24 hours (a receiver on either secret verifies), then the new one only', async () => {
+      const { account } = await createAccount(store, SECRET, {});
+      const old = account.webhookSecret!;
+      const at = new Date('2026-11-24T00:00:00.000Z');
+      const { secret } = await rotateWebhookSecret(store, account.id, at);
+      const body = JSON.stringify({ type: 'job.completed', timestamp: at.toISOString(), data: {} });
+      const day = 24 * 3600_000;
+      expect(await accountWebhookSecrets(store, account.id, SECRET, new Date(at.getTime() + day - 1000))).toEqual([secret, old]);
+      expect(await accountWebhookSecrets(store, account.id, SECRET, new Date(at.getTime() + day + 1000))).toEqual([secret]);
+      // The previous secret is never shown.
+      for (const argv of [['list'], ['list', '--json'], ['show', account.id, '--json']]) expect((await run(store, ...argv)).out).not.toContain(old);
+      // What a receiver sees (standardwebhooks checks the timestamp with the real clock): two v1 signatures,
+      // each verifying with its secret; a rotation again within the day drops the oldest.
+      const now = new Date();
+      const fresh = await rotateWebhookSecret(store, account.id, now);
+      const t = Math.floor(now.getTime() / 1000);
+      const live = { ...signWebhook((await accountWebhookSecrets(store, account.id, SECRET, now))!, 'msg_live', t, body) };
+      expect(live['webhook-signature'].split(' ')).toHaveLength(2);
+      expect(new Webhook(fresh.secret).verify(body, live)).toEqual(JSON.parse(body));
+      expect(new Webhook(secret).verify(body, live)).toEqual(JSON.parse(body));
+      expect(verifyWebhook(secret, live, body)).toEqual(JSON.parse(body));
+      expect(() => new Webhook(old).verify(body, live)).toThrow();
     });
 
     it('an account stored without a secret loads, and signs with a derived one, stable and its own, never stored', async () => {
