@@ -56,6 +56,9 @@ export function parseSeeds(json: unknown): AccountSeed[] {
 
 export function accountFromSeed(seed: AccountSeed, secret: string, existing: Account | null, now: Date): Account {
   const keyHash = hashApiKey(seed.key, secret);
+  const webhookSecret = seed.webhookSecret ?? (isWebhookSecret(existing?.webhookSecret) ? existing.webhookSecret : newWebhookSecret());
+  // A re-seed keeping the rotated secret keeps the rotation's grace too (a restart must not end it early).
+  const previous = existing?.previousWebhookSecret && webhookSecret === existing.webhookSecret ? { previousWebhookSecret: existing.previousWebhookSecret } : {};
   return {
     id: existing?.id ?? seededAccountId(keyHash),
     keyHash,
@@ -70,7 +73,8 @@ export function accountFromSeed(seed: AccountSeed, secret: string, existing: Acc
     revoked: false,
     createdAt: existing?.createdAt ?? now.toISOString(),
     label: seed.label ?? existing?.label ?? null,
-    webhookSecret: seed.webhookSecret ?? (isWebhookSecret(existing?.webhookSecret) ? existing.webhookSecret : newWebhookSecret()),
+    webhookSecret,
+    ...previous,
   };
 }
 

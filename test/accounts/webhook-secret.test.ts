@@ -166,6 +166,10 @@ for (const [label, factory] of factories) {
       const [plain] = parseSeeds([{ key: 'pl_seed_1234', plan: 'free' }]);
       await seedAccounts(store, [plain!], SECRET);
       expect((await store.getAccount(account!.id))!.webhookSecret).toBe(given);
+      // Rotated, then re-seeded (a restart): the new secret and the previous one's grace both stay.
+      const { secret: rotated } = await rotateWebhookSecret(store, account!.id);
+      await seedAccounts(store, [plain!], SECRET);
+      expect(await accountWebhookSecrets(store, account!.id, SECRET, new Date())).toEqual([rotated, given]);
     });
   });
 }
