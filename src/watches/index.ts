@@ -12,7 +12,7 @@ import type { Account } from '../store/index.js';
 import { createRedisClient } from '../store/redis-connection.js';
 import type { Webhooks } from '../webhooks/types.js';
 import { BullScheduler, TimerScheduler, type CheckRun, type WatchScheduler } from './schedule.js';
-import { MemoryWatchStore, RedisWatchStore, type StoredWatch, type WatchStore } from './store.js';
+import { MemoryWatchStore, RedisWatchStore, type StoredWatch, type WatchChange, type WatchStore } from './store.js';
 import { WATCHED_FIELDS, type WatchRequest, type Watches, type WatchView } from './types.js';
 
 export * from './types.js';
@@ -24,6 +24,8 @@ const MAX_STORE_ATTEMPTS = 5;
 export interface WatchesOptions {
   /** Watches one account may have (tests lower it). */
   maxPerAccount?: number;
+  /** When checks run, instead of BullMQ or timers (tests run a given iteration themselves, again as a re-run). */
+  scheduler?: WatchScheduler;
 }
 
 const notFound = (): LookupError => new LookupError('not_found', { message: 'No such watch.' });
@@ -95,7 +97,7 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
     (store ??= onRedis
       ? new RedisWatchStore(createRedisClient(core.config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), core.config.redisPrefix)
       : new MemoryWatchStore());
-  const scheduler: WatchScheduler = onRedis ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId);
+  const scheduler: WatchScheduler = opts.scheduler ?? (onRedis ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId));
 
   /** Writes `change` onto the kept watch (compare-and-store, again on a race); false when the watch is gone. */
   async function amend(account: string, id: string, change: (w: StoredWatch) => StoredWatch | null): Promise<StoredWatch | null> {
@@ -139,15 +141,21 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
       return;
     }
     const values = watchedValues(record);
-    let changes: Array<{ field: string; from: unknown; to: unknown }> = [];
+    let changes: WatchChange[] = [];
     let before: StoredWatch | null = null;
     const stored = await amend(run.account, run.watchId, (w) => {
       // A check that began later already recorded: this older reading must not undo it.
       if (later(w, checkedAt)) return null;
-      const last = w.last_values;
+      // Values of another home than the one last seen (an address or link that now finds another home)
+      // are a first sighting of that home, not changes of the one watched.
+      const last = w.home_zpid === null || w.home_zpid === record.zpid ? w.last_values : null;
       changes = last ? WATCHED_FIELDS.filter((f) => !same(last[f], values[f])).map((f) => ({ field: f, from: last[f] ?? null, to: values[f] })) : [];
+      // A re-run of the iteration that recorded a change (its worker died before queuing the event) finds
+      // nothing new: it queues that change again, under the same event id, so it is delivered once, not lost.
+      if (changes.length === 0 && w.last_change?.iteration === run.iteration) changes = w.last_change.changes;
       before = w;
-      return { ...w, last_values: values, home_zpid: record.zpid, last_checked_at: checkedAt, last_error: null };
+      const lastChange = changes.length > 0 ? { iteration: run.iteration, changes } : (w.last_change ?? null);
+      return { ...w, last_values: values, home_zpid: record.zpid, last_checked_at: checkedAt, last_error: null, last_change: lastChange };
     });
     // Only the check whose compare-and-store recorded the change announces it: exactly once per change.
     if (!stored || changes.length === 0) return;
@@ -162,7 +170,11 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
       // Not queued: the old values go back, so the next check finds the change again and announces it.
       ctx.logger.warn({ err: e, watch: run.watchId }, 'property.changed could not be queued; the next check tries again');
       const previous = before as StoredWatch | null;
-      await amend(run.account, run.watchId, (w) => (w.last_checked_at === checkedAt ? { ...w, last_values: previous?.last_values ?? null, last_error: 'store_unavailable' } : null));
+      await amend(run.account, run.watchId, (w) =>
+        w.last_checked_at === checkedAt
+          ? { ...w, last_values: previous?.last_values ?? null, home_zpid: previous?.home_zpid ?? null, last_change: previous?.last_change ?? null, last_error: 'store_unavailable' }
+          : null,
+      );
     }
   }
 

@@ -23,6 +23,18 @@ export interface StoredWatch {
   last_error: string | null;
   /** Its schedule was removed (the account was revoked): no more checks. */
   stopped: boolean;
+  /**
+   * The last change a check recorded, and its iteration: a re-run of that iteration (its worker died
+   * between recording and queuing the event) queues it again under the same event id. Absent before.
+   */
+  last_change?: { iteration: string; changes: WatchChange[] } | null;
+}
+
+/** One watched field that differs from the last check's (property.changed's `changes`). */
+export interface WatchChange {
+  field: string;
+  from: unknown;
+  to: unknown;
 }
 
 export interface Versioned {
