@@ -6,10 +6,12 @@
 // bills nothing twice: reads since the round began are fresh (ctx.retrySince) and the homes the
 // round's charges (the ledger, under the chunk's deterministic requestId) were for are reported billed.
 import { parseBatchItem, toLookupError, type BatchItemResult, type LookupMeta } from '../contract/index.js';
+import { randomUUID } from 'node:crypto';
 import { createRequestContext } from '../lookup/context.js';
+import { homeKeyOf } from '../lookup/keys.js';
 import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
 import type { CoreDeps } from '../lookup/types.js';
-import type { Account } from '../store/index.js';
+import type { Account, LedgerEntry } from '../store/index.js';
 import { CHUNK_SIZE, type ChunkWrite, type JobRecord, type JobStore } from './store.js';
 
 /** What became of a run: settled (or nothing to do), or to run again at `at` (epoch ms). */
@@ -43,6 +45,7 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   let todo = pending;
   for (let pass = 0; todo.length > 0; pass += 1) {
     const ctx = createRequestContext(deps, account, { requestId });
+    ctx.reservationIdFor = reservationIds(requestId);
     // A re-run of the round (a crash, or another pass): reads since the round began are fresh enough.
     if (start.rerun || pass > 0) ctx.retrySince = start.roundStart;
     const items: BatchItemResult[] = todo.map((index) => parseBatchItem(raw[index - base]));
@@ -64,7 +67,11 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
 
   // The charges of this round already in the ledger (an earlier run that died): each one, once, to the
   // first item answered from that home's entry without a charge.
-  const owed = start.rerun ? await chargesOwed(deps, account.id, requestId, start.billed) : new Map<string, number>();
+  const ledger = start.rerun ? (await deps.store.ledger(account.id)) : [];
+  const owed = chargesOwed(ledger, requestId, start.billed);
+  // Homes charged to this account since the round began, under any request (another chunk's read).
+  const chargedSince = new Set(ledger.filter((e) => Date.parse(e.at) >= start.roundStart - CLOCK_SKEW_MS).map((e) => e.cacheKey));
+  const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
   const held = pending.filter((index) => isCapped(results.get(index)!));
   const lines: string[] = [];
   const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
@@ -78,6 +85,10 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
       const left = owed.get(r.entryKey) ?? 0;
       if (meta.credits === 0 && left > 0) {
         owed.set(r.entryKey, left - 1);
+        meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
+      } else if (meta.credits === 0 && start.rerun && !chargedSince.has(r.entryKey) && (await chargeHeld(deps, account.id, requestId, items.get(index)!, r.entryKey))) {
+        // The dead run read and cached this home but died before its charge: the charge it held is made now.
+        chargedSince.add(r.entryKey);
         meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
       }
       if (meta.credits === 1) billed.push(r.entryKey);
@@ -116,9 +127,35 @@ function mergeLines(partial: string, lines: string[]): string {
 }
 
 /** Entry keys charged under `requestId` (the ledger) and not yet reported by earlier rounds (`billed`), with how many times. */
-async function chargesOwed(deps: CoreDeps, accountId: string, requestId: string, billed: string[]): Promise<Map<string, number>> {
+function chargesOwed(ledger: readonly LedgerEntry[], requestId: string, billed: string[]): Map<string, number> {
   const owed = new Map<string, number>();
-  for (const e of await deps.store.ledger(accountId)) if (e.requestId === requestId) owed.set(e.cacheKey, (owed.get(e.cacheKey) ?? 0) + 1);
+  for (const e of ledger) if (e.requestId === requestId) owed.set(e.cacheKey, (owed.get(e.cacheKey) ?? 0) + 1);
   for (const key of billed) owed.set(key, (owed.get(key) ?? 0) - 1);
   return owed;
+}
+
+/** Ledger entries from this long before the round began count as its own (clock skew between processes). */
+const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * A chunk's reservation ids: the first live read of a home in a run is `<requestId>|<homeKey>`, the same
+ * in every run of the chunk, so a re-run adopts (reserve) or charges (chargeHeld) what a dead run held;
+ * a second read of the home in one run gets a new id.
+ */
+function reservationIds(requestId: string): (homeKey: string) => string {
+  const used = new Set<string>();
+  return (homeKey) => {
+    if (used.has(homeKey)) return randomUUID();
+    used.add(homeKey);
+    return `${requestId}|${homeKey}`;
+  };
+}
+
+/** Charges the reservation a dead run of the chunk held for the item's home, if it is still held; true when charged. */
+async function chargeHeld(deps: CoreDeps, accountId: string, requestId: string, item: BatchItemResult, entryKey: string): Promise<boolean> {
+  if (!item.ok) return false;
+  const reservationId = `${requestId}|${homeKeyOf(item.locator)}`;
+  return deps.store
+    .commit({ reservationId, accountId, cacheKey: entryKey, requestId, kind: 'included', at: deps.clock().toISOString() })
+    .catch(() => false);
 }

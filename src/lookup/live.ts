@@ -83,10 +83,10 @@ class CreditWait {
 }
 
 /** Holds one credit and one daily-budget slot (a lease), or throws the plan's refusal or HeldInFlight. */
-async function reserveOnce(ctx: RequestContext): Promise<Reservation> {
+async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reservation> {
   const { store, config, clock } = ctx.deps;
   const now = clock();
-  const id = ctx.deps.newId();
+  const id = ctx.reservationIdFor?.(homeKey) ?? ctx.deps.newId();
   const since = Date.now() - CLOCK_SKEW_MS;
   const request = reserveRequest(ctx.account, config, now, id);
   const result = await store.reserve(request);
@@ -100,11 +100,11 @@ async function reserveOnce(ctx: RequestContext): Promise<Reservation> {
 }
 
 /** Holds one credit and one daily-budget slot for a live lookup, waiting for lookups in flight if they hold them. */
-export async function reserve(ctx: RequestContext): Promise<Reservation> {
+export async function reserve(ctx: RequestContext, homeKey: string): Promise<Reservation> {
   const wait = new CreditWait(ctx);
   for (;;) {
     try {
-      return await reserveOnce(ctx);
+      return await reserveOnce(ctx, homeKey);
     } catch (e) {
       if (!(e instanceof HeldInFlight)) throw e;
       await wait.next(e);
@@ -220,7 +220,7 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
         // The previous holder may have cached the home just before letting go of the lock.
         const { hit, previous } = await readHome(store, req.homeKey, req.options.raw, req.freshness);
         if (hit) return loadedFromHit(hit, req.reportAs ?? hit.entryKey);
-        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx)), { key: lock, token }, previous ?? req.previous ?? null);
+        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx, req.homeKey)), { key: lock, token }, previous ?? req.previous ?? null);
       } finally {
         holdings(ctx).dropLock(lock, token);
         await store.unlock(lock, token).catch(() => undefined);

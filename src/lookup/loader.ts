@@ -125,7 +125,7 @@ async function lookupAddress(
   const { store, collector, clock, config } = ctx.deps;
   // Reserved before resolving: resolving can start the fallback provider's paid read, and an account
   // that cannot pay gets no lookup at all.
-  const reservation = await reserve(ctx);
+  const reservation = await reserve(ctx, req.key);
   let handedOver = false;
   try {
     const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];

@@ -68,6 +68,11 @@ export interface RequestContext {
    * made since then is fresh enough whatever max_age says, so the retry bills nothing that run billed.
    */
   retrySince?: number;
+  /**
+   * The id of the reservation of a live read of `homeKey` (a job chunk's, jobs/chunk.ts: the same on a
+   * re-run, so a run after a crash takes over what the dead run held); a new id when absent.
+   */
+  reservationIdFor?: (homeKey: string) => string;
 }
 
 export interface ContextOptions {

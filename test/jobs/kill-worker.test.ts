@@ -35,8 +35,8 @@ interface Worker {
   exited: Promise<number | null>;
   /** Its 'job chunk started' log lines. */
   chunks: { chunk: number; rerun: boolean }[];
-  /** Resolves at its next 'job chunk started' line. */
-  nextChunk(): Promise<void>;
+  /** Resolves at its `n`th 'job chunk started' line. */
+  chunkStarted(n: number): Promise<void>;
 }
 
 function spawnWorker(prefix: string): Worker {
@@ -56,7 +56,7 @@ function spawnWorker(prefix: string): Worker {
   let ready: () => void = () => {};
   const started = new Promise<void>((resolve) => (ready = resolve));
   const chunks: Worker['chunks'] = [];
-  let onChunk: (() => void) | null = null;
+  let waiting: { n: number; resolve: () => void } | null = null;
   let buffered = '';
   proc.stdout!.on('data', (d) => {
     buffered += String(d);
@@ -67,12 +67,12 @@ function spawnWorker(prefix: string): Worker {
       if (!line.includes('job chunk started')) continue;
       const { chunk, rerun } = JSON.parse(line) as { chunk: number; rerun: boolean };
       chunks.push({ chunk, rerun });
-      onChunk?.();
+      if (waiting && chunks.length >= waiting.n) waiting.resolve();
     }
   });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const nextChunk = () => new Promise<void>((resolve) => (onChunk = resolve));
-  return { proc, started, exited, chunks, nextChunk };
+  const chunkStarted = (n: number) => new Promise<void>((resolve) => (chunks.length >= n ? resolve() : (waiting = { n, resolve })));
+  return { proc, started, exited, chunks, chunkStarted };
 }
 
 async function serviceOn(prefix: string): Promise<{ svc: TestService; jobs: Jobs; account: Account }> {
@@ -113,9 +113,9 @@ describe('a worker killed mid-job', () => {
     const [w1, w2] = [spawnWorker(prefixA), spawnWorker(prefixA)];
     await Promise.all([w1.started, w2.started]);
     const { id } = await a.jobs.create(a.account, { items: ITEMS, webhookUrl: null, options: { raw: false } });
-    // Under way (some chunks settled): one worker dies as it starts its next chunk, so that chunk is cut short.
-    await follow(a.jobs, a.account, id, (v) => v.done >= 150);
-    await w1.nextChunk();
+    // Under way: one worker dies as it starts its third chunk (its first two began at once; one of them
+    // has settled), so that chunk is cut short. 12 chunks, 4 slots: a third start on each worker is certain.
+    await w1.chunkStarted(3);
     w1.proc.kill('SIGKILL');
     expect(await w1.exited).toBeNull();
     const view = (await follow(a.jobs, a.account, id)).pop()!;
