@@ -13,7 +13,8 @@
 // retry does not happen in practice.
 //
 // Redis Cluster (REDIS_CLUSTER_NODES): the same store on an ioredis Cluster. Keys used together share
-// a hash tag: a home's entry and raw record `{<cacheKey>}` (one MULTI, one MGET), billing `{bill}`,
+// a hash tag: a home's entry and raw record `{<cacheKey>}` (one MULTI, one MGET; on a cluster only, so a
+// single server keeps the names it always had and an upgrade keeps its cache), billing `{bill}`,
 // accounts `{acct}`. A read over many homes or aliases (one MGET on a single server, the hot path) is
 // cut into one MGET per hash slot on a cluster, sent at once; lease renewals, one pipeline on a single
 // server, are sent as separate calls at once (a cluster pipeline must stay on one node). Nothing
@@ -43,10 +44,10 @@
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
-//   Pentry4:{<cacheKey>}        the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
-//   Praw4:{<cacheKey>}          its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it);
-//                               the tag puts both in one slot (older code's untagged `Pentry4:<cacheKey>`,
-//                               `Praw4:<cacheKey>` and `Pcache:<cacheKey>` are other names: never read)
+//   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
+//   Praw4:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it);
+//                               on a cluster `Pentry4:{<cacheKey>}`, `Praw4:{<cacheKey>}`: the tag puts both in one slot
+//                               (older code's `Pcache:<cacheKey>` is another name: never read)
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
@@ -383,7 +384,7 @@ export class RedisStore implements Store {
   private recovering: Promise<void> | null = null;
 
   private constructor(private readonly redis: RedisClient, prefix: string, private readonly timeoutMs: number) {
-    this.k = redisKeys(prefix);
+    this.k = redisKeys(prefix, redis.isCluster);
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
     redis.defineCommand('plCommit', { numberOfKeys: 4, lua: LUA_COMMIT });
     redis.defineCommand('plRelease', { numberOfKeys: 4, lua: LUA_RELEASE });
@@ -947,7 +948,9 @@ function renewalBound<T>(pending: Promise<T>, timeoutMs: number): Promise<T> {
 // ---------------------------------------------------------------------------------------------
 
 /** The store's key names under prefix `p` (see the layout at the top); exported for tests that reach behind the store. */
-export function redisKeys(p: string) {
+export function redisKeys(p: string, cluster = false) {
+  // Tagged on a cluster only: renaming a single server's entries would make every cached home a billed miss once.
+  const home = cluster ? (key: string) => `{${key}}` : (key: string) => key;
   return {
     account: (id: string) => `${p}{acct}:account:${id}`,
     keyIndex: (keyHash: string) => `${p}{acct}:key:${keyHash}`,
@@ -959,8 +962,8 @@ export function redisKeys(p: string) {
     reservation: (id: string) => `${p}{bill}:res:${id}`,
     reservationsByExpiry: `${p}{bill}:res-by-expiry`,
     ledger: `${p}{bill}:ledger`,
-    entry: (key: string) => `${p}entry${ENTRY_FORMAT}:{${key}}`,
-    raw: (key: string) => `${p}raw${ENTRY_FORMAT}:{${key}}`,
+    entry: (key: string) => `${p}entry${ENTRY_FORMAT}:${home(key)}`,
+    raw: (key: string) => `${p}raw${ENTRY_FORMAT}:${home(key)}`,
     alias: (key: string) => `${p}alias:${key}`,
     memo: (key: string) => `${p}memo:${key}`,
     lock: (key: string) => `${p}lock:${key}`,

@@ -29,15 +29,15 @@ const target = () => ({ redisUrl: null, redisClusterNodes: cluster.nodeList });
 let prefix = '';
 storeContract('redis cluster', () => RedisStore.connect(target(), { prefix: (prefix = `t${randomUUID().slice(0, 8)}:`) }), {
   async writeEntryText(key, text) {
-    await raw.set(redisKeys(prefix).entry(key), text, 'PX', 60_000);
+    await raw.set(redisKeys(prefix, true).entry(key), text, 'PX', 60_000);
   },
-  readRawValue: (key) => raw.getBuffer(redisKeys(prefix).raw(key)),
+  readRawValue: (key) => raw.getBuffer(redisKeys(prefix, true).raw(key)),
   async writeRawValue(key, value) {
-    if (value === null) await raw.del(redisKeys(prefix).raw(key));
-    else await raw.set(redisKeys(prefix).raw(key), value, 'PX', 60_000);
+    if (value === null) await raw.del(redisKeys(prefix, true).raw(key));
+    else await raw.set(redisKeys(prefix, true).raw(key), value, 'PX', 60_000);
   },
   async expireEntry(key, ttlMs) {
-    for (const k of [redisKeys(prefix).entry(key), redisKeys(prefix).raw(key)]) {
+    for (const k of [redisKeys(prefix, true).entry(key), redisKeys(prefix, true).raw(key)]) {
       const left = await raw.pttl(k);
       expect(left).toBeGreaterThan(0);
       expect(left).toBeLessThanOrEqual(ttlMs);
@@ -57,12 +57,12 @@ storeContract('redis cluster', () => RedisStore.connect(target(), { prefix: (pre
         }
       } while (cursor !== '0');
     }
-    const byExpiry = redisKeys(prefix).reservationsByExpiry;
+    const byExpiry = redisKeys(prefix, true).reservationsByExpiry;
     const held = await raw.zrange(byExpiry, 0, -1, 'WITHSCORES');
     for (let i = 0; i < held.length; i += 2) {
       const at = String(Number(held[i + 1]) - ms);
       await raw.zadd(byExpiry, at, held[i]!);
-      const record = redisKeys(prefix).reservation(held[i]!);
+      const record = redisKeys(prefix, true).reservation(held[i]!);
       if (await raw.exists(record)) await raw.hset(record, 'expires_at', at);
     }
   },
@@ -87,7 +87,7 @@ describe('RedisStore on a cluster', () => {
         await store.putAlias(`addr:${z}`, `zpid:${z}`, 60_000);
       }
       // The homes' entries live on all three masters.
-      const slots = kept.map((z) => keySlot(redisKeys(p).entry(`zpid:${z}`)));
+      const slots = kept.map((z) => keySlot(redisKeys(p, true).entry(`zpid:${z}`)));
       const owners = new Set(await Promise.all(slots.map(async (s) => (raw.slots[s] ?? []).join())));
       expect(owners.size).toBe(3);
 
@@ -109,9 +109,9 @@ describe('RedisStore on a cluster', () => {
     try {
       const locks = Array.from({ length: 30 }, (_, i) => ({ key: `zpid:${i}`, token: `tok${i}` }));
       for (const l of locks) expect(await store.tryLock(l.key, l.token, 5_000)).toBe(true);
-      await raw.del(redisKeys(p).lock('zpid:7'));
+      await raw.del(redisKeys(p, true).lock('zpid:7'));
       expect(await store.renewLocks(locks, 60_000)).toEqual(['zpid:7']);
-      expect(await raw.pttl(redisKeys(p).lock('zpid:20'))).toBeGreaterThan(30_000);
+      expect(await raw.pttl(redisKeys(p, true).lock('zpid:20'))).toBeGreaterThan(30_000);
 
       const refs = Array.from({ length: 10 }, (_, i) => ({ accountId: 'acct_i', key: `idem-${i}`, token: `t${i}` }));
       for (const r of refs) expect((await store.claimIdempotency(r, 'h', 5_000)).state).toBe('claimed');
@@ -152,7 +152,7 @@ describe('RedisStore on a cluster', () => {
       });
       await store.putAccount(account({ id: 'acct_before' }));
       await store.ping(); // the epoch this instance works from
-      const owner = raw.slots[keySlot(redisKeys(p).epoch)]![0];
+      const owner = raw.slots[keySlot(redisKeys(p, true).epoch)]![0];
       const node = raw.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner)!;
       await node.flushall();
       await store.ping();
@@ -266,11 +266,11 @@ describe('a master of the cluster dies', () => {
     const store = await RedisStore.connect(target(), { prefix: p, commandTimeoutMs: 500 });
     try {
       const victim = `127.0.0.1:${cluster.ports[0]}`;
-      const owner = (zpid: string) => raw.slots[keySlot(redisKeys(p).entry(`zpid:${zpid}`))]![0];
+      const owner = (zpid: string) => raw.slots[keySlot(redisKeys(p, true).entry(`zpid:${zpid}`))]![0];
       const zpids = Array.from({ length: 200 }, (_, i) => String(i));
       const onVictim = zpids.find((z) => owner(z) === victim)!;
       const elsewhere = zpids.find((z) => owner(z) !== victim)!;
-      const lockOnVictim = zpids.find((z) => raw.slots[keySlot(redisKeys(p).lock(`zpid:${z}`))]![0] === victim)!;
+      const lockOnVictim = zpids.find((z) => raw.slots[keySlot(redisKeys(p, true).lock(`zpid:${z}`))]![0] === victim)!;
       for (const z of [onVictim, elsewhere]) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
       expect((await store.getEntries([`zpid:${onVictim}`, `zpid:${elsewhere}`])).map((e) => e?.zpid)).toEqual([onVictim, elsewhere]);
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LookupError } from '../../src/contract/errors.js';
+import { encodeEntry } from '../../src/store/entry-format.js';
 import { RedisStore, redisKeys } from '../../src/store/redis.js';
 import { keySlot } from '../../src/store/redis-connection.js';
 import type { ReserveRequest } from '../../src/store/types.js';
@@ -163,14 +164,31 @@ describe('RedisStore specifics', () => {
       // TTLs: cache, memo, lock and the budget counter expire; the ledger does not.
       expect(await raw.pttl(redisKeys(prefix).entry('zpid:1'))).toBeGreaterThan(50_000);
       expect(await raw.pttl(redisKeys(prefix).raw('zpid:1'))).toBeGreaterThan(50_000);
-      // A home's entry and raw record share a hash tag (one slot on a cluster: one MULTI, one MGET).
-      expect(keys).toContain(redisKeys(prefix).entry('zpid:1'));
-      expect(redisKeys(prefix).entry('zpid:1')).toMatch(/\{zpid:1\}$/);
-      expect(keySlot(redisKeys(prefix).raw('zpid:1'))).toBe(keySlot(redisKeys(prefix).entry('zpid:1')));
+      // A home's keys keep their untagged names on a single server; on a cluster they share a hash tag
+      // (one slot: one MULTI, one MGET).
+      expect(keys).toEqual(expect.arrayContaining([`${prefix}entry4:zpid:1`, `${prefix}raw4:zpid:1`]));
+      expect(redisKeys(prefix, true).entry('zpid:1')).toMatch(/\{zpid:1\}$/);
+      expect(keySlot(redisKeys(prefix, true).raw('zpid:1'))).toBe(keySlot(redisKeys(prefix, true).entry('zpid:1')));
       // The raw record is kept compressed, far smaller than its JSON.
       expect((await raw.strlen(redisKeys(prefix).raw('zpid:1'))) * 5).toBeLessThan(rawJsonOf('1').length);
       expect(await raw.pttl(`${prefix}{bill}:budget:service:2026-03-01`)).toBeGreaterThan(47 * 3600_000);
       expect(await raw.pttl(`${prefix}{bill}:ledger`)).toBe(-1);
+    } finally {
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
+  it('an entry the previous release wrote is still a hit after the upgrade (a miss would be read live and billed again)', async () => {
+    const prefix = `u${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(server.url, { prefix });
+    const raw = new Redis(server.url);
+    try {
+      // As f8d3b5e (before Redis Cluster support) wrote it: these two names, in one transaction.
+      const { text, raw: rawValue } = await encodeEntry(entry('5'), rawJsonOf('5'));
+      await raw.multi().set(`${prefix}entry4:zpid:5`, text, 'PX', 60_000).set(`${prefix}raw4:zpid:5`, rawValue!, 'PX', 60_000).exec();
+      expect(await store.getEntries(['zpid:5', 'zpid:6'])).toEqual([entry('5'), null]);
+      expect(await store.getEntriesWithRaw(['zpid:5'])).toEqual([{ entry: entry('5'), rawJson: rawJsonOf('5') }]);
     } finally {
       raw.disconnect();
       await store.close();
