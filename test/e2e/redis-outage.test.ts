@@ -46,6 +46,8 @@ interface Outcome {
   service: number;
   /** Outage phase when the request was sent (set by the test; a tick, not a clock). */
   phase: Phase;
+  /** Outage phase when its answer arrived: phases only move forward, so `down` then `down` ran wholly while Redis was dead. */
+  answered?: Phase;
 }
 
 let redis: RedisServer | undefined;
@@ -112,6 +114,7 @@ describe('Redis outage under HTTP load, two app instances', () => {
         const zpid = ZPIDS[(w * 3 + i) % ZPIDS.length]!;
         const s = (w + i) % services.length;
         const o = await get(services[s]!, `/v1/portal/property?zpid=${zpid}`, ACCOUNTS[name]!.key, name, s, phase);
+        o.answered = phase;
         outcomes.push(o);
         if (o.status !== 200) await sleep(10); // a client backing off
       }
@@ -158,8 +161,12 @@ describe('Redis outage under HTTP load, two app instances', () => {
       expect([200, 503], JSON.stringify(o)).toContain(o.status);
       if (o.status === 503) expect({ code: o.code, retryAfter: o.retryAfter }).toEqual({ code: 'store_unavailable', retryAfter: '30' });
     }
-    // Sent while Redis was down: every one refused (authentication already needs the store).
-    for (const o of outcomes.filter((x) => x.phase === 'down')) expect(o.status, JSON.stringify(o)).toBe(503);
+    // Sent and answered while Redis was down: every one refused (every lookup reads the store; the key's
+    // account may come from the in-process auth cache). One sent then but answered after the restart began
+    // may have reached the store only once it was back (a loaded machine delays a request): 200 or 503 alike.
+    const whollyDown = outcomes.filter((x) => x.phase === 'down' && x.answered === 'down');
+    expect(whollyDown.length).toBeGreaterThanOrEqual(20);
+    for (const o of whollyDown) expect(o.status, JSON.stringify(o)).toBe(503);
     // Sent once both instances were ready again: every one served.
     for (const o of outcomes.filter((x) => x.phase === 'after')) expect(o.status, JSON.stringify(o)).toBe(200);
 
@@ -189,7 +196,8 @@ describe('Redis outage under HTTP load, two app instances', () => {
     // Reservations left held by requests cut off by the crash are returned by the sweep (after their ttl).
     expect(await stores[0]!.budgetUsage(DAY, 'paid')).toBe(ledger.length + held);
     expect(held).toBeLessThanOrEqual(outcomes.filter((o) => o.status === 503).length);
-    console.info('[e2e/outage]', JSON.stringify({ tally, down: refused('down'), after: outcomes.filter((o) => o.phase === 'after').length, charged: charged.length, ledger: ledger.length, held }));
+    const lateDown = outcomes.filter((o) => o.phase === 'down' && o.answered !== 'down').map((o) => `${o.status}/${o.credits}`);
+    console.info('[e2e/outage]', JSON.stringify({ tally, down: refused('down'), lateDown, after: outcomes.filter((o) => o.phase === 'after').length, charged: charged.length, ledger: ledger.length, held }));
   }, 90_000);
 });
 
