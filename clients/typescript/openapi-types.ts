@@ -848,7 +848,7 @@ export interface components {
         };
         /** @description A watched home: read live every interval_hours; a property.changed event when price, status, estimate, rent estimate or HOA changed. */
         Watch: {
-            /** @description The watch id (DELETE /v1/portal/watches/<id> ends it) */
+            /** @description The watch id (`DELETE /v1/portal/watches/<id>` ends it) */
             id: string;
             /** @description The locator as sent, when it was a link */
             url?: string;
@@ -2810,7 +2810,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
                     ratelimit?: string;
-                    /** @description /v1/portal/watches/<id> */
+                    /** @description The watch: `/v1/portal/watches/<id>` */
                     location?: string;
                     [name: string]: unknown;
                 };
@@ -3344,7 +3344,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -3390,7 +3390,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -3436,7 +3436,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
                 "webhook-timestamp": string;
-                /** @description v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
                 "webhook-signature": string;
             };
             path?: never;

@@ -41,7 +41,7 @@ const time = (description: string) => nullable(Type.String({ format: 'date-time'
 /** A watch as answered (REST data of the watch routes; GraphQL Watch in camelCase). */
 export const WatchView = Type.Object(
   {
-    id: Type.String({ description: 'The watch id (DELETE /v1/portal/watches/<id> ends it)' }),
+    id: Type.String({ description: 'The watch id (`DELETE /v1/portal/watches/<id>` ends it)' }),
     url: Type.Optional(Type.String({ description: 'The locator as sent, when it was a link' })),
     zpid: Type.Optional(Type.String({ description: 'The locator as sent, when it was a zpid' })),
     address: Type.Optional(Type.String({ description: 'The locator as sent, when it was an address' })),

@@ -242,7 +242,7 @@ const watchPaths = (): Record<string, Json> => ({
         content: { 'application/json': { schema: { $ref: '#/components/schemas/WatchRequest' }, example: { zpid: '15192198', webhook_url: 'https://example.com/hooks/portal', interval_hours: 24 } } },
       },
       responses: {
-        '201': { ...watchAnswer('The watch; its first check runs at once', false), headers: { ...commonHeaders, location: { description: '/v1/portal/watches/<id>', schema: { type: 'string' } } } },
+        '201': { ...watchAnswer('The watch; its first check runs at once', false), headers: { ...commonHeaders, location: { description: 'The watch: `/v1/portal/watches/<id>`', schema: { type: 'string' } } } },
         ...errorResponses([400], (c) => c === 'bad_body' || c === 'bad_param' || c === 'missing_param' || c === 'too_many_items'),
         ...errorResponses([401]),
         ...errorResponses([500]),

@@ -18,7 +18,7 @@ const HEADERS: Json[] = [
   {
     name: 'webhook-signature', in: 'header', required: true,
     description:
-      'v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>"> keyed with the base64-decoded part of the account\'s secret after whsec_ ' +
+      '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account\'s secret after whsec_ ' +
       '(npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library.',
     schema: { type: 'string', pattern: '^v1,' },
   },

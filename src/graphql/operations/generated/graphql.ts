@@ -667,7 +667,7 @@ export type Watch = {
   createdAt: Scalars['String']['output'];
   /** The home's zpid once a check found it */
   homeZpid?: Maybe<Scalars['String']['output']>;
-  /** The watch id (DELETE /v1/portal/watches/<id> ends it) */
+  /** The watch id (`DELETE /v1/portal/watches/<id>` ends it) */
   id: Scalars['String']['output'];
   /** Hours between two checks */
   intervalHours: Scalars['Float']['output'];
