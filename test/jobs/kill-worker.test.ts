@@ -2,7 +2,8 @@
 // chunks on Redis; one is SIGKILLed once the job is under way (gated on its progress), the other takes
 // over its chunks (BullMQ's stalled-job check, JOB_LOCK_MS 1 s) and finishes. The results and the bill
 // equal an uninterrupted run's of the same items (in this process, on another prefix): every item's
-// outcome, each home charged once, the same homes charged. The survivor stops gracefully on SIGTERM.
+// outcome, each home charged once, the same homes charged (a home the dead run had cached but not yet
+// charged is charged on the re-run from the reservation it held). The survivor stops on SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,18 +153,14 @@ describe('a worker killed mid-job', () => {
   it('has the results of an uninterrupted run', () => {
     expect(whole.view).toMatchObject({ status: 'completed', done: COUNT });
     expect(outcomes(killed.lines)).toEqual(outcomes(whole.lines));
-    const { succeeded, failed } = whole.view;
-    expect(killed.view).toMatchObject({ succeeded, failed, credits: killed.charges.length });
+    const { succeeded, failed, credits, cache_hits } = whole.view;
+    expect(killed.view).toMatchObject({ succeeded, failed, credits, cache_hits });
   });
 
-  it('bills no home twice, and no home the uninterrupted run did not bill', () => {
+  it('bills each home once, the same homes as the uninterrupted run', () => {
     expect(whole.charges).toHaveLength(new Set(ITEMS.flatMap((_, i) => (i % 50 === 9 ? [] : [HOMES[(i * 31) % HOMES.length]]))).size);
-    expect(new Set(killed.charges).size).toBe(killed.charges.length);
-    expect(killed.charges.filter((c) => !whole.charges.includes(c))).toEqual([]);
+    expect(killed.charges).toEqual(whole.charges);
     const credited = killed.lines.filter((l) => l.ok && l.meta.credits === 1).map((l) => `zpid:${l.data.zpid}`).sort();
     expect(credited).toEqual(killed.charges);
-    // Known gap (README): a home the dead worker had cached but not yet charged when it died is served
-    // free on the re-run, so the bill may be short by the live reads in flight at the kill, never over.
-    expect(whole.charges.length - killed.charges.length).toBeLessThanOrEqual(10);
   });
 });
