@@ -25,9 +25,18 @@ export function answerError(request: FastifyRequest, reply: FastifyReply, e: unk
 }
 
 /** Fastify's `frameworkErrors` option: a malformed URL and the like, before routing. */
-export function frameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // Refused before routing, so no hook runs for this reply.
   v1Headers(reply);
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    // A path segment longer than any id (a job's, a watch's): nothing is there, the URL itself is fine.
+    const path = request.url.split('?')[0]!;
+    answerError(request, reply, new LookupError('route_not_found', {
+      message: `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`,
+      details: { reason: 'a path segment is longer than 100 characters' },
+    }));
+    return;
+  }
   answerError(request, reply, new LookupError('bad_param', {
     message: 'The request URL is malformed.',
     details: { param: 'url', reason: 'the path or query is not valid percent-encoded UTF-8' },

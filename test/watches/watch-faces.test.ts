@@ -84,6 +84,22 @@ describe('REST', () => {
     expect(r.body.error.message.length).toBeGreaterThan(10);
   });
 
+  it('DELETE with content-type application/json and no body (clients that set it on every request): 204, as without it', async () => {
+    const { id } = (await svc.post('/v1/portal/watches', good)).body.data;
+    const r = await svc.fetch(`${svc.url}/v1/portal/watches/${id}`, { method: 'DELETE', headers: { 'x-api-key': svc.keys.free!, 'content-type': 'application/json' } });
+    expect(r.status).toBe(204);
+    expect((await svc.get(`/v1/portal/watches/${id}`)).status).toBe(404);
+  });
+
+  it('an id longer than a path parameter may be (over 100 characters): 404, on GET and DELETE', async () => {
+    for (const id of ['w_'.padEnd(101, 'a'), 'a'.repeat(5_000)]) {
+      for (const res of [await svc.get(`/v1/portal/watches/${id}`), await del(`/v1/portal/watches/${id}`)]) {
+        expect(res.status).toBe(404);
+        expect(res.body.error.code).toBe('route_not_found');
+      }
+    }
+  });
+
   it('interval_hours under the minimum: the message says the minimum', async () => {
     const r = await svc.post('/v1/portal/watches', { ...good, interval_hours: 0.0001 });
     expect(r.body.error.message).toContain('at least 0.000278');

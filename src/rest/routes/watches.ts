@@ -56,6 +56,12 @@ export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promis
       const data = await watches().create(account, { locator, webhookUrl, intervalHours });
       return reply.code(201).header('location', `${WATCHES_PATH}/${encodeURIComponent(data.id)}`).send({ data, meta: { took_ms: tookMs(reply) } });
     }));
+    // Here too: a DELETE sent with content-type application/json and no body (clients that set it on every
+    // request) is no unreadable body.
+    scope.delete(`${WATCHES_PATH}/:id`, route(async (account, request, reply) => {
+      await watches().remove(account, idOf(request));
+      return reply.code(204).send();
+    }));
   });
   app.get(WATCHES_PATH, route(async (account, _request, reply) => {
     const data = await watches().list(account);
@@ -64,9 +70,5 @@ export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promis
   app.get(`${WATCHES_PATH}/:id`, route(async (account, request, reply) => {
     const data = await watches().get(account, idOf(request));
     return reply.send({ data, meta: { took_ms: tookMs(reply) } });
-  }));
-  app.delete(`${WATCHES_PATH}/:id`, route(async (account, request, reply) => {
-    await watches().remove(account, idOf(request));
-    return reply.code(204).send();
   }));
 }
