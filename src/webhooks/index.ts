@@ -40,7 +40,7 @@ export function createWebhooks(deps: Deps): Webhooks {
   const runner = usesRedis(config) ? bullRunner(deps, log) : memoryRunner(deps, log);
   return {
     async checkUrl(raw, param) {
-      return (await checkWebhookUrl(raw, param, { allowPrivate: config.webhookAllowPrivate })).url.href;
+      return (await checkWebhookUrl(raw, param, { allowPrivate: config.webhookAllowPrivate, timeoutMs: config.webhookTimeoutMs })).url.href;
     },
     async send(account, url, event) {
       const delivery: Delivery = {

@@ -124,6 +124,19 @@ export function addressRefusal(ip: string): string | null {
 export interface GuardOptions {
   allowPrivate: boolean;
   resolve?: Resolver;
+  /** A resolution still unanswered after this long is refused (the system resolver has no limit of its own). */
+  timeoutMs?: number;
+}
+
+/** The resolver's answer, or a rejection once `ms` have passed. */
+function within<T>(work: Promise<T>, ms: number | undefined): Promise<T> {
+  if (ms === undefined) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error('resolution timed out')), ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -139,9 +152,9 @@ export async function checkWebhookUrl(raw: unknown, param: string, options: Guar
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {
     try {
-      addresses = await (options.resolve ?? systemResolver)(host);
-    } catch {
-      throw bad(param, `host ${host} does not resolve`);
+      addresses = await within((options.resolve ?? systemResolver)(host), options.timeoutMs);
+    } catch (e) {
+      throw bad(param, (e as Error).message === 'resolution timed out' ? `host ${host} did not resolve within ${options.timeoutMs} ms` : `host ${host} does not resolve`);
     }
     if (addresses.length === 0) throw bad(param, `host ${host} does not resolve`);
   }

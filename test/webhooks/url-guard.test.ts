@@ -110,4 +110,10 @@ describe('checkWebhookUrl', () => {
     expect(await refusal('https://nowhere.example/x')).toMatch(/does not resolve/);
     expect(await refusal('https://nowhere.example/x', true)).toMatch(/does not resolve/);
   });
+
+  it('refuses a host whose resolution never answers, once the time limit passes (the system resolver has none)', async () => {
+    const silent: Resolver = () => new Promise(() => undefined);
+    const refused = checkWebhookUrl('https://slow.example/x', 'webhook_url', { allowPrivate: true, resolve: silent, timeoutMs: 20 });
+    await expect(refused).rejects.toMatchObject({ code: 'bad_param', details: { param: 'webhook_url', reason: 'host slow.example did not resolve within 20 ms' } });
+  });
 });
