@@ -3344,7 +3344,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
                 "webhook-timestamp": string;
-                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). For 24 h after a rotation a second `v1,…` signature, with the previous secret, follows after a space: accept the delivery when any one verifies. Verify with a Standard Webhooks library. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -3390,7 +3390,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
                 "webhook-timestamp": string;
-                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). For 24 h after a rotation a second `v1,…` signature, with the previous secret, follows after a space: accept the delivery when any one verifies. Verify with a Standard Webhooks library. */
                 "webhook-signature": string;
             };
             path?: never;
@@ -3436,7 +3436,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
                 "webhook-timestamp": string;
-                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library. */
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). For 24 h after a rotation a second `v1,…` signature, with the previous secret, follows after a space: accept the delivery when any one verifies. Verify with a Standard Webhooks library. */
                 "webhook-signature": string;
             };
             path?: never;

@@ -19,7 +19,8 @@ const HEADERS: Json[] = [
     name: 'webhook-signature', in: 'header', required: true,
     description:
       '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account\'s secret after whsec_ ' +
-      '(npm run accounts -- create / rotate-webhook-secret). Verify with a Standard Webhooks library.',
+      '(npm run accounts -- create / rotate-webhook-secret). For 24 h after a rotation a second `v1,…` signature, with the previous secret, ' +
+      'follows after a space: accept the delivery when any one verifies. Verify with a Standard Webhooks library.',
     schema: { type: 'string', pattern: '^v1,' },
   },
 ];
