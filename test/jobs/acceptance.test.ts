@@ -47,7 +47,7 @@ beforeAll(async () => {
     store: await RedisStore.connect(redis.url, { prefix }),
     replay: { catalog: manyHomesCatalog(HOMES) },
     accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 10_000, overage: false, webhookSecret: secret } },
-    env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: 'true', JOB_LOCK_MS: '1000', JOB_CONCURRENCY: '4' },
+    env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '4' },
   });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
   await svc.app.core.background.startWorkers();
