@@ -1,9 +1,10 @@
 // The Redis store and the rate limits on a real 3-master Redis Cluster (REDIS_CLUSTER_NODES): the
 // store contract suite as on one server, reads over many homes spread across the masters, lease
 // renewals across nodes, account-change notices across instances, exact billing under concurrency
-// across several store instances, and the shared per-key limits.
+// across several store instances, the shared per-key limits, a slot moved to another master (resharding)
+// and a master that dies.
 import { randomUUID } from 'node:crypto';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisRateLimiter } from '../../src/accounts/rate-limit.js';
@@ -255,6 +256,61 @@ describe('RedisRateLimiter on a cluster', () => {
       again!();
     } finally {
       await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
+
+describe('a slot moves to another master (resharding)', () => {
+  it('reads and writes of a home follow it (ASK while it migrates, MOVED once moved); billing fails fast while {bill} migrates, then is exact', async () => {
+    const p = `m${randomUUID().slice(0, 8)}:`;
+    const store = await RedisStore.connect(target(), { prefix: p });
+    const conns = cluster.ports.map((port) => new Redis(port, '127.0.0.1'));
+    try {
+      const ids = (await Promise.all(conns.map((c) => c.call('CLUSTER', 'MYID')))) as string[];
+      // Not one of the homes the next test places by slot (0..199): this one's slot changes owner.
+      const home = 'zpid:90077';
+      const a = account();
+      await store.putAccount(a);
+      await store.putEntry(home, entry('90077'), rawJsonOf('90077'), 60_000);
+      const first = req(a.id);
+      expect(await store.reserve(first)).toMatchObject({ ok: true });
+      // The home's slot and the billing slot each go to the next master, their keys moved, the move not yet final.
+      const moves = [keySlot(redisKeys(p, true).entry(home)), keySlot(redisKeys(p, true).ledger)].map((slot) => {
+        const from = cluster.ports.indexOf(Number(raw.slots[slot]![0]!.split(':')[1]));
+        return { slot, from, to: (from + 1) % conns.length };
+      });
+      for (const { slot, from, to } of moves) {
+        await conns[to]!.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', ids[from]!);
+        await conns[from]!.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', ids[to]!);
+        for (;;) {
+          const keys = (await conns[from]!.call('CLUSTER', 'GETKEYSINSLOT', slot, 100)) as string[];
+          if (keys.length === 0) break;
+          await conns[from]!.call('MIGRATE', '127.0.0.1', cluster.ports[to]!, '', 0, 5000, 'KEYS', ...keys);
+        }
+      }
+      const readsAndWrites = async () => {
+        expect(await store.getEntries([home, 'zpid:90078'])).toEqual([entry('90077'), null]);
+        expect(await store.getEntriesWithRaw([home])).toEqual([{ entry: entry('90077'), rawJson: rawJsonOf('90077') }]);
+        await store.putEntry(home, entry('90077'), rawJsonOf('90077'), 60_000);
+      };
+      // ASK: the keys are on the importing master, the slot still the old one's.
+      await readsAndWrites();
+      // A script over keys of a migrating slot, some not there yet (a new reservation, the ledger's first
+      // entry), is refused by Redis itself (TRYAGAIN) until the move ends: store_unavailable, at once.
+      await expect(store.reserve(req(a.id))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.commit(ledgerEntry(first.reservationId, a.id))).rejects.toMatchObject({ code: 'store_unavailable' });
+      for (const { slot, to } of moves) for (const c of conns) await c.call('CLUSTER', 'SETSLOT', slot, 'NODE', ids[to]!);
+      // MOVED: served by the new owner; the reservation held before the move is charged once.
+      await readsAndWrites();
+      const second = req(a.id);
+      expect(await store.reserve(second)).toMatchObject({ ok: true });
+      expect(await store.commit(ledgerEntry(second.reservationId, a.id))).toBe(true);
+      expect(await store.commit(ledgerEntry(first.reservationId, a.id))).toBe(true);
+      expect((await store.ledger(a.id)).map((e) => e.reservationId).sort()).toEqual([first.reservationId, second.reservationId].sort());
+      expect(await store.usage(a.id, first.period)).toMatchObject({ used: 2 });
+    } finally {
+      for (const c of conns) c.disconnect();
+      await store.close();
     }
   });
 });
