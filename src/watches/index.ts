@@ -3,7 +3,8 @@
 // check's. Kept and scheduled on Redis (BullMQ job schedulers) when the service uses Redis, else in
 // this process (lost on restart). The faces (REST routes/watches.ts, GraphQL schema/watches.ts) parse
 // the body with the contract's parseWatchBody; the rest of the rules are here.
-import { LookupError, MAX_WATCHES_PER_ACCOUNT, WATCH_MAX_INTERVAL_HOURS, toLookupError, type PortalProperty } from '../contract/index.js';
+import { hasFailedSection, LookupError, MAX_WATCHES_PER_ACCOUNT, WATCH_MAX_INTERVAL_HOURS, toLookupError, type PortalProperty, type Sections } from '../contract/index.js';
+import { unreadFields } from '../lookup/changes.js';
 import { usesRedis } from '../config.js';
 import { createRequestContext } from '../lookup/context.js';
 import { lookupOne } from '../lookup/lookup.js';
@@ -81,8 +82,16 @@ function viewOf(w: StoredWatch): WatchView {
   };
 }
 
-const watchedValues = (record: PortalProperty): Record<string, unknown> =>
-  Object.fromEntries(WATCHED_FIELDS.map((f) => [f, (record as Record<string, unknown>)[f] ?? null]));
+/**
+ * The WATCHED_FIELDS this read says something about. Not those of a section it could not read or did not
+ * have (unreadFields, as the change hints), nor price and status when it came without them (a section
+ * failed: answered free): their null there is no change, and the value last seen stays.
+ */
+function watchedValues(record: PortalProperty, sections: Sections): Record<string, unknown> {
+  const unread: Set<string> = unreadFields(sections);
+  if (hasFailedSection(sections) && record.price == null && record.homeStatus == null) unread.add('price').add('homeStatus');
+  return Object.fromEntries(WATCHED_FIELDS.filter((f) => !unread.has(f)).map((f) => [f, (record as Record<string, unknown>)[f] ?? null]));
+}
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -131,16 +140,19 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
     const ctx = createRequestContext(deps, account, { requestId: `watch:${run.watchId}:${run.iteration}` });
     if (run.rerunSince !== undefined) ctx.retrySince = run.rerunSince;
     let record: PortalProperty;
+    let sections: Sections;
     try {
       // Live (max_age 0), and a failed read is the error, never the last good record standing in.
-      record = (await lookupOne(ctx, kept.watch.locator, { raw: false, maxAge: 0, stale: false })).data;
+      const outcome = await lookupOne(ctx, kept.watch.locator, { raw: false, maxAge: 0, stale: false });
+      record = outcome.data;
+      sections = outcome.meta.sections;
     } catch (e) {
       const code = toLookupError(e).code;
       if (code === 'internal') ctx.logger.error({ err: e, watch: run.watchId }, 'watch check failed');
       await amend(run.account, run.watchId, (w) => (later(w, checkedAt) ? null : { ...w, last_checked_at: checkedAt, last_error: code }));
       return;
     }
-    const values = watchedValues(record);
+    const values = watchedValues(record, sections);
     let changes: WatchChange[] = [];
     let before: StoredWatch | null = null;
     const stored = await amend(run.account, run.watchId, (w) => {
@@ -149,13 +161,14 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
       // Values of another home than the one last seen (an address or link that now finds another home)
       // are a first sighting of that home, not changes of the one watched.
       const last = w.home_zpid === null || w.home_zpid === record.zpid ? w.last_values : null;
-      changes = last ? WATCHED_FIELDS.filter((f) => !same(last[f], values[f])).map((f) => ({ field: f, from: last[f] ?? null, to: values[f] })) : [];
+      // Only what both this read and the last one said something about is compared.
+      changes = last ? WATCHED_FIELDS.filter((f) => f in values && f in last && !same(last[f], values[f])).map((f) => ({ field: f, from: last[f] ?? null, to: values[f] })) : [];
       // A re-run of the iteration that recorded a change (its worker died before queuing the event) finds
       // nothing new: it queues that change again, under the same event id, so it is delivered once, not lost.
       if (changes.length === 0 && w.last_change?.iteration === run.iteration) changes = w.last_change.changes;
       before = w;
       const lastChange = changes.length > 0 ? { iteration: run.iteration, changes } : (w.last_change ?? null);
-      return { ...w, last_values: values, home_zpid: record.zpid, last_checked_at: checkedAt, last_error: null, last_change: lastChange };
+      return { ...w, last_values: { ...(last ?? {}), ...values }, home_zpid: record.zpid, last_checked_at: checkedAt, last_error: null, last_change: lastChange };
     });
     // Only the check whose compare-and-store recorded the change announces it: exactly once per change.
     if (!stored || changes.length === 0) return;

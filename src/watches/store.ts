@@ -17,7 +17,7 @@ export interface StoredWatch {
   interval_hours: number;
   created_at: string;
   home_zpid: string | null;
-  /** The WATCHED_FIELDS as the last check that found the home read them; null before. */
+  /** The WATCHED_FIELDS as last read (one a read could not read keeps its earlier value, or is absent); null before. */
   last_values: Record<string, unknown> | null;
   last_checked_at: string | null;
   last_error: string | null;

@@ -2,8 +2,8 @@
 // a check"): the test drives the scheduler itself, so it can run one iteration twice as BullMQ does when a
 // worker dies mid-check (stalled-job re-run, with the iteration's scheduled time as rerunSince) or loses
 // its lock while still running. Each iteration is billed once and its change queued under one event id
-// (the webhooks deliver one id once), never lost. Also: a locator that now finds another home, a check
-// the account cannot pay for. Memory store; the webhooks are a recorder whose send the test can hold.
+// (the webhooks deliver one id once), never lost. Also: a locator that now finds another home, a read
+// whose estimate section could not be read, a check the account cannot pay for. Memory store; the webhooks are a recorder whose send the test can hold.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { parseLocator } from '../../src/contract/index.js';
@@ -159,6 +159,24 @@ it('a locator that now finds another home: its values are a first sighting of th
   expect(view.last_error).toBeNull();
   expect(view.home_zpid).toBe(OTHER_ZPID);
   expect(webhooks.sent).toEqual([]);
+});
+
+const OWN_ESTIMATE = '\\"zestimate\\":887000,';
+it('a read whose estimate section could not be read (extraction_failed): no estimate change either way, the kept estimate stays', async () => {
+  if (!PAGE.html.includes(OWN_ESTIMATE)) throw new Error('the recorded page no longer holds the estimate where this test edits it');
+  const id = await watched();
+  // The estimate in a shape the mapper does not read, and a new price: only the price is a change.
+  svc.replay.faults.set(PAGE.path, { body: withPrice(805_000).replace(OWN_ESTIMATE, '\\"zestimate\\":{\\"odd\\":1},') });
+  await check(id, 'repeat:2');
+  expect(webhooks.sent.map((e) => (e.data as { changes: unknown }).changes)).toEqual([[{ field: 'price', from: PRICE, to: 805_000 }]]);
+  // Read again: the estimate is what it was, no change.
+  svc.replay.faults.set(PAGE.path, { body: withPrice(805_000) });
+  await check(id, 'repeat:3');
+  expect(webhooks.sent).toHaveLength(1);
+  // And a real change of it is one.
+  svc.replay.faults.set(PAGE.path, { body: withPrice(805_000).replace(OWN_ESTIMATE, '\\"zestimate\\":900000,') });
+  await check(id, 'repeat:4');
+  expect(webhooks.sent.map((e) => (e.data as { changes: unknown }).changes)[1]).toEqual([{ field: 'estimate', from: 887_000, to: 900_000 }]);
 });
 
 it('a check the account cannot pay for: last_error credits_exhausted, nothing billed or sent, the watch goes on', async () => {
