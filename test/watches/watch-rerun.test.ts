@@ -30,7 +30,10 @@ const withPrice = (price: number): string => {
 /** A scheduler that runs nothing by itself: the test runs checks. */
 class DrivenScheduler implements WatchScheduler {
   run: ((check: CheckRun) => Promise<void>) | null = null;
-  async schedule(): Promise<void> {}
+  scheduled = 0;
+  async schedule(): Promise<void> {
+    this.scheduled++;
+  }
   async unschedule(): Promise<void> {}
   async start(run: (check: CheckRun) => Promise<void>): Promise<void> {
     this.run = run;
@@ -159,6 +162,20 @@ it('a locator that now finds another home: its values are a first sighting of th
   expect(view.last_error).toBeNull();
   expect(view.home_zpid).toBe(OTHER_ZPID);
   expect(webhooks.sent).toEqual([]);
+});
+
+it('a watch deleted while its check reads the home: nothing recorded or sent after, no schedule made again', async () => {
+  const id = await watched();
+  // The page answers slowly: the delete lands while the check waits for it.
+  svc.replay.faults.set(PAGE.path, { body: withPrice(806_000), delayMs: 1_500 });
+  const seen = svc.replay.requests.filter((r) => r.path === PAGE.path).length;
+  const running = check(id, 'repeat:2');
+  await until(() => svc.replay.requests.filter((r) => r.path === PAGE.path).length > seen, 'the check reading the page');
+  await watches.remove(account, id);
+  await running;
+  expect(webhooks.sent).toEqual([]);
+  await expect(watches.get(account, id)).rejects.toMatchObject({ code: 'not_found' });
+  expect(scheduler.scheduled).toBe(1);
 });
 
 const OWN_ESTIMATE = '\\"zestimate\\":887000,';
