@@ -92,6 +92,8 @@ const KEY_READ_ATTEMPTS = 3;
 /** Failed unlocks kept for a retry on reconnect (a lock's ttl is shorter than this age). */
 const MAX_PENDING_UNLOCKS = 10_000;
 const PENDING_UNLOCK_MAX_AGE_MS = 10 * 60_000;
+/** How often a cluster's pending unlocks are sent again. */
+const UNLOCK_RETRY_MS = 1000;
 const LEDGER_PAGE = 1000;
 /** Share of a timeout window the event loop must have spent idle for the store's silence to count. */
 const IDLE_SHARE = 0.5;
@@ -376,6 +378,8 @@ export class RedisStore implements Store {
   private readonly scripts: ScriptCommands;
   /** Unlocks that failed (Redis unreachable): retried on reconnect, so no lock outlives its holder's intent. */
   private readonly pendingUnlocks = new Map<string, { key: string; token: string; since: number }>();
+  /** On a cluster, the timer retrying pendingUnlocks while there are any. */
+  private unlockRetry: NodeJS.Timeout | undefined;
   /** The connections of watchAccounts (a subscribed connection can send nothing else). */
   private readonly watchers = new Set<RedisClient>();
   /** The marker of the data this instance has been using (null until first contact); see checkEpoch. */
@@ -490,6 +494,7 @@ export class RedisStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.unlockRetry);
     for (const w of this.watchers) w.disconnect(false);
     this.watchers.clear();
     if (this.redis.status === 'end') return;
@@ -863,6 +868,8 @@ export class RedisStore implements Store {
     if (this.pendingUnlocks.size < MAX_PENDING_UNLOCKS) {
       this.pendingUnlocks.set(`${lockKey}\u0000${token}`, { key: lockKey, token, since: Date.now() });
     }
+    // A cluster is 'ready' only once: a master back from a crash says nothing, so retry until they are gone.
+    if (this.redis.isCluster) this.unlockRetry ??= setInterval(() => this.retryUnlocks(), UNLOCK_RETRY_MS).unref();
   }
 
   /** Number of unlocks waiting for Redis to come back. */
@@ -871,6 +878,11 @@ export class RedisStore implements Store {
   }
 
   private retryUnlocks(): void {
+    if (this.pendingUnlocks.size === 0) {
+      clearInterval(this.unlockRetry);
+      this.unlockRetry = undefined;
+      return;
+    }
     const cutoff = Date.now() - PENDING_UNLOCK_MAX_AGE_MS;
     for (const [id, u] of this.pendingUnlocks) {
       if (u.since < cutoff) {
