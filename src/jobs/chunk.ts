@@ -12,7 +12,7 @@ import { homeKeyOf } from '../lookup/keys.js';
 import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account, LedgerEntry } from '../store/index.js';
-import { CHUNK_SIZE, type ChunkWrite, type JobRecord, type JobStore } from './store.js';
+import { CHUNK_SIZE, type ChunkAdjust, type ChunkWrite, type JobRecord, type JobStore } from './store.js';
 
 /** What became of a run: settled (or nothing to do), or to run again at `at` (epoch ms). */
 export type ChunkOutcome = { kind: 'done'; completed: boolean } | { kind: 'later'; at: number };
@@ -69,6 +69,8 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   // first item answered from that home's entry without a charge.
   const ledger = start.rerun ? (await deps.store.ledger(account.id)) : [];
   const owed = chargesOwed(ledger, requestId, start.billed);
+  // This run's own charges are in that ledger too: they are reported as they are, not owed again.
+  for (const r of results.values()) if (r.ok && r.meta.credits > 0) owed.set(r.entryKey, (owed.get(r.entryKey) ?? 0) - 1);
   // Homes charged to this account since the round began, under any request (another chunk's read).
   const chargedSince = new Set(ledger.filter((e) => Date.parse(e.at) >= start.roundStart - CLOCK_SKEW_MS).map((e) => e.cacheKey));
   const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
@@ -111,7 +113,19 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     billed,
     now: deps.clock().toISOString(),
   };
-  await jobs.settleChunk(job.id, chunk, write);
+  if (!(await jobs.settleChunk(job.id, chunk, write))) {
+    // Another run of this round settled first (a lapsed lock ran the chunk twice at once): a charge this
+    // run made that the settled lines do not show is moved onto them, so results and bill agree.
+    const charged = new Map<string, number>();
+    for (const e of await deps.store.ledger(account.id)) if (e.requestId === requestId) charged.set(e.cacheKey, (charged.get(e.cacheKey) ?? 0) + 1);
+    const candidates = pending.flatMap((index) => {
+      const r = results.get(index)!;
+      return r.ok ? [{ index, key: r.entryKey, line: batchItemJson(r, index, { ...r.meta, credits: 1, cached: false, age_seconds: 0 }) }] : [];
+    });
+    const moved = await jobs.adjustChunk(job.id, chunk, (text, billedKeys) => adoptCharges(text, billedKeys, charged, candidates));
+    if (moved > 0) deps.logger.warn({ job: job.id, chunk, moved }, 'job chunk ran twice at once; charges of the dropped run moved onto the settled results');
+    return { kind: 'done', completed: false };
+  }
   if (!final) return { kind: 'later', at: Date.parse(write.waitingUntil!) };
   return { kind: 'done', completed: true };
 }
@@ -124,6 +138,39 @@ function mergeLines(partial: string, lines: string[]): string {
   const all = [...partial.split('\n').filter(Boolean), ...lines];
   all.sort((a, b) => indexOfLine(a) - indexOfLine(b));
   return all.map((l) => `${l}\n`).join('');
+}
+
+/**
+ * Settled lines (`text`) made to show the charges in `charged` (entry key → charges under the chunk's
+ * requestId) that `billed` does not: each such charge goes to the first candidate (a line of the dropped
+ * run, as billed) whose settled line is unbilled. Null when nothing is owed.
+ */
+export function adoptCharges(
+  text: string, billed: string[], charged: Map<string, number>, candidates: { index: number; key: string; line: string }[],
+): ChunkAdjust | null {
+  const owed = new Map(charged);
+  for (const key of billed) owed.set(key, (owed.get(key) ?? 0) - 1);
+  const lines = text.split('\n').filter(Boolean);
+  const at = new Map(lines.map((l, i) => [indexOfLine(l), i]));
+  const change: ChunkAdjust = { text, billed: [], counts: { succeeded: 0, failed: 0, cache_hits: 0, credits: 0 } };
+  for (const c of candidates) {
+    const left = owed.get(c.key) ?? 0;
+    const i = at.get(c.index);
+    if (left <= 0 || i === undefined) continue;
+    const old = JSON.parse(lines[i]!) as { ok: boolean; meta?: LookupMeta };
+    if (old.ok && old.meta!.credits > 0) continue;
+    owed.set(c.key, left - 1);
+    lines[i] = c.line;
+    change.billed.push(c.key);
+    change.counts.credits += 1;
+    if (!old.ok) {
+      change.counts.succeeded += 1;
+      change.counts.failed -= 1;
+    } else if (old.meta!.cached) change.counts.cache_hits -= 1;
+  }
+  if (change.billed.length === 0) return null;
+  change.text = lines.map((l) => `${l}\n`).join('');
+  return change;
 }
 
 /** Entry keys charged under `requestId` (the ledger) and not yet reported by earlier rounds (`billed`), with how many times. */

@@ -54,6 +54,13 @@ export interface ChunkWrite {
   now: string;
 }
 
+/** A change to a settled chunk (chunk.ts adoptCharges): its new lines, the keys it now bills too, counter deltas. */
+export interface ChunkAdjust {
+  text: string;
+  billed: string[];
+  counts: { succeeded: number; failed: number; cache_hits: number; credits: number };
+}
+
 export interface JobStore {
   create(job: JobRecord, chunkItems: unknown[][]): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
@@ -65,6 +72,11 @@ export interface JobStore {
   settleChunk(id: string, chunk: number, write: ChunkWrite): Promise<boolean>;
   /** Sets a queued or running job to `status` (cancelled, failed); returns whether it changed. */
   finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean>;
+  /**
+   * Changes a settled chunk's lines and counters by `adopt` (given its result lines and billed keys; null:
+   * nothing to change), atomically; the number of charges it moved in.
+   */
+  adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number>;
   /** The chunk's result lines: all of a settled chunk, or the lines settled so far. */
   results(id: string, chunk: number): Promise<string>;
   /** Claims the job's final notice (SET NX); false when it was already claimed. */
@@ -162,6 +174,19 @@ export class MemoryJobStore implements JobStore {
     return true;
   }
 
+  async adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number> {
+    const j = this.#live(id);
+    const c = j?.chunks[chunk];
+    if (!j || !c) return 0;
+    const change = adopt(c.results ?? c.partial, [...c.billed]);
+    if (!change) return 0;
+    if (c.results !== null) c.results = change.text;
+    else c.partial = change.text;
+    c.billed.push(...change.billed);
+    for (const k of ['succeeded', 'failed', 'cache_hits', 'credits'] as const) j.job[k] += change.counts[k];
+    return change.billed.length;
+  }
+
   async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
     const j = this.#live(id);
     if (!j || isFinal(j.job.status)) return false;
@@ -246,6 +271,28 @@ redis.call('PEXPIREAT', KEYS[2], ARGV[13])
 return 1
 `;
 
+// KEYS: job, chunk, results. A settled chunk's lines (the results when done, else the partial lines) and billed keys.
+const LUA_READ_SETTLED = `
+local text
+if redis.call('HGET', KEYS[2], 'done') == '1' then text = redis.call('GET', KEYS[3]) else text = redis.call('HGET', KEYS[2], 'partial') end
+return {text or '', redis.call('HGET', KEYS[2], 'billed') or ''}
+`;
+
+// KEYS: job, chunk, results. ARGV: text read, billed read, new text, billed added, succeeded, failed,
+// cache_hits, credits (deltas). Applied only if lines and billed keys are still what was read (else 0).
+const LUA_ADJUST = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local done = redis.call('HGET', KEYS[2], 'done') == '1'
+local text
+if done then text = redis.call('GET', KEYS[3]) else text = redis.call('HGET', KEYS[2], 'partial') end
+if (text or '') ~= ARGV[1] or (redis.call('HGET', KEYS[2], 'billed') or '') ~= ARGV[2] then return 0 end
+if done then redis.call('SET', KEYS[3], ARGV[3], 'KEEPTTL') else redis.call('HSET', KEYS[2], 'partial', ARGV[3]) end
+redis.call('HSET', KEYS[2], 'billed', ARGV[2] ~= '' and (ARGV[2] .. ' ' .. ARGV[4]) or ARGV[4])
+local names = {'succeeded', 'failed', 'cache_hits', 'credits'}
+for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[4 + i]) end
+return 1
+`;
+
 // KEYS: job. ARGV: status, now ISO.
 const LUA_FINISH = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -258,6 +305,8 @@ type Scripted = RedisClient & {
   jobStart(k1: string, k2: string, ...args: (string | number)[]): Promise<string[]>;
   jobSettle(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
   jobFinish(k1: string, ...args: string[]): Promise<number>;
+  jobReadSettled(k1: string, k2: string, k3: string): Promise<[string, string]>;
+  jobAdjust(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
 };
 
 /** Jobs on Redis, shared by every instance and worker. */
@@ -272,6 +321,8 @@ export class RedisJobStore implements JobStore {
     redis.defineCommand('jobStart', { numberOfKeys: 2, lua: LUA_START });
     redis.defineCommand('jobSettle', { numberOfKeys: 3, lua: LUA_SETTLE });
     redis.defineCommand('jobFinish', { numberOfKeys: 1, lua: LUA_FINISH });
+    redis.defineCommand('jobReadSettled', { numberOfKeys: 3, lua: LUA_READ_SETTLED });
+    redis.defineCommand('jobAdjust', { numberOfKeys: 3, lua: LUA_ADJUST });
     this.#redis = redis as Scripted;
   }
 
@@ -374,6 +425,19 @@ export class RedisJobStore implements JobStore {
       w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now, expireAt,
     );
     return applied === 1;
+  }
+
+  async adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number> {
+    const keys = [this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`)] as const;
+    // Read, change, write if unchanged: another adjusting run in between makes this one read again.
+    for (let attempt = 0; attempt < 10; attempt += 1) {
+      const [text, billed] = await this.#redis.jobReadSettled(...keys);
+      const change = adopt(text, billed ? billed.split(' ') : []);
+      if (!change) return 0;
+      const c = change.counts;
+      if ((await this.#redis.jobAdjust(...keys, text, billed, change.text, change.billed.join(' '), c.succeeded, c.failed, c.cache_hits, c.credits)) === 1) return change.billed.length;
+    }
+    throw new Error(`job ${id} chunk ${chunk}: adjust kept losing to other writes`);
   }
 
   async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
