@@ -6,8 +6,9 @@
 // before anything is queued. Decisions (README "Bulk jobs"): CSV cells are trimmed, columns other than
 // the three locators are ignored, blank lines are skipped, a row with more cells than the header is
 // refused (an unquoted comma in an address); JSON takes its options in the body only.
-import { MAX_JOB_ITEMS, type JobRequest } from '../jobs/types.js';
-import { LookupError } from './errors.js';
+import { MAX_JOB_ITEMS, type JobRequest, type Jobs } from '../jobs/types.js';
+import type { Account } from '../store/index.js';
+import { isLookupError, LookupError } from './errors.js';
 import { LOCATOR_KEYS } from './inputs.js';
 import { JOB_BODY_KEYS, JOB_OPTION_KEYS } from './jobs.js';
 import { parseLookupOptions, parseOptionsQuery } from './validate.js';
@@ -79,6 +80,23 @@ export function parseJobQuery(query: Record<string, unknown>): Pick<JobRequest, 
     if (Array.isArray(v)) throw bad(k, 'sent more than once');
   }
   return { options: parseOptionsQuery(query), webhookUrl: webhookUrlOf(query.webhook_url) };
+}
+
+/**
+ * A cursor of the account's job list as sent (REST's cursor, GraphQL's after): null when absent. One that
+ * names none of the account's jobs (tampered, another account's, expired) is bad_param: the core would
+ * answer it with an empty page, which reads as the end of the list.
+ */
+export async function jobListCursor(jobs: Pick<Jobs, 'get'>, account: Account, cursor: string | null | undefined, param: string): Promise<string | null> {
+  if (cursor === undefined || cursor === null) return null;
+  const refused = bad(param, 'must be the cursor of an earlier page');
+  if (cursor === '') throw refused;
+  try {
+    await jobs.get(account, cursor);
+  } catch (e) {
+    throw isLookupError(e) && e.code === 'not_found' ? refused : e;
+  }
+  return cursor;
 }
 
 /** The rows of RFC 4180 text: fields split on commas, quoted fields with "" for a quote and line breaks inside. */

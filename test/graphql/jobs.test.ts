@@ -51,16 +51,17 @@ describe('lookup jobs over GraphQL', () => {
     expect(rest).toMatchObject({ status: 'completed', succeeded: 4, failed: 2, credits: 3 });
 
     const { job } = await gql(svc).request(LookupJobDocument, { id: jobId, first: 4 });
-    const { results, ...fields } = job!;
+    const { results: page, ...fields } = job!;
+    const results = page!;
     expect(fields).toEqual(asGraphql(rest));
     expect(results.items.map((r) => r.index)).toEqual([0, 1, 2, 3]);
     expect(results).toMatchObject({ endCursor: '3', hasNextPage: true });
     const next = await gql(svc).request(LookupJobDocument, { id: jobId, first: 4, after: results.endCursor });
-    expect(next.job!.results.items.map((r) => r.index)).toEqual([4, 5]);
-    expect(next.job!.results).toMatchObject({ endCursor: '5', hasNextPage: false });
+    expect(next.job!.results!.items.map((r) => r.index)).toEqual([4, 5]);
+    expect(next.job!.results!).toMatchObject({ endCursor: '5', hasNextPage: false });
 
     const lines = ndjsonOf((await svc.fetch(`${svc.url}${JOBS}/${jobId}/results`, { headers: { 'x-api-key': svc.keys.free! } }).then((r) => r.text())));
-    const graph = [...results.items, ...next.job!.results.items];
+    const graph = [...results.items, ...next.job!.results!.items];
     expect(graph.map((r) => ({ index: r.index, ok: r.ok, zpid: r.data?.zpid ?? null, price: r.data?.price ?? null, credits: r.meta?.credits ?? null, code: r.error?.code ?? null })))
       .toEqual(lines.map((r) => ({ index: r.index, ok: r.ok, zpid: r.data?.zpid ?? null, price: r.data?.price ?? null, credits: r.meta?.credits ?? null, code: r.error?.code ?? null })));
     expect(graph[0]!.data).toMatchObject({ zpid: lines[0].data.zpid, address: lines[0].data.address, homeStatus: lines[0].data.homeStatus });

@@ -5,7 +5,7 @@
 import {
   DEFAULT_JOBS_PAGE, DEFAULT_RESULTS_PAGE, JOB_STATUSES, JobRequest, JobView, MAX_JOBS_PAGE, MAX_RESULTS_PAGE,
 } from '../../contract/jobs.js';
-import { parseJobJson } from '../../contract/job-input.js';
+import { jobListCursor, parseJobJson } from '../../contract/job-input.js';
 import { LookupError, type BatchResult as BatchResultShape } from '../../contract/index.js';
 import type { JobView as JobViewShape } from '../../jobs/types.js';
 import { builder, type GraphqlContext } from '../builder.js';
@@ -47,9 +47,10 @@ function pageSize(value: number, param: string, max: number): number {
 }
 
 /** The first item index after a results cursor (the index of the last result of the page before). */
-function afterCursor(after: string | null | undefined): number {
+function afterCursor(after: string | null | undefined, count: number): number {
   if (after === null || after === undefined) return 0;
-  if (!/^\d{1,9}$/.test(after)) throw bad('after', 'must be the endCursor of an earlier page');
+  // Past the job's last item no page can come: a cursor there was not one of ours.
+  if (!/^\d{1,9}$/.test(after) || Number(after) >= count) throw bad('after', 'must be the endCursor of an earlier page');
   return Number(after) + 1;
 }
 
@@ -77,6 +78,8 @@ LookupJobType.implement({
     ...contractFields(t, planFields(JobView, jobTypes)),
     results: t.field({
       type: ResultPageType,
+      // Nullable: a bad page argument in createLookupJob's selection must not null the job just made (its id lost, a retry makes another).
+      nullable: true,
       description: `The results of the items done so far, in item order, ${DEFAULT_RESULTS_PAGE} (at most ${MAX_RESULTS_PAGE}) per page (REST: GET /v1/portal/jobs/<id>/results).`,
       args: {
         first: t.arg.int({ required: true, defaultValue: DEFAULT_RESULTS_PAGE, description: `Results per page, 1 to ${MAX_RESULTS_PAGE}` }),
@@ -85,7 +88,7 @@ LookupJobType.implement({
       resolve: async (job, args, ctx) => {
         try {
           const first = pageSize(args.first, 'first', MAX_RESULTS_PAGE);
-          const from = afterCursor(args.after);
+          const from = afterCursor(args.after, job.count);
           const { account, jobs: core } = jobs(ctx);
           const items: BatchResultShape[] = [];
           for await (const line of await core.results(account, job.id, { from, limit: first + 1 })) items.push(JSON.parse(line) as BatchResultShape);
@@ -133,9 +136,8 @@ builder.queryField('jobs', (t) =>
     resolve: async (_root, args, ctx) => {
       try {
         const limit = pageSize(args.first, 'first', MAX_JOBS_PAGE);
-        if (args.after === '') throw bad('after', 'must be the endCursor of an earlier page');
         const { account, jobs: core } = jobs(ctx);
-        const page = await core.list(account, { limit, cursor: args.after ?? null });
+        const page = await core.list(account, { limit, cursor: await jobListCursor(core, account, args.after, 'after') });
         return { jobs: page.jobs, endCursor: page.next_cursor, hasNextPage: page.next_cursor !== null };
       } catch (e) {
         rethrowCoded(e);

@@ -5,7 +5,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, LookupError } from '../../contract/index.js';
-import { jobFormatOf, parseJobBody } from '../../contract/job-input.js';
+import { jobFormatOf, jobListCursor, parseJobBody } from '../../contract/job-input.js';
 import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE } from '../../contract/jobs.js';
 import type { JobView } from '../../jobs/types.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
@@ -33,8 +33,8 @@ function queryOf(request: FastifyRequest, allowed: readonly string[]): Record<st
 
 const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
-/** One result line (the core's JSON) as a CSV row of JOB_CSV_COLUMNS; a list or object value is its JSON. */
-function csvRow(line: string): string {
+/** One result line (the core's JSON) as a CSV row of JOB_CSV_COLUMNS; a list or object value is its JSON. Exported for its test. */
+export function csvRow(line: string): string {
   const r = JSON.parse(line) as { index: number; ok: boolean; data?: Record<string, unknown>; meta?: { credits?: number; cached?: boolean }; error?: { code: string; message: string } };
   const own: Record<string, unknown> = {
     index: r.index, ok: r.ok, error_code: r.error?.code, error_message: r.error?.message, credits: r.meta?.credits ?? 0, cached: r.meta?.cached,
@@ -42,10 +42,15 @@ function csvRow(line: string): string {
   return JOB_CSV_COLUMNS.map((c) => csvCell(c in own ? own[c] : r.data?.[c])).join(',') + '\r\n';
 }
 
-/** RFC 4180: a value with a comma, quote or line break is quoted, its quotes doubled; null and absent are empty. */
+/**
+ * RFC 4180: a value with a comma, quote or line break is quoted, its quotes doubled; null and absent are empty.
+ * A text starting with = + - @ tab or CR gets a leading ' (OWASP's CSV injection rule): a spreadsheet would run
+ * it as a formula, and listing text and echoed input are not ours to trust. Numbers (a negative longitude) stay.
+ */
 function csvCell(value: unknown): string {
   if (value === undefined || value === null) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
@@ -113,6 +118,12 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
       if (run.replayed) reply.header(REPLAYED_HEADER, 'true');
       return reply.code(run.answer.status).headers(run.answer.headers).send(run.answer.body);
     }));
+    // Here, not beside GET: a client that sends content-type: application/json on every request sends it on a
+    // bodiless DELETE too, which the default JSON parser refuses (400 'the body ended early'); any body is ignored.
+    scope.delete(`${JOBS_PATH}/:id`, route(async (ctx, request, reply) => {
+      queryOf(request, []);
+      return viewAnswer(reply, await jobs().cancel(ctx.account, idOf(request)));
+    }));
   });
 
   app.get(JOBS_PATH, route(async (ctx, request, reply) => {
@@ -122,8 +133,7 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
       limit = Number(query.limit);
       if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_JOBS_PAGE) throw bad('limit', `must be a whole number from 1 to ${MAX_JOBS_PAGE}`);
     }
-    if (query.cursor === '') throw bad('cursor', 'must be the next_cursor of an earlier page');
-    const page = await jobs().list(ctx.account, { limit, cursor: query.cursor ?? null });
+    const page = await jobs().list(ctx.account, { limit, cursor: await jobListCursor(jobs(), ctx.account, query.cursor, 'cursor') });
     return reply.type(JSON_TYPE).send({ data: page.jobs, meta: { next_cursor: page.next_cursor, took_ms: tookMs(reply) } });
   }));
 
@@ -132,10 +142,6 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
     return viewAnswer(reply, await jobs().get(ctx.account, idOf(request)));
   }));
 
-  app.delete(`${JOBS_PATH}/:id`, route(async (ctx, request, reply) => {
-    queryOf(request, []);
-    return viewAnswer(reply, await jobs().cancel(ctx.account, idOf(request)));
-  }));
 
   app.get(`${JOBS_PATH}/:id/results`, route(async (ctx, request, reply) => {
     const { format = 'ndjson' } = queryOf(request, ['format']);

