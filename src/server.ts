@@ -12,6 +12,7 @@ import { createCollector } from './collector/index.js';
 import { STOP_AFTER_GRACE_MS, warnIfDevSecret, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createStore, type AccountStore, type Store } from './store/index.js';
+import { startSweeper } from './sweeper.js';
 
 export interface RunningService {
   app: FastifyInstance;
@@ -20,9 +21,6 @@ export interface RunningService {
   /** The graceful stop (see shutdown): resolves once every connection is closed and the store is closed. */
   close(): Promise<void>;
 }
-
-/** At most this long between sweeps; with leases, a crashed instance's reservations are swept within about a lease. */
-const SWEEP_EVERY_MS = 60_000;
 
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
   warnIfDevSecret(config, logger);
@@ -47,13 +45,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   // processes run them). Started without waiting, so a service whose Redis is down still starts (not
   // ready), its workers joining when Redis answers.
   background?.startWorkers().catch((err: unknown) => logger.error({ err }, 'background workers did not start'));
-  const sweeper = setInterval(() => {
-    store.sweep().then(
-      (n) => n > 0 && logger.warn({ released: n }, 'released reservations left by a crashed lookup'),
-      () => undefined,
-    );
-  }, Math.min(SWEEP_EVERY_MS, config.leaseTtlMs));
-  sweeper.unref();
+  const stopSweeper = startSweeper(store, config.leaseTtlMs, logger);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -63,7 +55,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     url: `http://${host}:${port}`,
     async close() {
       const until = Date.now() + config.shutdownGraceMs;
-      clearInterval(sweeper);
+      stopSweeper();
       seeding?.stop();
       // The app's close stops the background's workers (a chunk under way is left to be taken over) before the store closes.
       await shutdown(app, config.shutdownGraceMs);

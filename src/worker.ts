@@ -12,6 +12,7 @@ const { createStore } = await import('./store/index.js');
 const { createCollector } = await import('./collector/index.js');
 const { settleVoids } = await import('./lookup/holdings.js');
 const { default: closeWithGrace } = await import('close-with-grace');
+const { startSweeper } = await import('./sweeper.js');
 
 const logger = createLogger(config.logLevel, undefined, config.logPretty);
 logProcessWarnings(logger);
@@ -24,6 +25,8 @@ try {
   logger.fatal({ err }, `worker start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }
+// Its chunks hold reservations too: a worker beside WORK_IN_SERVICE=false instances is the one that sweeps them.
+const stopSweeper = startSweeper(store, config.leaseTtlMs, logger);
 logger.info('worker started');
 
 closeWithGrace(
@@ -32,6 +35,7 @@ closeWithGrace(
     if (err) logger.error({ err }, 'stopping after an uncaught error');
     else logger.info({ signal }, 'stopping');
     const until = Date.now() + config.shutdownGraceMs;
+    stopSweeper();
     await closeBackground(core);
     await core.collector.close?.();
     core.metrics.close();
