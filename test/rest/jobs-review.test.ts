@@ -2,7 +2,8 @@
 // CSV results escape spreadsheet formulas; a bodiless DELETE sent with content-type: application/json
 // cancels; a list cursor that names none of the account's jobs is bad_param (REST and GraphQL), not an
 // empty page that reads as the end; a bad page argument inside createLookupJob's selection keeps the
-// made job's id (else a retry makes a second job); a results cursor past the job's items is bad_param.
+// made job's id (else a retry makes a second job); a results cursor past the job's items is bad_param;
+// one request's results fields take at most 500 results together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src/contract/job-input.js';
 import { JOB_CSV_COLUMNS } from '../../src/contract/jobs.js';
@@ -85,6 +86,18 @@ describe('job routes at the edges', () => {
     const list = (await send('GET', `${JOBS}?limit=100`)).body.data;
     expect(list.length).toBe(before + 1);
     expect(list[0].id).toBe(r.body.data.createLookupJob.id);
+  });
+
+  it('results across one request are at most 500: jobs { results } over many jobs cannot build an answer of tens of thousands', async () => {
+    const ids = [await create(), await create(), await create()];
+    const r = await postGql(svc, { query: '{ jobs(first: 3) { jobs { id results(first: 250) { endCursor } } } }' });
+    const pages = r.body.data.jobs.jobs.map((j: any) => j.results);
+    expect(pages.filter((p: any) => p !== null)).toHaveLength(2);
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param: 'first' } });
+    // Within the budget, every page is served.
+    const ok = await postGql(svc, { query: 'query($a: ID!, $b: ID!) { a: job(id: $a) { results(first: 250) { endCursor } } b: job(id: $b) { results(first: 250) { endCursor } } }', variables: { a: ids[0], b: ids[1] } });
+    expect(ok.body.errors).toBeUndefined();
   });
 
   it("a results cursor past the job's last item is bad_param; the last item's index is a cursor (an empty last page)", async () => {

@@ -54,6 +54,19 @@ function afterCursor(after: string | null | undefined, count: number): number {
   return Number(after) + 1;
 }
 
+/**
+ * Result lines already handed out per request (all its operations): `jobs(first: 100) { jobs { results(first:
+ * 500) } }`, or aliases of it, would otherwise build tens of thousands of results in one answer in memory.
+ */
+const resultsServed = new WeakMap<GraphqlContext, number>();
+function takeResults(ctx: GraphqlContext, first: number): void {
+  const served = resultsServed.get(ctx) ?? 0;
+  if (served + first > MAX_RESULTS_PAGE) {
+    throw bad('first', `at most ${MAX_RESULTS_PAGE} results per request across its results fields (${served} taken); page through the rest`);
+  }
+  resultsServed.set(ctx, served + first);
+}
+
 const jobs = (ctx: GraphqlContext) => {
   const lookup = requireLookup(ctx);
   return { account: lookup.account, jobs: lookup.deps.background.jobs };
@@ -80,7 +93,7 @@ LookupJobType.implement({
       type: ResultPageType,
       // Nullable: a bad page argument in createLookupJob's selection must not null the job just made (its id lost, a retry makes another).
       nullable: true,
-      description: `The results of the items done so far, in item order, ${DEFAULT_RESULTS_PAGE} (at most ${MAX_RESULTS_PAGE}) per page (REST: GET /v1/portal/jobs/<id>/results).`,
+      description: `The results of the items done so far, in item order, ${DEFAULT_RESULTS_PAGE} (at most ${MAX_RESULTS_PAGE}) per page, and at most ${MAX_RESULTS_PAGE} across all results fields of one request (REST: GET /v1/portal/jobs/<id>/results).`,
       args: {
         first: t.arg.int({ required: true, defaultValue: DEFAULT_RESULTS_PAGE, description: `Results per page, 1 to ${MAX_RESULTS_PAGE}` }),
         after: t.arg.string({ description: 'The endCursor of the page before' }),
@@ -89,6 +102,7 @@ LookupJobType.implement({
         try {
           const first = pageSize(args.first, 'first', MAX_RESULTS_PAGE);
           const from = afterCursor(args.after, job.count);
+          takeResults(ctx, first);
           const { account, jobs: core } = jobs(ctx);
           const items: BatchResultShape[] = [];
           for await (const line of await core.results(account, job.id, { from, limit: first + 1 })) items.push(JSON.parse(line) as BatchResultShape);

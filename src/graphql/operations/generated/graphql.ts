@@ -228,7 +228,7 @@ export type LookupJob = {
   finishedAt?: Maybe<Scalars['String']['output']>;
   /** The job id */
   id: Scalars['String']['output'];
-  /** The results of the items done so far, in item order, 50 (at most 500) per page (REST: GET /v1/portal/jobs/<id>/results). */
+  /** The results of the items done so far, in item order, 50 (at most 500) per page, and at most 500 across all results fields of one request (REST: GET /v1/portal/jobs/<id>/results). */
   results?: Maybe<LookupJobResultPage>;
   /** When its first item started; null while queued */
   startedAt?: Maybe<Scalars['String']['output']>;
