@@ -1,8 +1,9 @@
 // Lookup jobs: up to MAX_JOB_ITEMS items looked up in the background as the account that sent them,
 // in chunks of CHUNK_SIZE (chunk.ts), queued on BullMQ when the service uses Redis and in this process
 // otherwise (runner.ts), kept with their results for JOB_TTL_MS (store.ts). When the last chunk settles
-// the job is completed and, if it has a webhook_url, one job.completed event is sent; a job that cannot
-// run (its account is gone) is failed, with job.failed.
+// the job is completed and, if it has a webhook_url, one job.completed event is sent (also when it is
+// cancelled: the event's job says `cancelled`); a job that cannot run (its account is gone) is failed,
+// with job.failed.
 import { EventEmitter } from 'node:events';
 import { LookupError, toLookupError } from '../contract/index.js';
 import { usesRedis } from '../config.js';
@@ -67,10 +68,10 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
 
   /** The job's final event, once (the store's flag); a send that fails gives the flag back for the retry. */
   async function notify(job: JobRecord): Promise<void> {
-    if (!job.webhook_url || (job.status !== 'completed' && job.status !== 'failed')) return;
+    if (!job.webhook_url || !isFinal(job)) return;
     if (!(await store.claimNotice(job.id))) return;
     try {
-      await webhooks.send({ id: job.accountId }, job.webhook_url, { type: job.status === 'completed' ? 'job.completed' : 'job.failed', id: job.id, data: viewOf(job) });
+      await webhooks.send({ id: job.accountId }, job.webhook_url, { type: job.status === 'failed' ? 'job.failed' : 'job.completed', id: job.id, data: viewOf(job) });
     } catch (e) {
       await store.releaseNotice(job.id).catch(() => undefined);
       throw e;
@@ -164,7 +165,10 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
         await runner.remove(id, job.chunks);
         changed.emit(id);
       }
-      return viewOf((await store.get(id)) ?? job);
+      const after = (await store.get(id)) ?? job;
+      // Its job.completed (once, the store's flag): a DELETE retried after a failed send sends it then.
+      if (after.status === 'cancelled') await notify(after);
+      return viewOf(after);
     },
 
     async results(account, id, range = {}) {

@@ -2,7 +2,8 @@
 // get, list, cancel, results in item order, progress; another account's job is not_found; a mixed job
 // (links, zpids, addresses, bad items, duplicates) bills each home once (results agree with the ledger);
 // an account whose credits run out mid-job gets credits_exhausted results, unbilled; items over the daily
-// live-lookup limit wait for 00:00 UTC (the job says so, not completed); one job.completed event.
+// live-lookup limit wait for 00:00 UTC (the job says so, not completed); one job.completed event (a
+// cancelled job's too).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
@@ -159,9 +160,10 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
     it('cancels a job before it runs: nothing read or billed after, status cancelled', async () => {
       // Jobs of their own queue (another prefix), whose worker starts only after the cancel.
       const core = { ...svc.app.core, config: { ...svc.config, redisPrefix: `${svc.config.redisPrefix}c` } } as CoreDeps;
-      const gated = createJobs(core, recordingWebhooks());
+      const gatedHooks = recordingWebhooks();
+      const gated = createJobs(core, gatedHooks);
       try {
-        const { id } = await gated.create(accounts.other!, { items: [{ zpid: '114303858' }, { zpid: '15192198' }], webhookUrl: null, options: { raw: false, maxAge: 0 } });
+        const { id } = await gated.create(accounts.other!, { items: [{ zpid: '114303858' }, { zpid: '15192198' }], webhookUrl: 'https://example.com/hooks', options: { raw: false, maxAge: 0 } });
         // In process the chunk would start on the next turn: the cancel lands first.
         const view = await gated.cancel(accounts.other!, id);
         expect(view).toMatchObject({ status: 'cancelled', done: 0 });
@@ -175,6 +177,11 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
         expect(seen[0]).toMatchObject({ status: 'cancelled', done: 0 });
         expect(await resultsOf(gated, accounts.other!, id)).toEqual([]);
         expect(await jobCharges(svc.store, accounts.other!.id, id)).toEqual([]);
+        // The webhook says it ended (README "Webhooks": job.completed, its job cancelled), once, though cancelled twice.
+        await gated.cancel(accounts.other!, id);
+        const events = gatedHooks.sent.filter((s) => (s.event.data as { id: string }).id === id);
+        expect(events).toHaveLength(1);
+        expect(events[0]!.event).toMatchObject({ type: 'job.completed', id, data: { id, status: 'cancelled', done: 0 } });
       } finally {
         await gated.close();
       }
