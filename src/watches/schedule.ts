@@ -147,12 +147,12 @@ export class BullScheduler implements WatchScheduler {
     this.#worker = null;
     if (worker) {
       let timer: NodeJS.Timeout | undefined;
-      const waited = await Promise.race([
-        worker.close().then(() => true),
-        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_WAIT_MS))),
-      ]);
+      // A check still running after CLOSE_WAIT_MS is not waited for (worker.close(true) would be no help:
+      // BullMQ answers a second close with the first, still waiting): the connection's end below stops
+      // its lock renewals, and BullMQ's stalled-job check gives the iteration to another worker.
+      const closing = worker.close().catch((e: unknown) => this.logger.warn({ err: e }, 'watch worker close failed'));
+      await Promise.race([closing, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
       clearTimeout(timer);
-      if (!waited) await worker.close(true);
     }
     await this.#queue?.close();
     this.#queue = null;
