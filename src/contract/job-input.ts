@@ -201,7 +201,9 @@ export function parseJobNdjson(text: string): unknown[] {
 }
 
 /** A REST job body of any format: the JSON body's own options, or the query string's for CSV and NDJSON. */
-export function parseJobBody(format: JobFormat, text: string, query: Record<string, unknown>): JobRequest {
+export function parseJobBody(format: JobFormat, body: string, query: Record<string, unknown>): JobRequest {
+  // A byte-order mark, as Windows tools (PowerShell's utf8, Excel's "CSV UTF-8") write one: JSON.parse refuses it.
+  const text = body.charCodeAt(0) === 0xfeff ? body.slice(1) : body;
   if (format === 'json') {
     const extra = Object.keys(query);
     if (extra.length > 0) throw bad(extra[0]!, 'a JSON job carries its options in the body, not the query string');

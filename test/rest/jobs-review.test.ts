@@ -1,9 +1,10 @@
 // Lookup jobs' faces under a hostile review: the answers a careful client or an attacker gets at the edges.
 // CSV results escape spreadsheet formulas; a bodiless DELETE sent with content-type: application/json
-// cancels; a list cursor that names none of the account's jobs is bad_param (REST and GraphQL), not an
-// empty page that reads as the end; a bad page argument inside createLookupJob's selection keeps the
-// made job's id (else a retry makes a second job); a results cursor past the job's items is bad_param;
-// one request's results fields take at most 500 results together.
+// cancels; a byte-order mark opens a JSON or NDJSON body as it may a CSV one; a list cursor that names
+// none of the account's jobs is bad_param (REST and GraphQL), not an empty page that reads as the end; a
+// bad page argument inside createLookupJob's selection keeps the made job's id (else a retry makes a
+// second job); a results cursor past the job's items is bad_param; one request's results fields take at
+// most 500 results together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src/contract/job-input.js';
 import { JOB_CSV_COLUMNS } from '../../src/contract/jobs.js';
@@ -56,6 +57,13 @@ describe('job routes at the edges', () => {
     expect(r.status).toBe(200);
     expect(r.body.data.id).toBe(id);
     expect((await send('DELETE', `${JOBS}/nope`, { type: 'application/json' })).body.error.code).toBe('not_found');
+  });
+
+  it('a JSON or NDJSON body that starts with a byte-order mark (PowerShell, Excel) is read as without it', async () => {
+    for (const [type, body] of [['application/json', '\ufeff{"items":[{"zpid":"114303858"}]}'], ['application/x-ndjson', '\ufeff{"zpid":"114303858"}\n"1"\n']]) {
+      const r = await send('POST', JOBS, { type, body });
+      expect(r.status, type).toBe(202);
+    }
   });
 
   it("a list cursor naming none of the account's jobs is 400 bad_param, over REST and GraphQL; a real one pages", async () => {
