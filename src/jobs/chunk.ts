@@ -7,6 +7,7 @@
 // round's charges (the ledger, under the chunk's deterministic requestId) were for are reported billed.
 import { parseBatchItem, toLookupError, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { randomUUID } from 'node:crypto';
+import { reserveRequest } from '../accounts/index.js';
 import { createRequestContext } from '../lookup/context.js';
 import { homeKeyOf } from '../lookup/keys.js';
 import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
@@ -88,7 +89,7 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
       if (meta.credits === 0 && left > 0) {
         owed.set(r.entryKey, left - 1);
         meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
-      } else if (meta.credits === 0 && start.rerun && !chargedSince.has(r.entryKey) && (await chargeHeld(deps, account.id, requestId, items.get(index)!, r.entryKey))) {
+      } else if (meta.credits === 0 && start.rerun && !chargedSince.has(r.entryKey) && (await chargeHeld(deps, account, requestId, items.get(index)!, r.entryKey, Date.parse(meta.fetched_at), start.roundStart, now.getTime()))) {
         // The dead run read and cached this home but died before its charge: the charge it held is made now.
         chargedSince.add(r.entryKey);
         meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
@@ -198,11 +199,24 @@ function reservationIds(requestId: string): (homeKey: string) => string {
   };
 }
 
-/** Charges the reservation a dead run of the chunk held for the item's home, if it is still held; true when charged. */
-async function chargeHeld(deps: CoreDeps, accountId: string, requestId: string, item: BatchItemResult, entryKey: string): Promise<boolean> {
+/**
+ * Charges the reservation a dead run of the chunk held for the item's home, if it is still held; true when
+ * charged. When it is not (the sweep gave it back: the take-over comes after JOB_LOCK_MS, mostly longer
+ * than LEASE_TTL_MS) and the home was read after the round began and before this run did (by the dead
+ * run, as far as anyone can tell), the read is charged anew under the same id.
+ */
+async function chargeHeld(
+  deps: CoreDeps, account: Account, requestId: string, item: BatchItemResult, entryKey: string, fetchedAt: number, roundStart: number, runStart: number,
+): Promise<boolean> {
   if (!item.ok) return false;
   const reservationId = `${requestId}|${homeKeyOf(item.locator)}`;
-  return deps.store
-    .commit({ reservationId, accountId, cacheKey: entryKey, requestId, kind: 'included', at: deps.clock().toISOString() })
-    .catch(() => false);
+  const charge = (kind: LedgerEntry['kind']) =>
+    deps.store.commit({ reservationId, accountId: account.id, cacheKey: entryKey, requestId, kind, at: deps.clock().toISOString() }).catch(() => false);
+  if (await charge('included')) return true;
+  if (!(fetchedAt >= roundStart && fetchedAt < runStart)) return false;
+  const held = await deps.store.reserve(reserveRequest(account, deps.config, deps.clock(), reservationId)).catch(() => null);
+  if (!held?.ok) return false;
+  if (await charge(held.kind)) return true;
+  await deps.store.release(reservationId).catch(() => undefined);
+  return false;
 }
