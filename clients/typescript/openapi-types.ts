@@ -79,7 +79,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a job
-         * @description Items not started are not run and have no result; nothing more is billed. Answers the job as it then stands (cancelling a finished job changes nothing).
+         * @description Items not started are not run, have no result and are not billed; chunks already running finish and are billed, so `done` and `credits` may still grow after this answer. Answers the job as it then stands and, with a `webhook_url`, sends its `job.completed` (cancelling a finished job changes nothing).
          */
         delete: operations["cancelLookupJob"];
         options?: never;
