@@ -46,7 +46,7 @@ describe('lookup jobs over GraphQL', () => {
   it('createLookupJob queues the job; job(id) shows what REST shows, results paged in item order equal REST NDJSON', async () => {
     const created = await gql(svc).request(CreateLookupJobDocument, { items: ITEMS });
     expect(created.createLookupJob).toMatchObject({ status: 'QUEUED', count: 6, done: 0, credits: 0 });
-    jobId = created.createLookupJob.id;
+    jobId = created.createLookupJob!.id;
     const rest = await finalRest(svc, jobId);
     expect(rest).toMatchObject({ status: 'completed', succeeded: 4, failed: 2, credits: 3 });
 
@@ -181,13 +181,13 @@ describe('cancelLookupJob', () => {
     const held = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '114303858' }] });
     await proxy.received('114303858');
     const created = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '15192198' }] });
-    await expect(gql(svc, svc.keys.paid!).request(CancelLookupJobDocument, { id: created.createLookupJob.id })).rejects.toBeInstanceOf(ClientError);
-    const { cancelLookupJob } = await gql(svc).request(CancelLookupJobDocument, { id: created.createLookupJob.id });
-    expect(cancelLookupJob).toMatchObject({ id: created.createLookupJob.id, status: 'CANCELLED', credits: 0, done: 0 });
+    await expect(gql(svc, svc.keys.paid!).request(CancelLookupJobDocument, { id: created.createLookupJob!.id })).rejects.toBeInstanceOf(ClientError);
+    const { cancelLookupJob } = await gql(svc).request(CancelLookupJobDocument, { id: created.createLookupJob!.id });
+    expect(cancelLookupJob).toMatchObject({ id: created.createLookupJob!.id, status: 'CANCELLED', credits: 0, done: 0 });
     const rest = await svc.get(`${JOBS}/${cancelLookupJob.id}`);
     expect(cancelLookupJob).toEqual(asGraphql(rest.body.data));
     release();
-    expect((await finalRest(svc, held.createLookupJob.id)).status).toBe('completed');
+    expect((await finalRest(svc, held.createLookupJob!.id)).status).toBe('completed');
     const { job } = await gql(svc).request(LookupJobDocument, { id: cancelLookupJob.id });
     expect(job!.results).toEqual({ items: [], endCursor: null, hasNextPage: false });
   });

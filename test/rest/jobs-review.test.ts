@@ -4,7 +4,7 @@
 // none of the account's jobs is bad_param (REST and GraphQL), not an empty page that reads as the end; a
 // bad page argument inside createLookupJob's selection keeps the made job's id (else a retry makes a
 // second job); a results cursor past the job's items is bad_param; one request's results fields take at
-// most 500 results together.
+// most 500 results together, and queues at most 10,000 job items together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src/contract/job-input.js';
 import { JOB_CSV_COLUMNS } from '../../src/contract/jobs.js';
@@ -106,6 +106,18 @@ describe('job routes at the edges', () => {
     // Within the budget, every page is served.
     const ok = await postGql(svc, { query: 'query($a: ID!, $b: ID!) { a: job(id: $a) { results(first: 250) { endCursor } } b: job(id: $b) { results(first: 250) { endCursor } } }', variables: { a: ids[0], b: ids[1] } });
     expect(ok.body.errors).toBeUndefined();
+  });
+
+  it('one request queues at most 10,000 job items across its createLookupJob fields (aliases, batched operations), as one REST POST', async () => {
+    const items = Array.from({ length: 6000 }, () => ({ zpid: '1' }));
+    const create = 'mutation($items: [LookupItem!]!) { a: createLookupJob(items: $items) { id } b: createLookupJob(items: $items) { id } }';
+    const r = await postGql(svc, { query: create, variables: { items } });
+    expect(r.body.data.a.id).toMatch(/^job_/);
+    expect(r.body.data.b).toBeNull();
+    expect(r.body.errors[0]).toMatchObject({ path: ['b'], extensions: { code: 'too_many_items', details: { max: 10_000, received: 12_000 } } });
+    const one = 'mutation($items: [LookupItem!]!) { createLookupJob(items: $items) { id } }';
+    const batched = await postGql(svc, [{ query: one, variables: { items } }, { query: one, variables: { items } }]);
+    expect(batched.body.map((b: any) => b.errors?.[0]?.extensions.code ?? 'ok')).toEqual(['ok', 'too_many_items']);
   });
 
   it("a results cursor past the job's last item is bad_param; the last item's index is a cursor (an empty last page)", async () => {

@@ -5,9 +5,9 @@
 import {
   DEFAULT_JOBS_PAGE, DEFAULT_RESULTS_PAGE, JOB_STATUSES, JobRequest, JobView, MAX_JOBS_PAGE, MAX_RESULTS_PAGE,
 } from '../../contract/jobs.js';
-import { jobListCursor, parseJobJson } from '../../contract/job-input.js';
+import { jobListCursor, parseJobJson, tooManyJobItems } from '../../contract/job-input.js';
 import { LookupError, type BatchResult as BatchResultShape } from '../../contract/index.js';
-import type { JobView as JobViewShape } from '../../jobs/types.js';
+import { MAX_JOB_ITEMS, type JobView as JobViewShape } from '../../jobs/types.js';
 import { builder, type GraphqlContext } from '../builder.js';
 import { contractArgs, contractFields, planFields, planInputs, restNamed, type TypeMap } from '../typebox.js';
 import { BatchItemResultType, LookupItemInput } from './batch.js';
@@ -54,17 +54,33 @@ function afterCursor(after: string | null | undefined, count: number): number {
   return Number(after) + 1;
 }
 
+/** What one HTTP request's operations share (each operation of a batched request has a context of its own). */
+const requestOf = (ctx: GraphqlContext): object => ctx.lookup ?? ctx;
+
 /**
  * Result lines already handed out per request (all its operations): `jobs(first: 100) { jobs { results(first:
  * 500) } }`, or aliases of it, would otherwise build tens of thousands of results in one answer in memory.
  */
-const resultsServed = new WeakMap<GraphqlContext, number>();
+const resultsServed = new WeakMap<object, number>();
 function takeResults(ctx: GraphqlContext, first: number): void {
-  const served = resultsServed.get(ctx) ?? 0;
+  const request = requestOf(ctx);
+  const served = resultsServed.get(request) ?? 0;
   if (served + first > MAX_RESULTS_PAGE) {
     throw bad('first', `at most ${MAX_RESULTS_PAGE} results per request across its results fields (${served} taken); page through the rest`);
   }
-  resultsServed.set(ctx, served + first);
+  resultsServed.set(request, served + first);
+}
+
+/**
+ * Job items queued per request (all its operations), at most MAX_JOB_ITEMS as one REST POST: aliases
+ * (up to 60) and batched operations each naming a 10,000-item $items would queue 60 times that per request.
+ */
+const itemsQueued = new WeakMap<object, number>();
+function takeJobItems(ctx: GraphqlContext, count: number): void {
+  const request = requestOf(ctx);
+  const queued = (itemsQueued.get(request) ?? 0) + count;
+  if (queued > MAX_JOB_ITEMS) throw tooManyJobItems(queued);
+  itemsQueued.set(request, queued);
 }
 
 const jobs = (ctx: GraphqlContext) => {
@@ -167,8 +183,10 @@ const itemOf = (item: unknown): unknown =>
 builder.mutationField('createLookupJob', (t) =>
   t.field({
     type: LookupJobType,
+    // Nullable: with two in one request, the second one's error must not null the data holding the first's id.
+    nullable: true,
     description:
-      'Queues a lookup job of 1 to 10,000 items (REST: POST /v1/portal/jobs): the items run in the background, billed as lookups; follow it with Query.job, or the webhook. With an Idempotency-Key header, a retry makes no second job.',
+      'Queues a lookup job of 1 to 10,000 items (REST: POST /v1/portal/jobs): the items run in the background, billed as lookups; follow it with Query.job, or the webhook. At most 10,000 items per request across its createLookupJob fields (too_many_items). With an Idempotency-Key header, a retry makes no second job.',
     // The contract's job body: the same fields, limits and descriptions as REST's.
     args: contractArgs(t, planInputs(JobRequest.properties, jobTypes, 'createLookupJob')),
     resolve: async (_root, args, ctx) => {
@@ -176,6 +194,7 @@ builder.mutationField('createLookupJob', (t) =>
         const body = restNamed(args as Record<string, unknown>);
         const request = parseJobJson({ ...body, items: Array.isArray(body.items) ? body.items.map(itemOf) : body.items });
         const { account, jobs: core } = jobs(ctx);
+        takeJobItems(ctx, request.items.length);
         return await core.create(account, request);
       } catch (e) {
         rethrowCoded(e);

@@ -362,8 +362,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** Cancels what of the job has not started: nothing more is billed (REST: DELETE /v1/portal/jobs/<id>). The job as it then stands. */
   cancelLookupJob: LookupJob;
-  /** Queues a lookup job of 1 to 10,000 items (REST: POST /v1/portal/jobs): the items run in the background, billed as lookups; follow it with Query.job, or the webhook. With an Idempotency-Key header, a retry makes no second job. */
-  createLookupJob: LookupJob;
+  /** Queues a lookup job of 1 to 10,000 items (REST: POST /v1/portal/jobs): the items run in the background, billed as lookups; follow it with Query.job, or the webhook. At most 10,000 items per request across its createLookupJob fields (too_many_items). With an Idempotency-Key header, a retry makes no second job. */
+  createLookupJob?: Maybe<LookupJob>;
   /** Ends a watch (REST: DELETE /v1/portal/watches/<id>): true once removed; another account's or an unknown id is the error not_found. */
   unwatchProperty: Scalars['Boolean']['output'];
   /** Watches a home (REST: POST /v1/portal/watches): read live every intervalHours (each check billed as a lookup), a signed property.changed webhook to webhookUrl when price, status, estimate, rent estimate or HOA changed. The first check runs at once. */
@@ -744,7 +744,7 @@ export type CreateLookupJobMutationVariables = Exact<{
 }>;
 
 
-export type CreateLookupJobMutation = { __typename?: 'Mutation', createLookupJob: { __typename?: 'LookupJob', id: string, status: LookupJobStatus, count: number, done: number, succeeded: number, failed: number, cacheHits: number, credits: number, createdAt: string, startedAt?: string | null, finishedAt?: string | null, webhookUrl?: string | null, waiting: number, waitingUntil?: string | null } };
+export type CreateLookupJobMutation = { __typename?: 'Mutation', createLookupJob?: { __typename?: 'LookupJob', id: string, status: LookupJobStatus, count: number, done: number, succeeded: number, failed: number, cacheHits: number, credits: number, createdAt: string, startedAt?: string | null, finishedAt?: string | null, webhookUrl?: string | null, waiting: number, waitingUntil?: string | null } | null };
 
 export type CancelLookupJobMutationVariables = Exact<{
   id: Scalars['ID']['input'];
