@@ -2,9 +2,15 @@
 // watch checks) from the shared queues, no HTTP. Any number of them share the work with the service
 // instances (WORK_IN_SERVICE). Stops gracefully on SIGTERM/SIGINT: the workers stop taking work and a
 // chunk under way is left to another worker (BullMQ's stalled-job check), then the store closes.
-import { loadConfigOrExit, STOP_AFTER_GRACE_MS } from './config.js';
+import { EXIT_CONFIG, loadConfigOrExit, STOP_AFTER_GRACE_MS, usesRedis } from './config.js';
 
 const config = loadConfigOrExit();
+// Workers get their work through Redis: on an in-memory store one would run alone, never given any.
+if (!usesRedis(config)) {
+  process.stderr.write('Configuration refused (1 problem; see "Configuration" in the README):\n'
+    + '  npm run worker needs REDIS_URL or REDIS_CLUSTER_NODES (without Redis, jobs run in the service process)\n');
+  process.exit(EXIT_CONFIG);
+}
 const { createLogger } = await import('./logger.js');
 const { FAULT_SIGNALS, logProcessWarnings } = await import('./server.js');
 const { createCore, closeBackground } = await import('./core.js');

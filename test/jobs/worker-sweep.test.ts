@@ -1,7 +1,7 @@
 // A worker-only process (`npm run worker`) sweeps reservations left held by a crashed lookup, as the
 // service does (src/sweeper.ts): a deployment of WORK_IN_SERVICE=false instances plus workers gets its
 // credits back too. The held reservation's lease has lapsed before the worker starts; the test waits
-// (bounded) for the worker to give it back.
+// (bounded) for the worker to give it back. Without Redis a worker refuses to start (it could get no work).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -52,4 +52,13 @@ it('a worker gives back a reservation whose lease lapsed', { timeout: 30_000 }, 
   }
   expect(await store.commit({ reservationId: reservation.reservationId, accountId, cacheKey: 'zpid:1', requestId: 'r', kind: 'included', at: new Date().toISOString() })).toBe(false);
   expect(log).toContain('released reservations left by a crashed lookup');
+});
+
+it('a worker without Redis refuses to start: exit 78, saying why', { timeout: 30_000 }, async () => {
+  const child = spawn(process.execPath, entryArgs('worker.ts'), { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  expect(code).toBe(78);
+  expect(stderr).toContain('npm run worker needs REDIS_URL or REDIS_CLUSTER_NODES');
 });
