@@ -5,6 +5,7 @@
 // bad page argument inside createLookupJob's selection keeps the made job's id (else a retry makes a
 // second job); a results cursor past the job's items is bad_param; one request's results fields take at
 // most 500 results together, and queues at most 10,000 job items together.
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src/contract/job-input.js';
 import { JOB_CSV_COLUMNS } from '../../src/contract/jobs.js';
@@ -130,5 +131,48 @@ describe('job routes at the edges', () => {
     const last = await page('0');
     expect(last.body.errors).toBeUndefined();
     expect(last.body.data.job.results).toEqual({ endCursor: '0', hasNextPage: false });
+  });
+
+  it("the live answers of every job route fit /openapi.json: a declared status, its media type, its JSON schema", async () => {
+    const doc = (await (await svc.fetch(`${svc.url}/openapi.json`)).json()) as any;
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    ajv.addSchema({ $id: 'doc', components: doc.components });
+    const resolved = (r: any): any => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
+    const check = async (method: string, path: string, template: string, init: { body?: string; type?: string; key?: string } = {}) => {
+      const res = await svc.fetch(svc.url + path, {
+        method,
+        headers: { 'x-api-key': init.key ?? svc.keys.free!, ...(init.type ? { 'content-type': init.type } : {}) },
+        ...(init.body === undefined ? {} : { body: init.body }),
+      });
+      const where = `${method} ${path} ${res.status}`;
+      const response = doc.paths[template][method.toLowerCase()].responses[String(res.status)];
+      expect(response, `${where}: status not declared`).toBeDefined();
+      const type = (res.headers.get('content-type') ?? '').split(';')[0]!;
+      const media = resolved(response).content[type];
+      expect(media, `${where}: ${type} not declared`).toBeDefined();
+      const text = await res.text();
+      if (type === 'application/json') {
+        const validate = ajv.compile(JSON.parse(JSON.stringify(media.schema).replaceAll('"#/components/', '"doc#/components/')));
+        expect(validate(JSON.parse(text)), `${where}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+      return text;
+    };
+    const job = JSON.parse(await check('POST', JOBS, JOBS, { body: JSON.stringify({ items: [{ zpid: '114303858' }, 'x'] }), type: 'application/json' })).data.id;
+    const one = `${JOBS}/{id}`;
+    for (const [body, type] of [['{"items":[]}', 'application/json'], ['zpid\n', 'text/csv'], ['x', 'text/plain'], ['{"items":[1],"webhook_url":"ftp://x"}', 'application/json']] as const) {
+      await check('POST', JOBS, JOBS, { body, type });
+    }
+    await check('POST', JOBS, JOBS, { body: JSON.stringify({ items: Array.from({ length: 10_001 }, () => '1') }), type: 'application/json' });
+    for (const q of ['', '?limit=1', '?limit=0', '?cursor=nope']) await check('GET', JOBS + q, JOBS);
+    for (const id of [job, 'nope']) {
+      await check('GET', `${JOBS}/${id}`, one);
+      await check('GET', `${JOBS}/${id}/results`, `${one}/results`);
+      await check('GET', `${JOBS}/${id}/results?format=csv`, `${one}/results`);
+      await check('GET', `${JOBS}/${id}/events`, `${one}/events`);
+    }
+    await check('GET', `${JOBS}/${job}/results?format=xml`, `${one}/results`);
+    await check('GET', `${JOBS}/${job}`, one, { key: 'not_a_key' });
+    await check('DELETE', `${JOBS}/${job}`, one);
+    await check('DELETE', `${JOBS}/nope`, one);
   });
 });
