@@ -167,7 +167,10 @@ export function parseJobCsv(text: string): unknown[] {
     columns.set(at, key);
   });
   if (columns.size === 0) {
-    throw badBody(`CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}`, 'A CSV job needs a header row naming a url, zpid or address column.');
+    // Spreadsheets set to a European locale save "CSV" with semicolons: say so rather than only "no column".
+    const separator = [';', '\t'].find((c) => header.some((name) => name.includes(c)));
+    const hint = separator ? ` (the header is separated by ${separator === ';' ? 'semicolons' : 'tabs'}: send comma-separated values)` : '';
+    throw badBody(`CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}${hint}`, `A CSV job needs a header row naming a url, zpid or address column${hint}.`);
   }
   checkCount(rows);
   return rows.map((cells, n) => {

@@ -67,6 +67,15 @@ describe('job routes at the edges', () => {
     }
   });
 
+  it('a CSV saved with semicolons or tabs (a European spreadsheet locale) is bad_body saying so', async () => {
+    for (const [body, word] of [['zpid;name\r\n114303858;a\r\n', 'semicolons'], ['address\tname\n1 Main St\tb\n', 'tabs']]) {
+      const r = await send('POST', JOBS, { type: 'text/csv', body });
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('bad_body');
+      expect(r.body.error.message).toContain(`separated by ${word}: send comma-separated values`);
+    }
+  });
+
   it("a list cursor naming none of the account's jobs is 400 bad_param, over REST and GraphQL; a real one pages", async () => {
     const mine = await create();
     await create();
