@@ -206,7 +206,7 @@ export const ENV = Type.Object({
   RATE_LIMIT_PER_MINUTE: integer({ default: 600, minimum: 0, description: 'Lookups per API key and minute; 0: no limit' }),
   MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: 'Live lookups of one API key at once; 0: no cap' }),
   REDIS_CLUSTER_NODES: opt(text({ description: 'Redis Cluster for the store and the job queues instead of REDIS_URL: a comma list of host:port seed nodes' })),
-  WORK_IN_SERVICE: flag({ default: true, description: 'Lookup jobs, webhooks and watch checks also run inside the service process (false: only in `npm run worker` processes)' }),
+  WORK_IN_SERVICE: flag({ default: true, description: 'Lookup jobs, webhooks and watch checks also run inside the service process (false: only in `npm run worker` processes, on Redis; without it they run in the service regardless)' }),
   JOB_CONCURRENCY: integer({ default: 2, minimum: 1, description: 'Chunks of lookup jobs (50 items each) one worker process runs at once' }),
   JOB_LOCK_MS: ms({ default: 30_000, minimum: 1_000, description: "How long a job chunk's lock lasts unless its worker renews it; a killed worker's chunk is taken over after it" }),
   WEBHOOK_ALLOW_PRIVATE: flag({ default: false, description: 'Webhook URLs may resolve to loopback, private or link-local addresses (tests and the demo set it)' }),

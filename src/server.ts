@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import type { Background } from './background-types.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
-import { STOP_AFTER_GRACE_MS, warnIfDevSecret, type Config } from './config.js';
+import { STOP_AFTER_GRACE_MS, usesRedis, warnIfDevSecret, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createStore, type AccountStore, type Store } from './store/index.js';
 import { startSweeper } from './sweeper.js';
@@ -32,7 +32,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   let background: Background | null = null;
   try {
     // Made before listening: a part that cannot be made stops the start-up like a port in use does.
-    if (config.workInService) background = app.core.background;
+    // Without Redis no worker process can share this one's work: it runs here whatever WORK_IN_SERVICE says.
+    if (config.workInService || !usesRedis(config)) background = app.core.background;
     await app.listen({ port: config.port, host: config.host });
   } catch (e) {
     // A listener that cannot start (a port in use, the METRICS_PORT listener's included) stops the start-up, leaving nothing open.
@@ -41,7 +42,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     await store.close().catch(() => undefined);
     throw e;
   }
-  // Jobs, webhooks and watch checks run here too unless WORK_IN_SERVICE=false (then only `npm run worker`
+  // Jobs, webhooks and watch checks run here too unless WORK_IN_SERVICE=false on Redis (then only `npm run worker`
   // processes run them). Started without waiting, so a service whose Redis is down still starts (not
   // ready), its workers joining when Redis answers.
   background?.startWorkers().catch((err: unknown) => logger.error({ err }, 'background workers did not start'));

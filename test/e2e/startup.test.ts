@@ -1,5 +1,6 @@
 // The service as `npm start` runs it (startService): it comes up with its store down, reports not
-// ready, seeds its accounts file and serves once Redis answers, without a restart.
+// ready, seeds its accounts file and serves once Redis answers, without a restart. Without Redis it runs
+// its background work itself even with WORK_IN_SERVICE=false (no worker process could).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,5 +70,37 @@ describe('a bad accounts file', () => {
     await expect(startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent' }))).rejects.toThrow(
       /ACCOUNTS_FILE\[0\]\.key/,
     );
+  });
+});
+
+describe('WORK_IN_SERVICE=false without Redis', () => {
+  it('still checks watches here: no worker process could (they run on Redis only)', async () => {
+    replay ??= await startReplayServer();
+    const dir = mkdtempSync(join(tmpdir(), 'startup-nowork-'));
+    const accountsFile = join(dir, 'accounts.json');
+    writeFileSync(accountsFile, JSON.stringify([{ key: 'nowork_key_00001', plan: 'paid', included: 100 }]));
+    const svc = await startService(
+      loadConfig({
+        PORT: '0', HOST: '127.0.0.1', ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent', WORK_IN_SERVICE: 'false',
+        WATCH_MIN_INTERVAL_SECONDS: '3600', WEBHOOK_ALLOW_PRIVATE: 'true', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl,
+      }),
+    );
+    try {
+      const call = async (path: string, body?: unknown) => {
+        const res = await fetch(svc.url + path, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'x-api-key': 'nowork_key_00001', 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        });
+        return { status: res.status, body: await res.json() };
+      };
+      const made = await call('/v1/portal/watches', { zpid: '15192198', webhook_url: `${replay.origin}/hooks`, interval_hours: 1 });
+      expect(made.status).toBe(201);
+      // The first check runs at once (bounded wait): before, the watch was kept but never checked.
+      const checked = await until(() => call(`/v1/portal/watches/${made.body.data.id}`), (r) => r.body.data.last_checked_at !== null);
+      expect(checked.body.data).toMatchObject({ home_zpid: '15192198', last_error: null });
+    } finally {
+      await svc.close();
+    }
   });
 });
