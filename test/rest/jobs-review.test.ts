@@ -4,12 +4,15 @@
 // none of the account's jobs is bad_param (REST and GraphQL), not an empty page that reads as the end; a
 // bad page argument inside createLookupJob's selection keeps the made job's id (else a retry makes a
 // second job); a results cursor past the job's items is bad_param; one request's results fields take at
-// most 500 results together, and queues at most 10,000 job items together.
+// most 500 results together, and queues at most 10,000 job items together. Every job route's live answer
+// fits /openapi.json; an idle event stream beats, and its timer goes with the client.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseCsvRows } from '../../src/contract/job-input.js';
 import { JOB_CSV_COLUMNS } from '../../src/contract/jobs.js';
-import { csvRow } from '../../src/rest/routes/jobs.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { csvRow, HEARTBEAT_MS } from '../../src/rest/routes/jobs.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { postGql } from '../graphql/client.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
@@ -183,5 +186,48 @@ describe('job routes at the edges', () => {
     await check('GET', `${JOBS}/${job}`, one, { key: 'not_a_key' });
     await check('DELETE', `${JOBS}/${job}`, one);
     await check('DELETE', `${JOBS}/nope`, one);
+  });
+});
+
+describe('job events: heartbeats, and a client that leaves', () => {
+  let svc: TestService;
+  let proxy: GatedProxy;
+  let site: Awaited<ReturnType<typeof startReplayServer>>;
+  beforeAll(async () => {
+    site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    proxy = await startGatedProxy(site.origin, { open: true });
+    svc = await startTestService({ replayServer: site, env: { PORTAL_ORIGIN: proxy.origin } });
+  });
+  afterAll(async () => {
+    await svc?.close();
+    await proxy?.close();
+    await site?.close();
+  });
+
+  it("an idle stream sends a heartbeat comment at each beat; the client gone, the beat's timer is cleared", async () => {
+    const release = proxy.hold('2146993218');
+    const setSpy = vi.spyOn(globalThis, 'setInterval');
+    const clearSpy = vi.spyOn(globalThis, 'clearInterval');
+    try {
+      const id = (await svc.post(JOBS, { items: [{ zpid: '2146993218' }] })).body.data.id;
+      await proxy.received('2146993218');
+      const leaving = new AbortController();
+      const res = await fetch(`${svc.url}${JOBS}/${id}/events`, { headers: { 'x-api-key': svc.keys.free! }, signal: leaving.signal });
+      const reader = res.body!.getReader();
+      const next = async () => new TextDecoder().decode((await reader.read()).value);
+      expect(await next()).toMatch(/^event: progress\n/);
+      // The stream's beat, called as its timer would call it (no waiting 15 s).
+      const beat = setSpy.mock.calls.findLast(([, ms]) => ms === HEARTBEAT_MS);
+      expect(beat).toBeDefined();
+      (beat![0] as () => void)();
+      expect(await next()).toBe(': heartbeat\n\n');
+      const timer = setSpy.mock.results[setSpy.mock.calls.lastIndexOf(beat!)]!.value;
+      leaving.abort();
+      await vi.waitFor(() => expect(clearSpy.mock.calls.some(([t]) => t === timer)).toBe(true), { timeout: 10_000 });
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+      release();
+    }
   });
 });
