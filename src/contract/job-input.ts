@@ -45,6 +45,24 @@ export function jobFormatOf(contentType: string | undefined): JobFormat {
   });
 }
 
+/** How deep a job body may nest: `{ items: [ { url } ] }` is 3; an item is never deeper than its one object. */
+export const MAX_JOB_BODY_DEPTH = 8;
+
+/**
+ * Refuses a value nested deeper than MAX_JOB_BODY_DEPTH (bad_body): JSON.parse reads a million levels, but the
+ * JSON.stringify of storing the job (and of an Idempotency-Key's identity) overflows the stack on one (a 500).
+ * Iterative, so the check itself cannot overflow.
+ */
+function checkDepth(value: unknown, where: string): void {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_JOB_BODY_DEPTH) throw badBody(`${where} nests deeper than ${MAX_JOB_BODY_DEPTH} levels`);
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+}
+
 function checkCount(items: readonly unknown[]): void {
   if (items.length === 0) throw badBody('no items', 'A job needs at least one item.');
   if (items.length > MAX_JOB_ITEMS) throw tooManyJobItems(items.length);
@@ -68,6 +86,7 @@ export function parseJobJson(body: unknown): JobRequest {
   const b = body as Record<string, unknown>;
   if (!Array.isArray(b.items)) throw badBody('items must be a non-empty array');
   checkCount(b.items);
+  checkDepth(b, 'the body');
   const unknown = Object.keys(b).filter((k) => !JOB_BODY_KEYS.includes(k));
   if (unknown.length > 0) throw bad(unknown[0]!, `unknown field (expected ${JOB_BODY_KEYS.join(', ')})`);
   return { items: b.items, ...parseJobOptions(b) };
@@ -193,11 +212,14 @@ export function parseJobNdjson(text: string): unknown[] {
   for (const [n, line] of lines.entries()) {
     if (line.trim() === '') continue;
     if (items.length === MAX_JOB_ITEMS) throw tooManyJobItems(lines.filter((l) => l.trim() !== '').length);
+    let item: unknown;
     try {
-      items.push(JSON.parse(line));
+      item = JSON.parse(line);
     } catch {
       throw badBody(`NDJSON: line ${n + 1} is not JSON`);
     }
+    checkDepth(item, `NDJSON: line ${n + 1}`);
+    items.push(item);
   }
   checkCount(items);
   return items;

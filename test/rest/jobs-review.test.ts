@@ -1,11 +1,12 @@
 // Lookup jobs' faces under a hostile review: the answers a careful client or an attacker gets at the edges.
 // CSV results escape spreadsheet formulas; a bodiless DELETE sent with content-type: application/json
-// cancels; a byte-order mark opens a JSON or NDJSON body as it may a CSV one; a list cursor that names
-// none of the account's jobs is bad_param (REST and GraphQL), not an empty page that reads as the end; a
-// bad page argument inside createLookupJob's selection keeps the made job's id (else a retry makes a
-// second job); a results cursor past the job's items is bad_param; one request's results fields take at
-// most 500 results together, and queues at most 10,000 job items together. Every job route's live answer
-// fits /openapi.json; an idle event stream beats, and its timer goes with the client.
+// cancels; a body nested thousands deep is bad_body, not a 500; a byte-order mark opens a JSON or NDJSON
+// body as it may a CSV one; a list cursor that names none of the account's jobs is bad_param (REST and
+// GraphQL), not an empty page that reads as the end; a bad page argument inside createLookupJob's
+// selection keeps the made job's id (else a retry makes a second job); a results cursor past the job's
+// items is bad_param; one request's results fields take at most 500 results together, and queues at most
+// 10,000 job items together. Every job route's live answer fits /openapi.json; an idle event stream
+// beats, and its timer goes with the client.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseCsvRows } from '../../src/contract/job-input.js';
@@ -77,6 +78,24 @@ describe('job routes at the edges', () => {
       expect(r.body.error.code).toBe('bad_body');
       expect(r.body.error.message).toContain(`separated by ${word}: send comma-separated values`);
     }
+  });
+
+  it('a body nested thousands deep is 400 bad_body, never a 500 (storing it, or an Idempotency-Key identity, overflowed the stack)', async () => {
+    const d = 10_000;
+    const bodies: Array<[string, string, Record<string, string>]> = [
+      ['application/json', `{"items":[${'{"a":'.repeat(d)}1${'}'.repeat(d)}]}`, { 'idempotency-key': `deep-${Date.now()}` }],
+      ['application/json', `{"items":["1",${'['.repeat(d)}${']'.repeat(d)}]}`, {}],
+      ['application/x-ndjson', `"1"\n${'['.repeat(d)}${']'.repeat(d)}\n`, {}],
+    ];
+    const before = (await send('GET', `${JOBS}?limit=100`)).body.data.length;
+    for (const [type, body, headers] of bodies) {
+      const res = await svc.fetch(svc.url + JOBS, { method: 'POST', headers: { 'x-api-key': svc.keys.free!, 'content-type': type, ...headers }, body });
+      expect(res.status, type).toBe(400);
+      expect(((await res.json()) as any).error).toMatchObject({ code: 'bad_body', details: { reason: expect.stringContaining('nests deeper than 8 levels') } });
+    }
+    // A bad item within the depth is still its own result.
+    expect((await send('POST', JOBS, { type: 'application/json', body: '{"items":[{"zpid":{"a":[1]}}]}' })).status).toBe(202);
+    expect((await send('GET', `${JOBS}?limit=100`)).body.data.length).toBe(before + 1);
   });
 
   it("a list cursor naming none of the account's jobs is 400 bad_param, over REST and GraphQL; a real one pages", async () => {
