@@ -81,6 +81,19 @@ export function idempotencyKeyOf(header: string | readonly string[] | null | und
  */
 export const requestIdentity = (parts: readonly string[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 
+/**
+ * A parsed body's JSON for requestIdentity. JSON.parse reads a value nested a million deep, but
+ * JSON.stringify overflows the stack on it: that is the client's body, so 400 bad_body, not a 500.
+ */
+export function identityJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new LookupError('bad_body', { message: 'The body is nested too deep to be read.', details: { reason: 'nested too deep' } });
+  }
+}
+
 /** Whether an answer is kept for retries (see the top of this file). */
 export const isKept = (a: RunAnswer): boolean =>
   a.status < 500 && a.status !== 429 && a.status !== 401 && !a.codes.some((c) => TRANSIENT.has(c));

@@ -98,6 +98,18 @@ describe('job routes at the edges', () => {
     expect((await send('GET', `${JOBS}?limit=100`)).body.data.length).toBe(before + 1);
   });
 
+  it('with an Idempotency-Key, a batch or GraphQL body nested thousands deep is 400 bad_body, not a 500', async () => {
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const post = (path: string, body: string) =>
+      svc.fetch(svc.url + path, { method: 'POST', headers: { 'x-api-key': svc.keys.free!, 'content-type': 'application/json', 'idempotency-key': `deep-${Math.random()}` }, body });
+    const batch = await post('/v1/portal/batch', `{"items":[${deep}]}`);
+    expect(batch.status).toBe(400);
+    expect(((await batch.json()) as any).error.code).toBe('bad_body');
+    const graph = await post('/graphql', `{"query":"{ account { plan } }","extensions":${deep}}`);
+    expect(graph.status).toBe(400);
+    expect(((await graph.json()) as any).errors[0].extensions.code).toBe('bad_body');
+  });
+
   it("a list cursor naming none of the account's jobs is 400 bad_param, over REST and GraphQL; a real one pages", async () => {
     const mine = await create();
     await create();

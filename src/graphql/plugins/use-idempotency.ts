@@ -8,7 +8,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { isLookupError } from '../../contract/index.js';
 import type { RequestContext } from '../../lookup/index.js';
-import { idempotencyHeaderLines, idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER, requestIdentity, runIdempotent, type IdempotentAnswer, type RunAnswer } from '../../lookup/idempotency.js';
+import { idempotencyHeaderLines, idempotencyKeyOf, IDEMPOTENCY_HEADER, identityJson, REPLAYED_HEADER, requestIdentity, runIdempotent, type IdempotentAnswer, type RunAnswer } from '../../lookup/idempotency.js';
 import { toGraphQLError } from '../errors.js';
 import { needsApiKey } from '../lookup-count.js';
 import type { OperationParams } from '../persisted.js';
@@ -57,7 +57,7 @@ export function useIdempotency<ServerContext extends Record<string, any>>(opts: 
           const claimed = new Promise<null>((resolve) => (started = () => resolve(null)));
           let answer!: (a: RunAnswer) => void;
           const answered = new Promise<RunAnswer>((resolve) => (answer = resolve));
-          const outcome = runIdempotent(ctx, key!, requestIdentity(['POST /graphql', JSON.stringify(parsed)]), () => {
+          const outcome = runIdempotent(ctx, key!, requestIdentity(['POST /graphql', identityJson(parsed)]), () => {
             started();
             return answered;
           });

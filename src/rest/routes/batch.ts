@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseBatchQuery } from '../../contract/index.js';
 import { batchItemJson, lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
-import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
+import { identityJson, idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
 import { contextFor } from '../request-context.js';
 
@@ -52,7 +52,7 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
         // The request a retry must repeat: the query string (sorted) and the body's JSON, whitespace aside.
         const query = new URLSearchParams(request.url.split('?')[1] ?? '');
         query.sort();
-        const identity = requestIdentity(['POST /v1/portal/batch', query.toString(), JSON.stringify(body)]);
+        const identity = requestIdentity(['POST /v1/portal/batch', query.toString(), identityJson(body)]);
         const run = await runIdempotent(ctx, idempotencyKey, identity, async (): Promise<RunAnswer> => ({
           status: 200, headers: { 'content-type': JSON_TYPE }, body: await answer(), codes: [],
         }));
