@@ -1611,7 +1611,7 @@ export interface operations {
             query?: {
                 /** @description Jobs per page, 1 to 100; 20 when omitted */
                 limit?: number;
-                /** @description meta.next_cursor of the page before; one that names none of the account's jobs is 400 bad_param */
+                /** @description meta.next_cursor of the page before; one not of a job id's form is 400 bad_param */
                 cursor?: string;
             };
             header?: never;

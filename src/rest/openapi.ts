@@ -450,7 +450,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           summary: "The account's jobs, newest first",
           parameters: [
             { name: 'limit', in: 'query', required: false, description: `Jobs per page, 1 to ${MAX_JOBS_PAGE}; ${DEFAULT_JOBS_PAGE} when omitted`, schema: { type: 'integer', minimum: 1, maximum: MAX_JOBS_PAGE } },
-            { name: 'cursor', in: 'query', required: false, description: "meta.next_cursor of the page before; one that names none of the account's jobs is 400 bad_param", schema: { type: 'string' } },
+            { name: 'cursor', in: 'query', required: false, description: "meta.next_cursor of the page before; one not of a job id's form is 400 bad_param", schema: { type: 'string' } },
           ],
           responses: {
             '200': {

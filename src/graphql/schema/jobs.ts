@@ -167,7 +167,7 @@ builder.queryField('jobs', (t) =>
       try {
         const limit = pageSize(args.first, 'first', MAX_JOBS_PAGE);
         const { account, jobs: core } = jobs(ctx);
-        const page = await core.list(account, { limit, cursor: await jobListCursor(core, account, args.after, 'after') });
+        const page = await core.list(account, { limit, cursor: jobListCursor(args.after, 'after') });
         return { jobs: page.jobs, endCursor: page.next_cursor, hasNextPage: page.next_cursor !== null };
       } catch (e) {
         rethrowCoded(e);

@@ -133,7 +133,7 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
       limit = Number(query.limit);
       if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_JOBS_PAGE) throw bad('limit', `must be a whole number from 1 to ${MAX_JOBS_PAGE}`);
     }
-    const page = await jobs().list(ctx.account, { limit, cursor: await jobListCursor(jobs(), ctx.account, query.cursor, 'cursor') });
+    const page = await jobs().list(ctx.account, { limit, cursor: jobListCursor(query.cursor, 'cursor') });
     return reply.type(JSON_TYPE).send({ data: page.jobs, meta: { next_cursor: page.next_cursor, took_ms: tookMs(reply) } });
   }));
 
