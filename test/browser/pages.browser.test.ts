@@ -124,11 +124,14 @@ describe('the REST docs at /docs', () => {
       await expect(w.page.locator('header.brand-bar .logo').innerText()).resolves.toContain('Property lookup API');
 
       type Media = { example?: unknown; examples?: Record<string, { summary?: string; value?: unknown }> };
-      const doc = buildOpenApi(svc.config) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>> };
+      const doc = buildOpenApi(svc.config) as {
+        paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>>;
+        webhooks: Record<string, unknown>;
+      };
       const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
       const shownPaths = (await w.page.locator('.opblock-summary-path').allInnerTexts()).map((p) => plain(p).trim());
-      // In the document's order (the single lookup first).
-      expect(shownPaths).toEqual(operations.map((o) => o.path));
+      // In the document's order (the single lookup first), then the webhooks the service sends, by event name.
+      expect(shownPaths).toEqual([...operations.map((o) => o.path), ...Object.keys(doc.webhooks)]);
 
       // Every operation opened: each documented response has a row, and each named example is offered.
       for (const { path, method, op } of operations) {
