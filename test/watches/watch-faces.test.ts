@@ -154,6 +154,15 @@ describe('GraphQL: the same watches and refusals as REST', () => {
     expect((await svc.get(`/v1/portal/watches/${watch.id}`)).status).toBe(404);
   });
 
+  it("two watchProperty in one request, the second refused: the first one's watch (and its id) is still in data, so a retry makes no second watch", async () => {
+    const both = await mutate(`mutation { made: watchProperty(zpid: "${ZPID}", webhookUrl: "${HOOK}", intervalHours: 24) { id } refused: watchProperty(zpid: "${ZPID}") { id } }`, {});
+    expect(both.body.data.refused).toBeNull();
+    expect(both.body.errors.map((e: { path: string[] }) => e.path)).toEqual([['refused']]);
+    const id = both.body.data.made.id as string;
+    expect((await svc.get(`/v1/portal/watches/${id}`)).status).toBe(200);
+    expect((await del(`/v1/portal/watches/${id}`)).status).toBe(204);
+  });
+
   const refusals: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
     ['no locator', { webhookUrl: HOOK, intervalHours: 1 }, { webhook_url: HOOK, interval_hours: 1 }],
     ['two locators', { zpid: ZPID, url: 'https://www.zillow.com/homedetails/x/1_zpid/', webhookUrl: HOOK, intervalHours: 1 }, { zpid: ZPID, url: 'https://www.zillow.com/homedetails/x/1_zpid/', webhook_url: HOOK, interval_hours: 1 }],

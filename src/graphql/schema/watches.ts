@@ -17,6 +17,8 @@ const watchesOf = (ctx: GraphqlContext) => {
 builder.mutationField('watchProperty', (t) =>
   t.field({
     type: WatchType,
+    // Nullable: with two in one request, the second one's error must not null the data holding the first's id.
+    nullable: true,
     description:
       'Watches a home (REST: POST /v1/portal/watches): read live every intervalHours (each check billed as a lookup), a signed property.changed webhook to webhookUrl when price, status, estimate, rent estimate or HOA changed. The first check runs at once.',
     // Every argument nullable: what is missing or wrong is the core's coded error, as on REST (bad_param, missing_param).

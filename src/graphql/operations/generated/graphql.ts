@@ -367,7 +367,7 @@ export type Mutation = {
   /** Ends a watch (REST: DELETE /v1/portal/watches/<id>): true once removed; another account's or an unknown id is the error not_found. */
   unwatchProperty: Scalars['Boolean']['output'];
   /** Watches a home (REST: POST /v1/portal/watches): read live every intervalHours (each check billed as a lookup), a signed property.changed webhook to webhookUrl when price, status, estimate, rent estimate or HOA changed. The first check runs at once. */
-  watchProperty: Watch;
+  watchProperty?: Maybe<Watch>;
 };
 
 
