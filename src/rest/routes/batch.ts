@@ -2,10 +2,11 @@
 // after authentication, so a bad key is reported as such even when the body is bad too. With an
 // Idempotency-Key the request runs through the core's runIdempotent (lookup/idempotency.ts).
 import type { FastifyInstance } from 'fastify';
-import { LookupError, MAX_BODY_BYTES, parseBatchBody, parseBatchQuery } from '../../contract/index.js';
+import { parseBatchBody, parseBatchQuery } from '../../contract/index.js';
 import { batchItemJson, lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
 import { identityJson, idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../envelope.js';
+import { bodyAsText, parseJsonBody } from '../json-body.js';
 import { contextFor } from '../request-context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -13,30 +14,15 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** An item of the response's data. */
 const itemJson = (r: BatchItemOutcome): string => batchItemJson(r);
 
-function parseJson(text: unknown): unknown {
-  if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { details: { reason: 'body is empty' } });
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new LookupError('bad_body', { details: { reason: 'body is not valid JSON' } });
-  }
-}
-
 export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   await app.register(async (scope) => {
-    // Any content-type is read as JSON (README), even one Fastify cannot parse ("aaaa", a list).
-    scope.addHook('onRequest', (request, _reply, next) => {
-      request.raw.headers['content-type'] = 'application/json';
-      next();
-    });
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+    bodyAsText(scope);
     scope.post('/v1/portal/batch', async (request, reply) => {
       try {
         const ctx = await contextFor(deps, request, reply, deps.config.batchDeadlineMs);
         const idempotencyKey = idempotencyKeyOf(idempotencyHeaderLines(request.raw.rawHeaders));
         const { dryRun } = parseBatchQuery(request.query as Record<string, unknown>);
-        const body = parseJson(request.body);
+        const body = parseJsonBody(request.body);
         const { items, options } = parseBatchBody(body);
         // The answer's JSON. Whether a retry replays it is decided in the core from the codes of the
         // lookups that failed (ctx.stats), so the face need not read them back out of its answer.

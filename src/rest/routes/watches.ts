@@ -4,21 +4,15 @@
 // watch is 404 not_found "No such watch.", as one that does not exist. The key is checked first.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../accounts/index.js';
-import { LookupError, MAX_BODY_BYTES, parseWatchBody } from '../../contract/index.js';
+import { LookupError, parseWatchBody } from '../../contract/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import type { Account } from '../../store/index.js';
 import { sendError, tookMs } from '../envelope.js';
+import { bodyAsText, parseJsonBody } from '../json-body.js';
 
 export const WATCHES_PATH = '/v1/portal/watches';
 
-function parseJson(text: unknown): unknown {
-  if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { message: 'The body must be a JSON object with one locator, webhook_url and interval_hours.', details: { reason: 'body is empty' } });
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new LookupError('bad_body', { message: 'The body must be a JSON object with one locator, webhook_url and interval_hours.', details: { reason: 'body is not valid JSON' } });
-  }
-}
+const BODY_MESSAGE = 'The body must be a JSON object with one locator, webhook_url and interval_hours.';
 
 /** These routes take no query parameters. */
 function noQuery(request: FastifyRequest): void {
@@ -45,14 +39,9 @@ export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promis
 
   await app.register(async (scope) => {
     // Any content-type is read as JSON, as on the batch route.
-    scope.addHook('onRequest', (request, _reply, next) => {
-      request.raw.headers['content-type'] = 'application/json';
-      next();
-    });
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+    bodyAsText(scope);
     scope.post(WATCHES_PATH, route(async (account, request, reply) => {
-      const { locator, webhookUrl, intervalHours } = parseWatchBody(parseJson(request.body));
+      const { locator, webhookUrl, intervalHours } = parseWatchBody(parseJsonBody(request.body, BODY_MESSAGE));
       const data = await watches().create(account, { locator, webhookUrl, intervalHours });
       return reply.code(201).header('location', `${WATCHES_PATH}/${encodeURIComponent(data.id)}`).send({ data, meta: { took_ms: tookMs(reply) } });
     }));
