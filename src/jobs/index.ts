@@ -2,7 +2,7 @@
 // in chunks of CHUNK_SIZE (chunk.ts), queued on BullMQ when the service uses Redis and in this process
 // otherwise (runner.ts), kept with their results for JOB_TTL_MS (store.ts). When the last chunk settles
 // the job is completed and, if it has a webhook_url, one job.completed event is sent (also when it is
-// cancelled: the event's job says `cancelled`); a job that cannot run (its account is gone) is failed,
+// cancelled: the event's job says `cancelled`, sent once no chunk of it still runs); a job that cannot run (its account is gone) is failed,
 // with job.failed.
 import { EventEmitter } from 'node:events';
 import { LookupError, toLookupError } from '../contract/index.js';
@@ -23,7 +23,10 @@ export { CHUNK_SIZE } from './store.js';
 const PROGRESS_POLL_MS = 500;
 
 const notFound = (): LookupError => new LookupError('not_found', { message: 'No such job.' });
-const isFinal = (v: Pick<JobView, 'status'>): boolean => v.status === 'completed' || v.status === 'cancelled' || v.status === 'failed';
+// A cancelled job is final once no chunk of it still runs (the store then sets its finished_at): its
+// event, like the stream's end, then shows what those chunks billed.
+const isFinal = (v: Pick<JobView, 'status' | 'finished_at'>): boolean =>
+  v.status === 'completed' || v.status === 'failed' || (v.status === 'cancelled' && v.finished_at !== null);
 
 export function viewOf(job: JobRecord): JobView {
   return {
@@ -166,8 +169,9 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
         changed.emit(id);
       }
       const after = (await store.get(id)) ?? job;
-      // Its job.completed (once, the store's flag): a DELETE retried after a failed send sends it then.
-      if (after.status === 'cancelled') await notify(after);
+      // Its job.completed (once, the store's flag) when no chunk runs, else when the last running one settles
+      // (handle); a DELETE retried after a failed send sends it then.
+      await notify(after);
       return viewOf(after);
     },
 
@@ -193,8 +197,11 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
 
     async progress(account, id, signal) {
       let view = viewOf(await owned(account, id));
+      // A cancelled job whose running chunks have not settled is not shown: the faces end the stream on its
+      // status, and its final view (with what those chunks billed) comes once they settle.
+      const shown = (v: JobView) => v.status !== 'cancelled' || isFinal(v);
       return (async function* () {
-        yield view;
+        if (shown(view)) yield view;
         while (!isFinal(view) && !signal.aborted) {
           await new Promise<void>((resolve) => {
             const done = () => {
@@ -213,7 +220,7 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
           const next = viewOf(job);
           if (JSON.stringify(next) !== JSON.stringify(view)) {
             view = next;
-            yield view;
+            if (shown(view)) yield view;
           }
         }
       })();

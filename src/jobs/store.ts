@@ -68,9 +68,13 @@ export interface JobStore {
   list(accountId: string, limit: number, cursor: string | null): Promise<{ ids: string[]; next: string | null }>;
   items(id: string, chunk: number): Promise<unknown[]>;
   startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart>;
-  /** Applies the write unless this round was already written (false). */
+  /** Applies the write unless this round was already written (false); the last running chunk of a cancelled job sets its finished_at. */
   settleChunk(id: string, chunk: number, write: ChunkWrite): Promise<boolean>;
-  /** Sets a queued or running job to `status` (cancelled, failed); returns whether it changed. */
+  /**
+   * Sets a queued or running job to `status` (cancelled, failed); returns whether it changed. A job
+   * cancelled while chunks of it run gets its finished_at when the last of them settles (settleChunk);
+   * `failed` on such a job finishes it (its chunk failed past its retries: nothing more will settle).
+   */
   finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean>;
   /**
    * Changes a settled chunk's lines and counters by `adopt` (given its result lines and billed keys; null:
@@ -143,7 +147,8 @@ export class MemoryJobStore implements JobStore {
     const j = this.#live(id);
     const c = j?.chunks[chunk];
     if (!j || !c) return { state: 'gone' };
-    if (c.done || isFinal(j.job.status)) return { state: 'skip', status: j.job.status, settled: c.done };
+    // A cancelled job's chunk that was running (its run died) is run again to settle what it began.
+    if (c.done || (isFinal(j.job.status) && !(j.job.status === 'cancelled' && c.roundStart !== null))) return { state: 'skip', status: j.job.status, settled: c.done };
     if (j.job.status === 'queued') Object.assign(j.job, { status: 'running', started_at: nowIso });
     const rerun = c.roundStart !== null;
     c.roundStart ??= now;
@@ -171,6 +176,7 @@ export class MemoryJobStore implements JobStore {
     }
     if (w.waitingUntil !== null) j.job.waiting_until = w.waitingUntil;
     if (j.job.waiting === 0) j.job.waiting_until = null;
+    if (j.job.status === 'cancelled' && j.job.finished_at === null && !j.chunks.some((x) => !x.done && x.roundStart !== null)) j.job.finished_at = w.now;
     return true;
   }
 
@@ -189,8 +195,14 @@ export class MemoryJobStore implements JobStore {
 
   async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
     const j = this.#live(id);
-    if (!j || isFinal(j.job.status)) return false;
-    Object.assign(j.job, { status, finished_at: nowIso });
+    if (!j) return false;
+    if (j.job.status === 'cancelled' && j.job.finished_at === null && status === 'failed') {
+      j.job.finished_at = nowIso;
+      return true;
+    }
+    if (isFinal(j.job.status)) return false;
+    const running = status === 'cancelled' && j.chunks.some((x) => !x.done && x.roundStart !== null);
+    Object.assign(j.job, { status, finished_at: running ? null : nowIso });
     return true;
   }
 
@@ -221,15 +233,17 @@ const LUA_START = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'gone'} end
 local done = redis.call('HGET', KEYS[2], 'done')
-if done == '1' or status == 'completed' or status == 'cancelled' or status == 'failed' then
+local rs = redis.call('HGET', KEYS[2], 'round_start')
+-- A cancelled job's chunk that was running (its run died) is run again to settle what it began.
+if done == '1' or status == 'completed' or status == 'failed' or (status == 'cancelled' and not rs) then
   return {'skip', status, done == '1' and '1' or '0'}
 end
 if status == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2]) end
-local rs = redis.call('HGET', KEYS[2], 'round_start')
 local rerun = '1'
 if not rs then
   rs = ARGV[1]
   rerun = '0'
+  redis.call('HINCRBY', KEYS[1], 'running', 1)
   redis.call('HSET', KEYS[2], 'round_start', rs)
   redis.call('PEXPIREAT', KEYS[2], ARGV[3])
 end
@@ -242,6 +256,8 @@ const LUA_SETTLE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[2], 'done') == '1' then return 0 end
 if tonumber(redis.call('HGET', KEYS[2], 'round') or '0') ~= tonumber(ARGV[1]) then return 0 end
+-- This round's run ends here (running counts chunks with a round begun and not settled).
+local running = redis.call('HINCRBY', KEYS[1], 'running', -1)
 local names = {'done', 'succeeded', 'failed', 'cache_hits', 'credits'}
 for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[3 + i]) end
 local held = tonumber(ARGV[9])
@@ -267,6 +283,9 @@ else
 end
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'waiting_until', ARGV[10]) end
 if waiting == 0 then redis.call('HSET', KEYS[1], 'waiting_until', '') end
+if running <= 0 and redis.call('HGET', KEYS[1], 'status') == 'cancelled' and (redis.call('HGET', KEYS[1], 'finished_at') or '') == '' then
+  redis.call('HSET', KEYS[1], 'finished_at', ARGV[12])
+end
 redis.call('PEXPIREAT', KEYS[2], ARGV[13])
 return 1
 `;
@@ -293,11 +312,16 @@ for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[4 + i]
 return 1
 `;
 
-// KEYS: job. ARGV: status, now ISO.
+// KEYS: job. ARGV: status, now ISO. A job cancelled while chunks run gets finished_at when the last settles.
 const LUA_FINISH = `
 local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'cancelled' and ARGV[1] == 'failed' and (redis.call('HGET', KEYS[1], 'finished_at') or '') == '' then
+  redis.call('HSET', KEYS[1], 'finished_at', ARGV[2])
+  return 1
+end
 if status ~= 'queued' and status ~= 'running' then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished_at', ARGV[2])
+local running = tonumber(redis.call('HGET', KEYS[1], 'running') or '0')
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished_at', (ARGV[1] == 'cancelled' and running > 0) and '' or ARGV[2])
 return 1
 `;
 

@@ -54,7 +54,11 @@ export interface Jobs {
   get(account: Account, id: string): Promise<JobView>;
   /** The account's jobs, newest first. */
   list(account: Account, page: { limit: number; cursor: string | null }): Promise<JobPage>;
-  /** Cancels what has not started: nothing more is billed. Returns the job as it then stands. */
+  /**
+   * Cancels what has not started; chunks already running finish and are billed. Returns the job as it
+   * then stands (finished_at null while chunks run). Its job.completed, finished_at and the progress
+   * stream's end come once no chunk of it still runs.
+   */
   cancel(account: Account, id: string): Promise<JobView>;
   /**
    * The results of the items that are done, in item order, each one batch-shaped result as a JSON line
@@ -63,7 +67,10 @@ export interface Jobs {
    * at most this many lines.
    */
   results(account: Account, id: string, range?: { from?: number; limit?: number }): Promise<AsyncIterable<string>>;
-  /** The job's progress until it is final (its current state first, then each change); stops on `signal`. */
+  /**
+   * The job's progress until it is final (its current state first, then each change); stops on `signal`.
+   * A cancelled job is shown only once final (its running chunks settled).
+   */
   progress(account: Account, id: string, signal: AbortSignal): Promise<AsyncIterable<JobView>>;
   /** Starts running jobs in this process (the service with WORK_IN_SERVICE, and `npm run worker`). */
   startWorker(): Promise<void>;
