@@ -79,7 +79,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a job
-         * @description Items not started are not run, have no result and are not billed; chunks already running finish and are billed, so `done` and `credits` may still grow after this answer. Answers the job as it then stands and, with a `webhook_url`, sends its `job.completed` (cancelling a finished job changes nothing).
+         * @description Items not started are not run, have no result and are not billed; chunks already running finish and are billed, so `done` and `credits` may still grow after this answer. Answers the job as it then stands (`finished_at` null while chunks run). Once no chunk of it runs (at once when none did), `finished_at` is set, the events stream ends and, with a `webhook_url`, its one `job.completed` is sent, all with the final counts as billed (cancelling a finished job changes nothing).
          */
         delete: operations["cancelLookupJob"];
         options?: never;
@@ -207,7 +207,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A lookup job finished (or was cancelled)
+         * A lookup job finished (or was cancelled and its running chunks settled)
          * @description Sent to the webhook_url given, signed per Standard Webhooks (https://www.standardwebhooks.com). A 2xx answer within WEBHOOK_TIMEOUT_MS is delivered; anything else (redirects are not followed) is retried with doubling delays, 11 attempts over about a day.
          */
         post: operations["webhook_job_completed"];
@@ -769,7 +769,7 @@ export interface components {
             created_at: string;
             /** @description When its first item started; null while queued */
             started_at: string | null;
-            /** @description When it became completed, cancelled or failed; null before */
+            /** @description When it became completed or failed, or, cancelled, once no chunk of it ran any more; null before */
             finished_at: string | null;
             /** @description Where job.completed / job.failed is sent; null: no webhook */
             webhook_url: string | null;

@@ -65,7 +65,7 @@ export const JobView = Type.Object(
     credits: Type.Integer({ description: 'Credits charged so far: successful live lookups only, each item at most once' }),
     created_at: time('When the job was made'),
     started_at: maybeTime('When its first item started; null while queued'),
-    finished_at: maybeTime('When it became completed, cancelled or failed; null before'),
+    finished_at: maybeTime('When it became completed or failed, or, cancelled, once no chunk of it ran any more; null before'),
     webhook_url: Type.Union([Type.String(), Type.Null()], { description: 'Where job.completed / job.failed is sent; null: no webhook' }),
     waiting: Type.Integer({ description: "Items held for the daily live-lookup limit (live_lookups_capped): read again at waiting_until, not failed" }),
     waiting_until: maybeTime('When held items run again (00:00 UTC); null when none is held'),

@@ -77,7 +77,7 @@ function event(type: WebhookEventType, summary: string, data: Json, dataDescript
 
 export function webhooksOpenApi(): Record<string, Json> {
   return {
-    'job.completed': event('job.completed', 'A lookup job finished (or was cancelled)', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
+    'job.completed': event('job.completed', 'A lookup job finished (or was cancelled and its running chunks settled)', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
     'job.failed': event('job.failed', 'A lookup job could not run', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
     'property.changed': event('property.changed', "A watched home's price, status, estimate, rent estimate or HOA changed", PROPERTY_CHANGED, 'The home and what changed since the last check'),
   };

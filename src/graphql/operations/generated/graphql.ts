@@ -224,7 +224,7 @@ export type LookupJob = {
   done: Scalars['Int']['output'];
   /** Items that failed (their result says why) */
   failed: Scalars['Int']['output'];
-  /** When it became completed, cancelled or failed; null before */
+  /** When it became completed or failed, or, cancelled, once no chunk of it ran any more; null before */
   finishedAt?: Maybe<Scalars['String']['output']>;
   /** The job id */
   id: Scalars['String']['output'];
