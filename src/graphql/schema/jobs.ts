@@ -206,7 +206,7 @@ builder.mutationField('createLookupJob', (t) =>
 builder.mutationField('cancelLookupJob', (t) =>
   t.field({
     type: LookupJobType,
-    description: 'Cancels what of the job has not started: nothing more is billed (REST: DELETE /v1/portal/jobs/<id>). The job as it then stands.',
+    description: 'Cancels what of the job has not started (REST: DELETE /v1/portal/jobs/<id>): those items are never read or billed; chunks already running finish and are billed, and finishedAt and the one job.completed come once they have. The job as it then stands.',
     args: { id: t.arg.id({ required: true, description: 'The job id' }) },
     resolve: async (_root, args, ctx) => {
       const { account, jobs: core } = jobs(ctx);

@@ -360,7 +360,7 @@ export type LookupSource = {
 /** Work that outlives the request (lookup jobs, watched homes). A mutation is sent by POST; an Idempotency-Key header makes its retry safe. */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Cancels what of the job has not started: nothing more is billed (REST: DELETE /v1/portal/jobs/<id>). The job as it then stands. */
+  /** Cancels what of the job has not started (REST: DELETE /v1/portal/jobs/<id>): those items are never read or billed; chunks already running finish and are billed, and finishedAt and the one job.completed come once they have. The job as it then stands. */
   cancelLookupJob: LookupJob;
   /** Queues a lookup job of 1 to 10,000 items (REST: POST /v1/portal/jobs): the items run in the background, billed as lookups; follow it with Query.job, or the webhook. At most 10,000 items per request across its createLookupJob fields (too_many_items). With an Idempotency-Key header, a retry makes no second job. */
   createLookupJob?: Maybe<LookupJob>;
