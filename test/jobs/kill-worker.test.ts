@@ -59,6 +59,12 @@ function spawnWorker(prefix: string): Worker {
   const chunks: Worker['chunks'] = [];
   let waiting: { n: number; resolve: () => void } | null = null;
   let buffered = '';
+  // Read, or a full stderr pipe would block the worker (Node writes to pipes synchronously): its last lines are kept for a failure's message.
+  let stderr = '';
+  proc.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4096)));
+  proc.on('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGKILL' && stderr) console.error(`worker ${proc.pid} exited ${code ?? signal}: ${stderr}`);
+  });
   proc.stdout!.on('data', (d) => {
     buffered += String(d);
     const lines = buffered.split('\n');
