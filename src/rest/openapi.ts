@@ -178,8 +178,8 @@ const jobIdempotencyHeader = {
 };
 
 const jobIdParameter = { name: 'id', in: 'path', required: true, description: 'The job id (the location header of its creation)', schema: { type: 'string' } };
-/** The errors of a job's own routes: a bad parameter, the key, another account's (or an expired) job, the store. */
-const jobErrors = () => ({
+/** The errors of a job's or a watch's own routes: a bad parameter, the key, another account's (or an expired) job or watch, the store. */
+const resourceErrors = () => ({
   ...errorResponses([400], (c) => c === 'bad_param'),
   ...errorResponses([401]),
   ...errorResponses([404], (c) => c === 'not_found'),
@@ -215,15 +215,6 @@ const watchAnswer = (description: string, list: boolean) => {
     },
   };
 };
-/** The errors of a watch's own routes: a bad parameter, the key, another account's watch, the store. */
-const watchErrors = () => ({
-  ...errorResponses([400], (c) => c === 'bad_param'),
-  ...errorResponses([401]),
-  ...errorResponses([404], (c) => c === 'not_found'),
-  ...errorResponses([500]),
-  ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
-  ...sharedResponses(REQUEST_LEVEL_CODES),
-});
 
 /** POST/GET /v1/portal/watches and GET/DELETE /v1/portal/watches/{id} (README "Watched homes"). */
 const watchPaths = (): Record<string, Json> => ({
@@ -255,7 +246,7 @@ const watchPaths = (): Record<string, Json> => ({
       tags: [TAGS.watches],
       summary: "The account's watches",
       description: 'Newest first. Free: no lookup is made.',
-      responses: { '200': watchAnswer("The account's watches", true), ...watchErrors() },
+      responses: { '200': watchAnswer("The account's watches", true), ...resourceErrors() },
     },
   },
   '/v1/portal/watches/{id}': {
@@ -265,7 +256,7 @@ const watchPaths = (): Record<string, Json> => ({
       summary: 'A watch',
       description: "Another account's watch is 404 not_found (No such watch.).",
       parameters: [watchIdParameter],
-      responses: { '200': watchAnswer('The watch', false), ...watchErrors() },
+      responses: { '200': watchAnswer('The watch', false), ...resourceErrors() },
     },
     delete: {
       operationId: 'deleteWatch',
@@ -273,7 +264,7 @@ const watchPaths = (): Record<string, Json> => ({
       summary: 'Stop watching a home',
       description: "Its schedule is removed: no more checks or charges. 204 with no body; another account's watch is 404 not_found.",
       parameters: [watchIdParameter],
-      responses: { '204': { description: 'Removed', headers: commonHeaders }, ...watchErrors() },
+      responses: { '204': { description: 'Removed', headers: commonHeaders }, ...resourceErrors() },
     },
   },
 });
@@ -458,7 +449,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
               headers: commonHeaders,
               content: { 'application/json': { schema: { $ref: '#/components/schemas/JobListResponse' }, example: { data: [exampleJob], meta: { next_cursor: null, took_ms: 4 } } as unknown as Json } },
             },
-            ...jobErrors(),
+            ...resourceErrors(),
           },
         },
       },
@@ -469,7 +460,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           summary: 'A job: its status and counts',
           description: "Another account's job, or one past its retention, is 404 not_found.",
           parameters: [jobIdParameter],
-          responses: { '200': jobAnswer('The job'), ...jobErrors() },
+          responses: { '200': jobAnswer('The job'), ...resourceErrors() },
         },
         delete: {
           operationId: 'cancelLookupJob',
@@ -477,7 +468,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           summary: 'Cancel a job',
           description: 'Items not started are not run, have no result and are not billed; chunks already running finish and are billed, so `done` and `credits` may still grow after this answer. Answers the job as it then stands (`finished_at` null while chunks run). Once no chunk of it runs (at once when none did), `finished_at` is set, the events stream ends and, with a `webhook_url`, its one `job.completed` is sent, all with the final counts as billed (cancelling a finished job changes nothing).',
           parameters: [jobIdParameter],
-          responses: { '200': jobAnswer('The job as it stands after cancelling'), ...jobErrors() },
+          responses: { '200': jobAnswer('The job as it stands after cancelling'), ...resourceErrors() },
         },
       },
       '/v1/portal/jobs/{id}/results': {
@@ -499,7 +490,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
                 'text/csv': { schema: { type: 'string', description: `Columns: ${JOB_CSV_COLUMNS.join(', ')}. A text cell starting with =, +, -, @, tab or CR has a leading ' (no spreadsheet formula); numbers are as they are.` } },
               },
             },
-            ...jobErrors(),
+            ...resourceErrors(),
           },
         },
       },
@@ -514,7 +505,7 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           parameters: [jobIdParameter],
           responses: {
             '200': { description: 'The event stream', headers: commonHeaders, content: { 'text/event-stream': { schema: { type: 'string' } } } },
-            ...jobErrors(),
+            ...resourceErrors(),
           },
         },
       },
