@@ -4,13 +4,14 @@
 // work is the jobs core's (deps.background.jobs); the key is checked first on every route, as on v1's.
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { bodyTooLarge, LookupError } from '../../contract/index.js';
+import { bodyTooLarge } from '../../contract/index.js';
 import { jobFormatOf, jobListCursor, parseJobBody } from '../../contract/job-input.js';
 import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE } from '../../contract/jobs.js';
 import type { JobView } from '../../jobs/types.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
 import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent } from '../../lookup/idempotency.js';
 import { sendError, tookMs } from '../envelope.js';
+import { badParam, idOf, queryOf } from '../params.js';
 import { contextFor } from '../request-context.js';
 
 export const JOBS_PATH = '/v1/portal/jobs';
@@ -19,19 +20,6 @@ export const HEARTBEAT_MS = 15_000;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-const bad = (param: string, reason: string) => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
-
-/** Refuses query parameters other than `allowed` (and any sent twice). */
-function queryOf(request: FastifyRequest, allowed: readonly string[]): Record<string, string> {
-  const query = request.query as Record<string, unknown>;
-  for (const [k, v] of Object.entries(query)) {
-    if (!allowed.includes(k)) throw bad(k, allowed.length === 0 ? 'this route takes no query parameters' : `unknown parameter (expected ${allowed.join(', ')})`);
-    if (Array.isArray(v)) throw bad(k, 'sent more than once');
-  }
-  return query as Record<string, string>;
-}
-
-const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
 /** One result line (the core's JSON) as a CSV row of JOB_CSV_COLUMNS; a list or object value is its JSON. Exported for its test. */
 export function csvRow(line: string): string {
@@ -131,7 +119,7 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
     let limit = DEFAULT_JOBS_PAGE;
     if (query.limit !== undefined) {
       limit = Number(query.limit);
-      if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_JOBS_PAGE) throw bad('limit', `must be a whole number from 1 to ${MAX_JOBS_PAGE}`);
+      if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_JOBS_PAGE) throw badParam('limit', `must be a whole number from 1 to ${MAX_JOBS_PAGE}`);
     }
     const page = await jobs().list(ctx.account, { limit, cursor: jobListCursor(query.cursor, 'cursor') });
     return reply.type(JSON_TYPE).send({ data: page.jobs, meta: { next_cursor: page.next_cursor, took_ms: tookMs(reply) } });
@@ -145,7 +133,7 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
 
   app.get(`${JOBS_PATH}/:id/results`, route(async (ctx, request, reply) => {
     const { format = 'ndjson' } = queryOf(request, ['format']);
-    if (format !== 'ndjson' && format !== 'csv') throw bad('format', 'must be ndjson or csv');
+    if (format !== 'ndjson' && format !== 'csv') throw badParam('format', 'must be ndjson or csv');
     const lines = await jobs().results(ctx.account, idOf(request));
     const csv = format === 'csv';
     if (csv) reply.header('content-disposition', `attachment; filename="job-${idOf(request)}.csv"`);

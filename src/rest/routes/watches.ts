@@ -4,22 +4,16 @@
 // watch is 404 not_found "No such watch.", as one that does not exist. The key is checked first.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../accounts/index.js';
-import { LookupError, parseWatchBody } from '../../contract/index.js';
+import { parseWatchBody } from '../../contract/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import type { Account } from '../../store/index.js';
 import { sendError, tookMs } from '../envelope.js';
 import { bodyAsText, parseJsonBody } from '../json-body.js';
+import { idOf, queryOf } from '../params.js';
 
 export const WATCHES_PATH = '/v1/portal/watches';
 
 const BODY_MESSAGE = 'The body must be a JSON object with one locator, webhook_url and interval_hours.';
-
-/** These routes take no query parameters. */
-function noQuery(request: FastifyRequest): void {
-  for (const k of Object.keys(request.query as Record<string, unknown>)) {
-    throw new LookupError('bad_param', { message: `Invalid ${k}: this route takes no query parameters.`, details: { param: k, reason: 'this route takes no query parameters' } });
-  }
-}
 
 export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
   const watches = () => deps.background.watches;
@@ -29,13 +23,12 @@ export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promis
       try {
         const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key'], deps.auth);
         request.stats.account = account.id;
-        noQuery(request);
+        queryOf(request, []);
         return await handle(account, request, reply);
       } catch (e) {
         return sendError(reply, e);
       }
     };
-  const idOf = (request: FastifyRequest): string => (request.params as { id: string }).id;
 
   await app.register(async (scope) => {
     // Any content-type is read as JSON, as on the batch route.
