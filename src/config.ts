@@ -213,7 +213,8 @@ export const ENV = Type.Object({
   WEBHOOK_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: 'Limit of one webhook delivery attempt' }),
   WEBHOOK_RETRY_BASE_MS: ms({ default: 90_000, minimum: 1, description: 'Delay before the first webhook retry; each next one doubles it (10 retries: about a day)' }),
   WATCH_MIN_INTERVAL_HOURS: integer({ default: 24, minimum: 1, description: "The shortest interval_hours a watch may ask for" }),
-  WATCH_MIN_INTERVAL_SECONDS: opt(integer({ minimum: 1, description: 'Overrides WATCH_MIN_INTERVAL_HOURS in seconds, and lets interval_hours be a fraction (tests)' })),
+  // Fractions of a second (at least 0.1) let tests wait a few short checks instead of whole seconds.
+  WATCH_MIN_INTERVAL_SECONDS: opt(decimal({ minimum: 0.1, description: 'Overrides WATCH_MIN_INTERVAL_HOURS in seconds (a fraction allowed, at least 0.1), and lets interval_hours be a fraction (tests)' })),
 });
 export type EnvValues = Static<typeof ENV>;
 

@@ -34,6 +34,17 @@ describe('the environment schema', () => {
     expect(c.fallback.maxCostUsd).toBe(0.2);
   });
 
+  it('WATCH_MIN_INTERVAL_SECONDS: unset gives WATCH_MIN_INTERVAL_HOURS in seconds; a fraction of a second down to 0.1 is accepted, less or not a number refused', () => {
+    expect(loadConfig({}).watchMinIntervalSeconds).toBe(24 * 3600);
+    expect(loadConfig({ WATCH_MIN_INTERVAL_HOURS: '2' }).watchMinIntervalSeconds).toBe(2 * 3600);
+    expect(loadConfig({ WATCH_MIN_INTERVAL_SECONDS: '0.2' }).watchMinIntervalSeconds).toBe(0.2);
+    expect(loadConfig({ WATCH_MIN_INTERVAL_SECONDS: '0.1', WATCH_MIN_INTERVAL_HOURS: '2' }).watchMinIntervalSeconds).toBe(0.1);
+    expect(loadConfig({ WATCH_MIN_INTERVAL_SECONDS: '30' }).watchMinIntervalSeconds).toBe(30);
+    expect(problemsOf({ WATCH_MIN_INTERVAL_SECONDS: '0.05' })).toEqual(['WATCH_MIN_INTERVAL_SECONDS must be a number >= 0.1 (got "0.05")']);
+    expect(problemsOf({ WATCH_MIN_INTERVAL_SECONDS: '0' })).toEqual(['WATCH_MIN_INTERVAL_SECONDS must be a number >= 0.1 (got "0")']);
+    expect(problemsOf({ WATCH_MIN_INTERVAL_SECONDS: 'fast' })).toEqual(['WATCH_MIN_INTERVAL_SECONDS must be a number >= 0.1 (got "fast")']);
+  });
+
   it('every problem at once, in the schema\'s order, one line each, naming the variable, what it must be and what it got', () => {
     const problems = problemsOf({
       PORT: 'eighty', BATCH_CONCURRENCY: '0', SELF_HOSTED_ENABLED: 'maybe', PORTAL_ORIGIN: 'www.example.com',
