@@ -252,12 +252,21 @@ describe('RedisStore specifics', () => {
 
   it('every Lua script touches only keys it declares (KEYS), all in one hash slot', async () => {
     const prefix = `m${randomUUID().slice(0, 8)}:`;
+    // MONITOR before the store connects: ioredis enters monitoring mode a tick after MONITOR's OK, so a
+    // command from another client in that gap (the store's epoch check) came back as "Command queue
+    // state error" (seen under load).
+    const base = new Redis(server.url);
+    const monitor = await base.monitor();
+    const marker = `end-${prefix}`;
+    const events: { source: string; args: string[] }[] = [];
+    const markerSeen = new Promise<void>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        events.push({ source, args });
+        if (args[1] === marker) resolve();
+      });
+    });
     const store = await RedisStore.connect(server.url, { prefix });
     const raw = new Redis(server.url);
-    const monitor = await new Redis(server.url).monitor();
-    const events: { source: string; args: string[] }[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => events.push({ source, args }));
-    const marker = `end-${prefix}`;
     try {
       const a = account({ plan: 'paid' });
       await store.putAccount(a);
@@ -286,9 +295,10 @@ describe('RedisStore specifics', () => {
       const ref = { reservationId: r4.reservationId, accountId: a.id, period: '2026-03', day: '2026-03-01', scope: 'paid' as const, since: 0 };
       expect(await store.voidReservation(ref)).toBe('voided');
       await raw.echo(marker);
-      for (let i = 0; i < 100 && !events.some((e) => e.args[1] === marker); i++) await new Promise((r) => setTimeout(r, 10));
+      await markerSeen;
     } finally {
       monitor.disconnect();
+      base.disconnect();
       raw.disconnect();
       await store.close();
     }
