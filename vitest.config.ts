@@ -28,11 +28,12 @@ const KNOWN_DURATIONS: Record<string, number> = {
 };
 
 /**
- * The shared files, then the own-process ones, each longest first, by the last run's durations where
- * vitest has them, else by KNOWN_DURATIONS: the two workers then end together instead of one finishing
- * a long file alone. Own-process files last: a worker that ends a shared file while the next file in the
- * queue is an isolated one is stopped, not kept (vitest's pool), so mixing the two made 13 workers per
- * run, each importing the app again (about 5 s of CPU each), instead of 2 shared ones plus 6 isolated.
+ * The own-process files, then the shared ones, each longest first, by the last run's durations where
+ * vitest has them, else by KNOWN_DURATIONS: the workers then end together on short shared files instead
+ * of one finishing a long file alone. The two kinds are not mixed: a worker that ends a shared file while
+ * the next file in the queue is an isolated one is stopped, not kept (vitest's pool), so mixing them made
+ * 13 workers per run, each importing the app again (about 5 s of CPU each). Own-process files first, not
+ * last: last, they made a tail of about 10 s in which each of them paid its own start-up.
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -44,7 +45,7 @@ class LongestFirst extends BaseSequencer {
     };
     const known = new Map(files.map((f) => [f, seconds(f)]));
     const isolated = (f: TestSpecification): number => (f.project.config.isolate ? 1 : 0);
-    return [...files].sort((a, b) => isolated(a) - isolated(b) || known.get(b)! - known.get(a)!);
+    return [...files].sort((a, b) => isolated(b) - isolated(a) || known.get(b)! - known.get(a)!);
   }
 }
 
