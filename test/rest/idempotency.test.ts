@@ -10,6 +10,17 @@ import { startTestService, type ReplayServer, type TestService } from '../helper
 
 /** A memory store that tells when a claim found the key held by a run (a retry now waiting). */
 class WatchedStore extends MemoryStore {
+  /**
+   * With `beatMs`, the store's clock is moved by the lease renewer alone: each of its beats moves it
+   * `beatMs` on (before renewing), whenever the beat actually fires. A lease then lapses by the beats
+   * that passed, never because the event loop stalled between two of them (a loaded machine).
+   */
+  constructor(private readonly beatMs?: number) {
+    const time = { now: Date.now() };
+    super(beatMs === undefined ? Date.now : () => time.now);
+    this.time = time;
+  }
+  private readonly time: { now: number };
   private readonly waiters: Array<() => void> = [];
   private readonly claimWatchers: Array<(state: ClaimResult['state']) => void> = [];
   running = 0;
@@ -33,6 +44,7 @@ class WatchedStore extends MemoryStore {
   beats = 0;
   /** Each beat of the process's lease renewer renews the reservations held (here: the held read's). */
   override async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
+    if (this.beatMs !== undefined) this.time.now += this.beatMs;
     const lost = await super.renewReservations(ids, ttlMs);
     this.beats += 1;
     for (const w of this.beatWaiters.filter((x) => this.beats >= x.n)) w.wake();
@@ -228,8 +240,9 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
   });
 
   it('a run longer than its lease keeps its claim (renewed with the other leases): a retry after several leases still waits for it', async () => {
-    const watched = new WatchedStore();
-    // A short lease (renewed every 100 ms), so several pass while the first run is held at the gate.
+    // A short lease (renewed every 100 ms), so several pass while the first run is held at the gate; the
+    // store's time moves 100 ms a beat, so a beat that fires late (a stalled event loop) lapses nothing.
+    const watched = new WatchedStore(100);
     const short = await startTestService({
       store: watched, replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' },
     });
@@ -238,7 +251,8 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
       const before = reads('999000103');
       const first = batch(short, body('999000103'), 'order-7');
       await proxy.received('999000103');
-      // Four beats (one every third of the lease): more than a whole lease since the claim, which lapses unless renewed.
+      // Four beats (one every third of the lease): 400 ms of the store's time, more than a whole lease
+      // since the claim, which lapsed at the third unless renewed.
       await watched.beaten(4);
       const claim = watched.nextClaim();
       const retry = batch(short, body('999000103'), 'order-7');
@@ -273,6 +287,9 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
 
   it('an answer with a transient refusal in it (an item past the batch deadline) is not kept: the retry runs again', async () => {
     const short = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' } });
+    // The home's read is held at the site until the test ends: the item is past the deadline however late
+    // the deadline's timer fires under load; it is never answered.
+    const letGo = proxy.hold('888000001_zpid');
     try {
       const first = await batch(short, body('888000001'), 'order-6');
       expect(JSON.parse(first.text).data[0].error.code).toBe('batch_deadline');
@@ -280,6 +297,7 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
       expect(JSON.parse(retry.text).data[0].error.code).toBe('batch_deadline');
     } finally {
+      letGo();
       await short.close();
     }
   });
