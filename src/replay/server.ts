@@ -14,6 +14,8 @@ export const SUGGEST_PATH = '/autocomplete/v3/suggestions';
 export interface Fault {
   /** Wait before answering. */
   delayMs?: number;
+  /** Answer only once this settles (after the delay): a test holds the answer until it has done something. */
+  hold?: Promise<unknown>;
   /** Answer with this status instead of the recorded one. */
   status?: number;
   headers?: Record<string, string>;
@@ -152,6 +154,7 @@ export async function startReplayServer(opts: ReplayServerOptions = {}): Promise
     void (async () => {
       const delay = (opts.latencyMs ?? 0) + (fault?.delayMs ?? 0);
       if (delay > 0) await sleep(delay);
+      if (fault?.hold) await fault.hold.catch(() => undefined);
       if (fault?.closeSocket) {
         req.socket.destroy();
         return;

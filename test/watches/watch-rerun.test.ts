@@ -166,12 +166,14 @@ it('a locator that now finds another home: its values are a first sighting of th
 
 it('a watch deleted while its check reads the home: nothing recorded or sent after, no schedule made again', async () => {
   const id = await watched();
-  // The page answers slowly: the delete lands while the check waits for it.
-  svc.replay.faults.set(PAGE.path, { body: withPrice(806_000), delayMs: 1_500 });
+  // The page's answer is held until the delete has landed: the check waits for it meanwhile.
+  let answer!: () => void;
+  svc.replay.faults.set(PAGE.path, { body: withPrice(806_000), hold: new Promise<void>((r) => (answer = r)) });
   const seen = svc.replay.requests.filter((r) => r.path === PAGE.path).length;
   const running = check(id, 'repeat:2');
   await until(() => svc.replay.requests.filter((r) => r.path === PAGE.path).length > seen, 'the check reading the page');
   await watches.remove(account, id);
+  answer();
   await running;
   expect(webhooks.sent).toEqual([]);
   await expect(watches.get(account, id)).rejects.toMatchObject({ code: 'not_found' });
