@@ -78,11 +78,15 @@ export const LANDING_JS = `
 /**
  * /docs: Swagger UI on our document, try-it-out on. The key is kept only while the page is open:
  * persistAuthorization would write it to localStorage in plain text, readable by any script of the origin.
+ * The operations' references are resolved together, once, when the page is first idle: Swagger UI
+ * otherwise resolves an operation when it is first opened, each time over the whole document (OpenAPI 3.1,
+ * 175 KB, growing with every operation resolved into it). In headless Chromium here, opening an operation
+ * took about 0.8 s of CPU (0.5 of it resolving), now 0.3; resolving all 13 at once costs about 1.2 s.
  */
 export const DOCS_JS = `
 (function () {
   var config = JSON.parse(document.getElementById('docs-config').textContent);
-  window.ui = SwaggerUIBundle({
+  var ui = window.ui = SwaggerUIBundle({
     url: config.openapiUrl,
     dom_id: '#swagger-ui',
     layout: 'BaseLayout',
@@ -93,6 +97,10 @@ export const DOCS_JS = `
     defaultModelsExpandDepth: 0,
     // Never send the document to an outside validator (offline, private).
     validatorUrl: null,
+    // Once the operations are drawn and the page is idle (requestIdleCallback; Safari has none).
+    onComplete: function () {
+      (window.requestIdleCallback || setTimeout)(function () { ui.specActions.requestResolvedSubtree(['paths']); });
+    },
   });
 })();
 `;

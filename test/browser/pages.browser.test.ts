@@ -68,6 +68,11 @@ const offSite = (requested: string[]) =>
 
 const shot = (page: Page, name: string) => page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
 
+/** What the test reads of Swagger UI's own state (docs.js keeps the instance as window.ui). */
+interface SwaggerWindow {
+  ui: { specSelectors: { specResolvedSubtree(path: string[]): unknown } };
+}
+
 /** Monaco renders spaces as no-break spaces. */
 const plain = (text: string) => text.replace(/\u00a0/g, ' ').replace(/\u200b/g, '');
 
@@ -133,23 +138,70 @@ describe('the REST docs at /docs', () => {
       // In the document's order (the single lookup first), then the webhooks the service sends, by event name.
       expect(shownPaths).toEqual([...operations.map((o) => o.path), ...Object.keys(doc.webhooks)]);
 
-      // Every operation opened: each documented response has a row, and each named example is offered.
-      for (const { path, method, op } of operations) {
-        const block = w.page.locator(`.opblock-${method}`, { has: w.page.locator('.opblock-summary-path', { hasText: path }) }).first();
-        await block.locator('.opblock-summary').first().click();
-        await block.locator('.responses-table').first().waitFor({ timeout: 15_000 });
-        // The request body's example is the body try-it-out starts with.
-        const requestExample = op.requestBody?.content['application/json']?.example;
-        if (requestExample !== undefined) {
-          expect(JSON.parse(await block.locator('textarea.body-param__text').inputValue()), `${method} ${path} request`).toEqual(requestExample);
-        }
-        // The response rows read in one round trip: each one's selects and highlighted examples.
-        const rows = await block.locator('tr.response').evaluateAll((trs) =>
-          trs.map((tr) => ({
+      // The page resolves the operations' references together once it has shown them (docs.js); then each
+      // opens without resolving the whole document again (about half a second of CPU apiece here).
+      await w.page.waitForFunction(() => (window as unknown as SwaggerWindow).ui.specSelectors.specResolvedSubtree(['paths']) !== undefined, null, { timeout: 30_000 });
+
+      // Authorize once with the key, then try the single lookup. Before the other operations are opened:
+      // Swagger UI draws every open operation again on each change of its state (authorized, executed).
+      await w.page.locator('.btn.authorize').first().click();
+      await w.page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(svc.keys.free!);
+      await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+      await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
+      // The key stays in the page, never in the browser's storage (persistAuthorization off).
+      const stored = await w.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+      expect(stored).not.toContain(svc.keys.free!);
+      const property = w.page.locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) }).first();
+      await property.locator('.opblock-summary').first().click();
+      // Executed as it opens: only one locator (zpid) has an example Swagger UI fills in.
+      await expect(property.locator('tr[data-param-name="zpid"] input').inputValue()).resolves.toBe(ZPID);
+      for (const other of ['url', 'address']) await expect(property.locator(`tr[data-param-name="${other}"] input`).inputValue(), other).resolves.toBe('');
+      await property.locator('.btn.execute').click();
+      const live = property.locator('.live-responses-table');
+      await live.locator('.response-col_status', { hasText: '200' }).waitFor({ timeout: 30_000 });
+      expect(plain(await live.innerText())).toContain(`"zpid": "${ZPID}"`);
+      // The header and the top of the page, then the operation down to its live answer (the operation with
+      // its documented responses below is 13,000 px).
+      await w.page.evaluate(() => window.scrollTo(0, 0));
+      await w.page.screenshot({ path: new URL('docs.png', SCREENSHOTS).pathname });
+      const [top, answer] = [await property.boundingBox(), await live.boundingBox()];
+      await w.page.screenshot({
+        path: new URL('docs-try-it.png', SCREENSHOTS).pathname, fullPage: true,
+        clip: { x: top!.x, y: top!.y, width: top!.width, height: answer!.y + answer!.height - top!.y },
+      });
+
+      // Every operation opened (the lookup's already is): each documented response has a row, and each
+      // named example is offered. All opened at once, awaited together and read in one round trip.
+      const ids = await w.page.evaluate((ops) => ops.map(({ path, method }) => {
+        const blocks = [...document.querySelectorAll(`#swagger-ui .opblock-${method}`)].filter((b) =>
+          (b.querySelector('.opblock-summary-path') as HTMLElement | null)?.innerText.replace(/\u00a0/g, ' ').replace(/\u200b/g, '').trim() === path);
+        for (const b of blocks) if (!b.classList.contains('is-open')) (b.querySelector('.opblock-summary-control') as HTMLElement).click();
+        return blocks.map((b) => b.id);
+      }), operations.map(({ path, method }) => ({ path, method })));
+      expect(ids.map((found, i) => `${operations[i]!.method} ${operations[i]!.path}: ${found.length}`)).toEqual(operations.map((o) => `${o.method} ${o.path}: 1`));
+      // Each open with its documented responses, and its request body editor where the body has an example.
+      const opened = operations.map((o, i) => ({ id: ids[i]![0]!, body: o.op.requestBody?.content['application/json']?.example !== undefined }));
+      await w.page.waitForFunction((blocks) => blocks.every(({ id, body }) => {
+        const block = document.getElementById(id);
+        return block?.querySelector('.responses-table:not(.live-responses-table)') && (!body || block.querySelector('textarea.body-param__text'));
+      }), opened, { timeout: 30_000 });
+      // Each block's request body and documented response rows: each row's selects and highlighted examples.
+      const shown = await w.page.evaluate((blocks) => blocks.map(({ id }) => {
+        const block = document.getElementById(id)!;
+        return {
+          body: block.querySelector<HTMLTextAreaElement>('textarea.body-param__text')?.value,
+          rows: [...block.querySelectorAll('.responses-table:not(.live-responses-table) tr.response')].map((tr) => ({
             code: tr.getAttribute('data-code'),
             options: [...tr.querySelectorAll('select')].map((s) => (s as HTMLElement).innerText).join('\n'),
             highlighted: tr.querySelectorAll('.highlight-code').length,
-          })));
+          })),
+        };
+      }), opened);
+      for (const [i, { path, method, op }] of operations.entries()) {
+        const { body, rows } = shown[i]!;
+        // The request body's example is the body try-it-out starts with.
+        const requestExample = op.requestBody?.content['application/json']?.example;
+        if (requestExample !== undefined) expect(JSON.parse(body ?? 'null'), `${method} ${path} request`).toEqual(requestExample);
         for (const [status, response] of Object.entries(op.responses)) {
           const matching = rows.filter((r) => r.code === status);
           expect(matching, `${method} ${path} ${status}`).toHaveLength(1);
@@ -167,27 +219,6 @@ describe('the REST docs at /docs', () => {
       }
       // Markdown descriptions keep a literal path fragment (not read as an HTML tag).
       expect(plain(await w.page.locator('#swagger-ui').innerText())).toContain('<zpid>_zpid/');
-
-      // Authorize once with the key, then try the single lookup.
-      await w.page.locator('.btn.authorize').first().click();
-      await w.page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(svc.keys.free!);
-      await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
-      await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
-      // The key stays in the page, never in the browser's storage (persistAuthorization off).
-      const stored = await w.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
-      expect(stored).not.toContain(svc.keys.free!);
-      const property = w.page.locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) }).first();
-      // Executed as it opens: only one locator (zpid) has an example Swagger UI fills in.
-      await expect(property.locator('tr[data-param-name="zpid"] input').inputValue()).resolves.toBe(ZPID);
-      for (const other of ['url', 'address']) await expect(property.locator(`tr[data-param-name="${other}"] input`).inputValue(), other).resolves.toBe('');
-      await property.locator('.btn.execute').click();
-      const live = property.locator('.live-responses-table');
-      await live.locator('.response-col_status', { hasText: '200' }).waitFor({ timeout: 30_000 });
-      expect(plain(await live.innerText())).toContain(`"zpid": "${ZPID}"`);
-      // The header and the top of the page, then the operation with its live answer (the whole page is 18,000 px).
-      await w.page.evaluate(() => window.scrollTo(0, 0));
-      await w.page.screenshot({ path: new URL('docs.png', SCREENSHOTS).pathname });
-      await property.screenshot({ path: new URL('docs-try-it.png', SCREENSHOTS).pathname });
 
       expect(w.errors).toEqual([]);
       expect(w.failed).toEqual([]);
