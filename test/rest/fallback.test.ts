@@ -114,8 +114,9 @@ describe('an abandoned lookup aborts its run', () => {
   });
 
   it('the batch deadline passes while the start is unanswered: batch_deadline at once, then the run the start created is aborted, unbilled', async () => {
-    // The own collector first, walled off by the site, as in production.
-    const short = await startTestService({ env: { FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, BATCH_DEADLINE_MS: '1500' } });
+    // The own collector first, walled off by the site, as in production. The deadline must not pass before
+    // the run is started: 3 s leaves room for a stalled event loop (a loaded machine) on the way there.
+    const short = await startTestService({ env: { FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, BATCH_DEADLINE_MS: '3000' } });
     short.replay.faults.set('/homedetails/2075961815_zpid/', { status: 403, body: WALL });
     try {
       platform.holding = true;
