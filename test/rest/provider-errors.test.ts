@@ -97,10 +97,11 @@ describe('the run ends without a home', () => {
   });
 
   it('still running when the lookup time is up → 504 upstream_timeout, and the run is aborted', async () => {
-    // The run is held until aborted; a short lookup time (not the file's 5 s) is what ends it.
+    // The run is held until aborted; a short lookup time (not the file's 5 s) is what ends it. Short, but
+    // not so short that a stalled event loop (a loaded machine) ends it before the run is started.
     const short = await startTestService({
       store: svc.store,
-      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '300' },
+      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '1500' },
     });
     try {
       platform.holding = true;
