@@ -204,7 +204,9 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
 
   it('a batch whose deadline passes while it waits for credits held in flight: batch_deadline, never a 402', async () => {
     const store = new CountingStore();
-    const s = await start(store, { BATCH_DEADLINE_MS: '300' });
+    // The batch's item must be refused (credits in flight) before the deadline passes: 1.5 s leaves room for
+    // a stalled event loop (a loaded machine) on its way there.
+    const s = await start(store, { BATCH_DEADLINE_MS: '1500' });
     const failing = FAILING.slice(0, 5).map((z) => lookup(s, z));
     await proxy!.arrived(5);
     const batch = s.post('/v1/portal/batch', { items: [{ zpid: GOOD[0] }] }, s.keys.five);
