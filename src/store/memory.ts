@@ -168,8 +168,12 @@ export class MemoryStore implements Store {
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
-    if (this.reservations.has(req.reservationId)) {
-      return { ok: true, kind: this.reservations.get(req.reservationId)!.kind };
+    const held = this.reservations.get(req.reservationId);
+    if (held) {
+      // Held again (a job chunk's re-run adopting its dead run's): a whole lease from now, as a new one gets,
+      // or a lapsed one not yet swept would be swept under its new holder before its commit.
+      held.expiresAt = this.clock() + req.ttlMs;
+      return { ok: true, kind: held.kind };
     }
     const u = this.bucket(req.accountId, req.period);
     const decision = decideReserve(u, req);

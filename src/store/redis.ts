@@ -117,7 +117,14 @@ const MAX_BUSY_WINDOWS = 5;
  */
 const LUA_RESERVE = `
 local held = redis.call('HGET', KEYS[1], 'kind')
-if held then return {1, held} end
+if held then
+  -- Held again (a job chunk's re-run adopting its dead run's): a whole lease from now, as a new one gets.
+  local now = redis.call('TIME')
+  local heldUntil = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[11]))
+  redis.call('HSET', KEYS[1], 'expires_at', heldUntil)
+  redis.call('ZADD', KEYS[4], heldUntil, ARGV[1])
+  return {1, held}
+end
 local b = redis.call('HMGET', KEYS[2], 'used', 'reserved', 'overage_used')
 local used = tonumber(b[1]) or 0
 local reserved = tonumber(b[2]) or 0

@@ -482,6 +482,21 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.ledger('acct_somebody_else')).toEqual([]);
       });
 
+      it('a reservation held again under its id once its lease lapsed (a job re-run adopting a dead run\'s) gets a whole lease: the sweep leaves it, its commit charges', async () => {
+        const id = account().id;
+        const held = req(id, { ttlMs: 30_000 });
+        expect(await store.reserve(held)).toEqual({ ok: true, kind: 'included' });
+        await backdoor.elapse(30_001);
+        // Lapsed, not yet swept: the re-run reserves under the same id and holds it.
+        expect(await store.reserve(held)).toEqual({ ok: true, kind: 'included' });
+        expect(await store.sweep()).toBe(0);
+        await backdoor.elapse(29_000);
+        expect(await store.sweep()).toBe(0);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 0, reserved: 1, overageUsed: 0 });
+        expect(await store.commit(ledgerEntry(held.reservationId, id))).toBe(true);
+        expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
+      });
+
       it('sweep releases only reservations past their ttl', async () => {
         const id = account().id;
         const day = { budget: { day: '2026-03-09', scope: 'service' as const, cap: 10 } };
