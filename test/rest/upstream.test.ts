@@ -11,7 +11,10 @@ const HOME_PAGE = fixture('hdp-2146993218-condo-for-sale-2024.html');
 
 let svc: TestService;
 beforeEach(async () => {
-  svc = await startTestService({ inProcess: true, env: { LOOKUP_TIMEOUT_MS: '500' } });
+  // Every lookup here but the slow one must answer within LOOKUP_TIMEOUT_MS: 3 s leaves room for a stalled
+  // event loop (a loaded machine: a cold first lookup took over 1 s); the slow read would answer only after
+  // it (its delay is a timer of this same process, due later).
+  svc = await startTestService({ inProcess: true, env: { LOOKUP_TIMEOUT_MS: '3000' } });
 });
 afterEach(() => svc.close());
 
@@ -24,7 +27,7 @@ describe.each([
   ['a server error', { status: 503, body: 'oops' }, 502, 'upstream_error'],
   ['a page without its data', { status: 200, body: '<html><head><title>x</title></head><body>hi</body></html>' }, 502, 'upstream_bad_response'],
   ['a dropped connection', { closeSocket: true }, 502, 'upstream_unreachable'],
-  ['a read slower than LOOKUP_TIMEOUT_MS', { delayMs: 2000 }, 504, 'upstream_timeout'],
+  ['a read slower than LOOKUP_TIMEOUT_MS', { delayMs: 4000 }, 504, 'upstream_timeout'],
 ])('%s', (_name, fault, status, code) => {
   it(`→ ${status} ${code}, not billed, not cached`, async () => {
     const path = '/homedetails/114303858_zpid/';
