@@ -415,7 +415,9 @@ describe('on one Redis, two instances share the limits', () => {
   });
 
   it('a waiter gets the slot another instance releases, and gives up when its signal aborts', async () => {
-    const [one, two] = [limiterOn(900, 1), limiterOn(900, 1)];
+    // Slots that must stay held while the test looks (renewed every third of the lease): 3 s, not 900 ms,
+    // so a stalled event loop (a loaded machine) does not lapse one and hand it to the other instance.
+    const [one, two] = [limiterOn(3000, 1), limiterOn(3000, 1)];
     try {
       const held = await one.holdLive('shared');
       expect(typeof held).toBe('function');
