@@ -18,7 +18,11 @@ import { startInstance, type Instance } from '../helpers/instance.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import type { ReplayServer } from '../helpers/service.js';
 
-const LEASE_TTL_MS = 1000;
+// Renewed every third: `a` must keep its reservations (and the key) while it runs; at 1 s a stall of its
+// event loop of about 700 ms (a loaded machine) would lapse the first home's reservation before its commit,
+// which would then charge nothing (the test waiting for that charge forever). The retry waits about one
+// lease for the claim to lapse.
+const LEASE_TTL_MS = 2000;
 const SECRET = 'idem-crash-secret';
 const ACCOUNT = { key: 'idem_crash_key_0001', plan: 'free' as const, allotment: 2 };
 const [BILLED, HELD] = ['2146993218', '15192198'];
