@@ -163,15 +163,18 @@ describe('a live holder keeps its leases however long its read takes', () => {
     stores.push(storeA, storeB);
     const a = countingRenewals(storeA);
     const accounts = { a: { key: 'lease_key_a_000001', plan: 'free' as const, allotment: 5 }, b: { key: 'lease_key_b_000001', plan: 'free' as const, allotment: 5 } };
-    const env = { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' };
+    // A lease of 3 s renewed each second: a renewal late under load (the process or Redis not scheduled for
+    // a while, a command past its 1 s timeout) still lands well within the lease. Shorter (300 ms, a 100 ms
+    // command timeout), a loaded machine let it lapse: the other instance then took over and read again.
+    const env = { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '3000', REDIS_COMMAND_TIMEOUT_MS: '1000' };
     services.push(await startTestService({ store: a.store, replayServer: site, accounts, env }));
     services.push(await startTestService({ store: storeB, replayServer: site, accounts, env }));
     const path = `/v1/portal/property?zpid=${HOMES[1]}`;
     const first = services[0]!.get(path, accounts.a.key);
     await proxy.arrived(1);
-    await a.renewed(6); // two leases long
+    await a.renewed(3); // a lease long
     const second = services[1]!.get(path, accounts.b.key);
-    await a.renewed(18); // the other instance has been waiting for four more
+    await a.renewed(9); // the other instance has been waiting for two more
     proxy.open();
     const [r1, r2] = await Promise.all([first, second]);
     expect(r1.body.meta).toMatchObject({ credits: 1, cached: false });
