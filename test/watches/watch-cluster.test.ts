@@ -3,9 +3,11 @@
 // ({watches}); a watch made over REST is checked by the service's workers and a price edited at the
 // replay site gives one property.changed, verified with standardwebhooks.
 import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { parseLocator } from '../../src/contract/index.js';
+import { bullConnection, bullOptions } from '../../src/queue/bull.js';
 import { createRedisClient } from '../../src/store/redis-connection.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { RedisWatchStore, type StoredWatch } from '../../src/watches/store.js';
@@ -18,6 +20,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 const ZPID = '15192198';
 const PAGE = recordedPage(ZPID);
 const OWN_PRICE = `\\"bathrooms\\":1,\\"price\\":850000,`;
+/** The shortest interval the service allows (WATCH_MIN_INTERVAL_SECONDS), in seconds. */
+const SECONDS = 0.2;
 
 let cluster: RedisCluster;
 let store: RedisStore;
@@ -30,7 +34,7 @@ beforeAll(async () => {
   svc = await startTestService({
     inProcess: true,
     store,
-    env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true', REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix },
+    env: { WATCH_MIN_INTERVAL_SECONDS: String(SECONDS), WEBHOOK_ALLOW_PRIVATE: 'true', REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix },
   });
   const account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.free);
   receiver = await startWebhookReceiver({ secret: (await accountWebhookSecret(svc.store, account.id))! });
@@ -64,7 +68,7 @@ it('the watch store on the cluster: cap, compare-and-store, list and remove on t
 });
 
 it('a watch over REST on the cluster: checked by the workers, one property.changed for a price change', async () => {
-  const made = await svc.post('/v1/portal/watches', { zpid: ZPID, webhook_url: receiver.url, interval_hours: 1 / 3600 });
+  const made = await svc.post('/v1/portal/watches', { zpid: ZPID, webhook_url: receiver.url, interval_hours: SECONDS / 3600 });
   expect(made.status).toBe(201);
   const id: string = made.body.data.id;
   await expect.poll(async () => (await svc.get(`/v1/portal/watches/${id}`)).body.data.home_zpid, { timeout: 30_000, interval: 50 }).toBe(ZPID);
@@ -73,8 +77,22 @@ it('a watch over REST on the cluster: checked by the workers, one property.chang
   const billed = async () => (await svc.store.ledger()).filter((e) => e.requestId.startsWith(`watch:${id}:`)).length;
   const atEvent = await billed();
   await expect.poll(billed, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(atEvent + 2);
-  expect(receiver.events).toHaveLength(1);
-  expect(event!.data).toMatchObject({ zpid: ZPID, changes: [{ field: 'price', from: 850_000, to: 790_000 }], data: { price: 790_000 } });
   const del = await svc.fetch(`${svc.url}/v1/portal/watches/${id}`, { method: 'DELETE', headers: { 'x-api-key': svc.keys.free! } });
   expect(del.status).toBe(204);
+  // Every check of the watch is over (the watches queue holds no job) and every event they queued is
+  // delivered (the webhooks queue neither): still the one event, after all the checks that read the new price.
+  const connection = bullConnection(svc.config);
+  const queues = (['watches', 'webhooks'] as const).map((name) => new Queue(name, bullOptions(svc.config, name, connection)));
+  try {
+    const pending = async () => {
+      const counts = await Promise.all(queues.map((q) => q.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'paused')));
+      return counts.flatMap((c) => Object.values(c)).reduce((a, b) => a + b, 0);
+    };
+    await expect.poll(pending, { timeout: 30_000, interval: 50 }).toBe(0);
+  } finally {
+    for (const q of queues) await q.close();
+    connection.disconnect();
+  }
+  expect(receiver.events).toHaveLength(1);
+  expect(event!.data).toMatchObject({ zpid: ZPID, changes: [{ field: 'price', from: 850_000, to: 790_000 }], data: { price: 790_000 } });
 }, 90_000);
