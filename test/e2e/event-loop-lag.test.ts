@@ -120,32 +120,45 @@ describe('event-loop lag while Redis is healthy', () => {
     for (const a of answers) {
       if (a.status !== 200) expect(a).toEqual({ status: 503, code: 'upstream_busy', reason: 'overloaded', retryAfter: '1' });
     }
-    expect((await s.get(HOME)).status).toBe(200);
+    // Served again once the saturation ends (retried while a loaded machine still sheds it, as the set-up).
+    expect((await servedOnce(s)).status).toBe(200);
   });
 
   it('Redis slow while the loop idles, then its answer reaches the socket during a block: read, not blamed on the store', async () => {
     redis = await startRedisServer();
     store = await RedisStore.connect(redis.url, { prefix: `lag${randomUUID().slice(0, 6)}:`, commandTimeoutMs: TIMEOUT_MS });
     await store.ping();
-    redis.pause();
-    const sent = performance.now();
-    const loop = performance.eventLoopUtilization();
-    const read = store.getAccount('acct_x').then(() => 'answered', (e: unknown) => (e as { code?: string }).code);
-    // Gate: the loop has idled (Redis silent) for more than half the timeout, as the loop itself counts it.
-    // Then Redis answers while the loop is blocked (in the check phase) until past the command timeout,
-    // so the timer is due, with the answer waiting in the socket, when the next loop turn starts.
-    await new Promise<void>((resolve) => {
-      const gate = () => {
-        if (performance.eventLoopUtilization(loop).idle < TIMEOUT_MS * 0.6) return void setTimeout(gate, 5);
-        setImmediate(() => {
-          redis!.resume();
-          blockEventLoop(sent + TIMEOUT_MS + 100 - performance.now());
-          resolve();
-        });
-      };
-      gate();
-    });
-    expect(await read).toBe('answered');
+    // The scenario needs the block to begin before the command's timer is due. A stall of this process
+    // while it idles (a loaded machine: descheduled in the poll) can bring the gate past it, the timer
+    // then judging a window with Redis still paused: such an attempt shows nothing and is made again.
+    for (let attempt = 1; ; attempt++) {
+      redis.pause();
+      const sent = performance.now();
+      const loop = performance.eventLoopUtilization();
+      const read = store.getAccount('acct_x').then(() => 'answered', (e: unknown) => (e as { code?: string }).code);
+      // Gate: the loop has idled (Redis silent) for more than half the timeout, as the loop itself counts it.
+      // Then Redis answers while the loop is blocked (in the check phase) until past the command timeout,
+      // so the timer is due, with the answer waiting in the socket, when the next loop turn starts.
+      const inTime = await new Promise<boolean>((resolve) => {
+        const gate = () => {
+          if (performance.eventLoopUtilization(loop).idle < TIMEOUT_MS * 0.6) return void setTimeout(gate, 5);
+          setImmediate(() => {
+            redis!.resume();
+            // In the check phase: before the timer is due, it has not fired (timers run only at a turn's start).
+            const early = performance.now() < sent + TIMEOUT_MS;
+            if (early) blockEventLoop(sent + TIMEOUT_MS + 100 - performance.now());
+            resolve(early);
+          });
+        };
+        gate();
+      });
+      const outcome = await read;
+      if (inTime) {
+        expect(outcome).toBe('answered');
+        break;
+      }
+      if (attempt >= 5) throw new Error('the gate came after the command timeout in 5 attempts: this machine is too loaded for the scenario');
+    }
   });
 
   it('no answer while the process is too busy to judge the store: shed as upstream_busy, reason overloaded (retry-after 1), not blamed on the store', async () => {
