@@ -15,16 +15,17 @@ const OWN_PROCESS = [
 ];
 
 /**
- * Seconds each of the longest files took (a run with both workers busy, on this 2-core machine). Without
- * vitest's own record of the last run's durations (a fresh checkout, CI) these start first.
+ * Seconds each of the longest files took (a whole run with four workers on this quiet 2-core machine).
+ * Without vitest's own record of the last run's durations (a fresh checkout, CI) these start first.
  */
 const KNOWN_DURATIONS: Record<string, number> = {
-  'test/browser/pages.browser.test.ts': 45, 'test/mcp/mcp-stdio.test.ts': 21, 'test/collector/page-pool.test.ts': 20,
-  'test/e2e/shutdown.test.ts': 19, 'test/clients/typescript-client.test.ts': 12, 'test/e2e/event-loop-lag.test.ts': 11,
-  'test/e2e/fault-signals.test.ts': 11, 'test/e2e/redis-outage.test.ts': 10, 'test/rest/openapi.test.ts': 9,
-  'test/e2e/metrics-listener.test.ts': 9, 'test/e2e/billing-concurrency.test.ts': 9, 'test/graphql/equivalence.test.ts': 7,
-  'test/collector/with-fallback.test.ts': 7, 'test/e2e/stop-signals.test.ts': 7, 'test/e2e/crash.test.ts': 7,
-  'test/store/redis-outage.test.ts': 6, 'test/store/redis-cluster.test.ts': 10, 'test/e2e/redis-cluster.test.ts': 14,
+  'test/e2e/crash.test.ts': 14, 'test/jobs/kill-worker.test.ts': 11, 'test/store/redis-cluster.test.ts': 10,
+  'test/browser/pages.browser.test.ts': 9, 'test/e2e/event-loop-lag.test.ts': 7, 'test/watches/watch-stall.test.ts': 6,
+  'test/e2e/redis-cluster.test.ts': 5, 'test/watches/watch-cluster.test.ts': 5, 'test/store/redis-outage.test.ts': 5,
+  'test/e2e/redis-outage.test.ts': 4, 'test/watches/watch-checks.test.ts': 4, 'test/graphql/equivalence.test.ts': 4,
+  'test/e2e/billing-concurrency.test.ts': 4, 'test/webhooks/delivery.test.ts': 4, 'test/rest/fallback.test.ts': 3,
+  'test/rest/upstream.test.ts': 3, 'test/e2e/idempotency-crash.test.ts': 3, 'test/e2e/startup.test.ts': 3,
+  'test/rest/batch-deadline.test.ts': 3, 'test/webhooks/delivery-cluster.test.ts': 2, 'test/e2e/stale-last-good.test.ts': 2,
 };
 
 /**
