@@ -23,7 +23,7 @@ const token = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/);
 const method = fc.oneof(fc.constantFrom('GET', 'GET', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE'), token, fc.constant('G T'));
 const path = fc.oneof(
   propertyQuery.map((q) => `/v1/portal/property?${q}`),
-  fc.constantFrom('/v1/portal/batch', '/v1/account', '/healthz', '/readyz', '/graphql?query=%7B__typename%7D', '/graphql', '/graphql?query=%7B&variables=%7B', '/', '*', '/v1/portal/property%E0%A4%A', '//x', '/..%2f'),
+  fc.constantFrom('/v1/portal/batch', '/v1/account', '/healthz', '/readyz', '/graphql?query=%7B__typename%7D', '/graphql', '/graphql?query=%7B&variables=%7B', '/', '/#', '/docs#top', '/graphql#x', '*', '/v1/portal/property%E0%A4%A', '//x', '/..%2f'),
   fc.stringMatching(/^\/[\x21-\x7e]{0,40}$/),
 );
 const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', '');
@@ -84,21 +84,25 @@ const isPage = (path: string, r: RawResponse): boolean =>
   // GraphiQL: /graphql answers a client that asks for text/html with the page.
   || (path === '/graphql' && /^text\/html/.test(String(r.headers['content-type'] ?? '')));
 
-function expectAnswer(r: RawResponse, m: string, p: string): void {
+/** The route a request target names: the router ends the path at a query or a fragment (`GET /#` is `/`). */
+const routeOf = (target: string): string => target.split(/[?#]/, 1)[0]!;
+
+function expectAnswer(r: RawResponse, m: string, target: string): void {
   const answer = { status: r.status, headers: r.headers, text: r.text };
+  const p = routeOf(target);
   if (m === 'HEAD') {
     // No body; the status and headers still follow the contract.
     expect(r.status).toBeLessThan(500);
     expect(r.headers['x-api-version']).toBe('v1');
     return;
   }
-  if (m === 'GET' && r.status === 200 && isPage(p.split('?', 1)[0]!, r)) {
+  if (m === 'GET' && r.status === 200 && isPage(p, r)) {
     // The pages for people and agents (src/web): HTML, text, or a static asset, with the v1 headers.
     expect(r.headers['content-type']).toMatch(/^(text\/(html|plain)|application\/json)/);
     expect(r.headers['x-api-version']).toBe('v1');
     return;
   }
-  if ((p === '/graphql' || p.startsWith('/graphql?')) && r.json && 'errors' in r.json) expectGraphqlAnswer(answer);
-  else if ((p === '/graphql' || p.startsWith('/graphql?')) && r.json && 'data' in r.json && !('meta' in r.json)) expectGraphqlAnswer(answer);
+  if (p === '/graphql' && r.json && 'errors' in r.json) expectGraphqlAnswer(answer);
+  else if (p === '/graphql' && r.json && 'data' in r.json && !('meta' in r.json)) expectGraphqlAnswer(answer);
   else expectRestAnswer(answer);
 }
