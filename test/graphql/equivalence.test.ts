@@ -414,10 +414,11 @@ describe('a batch past its deadline: the same batch_deadline items', () => {
   const SLOW = '/homedetails/114303858_zpid/';
   let pair: [TestService, TestService];
   beforeAll(async () => {
-    // One lookup at a time, a 600 ms deadline, and a home that takes 3 s: the slow item is aborted at
-    // the deadline, the one queued behind it never starts.
+    // One lookup at a time, a 1.5 s deadline, and a home that takes 5 s: the slow item is aborted at the
+    // deadline, the one queued behind it never starts. The deadline leaves the first item (a cache hit,
+    // served one at a time) room for a loaded machine's stall; 600 ms did not.
     pair = await startPair(
-      { env: { BATCH_DEADLINE_MS: '600', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '10000' }, replay: { faults: { [SLOW]: { delayMs: 3000 } } } },
+      { env: { BATCH_DEADLINE_MS: '1500', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '10000' }, replay: { faults: { [SLOW]: { delayMs: 5000 } } } },
       [],
     );
     // A cached home (read over REST on both: a single REST lookup has no deadline).
