@@ -97,6 +97,14 @@ function expectationFailed(_req: IncomingMessage, res: ServerResponse): void {
   res.end(body);
 }
 
+/**
+ * RFC 3986's host[:port] (an IP literal or a reg-name's characters), which a URL then parses: URL.canParse
+ * alone takes `&\` (WHATWG reads the backslash as a slash), and GraphQL's URL then had the path `//graphql`
+ * (Yoga's own 404, text/plain; found by the socket fuzz).
+ */
+const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[\w\-.~!$&'()*+,;=%]+)(?::\d*)?$/;
+const isAuthority = (host: string): boolean => AUTHORITY.test(host) && URL.canParse(`http://${host}/`);
+
 /** A Fastify error as the code a client can act on. */
 function fromFastifyError(error: FastifyError, request: FastifyRequest): LookupError {
   if (error instanceof LookupError) return error;
@@ -121,7 +129,7 @@ export function fallbackHandlers(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, next) => {
     const host = request.headers.host;
     if (host !== undefined && host === validHost) return next();
-    if (host === undefined ? request.raw.httpVersion !== '1.1' : URL.canParse(`http://${host}/`)) {
+    if (host === undefined ? request.raw.httpVersion !== '1.1' : isAuthority(host)) {
       if (host !== undefined) validHost = host;
       return next();
     }

@@ -55,7 +55,7 @@ describe('answers Node itself used to write', () => {
     expect(r.json.error.message).toBe('Send a valid Host header.');
   });
 
-  it.each([[':'], ['a b'], ['[::1']])('a Host that is no authority (%j) is a 400 bad_param, also on /graphql', async (host) => {
+  it.each([[':'], ['a b'], ['[::1'], ['&\\'], ['x\\y'], ['x/y'], ['x@y'], ['x?y'], ['x#y']])('a Host that is no authority (%j) is a 400 bad_param, also on /graphql', async (host) => {
     const r = expectEnvelope(await rawRequest(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), 400, 'bad_param');
     expect(r.json.error.details).toEqual({ header: 'host', reason: 'not a valid host[:port]' });
     const g = await rawRequest(port, `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
