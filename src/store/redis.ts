@@ -116,13 +116,13 @@ const MAX_BUSY_WINDOWS = 5;
  * Reply: {1, kind} | {0, reason[, overageUsed]}
  */
 const LUA_RESERVE = `
+local t = redis.call('TIME')
+local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[11]))
 local held = redis.call('HGET', KEYS[1], 'kind')
 if held then
   -- Held again (a job chunk's re-run adopting its dead run's): a whole lease from now, as a new one gets.
-  local now = redis.call('TIME')
-  local heldUntil = string.format('%d', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + tonumber(ARGV[11]))
-  redis.call('HSET', KEYS[1], 'expires_at', heldUntil)
-  redis.call('ZADD', KEYS[4], heldUntil, ARGV[1])
+  redis.call('HSET', KEYS[1], 'expires_at', expiresAt)
+  redis.call('ZADD', KEYS[4], expiresAt, ARGV[1])
   return {1, held}
 end
 local b = redis.call('HMGET', KEYS[2], 'used', 'reserved', 'overage_used')
@@ -151,8 +151,6 @@ redis.call('INCR', KEYS[3])
 redis.call('PEXPIRE', KEYS[3], ARGV[12])
 redis.call('HINCRBY', KEYS[2], 'reserved', 1)
 if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_reserved', 1) end
-local t = redis.call('TIME')
-local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[11]))
 redis.call('HSET', KEYS[1], 'account', ARGV[2], 'period', ARGV[3], 'kind', kind, 'included', ARGV[4],
   'day', ARGV[8], 'scope', ARGV[9], 'bucket', KEYS[2], 'budget', KEYS[3], 'expires_at', expiresAt)
 redis.call('ZADD', KEYS[4], expiresAt, ARGV[1])
