@@ -14,7 +14,7 @@ import type { Webhooks } from '../webhooks/types.js';
 import { indexOfLine, runChunk, type ChunkOutcome } from './chunk.js';
 import { BullChunkRunner, MemoryChunkRunner, type ChunkRef, type ChunkRunner } from './runner.js';
 import { CHUNK_SIZE, MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from './store.js';
-import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
+import { MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
 
 export * from './types.js';
 export { CHUNK_SIZE } from './store.js';
@@ -58,7 +58,7 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
   const onRedis = usesRedis(config);
   const now = () => deps.clock().getTime();
   const store: JobStore = opts.store
-    ?? (onRedis ? new RedisJobStore(createRedisClient(config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), config.redisPrefix, now) : new MemoryJobStore(now));
+    ?? (onRedis ? new RedisJobStore(createRedisClient(config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), config.redisPrefix) : new MemoryJobStore(now));
   const runner: ChunkRunner = onRedis ? new BullChunkRunner(config, log) : new MemoryChunkRunner(config.jobConcurrency, log);
   // This process's changes to a job, by id: progress() wakes at once on them.
   const changed = new EventEmitter().setMaxListeners(0);
@@ -145,7 +145,6 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
         options: request.options,
         chunks: chunks.length,
         chunks_done: 0,
-        expiresAt: created.getTime() + JOB_TTL_MS,
       };
       await store.create(job, chunks);
       await runner.enqueue(job.id, chunks.length);

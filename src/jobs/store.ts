@@ -3,10 +3,12 @@
 // rounds, the homes those billed), the account's index of jobs. In memory, or on Redis where every key
 // of one job carries the job's hash tag (`P{job:<id>}:…`, one slot on a cluster) so a chunk's results and
 // the job's counters are written by one script, atomically and once (a re-run finds the chunk settled).
-// Everything expires JOB_TTL_MS after the job was made.
+// Everything expires JOB_TTL_MS after the job was made, on the store's own clock: Redis keys by a relative
+// TTL (a key written later takes the job key's remaining PTTL), the memory store by its clock at the write,
+// so a service whose clock is skewed from Redis' keeps its jobs their whole lifetime.
 import type { LookupOptions } from '../contract/index.js';
 import type { RedisClient } from '../store/redis-connection.js';
-import type { JobStatus, JobView } from './types.js';
+import { JOB_TTL_MS, type JobStatus, type JobView } from './types.js';
 
 /** Items per chunk: a batch's worth, one queue job each. */
 export const CHUNK_SIZE = 50;
@@ -17,8 +19,6 @@ export interface JobRecord extends Omit<JobView, 'webhook_url'> {
   options: LookupOptions;
   chunks: number;
   chunks_done: number;
-  /** Epoch ms after which everything of the job is gone. */
-  expiresAt: number;
 }
 
 /** A chunk as a run starts it. */
@@ -104,14 +104,17 @@ interface MemoryChunk {
 
 /** Jobs in this process (no Redis): lost on restart, as the README says. */
 export class MemoryJobStore implements JobStore {
-  readonly #jobs = new Map<string, { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean }>();
+  readonly #jobs = new Map<string, { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean; expiresAt: number }>();
   readonly #byAccount = new Map<string, string[]>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs: number = JOB_TTL_MS,
+  ) {}
 
   #live(id: string) {
     const j = this.#jobs.get(id);
-    if (j && j.job.expiresAt <= this.now()) {
+    if (j && j.expiresAt <= this.now()) {
       this.#jobs.delete(id);
       return undefined;
     }
@@ -120,7 +123,7 @@ export class MemoryJobStore implements JobStore {
 
   async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
     const chunks = chunkItems.map((): MemoryChunk => ({ round: 0, roundStart: null, partial: '', billed: [], held: 0, done: false, results: null }));
-    this.#jobs.set(job.id, { job: { ...job }, items: chunkItems, chunks, notice: false });
+    this.#jobs.set(job.id, { job: { ...job }, items: chunkItems, chunks, notice: false, expiresAt: this.now() + this.ttlMs });
     const ids = (this.#byAccount.get(job.accountId) ?? []).filter((i) => this.#live(i));
     ids.push(job.id);
     this.#byAccount.set(job.accountId, ids);
@@ -228,8 +231,16 @@ export class MemoryJobStore implements JobStore {
 
 // --- Redis ---------------------------------------------------------------------------------------
 
-// KEYS: job, chunk. ARGV: now ms, now ISO, expireAt ms.
-const LUA_START = `
+// A key of the job written after its creation lives as long as the job key has left (Redis' clock).
+const LUA_JOB_TTL = `
+local function expireWithJob(key)
+  local left = redis.call('PTTL', KEYS[1])
+  if left > 0 then redis.call('PEXPIRE', key, left) end
+end
+`;
+
+// KEYS: job, chunk. ARGV: now ms, now ISO.
+const LUA_START = `${LUA_JOB_TTL}
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'gone'} end
 local done = redis.call('HGET', KEYS[2], 'done')
@@ -245,14 +256,14 @@ if not rs then
   rerun = '0'
   redis.call('HINCRBY', KEYS[1], 'running', 1)
   redis.call('HSET', KEYS[2], 'round_start', rs)
-  redis.call('PEXPIREAT', KEYS[2], ARGV[3])
+  expireWithJob(KEYS[2])
 end
 return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or ''}
 `;
 
 // KEYS: job, chunk, results. ARGV: round, final, text, done, succeeded, failed, cache_hits, credits, held,
-// waiting_until ('' none), billed (space-separated), now ISO, expireAt ms.
-const LUA_SETTLE = `
+// waiting_until ('' none), billed (space-separated), now ISO.
+const LUA_SETTLE = `${LUA_JOB_TTL}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[2], 'done') == '1' then return 0 end
 if tonumber(redis.call('HGET', KEYS[2], 'round') or '0') ~= tonumber(ARGV[1]) then return 0 end
@@ -268,7 +279,8 @@ if ARGV[11] ~= '' then
   redis.call('HSET', KEYS[2], 'billed', b and (b .. ' ' .. ARGV[11]) or ARGV[11])
 end
 if ARGV[2] == '1' then
-  redis.call('SET', KEYS[3], ARGV[3], 'PXAT', ARGV[13])
+  redis.call('SET', KEYS[3], ARGV[3])
+  expireWithJob(KEYS[3])
   redis.call('HSET', KEYS[2], 'done', '1')
   redis.call('HDEL', KEYS[2], 'partial')
   local n = redis.call('HINCRBY', KEYS[1], 'chunks_done', 1)
@@ -286,7 +298,7 @@ if waiting == 0 then redis.call('HSET', KEYS[1], 'waiting_until', '') end
 if running <= 0 and redis.call('HGET', KEYS[1], 'status') == 'cancelled' and (redis.call('HGET', KEYS[1], 'finished_at') or '') == '' then
   redis.call('HSET', KEYS[1], 'finished_at', ARGV[12])
 end
-redis.call('PEXPIREAT', KEYS[2], ARGV[13])
+expireWithJob(KEYS[2])
 return 1
 `;
 
@@ -312,6 +324,18 @@ for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[4 + i]
 return 1
 `;
 
+// KEYS: the account's job index. ARGV: job id, ttl ms. Scored by Redis' clock at the insert; ids older than
+// a job lives are dropped (their jobs are gone).
+const LUA_INDEX = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - ttl))
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1
+`;
+
 // KEYS: job. ARGV: status, now ISO. A job cancelled while chunks run gets finished_at when the last settles.
 const LUA_FINISH = `
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -331,6 +355,7 @@ type Scripted = RedisClient & {
   jobFinish(k1: string, ...args: string[]): Promise<number>;
   jobReadSettled(k1: string, k2: string, k3: string): Promise<[string, string]>;
   jobAdjust(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
+  jobIndex(k1: string, id: string, ttlMs: number): Promise<number>;
 };
 
 /** Jobs on Redis, shared by every instance and worker. */
@@ -340,13 +365,14 @@ export class RedisJobStore implements JobStore {
   constructor(
     redis: RedisClient,
     private readonly prefix: string,
-    private readonly now: () => number = Date.now,
+    private readonly ttlMs: number = JOB_TTL_MS,
   ) {
     redis.defineCommand('jobStart', { numberOfKeys: 2, lua: LUA_START });
     redis.defineCommand('jobSettle', { numberOfKeys: 3, lua: LUA_SETTLE });
     redis.defineCommand('jobFinish', { numberOfKeys: 1, lua: LUA_FINISH });
     redis.defineCommand('jobReadSettled', { numberOfKeys: 3, lua: LUA_READ_SETTLED });
     redis.defineCommand('jobAdjust', { numberOfKeys: 3, lua: LUA_ADJUST });
+    redis.defineCommand('jobIndex', { numberOfKeys: 1, lua: LUA_INDEX });
     this.#redis = redis as Scripted;
   }
 
@@ -362,16 +388,10 @@ export class RedisJobStore implements JobStore {
     const { options, ...rest } = job;
     const fields: Record<string, string> = { options: JSON.stringify(options) };
     for (const [k, v] of Object.entries(rest)) fields[k] = v === null ? '' : String(v);
-    const multi = this.#redis.multi().hset(this.#key(job.id, 'job'), fields).pexpireat(this.#key(job.id, 'job'), job.expiresAt);
-    chunkItems.forEach((items, n) => multi.set(this.#key(job.id, `items:${n}`), JSON.stringify(items), 'PXAT', job.expiresAt));
+    const multi = this.#redis.multi().hset(this.#key(job.id, 'job'), fields).pexpire(this.#key(job.id, 'job'), this.ttlMs);
+    chunkItems.forEach((items, n) => multi.set(this.#key(job.id, `items:${n}`), JSON.stringify(items), 'PX', this.ttlMs));
     await multi.exec();
-    const index = this.#index(job.accountId);
-    await this.#redis.multi()
-      .zadd(index, Date.parse(job.created_at), job.id)
-      // Jobs made longer ago than they are kept are gone: their index entries go too.
-      .zremrangebyscore(index, '-inf', `(${this.now() - (job.expiresAt - Date.parse(job.created_at))}`)
-      .pexpireat(index, job.expiresAt)
-      .exec();
+    await this.#redis.jobIndex(this.#index(job.accountId), job.id, this.ttlMs);
   }
 
   async get(id: string): Promise<JobRecord | null> {
@@ -398,7 +418,6 @@ export class RedisJobStore implements JobStore {
       options: JSON.parse(h.options ?? '{"raw":false}') as LookupOptions,
       chunks: num('chunks'),
       chunks_done: num('chunks_done'),
-      expiresAt: num('expiresAt'),
     };
   }
 
@@ -432,21 +451,17 @@ export class RedisJobStore implements JobStore {
   }
 
   async startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart> {
-    const job = await this.#redis.hget(this.#key(id, 'job'), 'expiresAt');
-    if (job === null) return { state: 'gone' };
-    const r = await this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso, job);
+    const r = await this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso);
     if (r[0] === 'gone') return { state: 'gone' };
     if (r[0] === 'skip') return { state: 'skip', status: r[1] as JobStatus, settled: r[2] === '1' };
     return { state: 'run', round: Number(r[1]), roundStart: Number(r[2]), rerun: r[3] === '1', partial: r[4] ?? '', billed: r[5] ? r[5].split(' ') : [] };
   }
 
   async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
-    const expireAt = await this.#redis.hget(this.#key(id, 'job'), 'expiresAt');
-    if (expireAt === null) return false;
     const c = w.counts;
     const applied = await this.#redis.jobSettle(
       this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`),
-      w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now, expireAt,
+      w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now,
     );
     return applied === 1;
   }
@@ -474,7 +489,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async claimNotice(id: string): Promise<boolean> {
-    return (await this.#redis.set(this.#key(id, 'notice'), '1', 'PX', 7 * 24 * 3600_000, 'NX')) === 'OK';
+    return (await this.#redis.set(this.#key(id, 'notice'), '1', 'PX', this.ttlMs, 'NX')) === 'OK';
   }
 
   async releaseNotice(id: string): Promise<void> {

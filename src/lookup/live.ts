@@ -41,8 +41,6 @@ export interface Reservation {
 }
 
 const POLL_MS = 150;
-/** Ledger search for an unanswered commit starts this long before the reservation (clock skew between instances). */
-const CLOCK_SKEW_MS = 60_000;
 const CREDIT_POLL_MIN_MS = 50;
 const CREDIT_POLL_MAX_MS = 500;
 
@@ -87,7 +85,6 @@ async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reserv
   const { store, config, clock } = ctx.deps;
   const now = clock();
   const id = ctx.reservationIdFor?.(homeKey) ?? ctx.deps.newId();
-  const since = Date.now() - CLOCK_SKEW_MS;
   const request = reserveRequest(ctx.account, config, now, id);
   const result = await store.reserve(request);
   if (!result.ok) {
@@ -95,7 +92,7 @@ async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reserv
     throw heldInFlight(result) ? new HeldInFlight(err) : err;
   }
   holdings(ctx).holdReservation(id);
-  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope, since };
+  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope };
   return { id, kind: result.kind, ref };
 }
 

@@ -45,7 +45,6 @@ export interface VoidRef {
   period: string;
   day: string;
   scope: 'service' | 'paid';
-  since: number;
 }
 
 export interface UsageCounters {

@@ -44,6 +44,8 @@
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
+//   P{bill}:charge:<reservation> the stream id of the reservation's charge (PX 48 h): a void finds it at once,
+//                               with no scan of the ledger from a time the service's clock would give
 //   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
 //   Praw4:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it);
 //                               on a cluster `Pentry4:{<cacheKey>}`, `Praw4:{<cacheKey>}`: the tag puts both in one slot
@@ -86,6 +88,8 @@ export interface RedisStoreOptions {
 
 /** A daily budget counter outlives its day by a day, then expires. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
+/** How long a charge can still be taken back (voidReservation): its answer is lost within a request's life. */
+const CHARGE_INDEX_TTL_MS = 48 * 3600_000;
 const SWEEP_BATCH = 500;
 /** Reads of a record's keys before a script that checks them; only a record replaced meanwhile needs another. */
 const KEY_READ_ATTEMPTS = 3;
@@ -162,8 +166,9 @@ return {1, kind}
  * while the bucket's committed included lookups (used - overage_used) are fewer than its included
  * ones, else overage. (A record written before this rule has no `included`: charged as held.)
  *
- * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream, 4 the record's usage bucket
- * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at
+ * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream, 4 the record's usage bucket,
+ *       5 the reservation's charge index
+ * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at, 5 charge index ttl ms
  * Reply: 1 committed | 0 not held | -1 KEYS[4] is not the record's bucket (read it again)
  */
 const LUA_COMMIT = `
@@ -181,8 +186,9 @@ redis.call('HINCRBY', KEYS[4], 'reserved', -1)
 redis.call('HINCRBY', KEYS[4], 'used', 1)
 if r[2] == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_reserved', -1) end
 if kind == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_used', 1) end
-redis.call('XADD', KEYS[3], '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
+local charge = redis.call('XADD', KEYS[3], '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
   'request', ARGV[3], 'kind', kind, 'at', ARGV[4])
+redis.call('SET', KEYS[5], charge, 'PX', ARGV[5])
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
@@ -279,21 +285,24 @@ return 1
 `;
 
 /**
- * Takes back a charge: the ledger entry (checked to be the reservation's) and its counters.
- * KEYS: 1 ledger stream, 2 the reservation's usage bucket, 3 its daily budget counter
- * ARGV: 1 the entry's stream id, 2 reservationId
+ * Takes back a charge: the ledger entry its index names (checked to be the reservation's) and its counters.
+ * KEYS: 1 ledger stream, 2 the reservation's usage bucket, 3 its daily budget counter, 4 its charge index
+ * ARGV: 1 reservationId
  * Reply: 1 taken back | 0 no such entry
  */
 const LUA_VOID_CHARGE = `
-local found = redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1])
+local id = redis.call('GET', KEYS[4])
+if not id then return 0 end
+redis.call('DEL', KEYS[4])
+local found = redis.call('XRANGE', KEYS[1], id, id)
 if #found == 0 then return 0 end
 local f = found[1][2]
 local reservation, kind
 for i = 1, #f, 2 do
   if f[i] == 'reservation' then reservation = f[i + 1] elseif f[i] == 'kind' then kind = f[i + 1] end
 end
-if reservation ~= ARGV[2] then return 0 end
-redis.call('XDEL', KEYS[1], ARGV[1])
+if reservation ~= ARGV[1] then return 0 end
+redis.call('XDEL', KEYS[1], id)
 redis.call('HINCRBY', KEYS[2], 'used', -1)
 if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_used', -1) end
 local spent = tonumber(redis.call('GET', KEYS[3]))
@@ -395,7 +404,7 @@ export class RedisStore implements Store {
   private constructor(private readonly redis: RedisClient, prefix: string, private readonly timeoutMs: number) {
     this.k = redisKeys(prefix, redis.isCluster);
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
-    redis.defineCommand('plCommit', { numberOfKeys: 4, lua: LUA_COMMIT });
+    redis.defineCommand('plCommit', { numberOfKeys: 5, lua: LUA_COMMIT });
     redis.defineCommand('plRelease', { numberOfKeys: 4, lua: LUA_RELEASE });
     redis.defineCommand('plReleaseExpired', { numberOfKeys: 4, lua: LUA_RELEASE_EXPIRED });
     redis.defineCommand('plExpired', { numberOfKeys: 1, lua: LUA_EXPIRED });
@@ -403,7 +412,7 @@ export class RedisStore implements Store {
     redis.defineCommand('plUnlock', { numberOfKeys: 1, lua: LUA_UNLOCK });
     redis.defineCommand('plRenewLock', { numberOfKeys: 1, lua: LUA_RENEW_LOCK });
     redis.defineCommand('plRenewReservation', { numberOfKeys: 2, lua: LUA_RENEW_RESERVATION });
-    redis.defineCommand('plVoidCharge', { numberOfKeys: 3, lua: LUA_VOID_CHARGE });
+    redis.defineCommand('plVoidCharge', { numberOfKeys: 4, lua: LUA_VOID_CHARGE });
     redis.defineCommand('plIdemClaim', { numberOfKeys: 1, lua: LUA_IDEM_CLAIM });
     redis.defineCommand('plIdemComplete', { numberOfKeys: 1, lua: LUA_IDEM_COMPLETE });
     redis.defineCommand('plIdemRelease', { numberOfKeys: 1, lua: LUA_IDEM_RELEASE });
@@ -687,8 +696,8 @@ export class RedisStore implements Store {
       if (bucket === null) return false;
       const n = Number(await this.run(() =>
         this.scripts.plCommit(
-          rec, this.k.reservationsByExpiry, this.k.ledger, bucket,
-          entry.reservationId, entry.cacheKey, entry.requestId, entry.at,
+          rec, this.k.reservationsByExpiry, this.k.ledger, bucket, this.k.charge(entry.reservationId),
+          entry.reservationId, entry.cacheKey, entry.requestId, entry.at, String(CHARGE_INDEX_TTL_MS),
         ),
       ));
       if (n !== -1) return n === 1;
@@ -723,23 +732,10 @@ export class RedisStore implements Store {
 
   async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
     if (await this.release(ref.reservationId)) return 'released';
-    const streamId = await this.ledgerEntryOf(ref.reservationId, ref.since);
-    if (streamId === null) return 'none';
     const n = await this.run(() =>
-      this.scripts.plVoidCharge(this.k.ledger, this.k.usage(ref.accountId, ref.period), this.k.budget(ref.scope, ref.day), streamId, ref.reservationId),
+      this.scripts.plVoidCharge(this.k.ledger, this.k.usage(ref.accountId, ref.period), this.k.budget(ref.scope, ref.day), this.k.charge(ref.reservationId), ref.reservationId),
     );
     return Number(n) === 1 ? 'voided' : 'none';
-  }
-
-  /** The stream id of the reservation's charge, searching the ledger from `since` (ms). */
-  private async ledgerEntryOf(reservationId: string, since: number): Promise<string | null> {
-    let start = `${Math.max(0, Math.floor(since))}-0`;
-    for (;;) {
-      const page = await this.run(() => this.redis.xrange(this.k.ledger, start, '+', 'COUNT', LEDGER_PAGE));
-      for (const [id, fields] of page) if (ledgerEntry(fields).reservationId === reservationId) return id;
-      if (page.length < LEDGER_PAGE) return null;
-      start = `(${page[page.length - 1]![0]}`;
-    }
   }
 
   async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
@@ -979,6 +975,7 @@ export function redisKeys(p: string, cluster = false) {
     reservation: (id: string) => `${p}{bill}:res:${id}`,
     reservationsByExpiry: `${p}{bill}:res-by-expiry`,
     ledger: `${p}{bill}:ledger`,
+    charge: (reservationId: string) => `${p}{bill}:charge:${reservationId}`,
     entry: (key: string) => `${p}entry${ENTRY_FORMAT}:${home(key)}`,
     raw: (key: string) => `${p}raw${ENTRY_FORMAT}:${home(key)}`,
     alias: (key: string) => `${p}alias:${key}`,

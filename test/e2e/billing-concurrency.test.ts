@@ -13,7 +13,8 @@ import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
-const NOW = new Date('2026-11-20T12:00:00Z');
+// The services' clock, frozen at this run's start (not at a fixed date): Redis keeps its own time.
+const NOW = new Date();
 const DAY = '2026-11-20';
 const INSTANCES = 3;
 /** Homes the replay serves readably (zpid → its page's path). */

@@ -22,7 +22,8 @@ import { freePort } from '../helpers/redis-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
-const NOW = new Date('2026-11-20T12:00:00Z');
+// The services' clock, frozen at this run's start (not at a fixed date): Redis keeps its own time.
+const NOW = new Date();
 const HOMES = ['2146993218', '15192198', '114303858', '450233440', '999000101', '999000102', '999000103', '999000104'];
 
 let cluster: RedisCluster;

@@ -14,7 +14,8 @@ import type { LedgerEntry, Store, VoidRef } from '../../src/store/types.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
-const NOW = new Date('2026-11-21T12:00:00Z');
+// The services' clock, frozen at this run's start (not at a fixed date): Redis keeps its own time.
+const NOW = new Date();
 const DAY = '2026-11-21';
 const ZPIDS = ['2146993218', '15192198', '114303858', '450233440', '999000101', '999000102', '999000103', '999000104', '999000105', '999000106'];
 const ACCOUNTS: Record<string, AccountSeed> = Object.fromEntries(

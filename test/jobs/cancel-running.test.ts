@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { createJobs } from '../../src/jobs/index.js';
 import { MemoryJobStore, RedisJobStore, type ChunkWrite, type JobRecord, type JobStore } from '../../src/jobs/store.js';
-import { JOB_TTL_MS, type Jobs } from '../../src/jobs/types.js';
+import type { Jobs } from '../../src/jobs/types.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Account } from '../../src/store/index.js';
@@ -95,7 +95,6 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
         id: `job_${randomUUID().replace(/-/g, '')}`, accountId: 'acct', status: 'queued', count: chunks,
         done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date(now).toISOString(), started_at: null,
         finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks, chunks_done: 0,
-        expiresAt: now + JOB_TTL_MS,
       };
       await store.create(job, Array.from({ length: chunks }, () => [{ zpid: '1' }]));
       return job;

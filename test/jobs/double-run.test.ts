@@ -8,7 +8,6 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { runChunk } from '../../src/jobs/chunk.js';
-import { JOB_TTL_MS } from '../../src/jobs/types.js';
 import { MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
 import type { Account } from '../../src/store/index.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -69,7 +68,6 @@ describe.each(['memory', 'redis'] as const)('a chunk run twice at once (%s job s
       id: `job_${randomUUID().replace(/-/g, '')}`, accountId: account.id, status: 'queued', count: items.length,
       done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date(now).toISOString(), started_at: null,
       finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
-      expiresAt: now + JOB_TTL_MS,
     };
     await jobs.create(job, [items]);
     return job;

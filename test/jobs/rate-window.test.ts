@@ -10,7 +10,6 @@ import { MemoryRateLimiter, WINDOW_SECONDS } from '../../src/accounts/rate-limit
 import { runChunk } from '../../src/jobs/chunk.js';
 import { MemoryChunkRunner } from '../../src/jobs/runner.js';
 import { MemoryJobStore, type JobRecord } from '../../src/jobs/store.js';
-import { JOB_TTL_MS } from '../../src/jobs/types.js';
 import type { Account } from '../../src/store/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { jobCharges } from './helpers.js';
@@ -42,7 +41,6 @@ it('a chunk over the rate window waits for the window, then runs', async () => {
     id: `job_${randomUUID().replace(/-/g, '')}`, accountId: account.id, status: 'queued', count: items.length,
     done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date(now).toISOString(), started_at: null,
     finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
-    expiresAt: now + JOB_TTL_MS,
   };
   await jobs.create(job, [items]);
 

@@ -533,7 +533,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const id = account({ plan: 'paid' }).id;
         const day = '2026-03-11';
         const paid = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null }, budget: { day, scope: 'paid', cap: 10 } });
-        const ref = (reservationId: string) => ({ reservationId, accountId: id, period: '2026-03', day, scope: 'paid' as const, since: Date.now() - 60_000 });
+        const ref = (reservationId: string) => ({ reservationId, accountId: id, period: '2026-03', day, scope: 'paid' as const });
         const [kept, held, charged] = [paid(), paid(), paid()];
         for (const r of [kept, held, charged]) expect((await store.reserve(r)).ok).toBe(true);
         expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
