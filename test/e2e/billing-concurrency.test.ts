@@ -15,7 +15,7 @@ import { startTestService, type ReplayServer, type TestService } from '../helper
 
 // The services' clock, frozen at this run's start (not at a fixed date): Redis keeps its own time.
 const NOW = new Date();
-const DAY = '2026-11-20';
+const DAY = NOW.toISOString().slice(0, 10);
 const INSTANCES = 3;
 /** Homes the replay serves readably (zpid → its page's path). */
 const HOMES: Record<string, string> = {

@@ -16,7 +16,7 @@ import { startTestService, type ReplayServer, type TestService } from '../helper
 
 // The services' clock, frozen at this run's start (not at a fixed date): Redis keeps its own time.
 const NOW = new Date();
-const DAY = '2026-11-21';
+const DAY = NOW.toISOString().slice(0, 10);
 const ZPIDS = ['2146993218', '15192198', '114303858', '450233440', '999000101', '999000102', '999000103', '999000104', '999000105', '999000106'];
 const ACCOUNTS: Record<string, AccountSeed> = Object.fromEntries(
   Array.from({ length: 4 }, (_, i) => [`p${i}`, { key: `e2e_outage_key_${i}000`, plan: 'paid', included: 1_000_000 } satisfies AccountSeed]),
