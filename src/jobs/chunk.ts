@@ -3,8 +3,9 @@
 // answer with a refusal is turned into waiting here: the key's rate window (the chunk waits for it), the
 // key's live slots held by its other chunks (those items run again shortly), the daily live-lookup
 // limit (those items run again after 00:00 UTC). A run after a crash (the chunk's round had begun)
-// bills nothing twice: reads since the round began are fresh (ctx.retrySince) and the homes the
-// round's charges (the ledger, under the chunk's deterministic requestId) were for are reported billed.
+// bills nothing twice: reads since the round began are fresh (ctx.retrySince), the homes the round's
+// charges (found under the chunk's deterministic requestId) were for are reported billed, and a read the
+// dead run made and did not charge is charged only when the cached entry is that read's (readBy).
 import { parseBatchItem, toLookupError, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { randomUUID } from 'node:crypto';
 import { reserveRequest } from '../accounts/index.js';
@@ -66,14 +67,13 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     await new Promise((resolve) => setTimeout(resolve, LIVE_SLOT_WAIT_MS));
   }
 
-  // The charges of this round already in the ledger (an earlier run that died): each one, once, to the
-  // first item answered from that home's entry without a charge.
-  const ledger = start.rerun ? (await deps.store.ledger(account.id)) : [];
-  const owed = chargesOwed(ledger, requestId, start.billed);
-  // This run's own charges are in that ledger too: they are reported as they are, not owed again.
+  // The charges of this round already made (an earlier run that died): each one, once, to the first item
+  // answered from that home's entry without a charge. Found under the chunk's request id, not in the ledger.
+  const charges = start.rerun ? await deps.store.chargesOf(requestId) : [];
+  const owed = chargesOwed(charges, start.billed);
+  // This run's own charges are among them: they are reported as they are, not owed again.
   for (const r of results.values()) if (r.ok && r.meta.credits > 0) owed.set(r.entryKey, (owed.get(r.entryKey) ?? 0) - 1);
-  // Homes charged to this account since the round began, under any request (another chunk's read).
-  const chargedSince = new Set(ledger.filter((e) => Date.parse(e.at) >= start.roundStart - CLOCK_SKEW_MS).map((e) => e.cacheKey));
+  const charged = new Set(charges.map((e) => e.reservationId));
   const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
   const held = pending.filter((index) => isCapped(results.get(index)!));
   const lines: string[] = [];
@@ -86,13 +86,13 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     if (r.ok) {
       meta = r.meta;
       const left = owed.get(r.entryKey) ?? 0;
+      // A read of this chunk's: not cached for the job, whenever it was made (age_seconds says when).
       if (meta.credits === 0 && left > 0) {
         owed.set(r.entryKey, left - 1);
-        meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
-      } else if (meta.credits === 0 && start.rerun && !chargedSince.has(r.entryKey) && (await chargeHeld(deps, account, requestId, items.get(index)!, r.entryKey, Date.parse(meta.fetched_at), start.roundStart, now.getTime()))) {
-        // The dead run read and cached this home but died before its charge: the charge it held is made now.
-        chargedSince.add(r.entryKey);
-        meta = { ...meta, credits: 1, cached: false, age_seconds: 0 };
+        meta = { ...meta, credits: 1, cached: false };
+      } else if (meta.credits === 0 && start.rerun && (await chargeUnbilledRead(deps, account, requestId, items.get(index)!, r.entryKey, charged))) {
+        // The dead run read and cached this home but died before its charge: that read is charged now.
+        meta = { ...meta, credits: 1, cached: false };
       }
       if (meta.credits === 1) billed.push(r.entryKey);
       counts.succeeded += 1;
@@ -117,13 +117,13 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   if (!(await jobs.settleChunk(job.id, chunk, write))) {
     // Another run of this round settled first (a lapsed lock ran the chunk twice at once): a charge this
     // run made that the settled lines do not show is moved onto them, so results and bill agree.
-    const charged = new Map<string, number>();
-    for (const e of await deps.store.ledger(account.id)) if (e.requestId === requestId) charged.set(e.cacheKey, (charged.get(e.cacheKey) ?? 0) + 1);
+    const mine = new Map<string, number>();
+    for (const e of await deps.store.chargesOf(requestId)) mine.set(e.cacheKey, (mine.get(e.cacheKey) ?? 0) + 1);
     const candidates = pending.flatMap((index) => {
       const r = results.get(index)!;
       return r.ok ? [{ index, key: r.entryKey, line: batchItemJson(r, index, { ...r.meta, credits: 1, cached: false, age_seconds: 0 }) }] : [];
     });
-    const moved = await jobs.adjustChunk(job.id, chunk, (text, billedKeys) => adoptCharges(text, billedKeys, charged, candidates));
+    const moved = await jobs.adjustChunk(job.id, chunk, (text, billedKeys) => adoptCharges(text, billedKeys, mine, candidates));
     if (moved > 0) deps.logger.warn({ job: job.id, chunk, moved }, 'job chunk ran twice at once; charges of the dropped run moved onto the settled results');
     return { kind: 'done', completed: false };
   }
@@ -174,16 +174,13 @@ export function adoptCharges(
   return change;
 }
 
-/** Entry keys charged under `requestId` (the ledger) and not yet reported by earlier rounds (`billed`), with how many times. */
-function chargesOwed(ledger: readonly LedgerEntry[], requestId: string, billed: string[]): Map<string, number> {
+/** Entry keys of the chunk's charges not yet reported by earlier rounds (`billed`), with how many times. */
+function chargesOwed(charges: readonly LedgerEntry[], billed: string[]): Map<string, number> {
   const owed = new Map<string, number>();
-  for (const e of ledger) if (e.requestId === requestId) owed.set(e.cacheKey, (owed.get(e.cacheKey) ?? 0) + 1);
+  for (const e of charges) owed.set(e.cacheKey, (owed.get(e.cacheKey) ?? 0) + 1);
   for (const key of billed) owed.set(key, (owed.get(key) ?? 0) - 1);
   return owed;
 }
-
-/** Ledger entries from this long before the round began count as its own (clock skew between processes). */
-const CLOCK_SKEW_MS = 60_000;
 
 /**
  * A chunk's reservation ids: the first live read of a home in a run is `<requestId>|<homeKey>`, the same
@@ -200,20 +197,27 @@ function reservationIds(requestId: string): (homeKey: string) => string {
 }
 
 /**
- * Charges the reservation a dead run of the chunk held for the item's home, if it is still held; true when
- * charged. When it is not (the sweep gave it back: the take-over comes after JOB_LOCK_MS, mostly longer
- * than LEASE_TTL_MS) and the home was read after the round began and before this run did (by the dead
- * run, as far as anyone can tell), the read is charged anew under the same id.
+ * Charges a read a dead run of the chunk made and did not charge: only when the home's cached entry is that
+ * read's (its readBy is the run's reservation id for the home), never a read another request made
+ * meanwhile; true when charged. The reservation the dead run held is committed if it still is; when it is
+ * not (the sweep gave it back: the take-over comes after JOB_LOCK_MS, mostly longer than LEASE_TTL_MS)
+ * and no charge was made under it (`charged`, which a charge made here joins), the read is charged anew
+ * under the same id.
  */
-async function chargeHeld(
-  deps: CoreDeps, account: Account, requestId: string, item: BatchItemResult, entryKey: string, fetchedAt: number, roundStart: number, runStart: number,
+async function chargeUnbilledRead(
+  deps: CoreDeps, account: Account, requestId: string, item: BatchItemResult, entryKey: string, charged: Set<string>,
 ): Promise<boolean> {
   if (!item.ok) return false;
   const reservationId = `${requestId}|${homeKeyOf(item.locator)}`;
-  const charge = (kind: LedgerEntry['kind']) =>
-    deps.store.commit({ reservationId, accountId: account.id, cacheKey: entryKey, requestId, kind, at: deps.clock().toISOString() }).catch(() => false);
+  if (charged.has(reservationId)) return false;
+  const [entry] = await deps.store.getEntries([entryKey]).catch(() => [null]);
+  if (entry?.readBy !== reservationId) return false;
+  const charge = async (kind: LedgerEntry['kind']): Promise<boolean> => {
+    const done = await deps.store.commit({ reservationId, accountId: account.id, cacheKey: entryKey, requestId, kind, at: deps.clock().toISOString() }).catch(() => false);
+    if (done) charged.add(reservationId);
+    return done;
+  };
   if (await charge('included')) return true;
-  if (!(fetchedAt >= roundStart && fetchedAt < runStart)) return false;
   const held = await deps.store.reserve(reserveRequest(account, deps.config, deps.clock(), reservationId)).catch(() => null);
   if (!held?.ok) return false;
   if (await charge(held.kind)) return true;

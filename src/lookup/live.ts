@@ -92,7 +92,7 @@ async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reserv
     throw heldInFlight(result) ? new HeldInFlight(err) : err;
   }
   holdings(ctx).holdReservation(id);
-  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope };
+  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope, requestId: ctx.requestId };
   return { id, kind: result.kind, ref };
 }
 
@@ -257,6 +257,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
       zpid: collected.zpid,
       sections: collected.sections,
       storedAt: now.getTime(),
+      readBy: reservation.id,
       ...(prior
         ? {
             changes: changesBetween(JSON.parse(prior.record) as PortalProperty, collected.property, unreadFields(prior.sections, collected.sections)),

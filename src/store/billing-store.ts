@@ -45,6 +45,8 @@ export interface VoidRef {
   period: string;
   day: string;
   scope: 'service' | 'paid';
+  /** The request whose charge it may be (its charges are indexed by request, no ledger scan). */
+  requestId: string;
 }
 
 export interface UsageCounters {
@@ -75,8 +77,7 @@ export interface BillingStore {
   release(reservationId: string): Promise<boolean>;
   /**
    * For a reservation whose commit went unanswered: released if still held, or its charge taken back
-   * (ledger entry and counters) if the commit was applied. `since` (ms) bounds the ledger search: a
-   * time before the reservation was made, allowing for clock skew.
+   * (ledger entry and counters) if the commit was applied (found among its request's charges).
    */
   voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'>;
   /** Extends held reservations' leases to `ttlMs` from now; returns the ids that are no longer held. */
@@ -87,4 +88,6 @@ export interface BillingStore {
   /** Live lookups committed plus held against a daily budget. */
   budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number>;
   ledger(accountId?: string): Promise<LedgerEntry[]>;
+  /** The charges recorded under `requestId` in the last 48 h (a job chunk's, on its re-run), oldest first; no ledger scan. */
+  chargesOf(requestId: string): Promise<LedgerEntry[]>;
 }

@@ -24,6 +24,11 @@ export interface CacheEntry {
   changes?: FieldChange[];
   /** That snapshot's fetchedAt (meta.previous_fetched_at), with `changes`. */
   previousFetchedAt?: string;
+  /**
+   * The reservation the live read that made the entry held: a job chunk's re-run charges a read its dead run
+   * made (and did not charge) only when the entry is that read's, never another request's read of the home.
+   */
+  readBy?: string;
 }
 
 /** An entry with its raw record's JSON (null: the home was read with none), of one write. */

@@ -219,7 +219,7 @@ export class MemoryStore implements Store {
 
   async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
     if (await this.release(ref.reservationId)) return 'released';
-    const i = this.ledgerEntries.findIndex((e) => e.reservationId === ref.reservationId);
+    const i = this.ledgerEntries.findIndex((e) => e.reservationId === ref.reservationId && e.requestId === ref.requestId);
     if (i < 0) return 'none';
     const [charge] = this.ledgerEntries.splice(i, 1);
     const u = this.bucket(charge!.accountId, ref.period);
@@ -277,6 +277,10 @@ export class MemoryStore implements Store {
 
   async budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number> {
     return this.live(this.budgets, `${scope}:${day}`) ?? 0;
+  }
+
+  async chargesOf(requestId: string): Promise<LedgerEntry[]> {
+    return this.ledgerEntries.filter((e) => e.requestId === requestId).map((e) => ({ ...e }));
   }
 
   async ledger(accountId?: string): Promise<LedgerEntry[]> {

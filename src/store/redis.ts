@@ -44,8 +44,8 @@
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
 //   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
-//   P{bill}:charge:<reservation> the stream id of the reservation's charge (PX 48 h): a void finds it at once,
-//                               with no scan of the ledger from a time the service's clock would give
+//   P{bill}:charges:<request>   HASH reservation → the stream id of its charge, the request's charges (PX 48 h):
+//                               a void or a job chunk's re-run finds them at once, with no scan of the ledger
 //   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
 //   Praw4:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it);
 //                               on a cluster `Pentry4:{<cacheKey>}`, `Praw4:{<cacheKey>}`: the tag puts both in one slot
@@ -88,8 +88,11 @@ export interface RedisStoreOptions {
 
 /** A daily budget counter outlives its day by a day, then expires. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
-/** How long a charge can still be taken back (voidReservation): its answer is lost within a request's life. */
-const CHARGE_INDEX_TTL_MS = 48 * 3600_000;
+/**
+ * How long a request's charges are found by its id (chargesOf, voidReservation): a lost answer is taken back
+ * within the request's life, a job chunk's re-run comes within its lock's time.
+ */
+const CHARGES_TTL_MS = 48 * 3600_000;
 const SWEEP_BATCH = 500;
 /** Reads of a record's keys before a script that checks them; only a record replaced meanwhile needs another. */
 const KEY_READ_ATTEMPTS = 3;
@@ -167,8 +170,8 @@ return {1, kind}
  * ones, else overage. (A record written before this rule has no `included`: charged as held.)
  *
  * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream, 4 the record's usage bucket,
- *       5 the reservation's charge index
- * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at, 5 charge index ttl ms
+ *       5 the request's charges (hash)
+ * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at, 5 charges ttl ms
  * Reply: 1 committed | 0 not held | -1 KEYS[4] is not the record's bucket (read it again)
  */
 const LUA_COMMIT = `
@@ -188,7 +191,8 @@ if r[2] == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_reserved', -1)
 if kind == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_used', 1) end
 local charge = redis.call('XADD', KEYS[3], '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
   'request', ARGV[3], 'kind', kind, 'at', ARGV[4])
-redis.call('SET', KEYS[5], charge, 'PX', ARGV[5])
+redis.call('HSET', KEYS[5], ARGV[1], charge)
+redis.call('PEXPIRE', KEYS[5], ARGV[5])
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
@@ -285,15 +289,15 @@ return 1
 `;
 
 /**
- * Takes back a charge: the ledger entry its index names (checked to be the reservation's) and its counters.
- * KEYS: 1 ledger stream, 2 the reservation's usage bucket, 3 its daily budget counter, 4 its charge index
+ * Takes back a charge: the ledger entry its request's charges name (checked to be the reservation's) and its counters.
+ * KEYS: 1 ledger stream, 2 the reservation's usage bucket, 3 its daily budget counter, 4 its request's charges
  * ARGV: 1 reservationId
  * Reply: 1 taken back | 0 no such entry
  */
 const LUA_VOID_CHARGE = `
-local id = redis.call('GET', KEYS[4])
+local id = redis.call('HGET', KEYS[4], ARGV[1])
 if not id then return 0 end
-redis.call('DEL', KEYS[4])
+redis.call('HDEL', KEYS[4], ARGV[1])
 local found = redis.call('XRANGE', KEYS[1], id, id)
 if #found == 0 then return 0 end
 local f = found[1][2]
@@ -696,8 +700,8 @@ export class RedisStore implements Store {
       if (bucket === null) return false;
       const n = Number(await this.run(() =>
         this.scripts.plCommit(
-          rec, this.k.reservationsByExpiry, this.k.ledger, bucket, this.k.charge(entry.reservationId),
-          entry.reservationId, entry.cacheKey, entry.requestId, entry.at, String(CHARGE_INDEX_TTL_MS),
+          rec, this.k.reservationsByExpiry, this.k.ledger, bucket, this.k.charges(entry.requestId),
+          entry.reservationId, entry.cacheKey, entry.requestId, entry.at, String(CHARGES_TTL_MS),
         ),
       ));
       if (n !== -1) return n === 1;
@@ -733,7 +737,7 @@ export class RedisStore implements Store {
   async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
     if (await this.release(ref.reservationId)) return 'released';
     const n = await this.run(() =>
-      this.scripts.plVoidCharge(this.k.ledger, this.k.usage(ref.accountId, ref.period), this.k.budget(ref.scope, ref.day), this.k.charge(ref.reservationId), ref.reservationId),
+      this.scripts.plVoidCharge(this.k.ledger, this.k.usage(ref.accountId, ref.period), this.k.budget(ref.scope, ref.day), this.k.charges(ref.requestId), ref.reservationId),
     );
     return Number(n) === 1 ? 'voided' : 'none';
   }
@@ -784,6 +788,19 @@ export class RedisStore implements Store {
 
   async budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number> {
     return Number((await this.run(() => this.redis.get(this.k.budget(scope, day)))) ?? 0);
+  }
+
+  async chargesOf(requestId: string): Promise<LedgerEntry[]> {
+    const ids = Object.values(await this.run(() => this.redis.hgetall(this.k.charges(requestId))));
+    if (ids.length === 0) return [];
+    // One slot ({bill}): one pipeline, also on a cluster.
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.xrange(this.k.ledger, id, id);
+    const replies = (await this.run(() => pipeline.exec())) ?? [];
+    return replies.flatMap(([err, page]) => {
+      if (err) throw unavailable(err);
+      return (page as [string, string[]][]).map(([, fields]) => ledgerEntry(fields));
+    });
   }
 
   async ledger(accountId?: string): Promise<LedgerEntry[]> {
@@ -975,7 +992,7 @@ export function redisKeys(p: string, cluster = false) {
     reservation: (id: string) => `${p}{bill}:res:${id}`,
     reservationsByExpiry: `${p}{bill}:res-by-expiry`,
     ledger: `${p}{bill}:ledger`,
-    charge: (reservationId: string) => `${p}{bill}:charge:${reservationId}`,
+    charges: (requestId: string) => `${p}{bill}:charges:${requestId}`,
     entry: (key: string) => `${p}entry${ENTRY_FORMAT}:${home(key)}`,
     raw: (key: string) => `${p}raw${ENTRY_FORMAT}:${home(key)}`,
     alias: (key: string) => `${p}alias:${key}`,

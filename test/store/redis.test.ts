@@ -292,7 +292,7 @@ describe('RedisStore specifics', () => {
       expect(await store.tryLock('zpid:2', 'tok', 60_000)).toBe(true);
       expect(await store.renewLocks([{ key: 'zpid:2', token: 'tok' }], 60_000)).toEqual([]);
       expect(await store.commit(ledgerEntry(r4.reservationId, a.id))).toBe(true);
-      const ref = { reservationId: r4.reservationId, accountId: a.id, period: '2026-03', day: '2026-03-01', scope: 'paid' as const, since: 0 };
+      const ref = { reservationId: r4.reservationId, accountId: a.id, period: '2026-03', day: '2026-03-01', scope: 'paid' as const, requestId: ledgerEntry(r4.reservationId, a.id).requestId };
       expect(await store.voidReservation(ref)).toBe('voided');
       await raw.echo(marker);
       await markerSeen;

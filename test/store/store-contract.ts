@@ -533,7 +533,7 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const id = account({ plan: 'paid' }).id;
         const day = '2026-03-11';
         const paid = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null }, budget: { day, scope: 'paid', cap: 10 } });
-        const ref = (reservationId: string) => ({ reservationId, accountId: id, period: '2026-03', day, scope: 'paid' as const });
+        const ref = (reservationId: string) => ({ reservationId, accountId: id, period: '2026-03', day, scope: 'paid' as const, requestId: ledgerEntry(reservationId, id).requestId });
         const [kept, held, charged] = [paid(), paid(), paid()];
         for (const r of [kept, held, charged]) expect((await store.reserve(r)).ok).toBe(true);
         expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
@@ -544,6 +544,24 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect((await store.ledger(id)).map((e) => e.reservationId)).toEqual([kept.reservationId]);
         expect(await store.usage(id, '2026-03')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
         expect(await store.budgetUsage(day, 'paid')).toBe(1);
+      });
+
+      it("chargesOf: a request's charges, found by its id (no ledger scan), oldest first; a void takes one out", async () => {
+        const id = account().id;
+        const [a1, a2, b1] = [req(id), req(id), req(id)];
+        for (const r of [a1, a2, b1]) expect((await store.reserve(r)).ok).toBe(true);
+        expect(await store.commit(ledgerEntry(a1.reservationId, id, { requestId: 'job:j1:0', cacheKey: 'zpid:1' }))).toBe(true);
+        expect(await store.commit(ledgerEntry(b1.reservationId, id, { requestId: 'job:j1:1', cacheKey: 'zpid:9' }))).toBe(true);
+        expect(await store.commit(ledgerEntry(a2.reservationId, id, { requestId: 'job:j1:0', cacheKey: 'zpid:2' }))).toBe(true);
+        expect((await store.chargesOf('job:j1:0')).map((e) => [e.reservationId, e.cacheKey])).toEqual([[a1.reservationId, 'zpid:1'], [a2.reservationId, 'zpid:2']]);
+        expect((await store.chargesOf('job:j1:1')).map((e) => e.cacheKey)).toEqual(['zpid:9']);
+        expect(await store.chargesOf('job:none:0')).toEqual([]);
+        const ref = { reservationId: a1.reservationId, accountId: id, period: 'lifetime', day: '2026-03-01', scope: 'service' as const, requestId: 'job:j1:0' };
+        expect(await store.voidReservation(ref)).toBe('voided');
+        expect((await store.chargesOf('job:j1:0')).map((e) => e.cacheKey)).toEqual(['zpid:2']);
+        // Under another request's id it is not found: a void names the request whose charge it takes back.
+        expect(await store.voidReservation({ ...ref, reservationId: b1.reservationId })).toBe('none');
+        expect((await store.usage(id, 'lifetime')).used).toBe(2);
       });
 
       it('ledger always equals the counters', async () => {

@@ -1,0 +1,189 @@
+// A job chunk that waited for its key's window bills only the reads it made (issue 25, item 1). Account X's
+// chunk is refused for X's rate window and waits; meanwhile account Y reads the same homes live (Y pays
+// for them); when X's chunk runs again (a re-run of its round) the homes are cache hits for X: credits 0,
+// cached, their real age. Before the fix, the re-run took every home read since its round began for its
+// own dead run's read and charged X as well (X and Y charged for the same reads). One home X's chunk did
+// read before it waited (an earlier pass) is reported billed once, as it was. On the memory store, one
+// Redis server and a Redis Cluster: credits answered = the ledger = `used`, for both accounts.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
+import { MemoryRateLimiter, WINDOW_SECONDS } from '../../src/accounts/rate-limit.js';
+import { runChunk } from '../../src/jobs/chunk.js';
+import { MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { createRedisClient } from '../../src/store/redis-connection.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { MemoryStore, type Account, type Store } from '../../src/store/index.js';
+import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { manyHomesCatalog, manyZpids } from './many-homes.js';
+
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+const HOMES = manyZpids(731_000_100, 10);
+const ACCOUNTS = {
+  x: { key: 'wait_bill_key_x_001', plan: 'paid', included: 1000, overage: false },
+  y: { key: 'wait_bill_key_y_001', plan: 'paid', included: 1000, overage: false },
+} satisfies Record<string, AccountSeed>;
+
+type Backend = 'memory' | 'redis' | 'cluster';
+
+describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited for its window (%s)', (backend) => {
+  let redis: RedisServer | undefined;
+  let cluster: RedisCluster | undefined;
+  let replay: ReplayServer;
+  let store: Store;
+  let jobs: JobStore;
+  let svc: TestService;
+  let x: Account;
+  let y: Account;
+  // The limiter's clock: 1 s into a window.
+  let limiterNow = 1_000_000 * WINDOW_MS + 1_000;
+
+  beforeAll(async () => {
+    replay = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
+    const prefix = `wcb${randomUUID().slice(0, 6)}:`;
+    if (backend === 'memory') {
+      store = new MemoryStore();
+      jobs = new MemoryJobStore();
+    } else {
+      let target;
+      if (backend === 'redis') {
+        redis = await startRedisServer();
+        target = { redisUrl: redis.url, redisClusterNodes: null };
+      } else {
+        cluster = await startRedisCluster();
+        target = { redisUrl: null, redisClusterNodes: cluster.nodeList };
+      }
+      store = await RedisStore.connect(target, { prefix, commandTimeoutMs: 5_000 });
+      jobs = new RedisJobStore(createRedisClient(target, { maxRetriesPerRequest: 2 }), prefix);
+    }
+    svc = await startTestService({
+      inProcess: true, store, replayServer: replay, accounts: ACCOUNTS,
+      limits: new MemoryRateLimiter({ perMinute: HOMES.length, maxLive: 0 }, () => limiterNow),
+    });
+    x = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.x.key);
+    y = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.y.key);
+  }, 90_000);
+
+  afterAll(async () => {
+    await svc?.close();
+    await jobs?.close();
+    await store?.close();
+    await replay?.close();
+    await disposeRedisServer(redis);
+    await cluster?.stop();
+  });
+
+  it("charges each account only for its own reads: X's re-run takes Y's reads as hits", async () => {
+    // X's own read of the first home, before the job (a cached home X paid for already).
+    const own = await svc.get(`/v1/portal/property?zpid=${HOMES[0]}`, ACCOUNTS.x.key);
+    expect(own.body.meta).toMatchObject({ credits: 1, cached: false });
+    limiterNow += WINDOW_MS;
+
+    const items = HOMES.map((zpid) => ({ zpid }));
+    const job: JobRecord = {
+      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: x.id, status: 'queued', count: items.length,
+      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date().toISOString(), started_at: null,
+      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
+    };
+    await jobs.create(job, [items]);
+    // Another request of X takes a unit of this window: the chunk's ten lookups do not fit, it waits.
+    expect((await svc.app.core.limits.take(x.id, 1)).allowed).toBe(true);
+    expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0 });
+
+    // Meanwhile Y reads homes 2..10 live (home 1 is cached: a hit for Y).
+    for (const zpid of HOMES) {
+      const r = await svc.get(`/v1/portal/property?zpid=${zpid}`, ACCOUNTS.y.key);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.meta.credits).toBe(zpid === HOMES[0] ? 0 : 1);
+    }
+
+    // The next window: X's chunk runs again (a re-run of its round) and finds every home cached.
+    limiterNow += WINDOW_MS;
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { ok: boolean; meta: { credits: number; cached: boolean; age_seconds: number } });
+    expect(lines).toHaveLength(HOMES.length);
+    for (const line of lines) expect(line).toMatchObject({ ok: true, meta: { credits: 0, cached: true } });
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 10, succeeded: 10, credits: 0, cache_hits: 10 });
+
+    // The books: X paid for its one read, Y for its nine; answered credits = ledger = used.
+    const ledgerX = await store.ledger(x.id);
+    const ledgerY = await store.ledger(y.id);
+    expect(ledgerX.map((e) => e.cacheKey)).toEqual([`zpid:${HOMES[0]}`]);
+    expect(ledgerY.map((e) => e.cacheKey).sort()).toEqual(HOMES.slice(1).map((z) => `zpid:${z}`).sort());
+    expect((await store.usage(x.id, periodOf())).used).toBe(1);
+    expect((await store.usage(y.id, periodOf())).used).toBe(9);
+  });
+
+  it('a read the chunk made before it waited is reported billed, once; homes read by another account meanwhile are hits', async () => {
+    const fresh = manyZpids(731_000_100, 10);
+    // Every home is cached now (the first test): a max_age of 0 makes the chunk read them live again.
+    const items = fresh.slice(0, 3).map((zpid) => ({ zpid }));
+    const job: JobRecord = {
+      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: x.id, status: 'queued', count: items.length,
+      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date().toISOString(), started_at: null,
+      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false, maxAge: 0 }, chunks: 1, chunks_done: 0,
+    };
+    await jobs.create(job, [items]);
+    limiterNow += WINDOW_MS;
+    // The first run reads and charges all three, then its settle is lost (a worker that died just before it).
+    const dying = new Proxy(jobs, {
+      get(target, p) {
+        if (p === 'settleChunk') return async () => { throw new Error('worker died'); };
+        const v = Reflect.get(target, p, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    await expect(runChunk(svc.app.core, dying, job, x, 0)).rejects.toThrow('worker died');
+    const charged = (await store.ledger(x.id)).filter((e) => e.requestId === `job:${job.id}:0`);
+    expect(charged).toHaveLength(3);
+    // Y reads the third home again before X's re-run: Y pays for that read, X's re-run reports X's own.
+    const again = await svc.get(`/v1/portal/property?zpid=${fresh[2]}&max_age=0`, ACCOUNTS.y.key);
+    expect(again.body.meta).toMatchObject({ credits: 1, cached: false });
+    limiterNow += WINDOW_MS;
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { meta: { credits: number; cached: boolean } });
+    expect(lines.map((l) => l.meta.credits)).toEqual([1, 1, 1]);
+    expect(lines.map((l) => l.meta.cached)).toEqual([false, false, false]);
+    expect(await jobs.get(job.id)).toMatchObject({ credits: 3, cache_hits: 0 });
+    expect((await store.ledger(x.id)).filter((e) => e.requestId === `job:${job.id}:0`)).toHaveLength(3);
+    expect((await store.usage(x.id, periodOf())).used).toBe(4);
+    expect((await store.usage(y.id, periodOf())).used).toBe(10);
+  });
+
+  it("a read the dead run made and did not charge (its reservation swept) is charged to the job; another's read of a home is not", async () => {
+    const [mine, theirs] = manyZpids(731_000_100, 10).slice(5, 7) as [string, string];
+    const job: JobRecord = {
+      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: x.id, status: 'queued', count: 2,
+      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date().toISOString(), started_at: null,
+      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
+    };
+    await jobs.create(job, [[{ zpid: mine }, { zpid: theirs }]]);
+    // The dead run: it began the round, read `mine` live and cached it under its reservation, and died before
+    // the charge; the sweep gave its reservation back. (Y's read of `theirs` is cached too.)
+    await jobs.startChunk(job.id, 0, Date.now(), new Date().toISOString());
+    limiterNow += WINDOW_MS;
+    for (const zpid of [mine, theirs]) expect((await svc.get(`/v1/portal/property?zpid=${zpid}&max_age=0`, ACCOUNTS.y.key)).body.meta.credits).toBe(1);
+    const [entry] = await store.getEntries([`zpid:${mine}`]);
+    await store.putEntry(`zpid:${mine}`, { ...entry!, readBy: `job:${job.id}:0|zpid:${mine}` }, null, 3600_000);
+    const before = (await store.usage(x.id, periodOf())).used;
+
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { meta: { credits: number; cached: boolean } });
+    expect(lines.map((l) => l.meta)).toMatchObject([{ credits: 1, cached: false }, { credits: 0, cached: true }]);
+    const charges = (await store.ledger(x.id)).filter((e) => e.requestId === `job:${job.id}:0`);
+    expect(charges.map((e) => [e.reservationId, e.cacheKey])).toEqual([[`job:${job.id}:0|zpid:${mine}`, `zpid:${mine}`]]);
+    expect((await store.usage(x.id, periodOf())).used).toBe(before + 1);
+    // Run again (a second re-run): nothing more is charged.
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: false });
+    expect((await store.usage(x.id, periodOf())).used).toBe(before + 1);
+  });
+});
+
+/** The billing period of a paid plan now (UTC month). */
+function periodOf(): string {
+  return new Date().toISOString().slice(0, 7);
+}
