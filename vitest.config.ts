@@ -58,7 +58,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     sequence: { sequencer: LongestFirst },
     // src/ compiled once per run for the tests that start its entry points as processes.
-    globalSetup: ['test/helpers/compile-src.setup.ts'],
+    globalSetup: ['test/helpers/compile-src.setup.ts', 'test/helpers/test-ca.setup.ts'],
     pool: 'forks',
     // Four files at a time on this 2-core machine: many files spend their time waiting on processes,
     // Redis servers, clusters and timers, so two workers left the CPU idle about half the run.

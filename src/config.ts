@@ -12,6 +12,8 @@ import { MAX_BATCH_ITEMS } from './contract/index.js';
 export { ConfigError } from './config/read-env.js';
 
 export interface Config {
+  /** NODE_ENV is production. */
+  production: boolean;
   port: number;
   host: string;
   /** Unset: the embedded in-memory store. */
@@ -22,8 +24,21 @@ export interface Config {
   portalOrigin: string;
   /** The address-suggestion endpoint. */
   portalSuggestUrl: string;
-  /** Optional outbound proxy for the listing site. */
-  portalProxyUrl: string | null;
+  /** Outbound proxies for the listing site (PORTAL_PROXY_URL, `{session}` in it, or PORTAL_PROXY_URLS in turn); none: direct. */
+  portalProxyUrls: string[];
+  /** The own collector's client of the site: sessions, pacing, retries, breaker, canary (docs/collector.md). */
+  site: {
+    maxConcurrency: number;
+    sessionDocuments: number;
+    sessionMaxAgeMs: number;
+    sessionGapMs: number;
+    warmUp: boolean;
+    retries: number;
+    budgetMs: number;
+    breakerProbeMs: number;
+    canaryZpids: string[];
+    canaryIntervalMs: number;
+  };
   /** The own collector; off leaves only the fallback provider. */
   selfHostedEnabled: boolean;
   fallback: {
@@ -153,7 +168,18 @@ export const ENV = Type.Object({
   REDIS_PREFIX: text({ default: 'pl:', description: 'Prefix of every Redis key' }),
   PORTAL_ORIGIN: httpUrl({ default: DEFAULT_PORTAL_ORIGIN, description: "The listing site's origin", docDefault: "the listing site's origin" }),
   PORTAL_SUGGEST_URL: httpUrl({ default: DEFAULT_SUGGEST_URL, description: 'The address-suggestion endpoint', docDefault: "the site's public address-suggestion endpoint" }),
-  PORTAL_PROXY_URL: opt(httpUrl({ description: 'Outbound proxy for the listing site', secret: true })),
+  PORTAL_PROXY_URL: opt(httpUrl({ description: "Outbound proxy for the listing site; `{session}` in it is replaced by each session's id (a residential gateway's sticky session)", secret: true })),
+  PORTAL_PROXY_URLS: opt(text({ description: 'Outbound proxies for the listing site, a comma list used in turn, one per session (instead of PORTAL_PROXY_URL)', secret: true })),
+  PORTAL_MAX_CONCURRENCY: integer({ default: 4, minimum: 1, description: 'Documents the own collector has in flight at the listing site at once, service-wide per process' }),
+  PORTAL_SESSION_DOCUMENTS: integer({ default: 3, minimum: 1, description: 'Documents one session (one cookie jar, one proxy session) reads before it is retired' }),
+  PORTAL_SESSION_MAX_AGE_MS: ms({ default: 300_000, minimum: 1, description: 'A session older than this is retired' }),
+  PORTAL_SESSION_GAP_MS: ms({ default: 2_000, minimum: 0, description: "The gap between two documents of one session (jittered between half and one and a half of it)" }),
+  PORTAL_SESSION_WARMUP: flag({ default: false, description: "A new session first visits the site's home page (one more document per session)" }),
+  PORTAL_SESSION_RETRIES: integer({ default: 2, minimum: 0, maximum: 10, description: 'Retries on a fresh session after a wall, 403, 429, proxy refusal, timeout or failed connection' }),
+  PORTAL_SELF_HOSTED_BUDGET_MS: ms({ default: 20_000, minimum: 1, description: "The own collector's time for one read, retries included (then the fallback provider; never past LOOKUP_TIMEOUT_MS)" }),
+  PORTAL_BREAKER_PROBE_MS: ms({ default: 60_000, minimum: 1, description: 'While the circuit breaker is open (most recent own-collector attempts refused), one read this often still goes to the site' }),
+  PORTAL_CANARY_ZPIDS: opt(text({ description: 'A comma list of zpids the canary reads through the own collector only, never billed or cached' })),
+  PORTAL_CANARY_INTERVAL_MS: ms({ default: 3_600_000, minimum: 1_000, description: 'How often the canary reads its zpids' }),
   SELF_HOSTED_ENABLED: flag({ default: true, description: 'The own collector' }),
   FALLBACK_URL: opt(httpUrl({ description: "The fallback platform's base URL" })),
   FALLBACK_TOKEN: opt(text({ description: "The fallback platform's token", secret: true })),
@@ -268,6 +294,20 @@ const RULES: Array<EnvRule<EnvValues>> = [
       : `TRUST_PROXY (${v.TRUST_PROXY}) must be false, true, or a comma list of addresses, CIDRs or loopback/linklocal/uniquelocal (not a hop count: Fastify 5 then ignores X-Forwarded-For)`,
   },
   {
+    uses: ['PORTAL_PROXY_URL', 'PORTAL_PROXY_URLS'],
+    check: (v) => v.PORTAL_PROXY_URL === undefined || v.PORTAL_PROXY_URLS === undefined ? null : 'PORTAL_PROXY_URL and PORTAL_PROXY_URLS are exclusive: set one',
+  },
+  {
+    uses: ['PORTAL_PROXY_URLS'],
+    check: (v) => v.PORTAL_PROXY_URLS === undefined || proxyList(v.PORTAL_PROXY_URLS) !== null ? null
+      : 'PORTAL_PROXY_URLS must be a comma list of http://, https://, socks4:// or socks5:// URLs',
+  },
+  {
+    uses: ['PORTAL_CANARY_ZPIDS'],
+    check: (v) => v.PORTAL_CANARY_ZPIDS === undefined || canaryZpids(v.PORTAL_CANARY_ZPIDS) !== null ? null
+      : `PORTAL_CANARY_ZPIDS (${v.PORTAL_CANARY_ZPIDS}) must be a comma list of zpids (digits)`,
+  },
+  {
     uses: ['REDIS_URL', 'REDIS_CLUSTER_NODES'],
     check: (v) => v.REDIS_URL === undefined || v.REDIS_CLUSTER_NODES === undefined ? null : 'REDIS_URL and REDIS_CLUSTER_NODES are exclusive: set one',
   },
@@ -305,6 +345,19 @@ export function trustProxy(raw: string): TrustProxy | null {
   return entries.every(valid) ? entries : null;
 }
 
+/** PORTAL_PROXY_URLS read: its URLs, or null when one is not a proxy URL. */
+export function proxyList(raw: string): string[] | null {
+  const urls = raw.split(',').map((u) => u.trim()).filter((u) => u !== '');
+  const valid = (u: string): boolean => URL.canParse(u) && /^(https?|socks[45]):$/.test(new URL(u).protocol);
+  return urls.length > 0 && urls.every(valid) ? urls : null;
+}
+
+/** PORTAL_CANARY_ZPIDS read, or null when an entry is not a zpid. */
+export function canaryZpids(raw: string): string[] | null {
+  const zpids = raw.split(',').map((z) => z.trim()).filter((z) => z !== '');
+  return zpids.length > 0 && zpids.every((z) => /^\d{1,15}$/.test(z)) ? zpids : null;
+}
+
 /** REDIS_CLUSTER_NODES read: its host:port entries, or null when one is not of that form. */
 export function clusterNodes(raw: string): string[] | null {
   const nodes = raw.split(',').map((n) => n.trim()).filter((n) => n !== '');
@@ -319,13 +372,26 @@ export function clusterNodes(raw: string): string[] | null {
 export function loadConfig(env: Env = process.env): Config {
   const v = readEnv(ENV, env, RULES);
   return {
+    production: isProduction(v.NODE_ENV),
     port: v.PORT,
     host: v.HOST,
     redisUrl: v.REDIS_URL ?? null,
     redisPrefix: v.REDIS_PREFIX,
     portalOrigin: v.PORTAL_ORIGIN.replace(/\/+$/, ''),
     portalSuggestUrl: v.PORTAL_SUGGEST_URL,
-    portalProxyUrl: v.PORTAL_PROXY_URL ?? null,
+    portalProxyUrls: v.PORTAL_PROXY_URL !== undefined ? [v.PORTAL_PROXY_URL] : v.PORTAL_PROXY_URLS !== undefined ? proxyList(v.PORTAL_PROXY_URLS)! : [],
+    site: {
+      maxConcurrency: v.PORTAL_MAX_CONCURRENCY,
+      sessionDocuments: v.PORTAL_SESSION_DOCUMENTS,
+      sessionMaxAgeMs: v.PORTAL_SESSION_MAX_AGE_MS,
+      sessionGapMs: v.PORTAL_SESSION_GAP_MS,
+      warmUp: v.PORTAL_SESSION_WARMUP,
+      retries: v.PORTAL_SESSION_RETRIES,
+      budgetMs: v.PORTAL_SELF_HOSTED_BUDGET_MS,
+      breakerProbeMs: v.PORTAL_BREAKER_PROBE_MS,
+      canaryZpids: v.PORTAL_CANARY_ZPIDS === undefined ? [] : canaryZpids(v.PORTAL_CANARY_ZPIDS)!,
+      canaryIntervalMs: v.PORTAL_CANARY_INTERVAL_MS,
+    },
     selfHostedEnabled: v.SELF_HOSTED_ENABLED,
     fallback: {
       url: v.FALLBACK_URL ?? null,
@@ -403,6 +469,20 @@ export const usesDevSecret = (c: Config): boolean => c.apiKeySecret === DEV_SECR
 
 /** The store (and the job queues) live in Redis: one server (REDIS_URL) or a cluster (REDIS_CLUSTER_NODES). */
 export const usesRedis = (c: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): boolean => c.redisUrl !== null || c.redisClusterNodes !== null;
+
+/**
+ * The start-up warning of every process that reads the listing site: in production, without a proxy, the
+ * own collector reads from the server's own (datacenter) address, which the site's edge refuses outright.
+ */
+export function warnIfNoProxy(c: Config, logger: { warn(message: string): void }): void {
+  if (c.production && c.liveLookupsEnabled && c.selfHostedEnabled && c.portalProxyUrls.length === 0) {
+    logger.warn(
+      'PORTAL_PROXY_URL and PORTAL_PROXY_URLS are not set: the own collector reads the listing site from this server\'s own address, ' +
+        'which the site walls (datacenter addresses are refused outright); nearly every live lookup will go to the fallback provider or fail. ' +
+        'Set a residential or mobile proxy (docs/collector.md)',
+    );
+  }
+}
 
 /** The start-up warning of every process that hashes keys (the HTTP service, the MCP server over stdio). */
 export function warnIfDevSecret(c: Config, logger: { warn(message: string): void }): void {

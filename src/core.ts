@@ -56,7 +56,10 @@ export async function closeBackground(core: CoreDeps): Promise<void> {
 
 function createParts(parts: CoreParts): Omit<CoreDeps, 'background'> {
   const logger = parts.logger ?? createLogger(parts.config.logLevel, undefined, parts.config.logPretty);
-  const metrics = new ServiceMetrics({ pageQueue: () => parts.collector.status?.()?.selfHosted?.queued ?? null });
+  const metrics = new ServiceMetrics({
+    pageQueue: () => parts.collector.status?.()?.selfHosted?.queued ?? null,
+    breaker: () => parts.collector.status?.()?.site?.breaker ?? null,
+  });
   const observed = instrumentCollector(parts.collector, metrics, new UpstreamWarnings(logger));
   return {
     config: parts.config,

@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import type { Background } from './background-types.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
-import { STOP_AFTER_GRACE_MS, usesRedis, warnIfDevSecret, type Config } from './config.js';
+import { STOP_AFTER_GRACE_MS, usesRedis, warnIfDevSecret, warnIfNoProxy, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { createStore, type AccountStore, type Store } from './store/index.js';
 import { startSweeper } from './sweeper.js';
@@ -24,6 +24,7 @@ export interface RunningService {
 
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
   warnIfDevSecret(config, logger);
+  warnIfNoProxy(config, logger);
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);

@@ -2,7 +2,7 @@
 // watch checks) from the shared queues, no HTTP. Any number of them share the work with the service
 // instances (WORK_IN_SERVICE). Stops gracefully on SIGTERM/SIGINT: the workers stop taking work and a
 // chunk under way is left to another worker (BullMQ's stalled-job check), then the store closes.
-import { EXIT_CONFIG, loadConfigOrExit, STOP_AFTER_GRACE_MS, usesRedis } from './config.js';
+import { EXIT_CONFIG, loadConfigOrExit, STOP_AFTER_GRACE_MS, usesRedis, warnIfNoProxy } from './config.js';
 
 const config = loadConfigOrExit();
 // Workers get their work through Redis: on an in-memory store one would run alone, never given any.
@@ -22,6 +22,7 @@ const { startSweeper } = await import('./sweeper.js');
 
 const logger = createLogger(config.logLevel, undefined, config.logPretty);
 logProcessWarnings(logger);
+warnIfNoProxy(config, logger);
 const store = await createStore(config);
 const collector = createCollector(config, { logger });
 const core = createCore({ config, store, collector, logger });

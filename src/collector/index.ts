@@ -5,14 +5,15 @@ import { LookupError, type ErrorCode } from '../contract/index.js';
 import { FallbackProvider } from './fallback/index.js';
 import { PagePool } from './page-pool.js';
 import { SelfHostedCollector } from './self-hosted.js';
-import { SiteClient } from './site-client.js';
+import { SiteClient } from './site/client.js';
+import { trustExtraCertificates } from './site/trust.js';
 import type { Collector } from './types.js';
 import { WithFallback } from './with-fallback.js';
 
 export type * from './types.js';
 export { FallbackProvider, type FallbackProviderOptions } from './fallback/index.js';
 export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
-export { SiteClient, type SiteClientOptions } from './site-client.js';
+export { SiteClient, type SiteClientOptions, type SiteStatus, type AttemptEvent, type AttemptOutcome } from './site/client.js';
 export { PagePool, type PagePoolOptions } from './page-pool.js';
 export { WithFallback, FALLBACK_CODES, type FallbackObserver } from './with-fallback.js';
 
@@ -64,11 +65,22 @@ export function createCollector(config: Config, deps: CollectorDeps = {}): Colle
   const clock = deps.clock ?? (() => new Date());
   const provider = providerFrom(config, clock, deps);
   if (!config.selfHostedEnabled) return provider ?? unavailable('no_api_keys', 'the own collector is off and no fallback provider is set up');
+  trustExtraCertificates();
+  const { site } = config;
   const own = new SelfHostedCollector({
     origin: config.portalOrigin,
     suggestUrl: config.portalSuggestUrl,
-    client: new SiteClient({ totalTimeoutMs: config.lookupTimeoutMs, proxyUrl: config.portalProxyUrl }),
+    client: new SiteClient({
+      budgetMs: Math.min(site.budgetMs, config.lookupTimeoutMs),
+      siteOrigin: config.portalOrigin,
+      proxyUrls: config.portalProxyUrls,
+      maxConcurrency: site.maxConcurrency,
+      retries: site.retries,
+      sessions: { maxDocuments: site.sessionDocuments, maxAgeMs: site.sessionMaxAgeMs, gapMs: site.sessionGapMs, warmUp: site.warmUp },
+      breaker: { probeMs: site.breakerProbeMs },
+    }),
     pages: deps.pages ?? new PagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }),
+    canary: { zpids: site.canaryZpids, intervalMs: site.canaryIntervalMs, readTimeoutMs: Math.min(site.budgetMs, config.lookupTimeoutMs) },
     clock,
   });
   return new WithFallback(own, provider);

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
 import { instanceBusy, LookupError } from '../contract/index.js';
 import { failureError, type PageRead, type PageFailure, type PageTask } from './read-page.js';
-import { transportError } from './site-client.js';
+import { transportError } from './http-errors.js';
 import type { PageWorkersStatus } from './types.js';
 
 export interface PagePoolOptions {

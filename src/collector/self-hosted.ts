@@ -3,7 +3,8 @@ import { LookupError, homePathForZpid } from '../contract/index.js';
 import { bestCandidate, partsFromPieces, type AddressPieces } from '../address/index.js';
 import { addressAmbiguous } from './address-ambiguous.js';
 import type { PagePool } from './page-pool.js';
-import type { SiteClient } from './site-client.js';
+import { Canary } from './site/canary.js';
+import type { AttemptOutcome, SiteClient } from './site/client.js';
 import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
 export const SELF_HOSTED = 'self_hosted';
@@ -20,6 +21,8 @@ export interface SelfHostedOptions {
   /** Reads pages off the event loop. */
   pages: PagePool;
   clock: () => Date;
+  /** PORTAL_CANARY_ZPIDS, read every intervalMs (none: no canary). */
+  canary?: { zpids: readonly string[]; intervalMs: number; readTimeoutMs: number };
 }
 
 interface Suggestion extends AddressPieces {
@@ -28,10 +31,31 @@ interface Suggestion extends AddressPieces {
 }
 
 export class SelfHostedCollector implements Collector {
-  constructor(private readonly opts: SelfHostedOptions) {}
+  readonly #canary: Canary | null;
+  readonly #canaryListeners = new Set<(outcome: AttemptOutcome) => void>();
+
+  constructor(private readonly opts: SelfHostedOptions) {
+    const c = opts.canary;
+    this.#canary = c && c.zpids.length > 0
+      ? new Canary({
+          ...c,
+          read: (zpid, signal) => this.read({ path: homePathForZpid(zpid), zpid, building: false }, { signal, now: opts.clock(), probe: true }),
+          onRead: (outcome) => {
+            for (const l of this.#canaryListeners) l(outcome);
+          },
+        })
+      : null;
+    this.#canary?.start();
+  }
+
+  /** Tells `listener` of each canary read's outcome; returns how to stop. */
+  onCanary(listener: (outcome: AttemptOutcome) => void): () => void {
+    this.#canaryListeners.add(listener);
+    return () => this.#canaryListeners.delete(listener);
+  }
 
   async read(target: ReadTarget, ctx: ReadContext): Promise<Collected> {
-    const page = await this.opts.client.page(this.opts.origin + target.path, { signal: ctx.signal });
+    const page = await this.opts.client.page(this.opts.origin + target.path, siteRequest(ctx));
     // The site sends unknown slugs and dead links to a search page with a 200.
     if (!PROPERTY_PAGE.test(new URL(page.url).pathname)) {
       throw new LookupError('not_found', { details: { reason: 'redirected_to_search' } });
@@ -50,13 +74,21 @@ export class SelfHostedCollector implements Collector {
     return { property, raw: null, rawJson, sections, zpid, source };
   }
 
-  /** Stops the page-reading workers. */
-  close(): Promise<void> {
-    return this.opts.pages.close();
+  /** Tells `listener` of each request made to the site; returns how to stop. */
+  onAttempt(listener: Parameters<SiteClient['onAttempt']>[0]): () => void {
+    return this.opts.client.onAttempt(listener);
+  }
+
+  /** Stops the page-reading workers and drops the site's sessions. */
+  async close(): Promise<void> {
+    await this.#canary?.close();
+    this.opts.client.close();
+    await this.opts.pages.close();
   }
 
   status(): CollectorStatus {
-    return { selfHosted: this.opts.pages.status(), fallback: null };
+    const site = { ...this.opts.client.status(), ...(this.#canary ? { canary: this.#canary.last() } : {}) };
+    return { selfHosted: this.opts.pages.status(), fallback: null, site };
   }
 
   async resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress> {
@@ -66,7 +98,7 @@ export class SelfHostedCollector implements Collector {
     url.searchParams.set('resultTypes', 'allAddress');
     url.searchParams.set('resultCount', '5');
     url.searchParams.set('clientId', 'homepage-render');
-    const body = await this.opts.client.json(url.toString(), { signal: ctx.signal, referer: `${this.opts.origin}/` });
+    const body = await this.opts.client.json(url.toString(), siteRequest(ctx));
     const suggestions = readSuggestions(body);
     const best = bestCandidate(address.parts, suggestions, partsFromPieces);
     if (!best) throw new LookupError('not_found', { details: { reason: 'no_address_match' } });
@@ -75,6 +107,10 @@ export class SelfHostedCollector implements Collector {
     return { zpid: candidate.zpid, path: homePathForZpid(candidate.zpid) };
   }
 }
+
+const siteRequest = (ctx: ReadContext) => ({
+  signal: ctx.signal, ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }), ...(ctx.probe ? { probe: true } : {}),
+});
 
 const str = (v: unknown): string | null =>
   typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : null;

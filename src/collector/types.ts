@@ -2,6 +2,8 @@
 import type { AddressParts } from '../address/index.js';
 import type { ErrorCode, LookupSource, PortalProperty, StatusHint } from '../contract/index.js';
 import type { Sections } from '../contract/sections.js';
+import type { CanaryRound } from './site/canary.js';
+import type { SiteStatus } from './site/client.js';
 
 /** A page of the listing site to read: a home by zpid, or any property path (home or building). */
 export interface ReadTarget {
@@ -20,6 +22,8 @@ export interface ReadContext {
   now: Date;
   /** Epoch ms the lookup's time limit ends (set where the core starts it): a paid provider run is given no longer. */
   deadlineAt?: number;
+  /** The canary's read: the own collector goes to the site even while its circuit breaker is open. */
+  probe?: boolean;
 }
 
 /** A record read from the site (or a provider), mapped to the contract. */
@@ -78,6 +82,8 @@ export interface CollectorStatus {
   fallback: string | null;
   /** Set when every read fails with this configuration: the code and why. */
   unavailable?: { code: ErrorCode; reason: string };
+  /** The own collector's client of the site: its breaker, sessions and slots, and the canary's last round. */
+  site?: SiteStatus & { canary?: CanaryRound | null };
 }
 
 export interface PageWorkersStatus {

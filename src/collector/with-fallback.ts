@@ -1,19 +1,29 @@
-// The own collector first; the fallback provider only when the own collector cannot read the site
-// (bot wall, unreadable page, rate limited by the site). Not-found, ambiguity, timeouts and site errors
-// are answers about the home or the site, not about our access to it, so they are returned as they are;
-// so is our own overload (every page reader busy): the site was read, and a paid run would not help.
+// The own collector first; the fallback provider only when the own collector cannot get through to the
+// site: a bot wall (also the breaker's circuit_open), an unreadable page, the site rate-limiting us, a
+// proxy that refused, a site that did not answer within the own collector's budget or could not be
+// reached (its client tried fresh sessions first: site/client.ts), while the lookup has time left.
+// Not-found, ambiguity and the site's own errors (5xx) are answers about the home or the site, returned
+// as they are; so is our own overload (every page reader busy): the site was read, a paid run would not help.
 import { isLookupError, type ErrorCode, type LookupError } from '../contract/index.js';
-import { SELF_HOSTED } from './self-hosted.js';
+import { SELF_HOSTED, SelfHostedCollector } from './self-hosted.js';
+import type { AttemptEvent, AttemptOutcome } from './site/client.js';
 import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
 /** Told of each failure of the own collector (a bot wall, say) and of each read handed to the provider. */
 export interface FallbackObserver {
   ownFailed(e: LookupError, operation: 'read' | 'resolve'): void;
   fellBack(operation: 'read' | 'resolve'): void;
+  /** Each request the own collector made to the site, with its outcome. */
+  attempt?(e: AttemptEvent): void;
+  /** Each canary read's outcome. */
+  canary?(outcome: AttemptOutcome): void;
 }
 
 /** Own-collector failures the provider may get past (it reads through other networks and browsers). */
-export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked', 'upstream_bad_response', 'upstream_busy']);
+export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked', 'upstream_bad_response', 'upstream_busy', 'upstream_timeout', 'upstream_unreachable']);
+
+/** Less time than this left of the lookup: a paid run could not finish, the own failure is the answer. */
+const MIN_FALLBACK_MS = 1_000;
 
 /** `upstream_busy` about this instance, not the site: its page readers' queue is full (page-pool.ts). */
 const OWN_OVERLOAD = 'page_readers_busy';
@@ -34,12 +44,19 @@ export class WithFallback implements Collector {
   /** Adds an observer (the service's metrics and warnings); returns how to remove it. */
   observe(observer: FallbackObserver): () => void {
     this.observers.add(observer);
-    return () => this.observers.delete(observer);
+    const own = this.own instanceof SelfHostedCollector ? this.own : null;
+    const attempts = own && observer.attempt ? own.onAttempt((e) => observer.attempt!(e)) : () => undefined;
+    const canary = own && observer.canary ? own.onCanary((o) => observer.canary!(o)) : () => undefined;
+    return () => {
+      attempts();
+      canary();
+      this.observers.delete(observer);
+    };
   }
 
   status(): CollectorStatus {
     const own = this.own.status?.();
-    return { selfHosted: own?.selfHosted ?? null, fallback: this.provider?.status?.().fallback ?? null };
+    return { selfHosted: own?.selfHosted ?? null, fallback: this.provider?.status?.().fallback ?? null, ...(own?.site ? { site: own.site } : {}) };
   }
 
   read(target: ReadTarget, ctx: ReadContext): Promise<Collected> {
@@ -67,8 +84,9 @@ export class WithFallback implements Collector {
       return await first();
     } catch (e) {
       if (isLookupError(e)) for (const o of this.observers) o.ownFailed(e, operation);
-      // A cancelled lookup must not start a paid run.
-      if (!this.provider || ctx.signal.aborted || !mayFallBack(e)) throw e;
+      // A cancelled lookup, or one out of time, must not start a paid run.
+      const late = ctx.deadlineAt !== undefined && ctx.deadlineAt - Date.now() < MIN_FALLBACK_MS;
+      if (!this.provider || ctx.signal.aborted || late || !mayFallBack(e)) throw e;
       for (const o of this.observers) o.fellBack(operation);
       return fallback(this.provider);
     }

@@ -82,6 +82,16 @@ export function instrumentCollector(collector: Collector, metrics: ServiceMetric
         fellBack(operation) {
           metrics.fallbacks.inc({ operation });
         },
+        canary(outcome) {
+          metrics.canaryReads.inc({ outcome });
+        },
+        attempt(e) {
+          metrics.siteAttempts.inc({ outcome: e.outcome, kind: e.kind });
+          if (e.proxied) {
+            metrics.siteProxyRequests.inc();
+            metrics.siteProxyBytes.inc(e.bytes);
+          }
+        },
       })
     : () => undefined;
 

@@ -25,6 +25,8 @@ export const LAG_WINDOW_MS = 15_000;
 export interface MetricsSources {
   /** Pages waiting for a page worker now (null when the collector has no page pool). */
   pageQueue?: () => number | null;
+  /** The own collector's circuit breaker now (null when there is no own collector). */
+  breaker?: () => { open: boolean; failed_share: number } | null;
 }
 
 export class ServiceMetrics {
@@ -40,6 +42,10 @@ export class ServiceMetrics {
   readonly storeErrors: Counter<'command' | 'code'>;
   readonly rateLimited: Counter<'limit'>;
   readonly idempotentRequests: Counter<'outcome'>;
+  readonly siteAttempts: Counter<'outcome' | 'kind'>;
+  readonly siteProxyRequests: Counter;
+  readonly siteProxyBytes: Counter;
+  readonly canaryReads: Counter<'outcome'>;
   private readonly loopDelay: IntervalHistogram;
   private readonly lagWindow: NodeJS.Timeout;
   /** The last complete window's lag in seconds; null before the first window ends. */
@@ -79,6 +85,16 @@ export class ServiceMetrics {
       registers,
     });
 
+    this.siteAttempts = new Counter({
+      name: 'site_attempts_total',
+      help: 'Requests of the own collector to the listing site, by outcome (served, wall, forbidden, rate_limited, proxy_error, timeout, connection_failed, error) and kind (document, suggest, warm_up)',
+      labelNames: ['outcome', 'kind'],
+      registers,
+    });
+    this.siteProxyRequests = new Counter({ name: 'site_proxy_requests_total', help: 'Requests of the own collector sent through the proxy', registers });
+    this.siteProxyBytes = new Counter({ name: 'site_proxy_bytes_total', help: 'Body bytes received through the proxy (decompressed: the wire carries fewer)', registers });
+    this.canaryReads = new Counter({ name: 'site_canary_reads_total', help: 'Canary reads of the own collector alone (never billed or cached), by outcome', labelNames: ['outcome'], registers });
+
     this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
     this.loopDelay.enable();
     this.lagWindow = setInterval(() => this.closeLagWindow(), LAG_WINDOW_MS);
@@ -93,6 +109,23 @@ export class ServiceMetrics {
         const { p99, max } = lagNow();
         this.set({ quantile: '0.99' }, p99);
         this.set({ quantile: 'max' }, max);
+      },
+    });
+    const breaker = sources.breaker;
+    new Gauge({
+      name: 'site_breaker_open',
+      help: "1 while the own collector's circuit breaker is open (lookups go straight to the fallback provider)",
+      registers,
+      collect() {
+        this.set(breaker?.()?.open ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'site_failed_share',
+      help: "Share of the own collector's recent requests (the breaker's window) refused at the site's door",
+      registers,
+      collect() {
+        this.set(breaker?.()?.failed_share ?? 0);
       },
     });
     const pageQueue = sources.pageQueue;

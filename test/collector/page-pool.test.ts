@@ -10,7 +10,7 @@ import { LookupError } from '../../src/contract/index.js';
 import { PagePool, type PagePoolOptions } from '../../src/collector/page-pool.js';
 import { readPage } from '../../src/collector/read-page.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
-import { SiteClient } from '../../src/collector/site-client.js';
+import { SiteClient } from '../../src/collector/site/client.js';
 import { WithFallback } from '../../src/collector/with-fallback.js';
 import { loadConfig } from '../../src/config.js';
 import { MemoryStore } from '../../src/store/index.js';
@@ -182,7 +182,7 @@ describe('PagePool in the service', () => {
     const own = new SelfHostedCollector({
       origin: 'http://127.0.0.1:9',
       suggestUrl: 'http://127.0.0.1:9/suggest',
-      client: new SiteClient({ totalTimeoutMs: 1_000 }),
+      client: new SiteClient({ budgetMs: 1_000 }),
       pages,
       clock: () => new Date(),
     });

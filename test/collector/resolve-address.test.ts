@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAddress } from '../../src/address/index.js';
 import { PagePool } from '../../src/collector/page-pool.js';
 import { SelfHostedCollector } from '../../src/collector/self-hosted.js';
-import { SiteClient } from '../../src/collector/site-client.js';
+import { SiteClient } from '../../src/collector/site/client.js';
 import type { AddressQuery, ReadContext } from '../../src/collector/types.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { compiledModule } from '../helpers/compiled-src.js';
@@ -46,7 +46,7 @@ const replay = useReplayServer(CATALOG);
 // The real page worker as this run compiled it (a thread under tsx's loader starts about 0.5 s slower).
 const pages = new PagePool({ workers: 1, maxQueue: 1, worker: compiledModule('collector/page-worker.ts') });
 const collector = () =>
-  new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), pages, clock: () => new Date() });
+  new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ budgetMs: 5_000 }), pages, clock: () => new Date() });
 const ctx = (): ReadContext => ({ signal: new AbortController().signal, now: new Date() });
 const address = (line: string): AddressQuery => {
   const c = checkAddress(line);

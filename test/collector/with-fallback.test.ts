@@ -90,7 +90,8 @@ describe('createCollector: own collector with the provider as fallback', () => {
 
   it('bot wall → the provider reads it; source says so', async () => {
     const got = await collector().read(target(LAKEVIEW, '15192198'), ctx());
-    expect(site.requests.map((r) => r.path)).toEqual([LAKEVIEW]);
+    // The wall on the first session and on two fresh ones (PORTAL_SESSION_RETRIES), then the provider.
+    expect(site.requests.map((r) => r.path)).toEqual([LAKEVIEW, LAKEVIEW, LAKEVIEW]);
     expect(runStarts(platform)).toHaveLength(1);
     expect(got.zpid).toBe('15192198');
     expect(got.property.zpid).toBe('15192198');
@@ -111,13 +112,22 @@ describe('createCollector: own collector with the provider as fallback', () => {
     expect(runStarts(platform)).toHaveLength(2);
   });
 
-  it('answers about the home (not_found) and site failures (5xx, timeout) do not start a paid run', async () => {
+  it("answers about the home (not_found) and the site's own failures (5xx) do not start a paid run", async () => {
     expect((await failure(collector().read(target('/homedetails/404_zpid/', '404'), ctx()))).code).toBe('not_found');
     site.faults.set(ROSWELL, { status: 500 });
     expect((await failure(collector().read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('upstream_error');
-    site.faults.set(ROSWELL, { delayMs: 1_000 });
-    expect((await failure(collector({ LOOKUP_TIMEOUT_MS: '200' }).read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('upstream_timeout');
     expect(runStarts(platform)).toHaveLength(0);
+  });
+
+  it('a site that does not answer within the own budget → the provider, while the lookup has time left', async () => {
+    site.faults.set(LAKEVIEW, { delayMs: 3_000 });
+    const got = await collector({ PORTAL_SELF_HOSTED_BUDGET_MS: '300' }).read(target(LAKEVIEW, '15192198'), ctx());
+    expect(got.source).toMatchObject({ provider: 'apify', fallback_from: 'self_hosted' });
+    expect(runStarts(platform)).toHaveLength(1);
+    // No time left of the lookup: the own failure is the answer, no paid run.
+    const late = await failure(collector({ PORTAL_SELF_HOSTED_BUDGET_MS: '300' }).read(target(LAKEVIEW, '15192198'), { ...ctx(), deadlineAt: Date.now() + 500 }));
+    expect(late.code).toBe('upstream_timeout');
+    expect(runStarts(platform)).toHaveLength(1);
   });
 
   it('the site rate-limiting us (429) → the provider, which reads from elsewhere', async () => {
@@ -204,9 +214,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
   });
 
   it('our own page readers all busy (upstream_busy page_readers_busy) → returned as it is, no paid run', async () => {
-    // One page reader held at a gate and one page queued: the walled page (served with a 200, so it
-    // is read by a page reader) finds the queue full.
-    site.faults.set(LAKEVIEW, { status: 200 });
+    // One page reader held at a gate and one page queued: the page finds the queue full.
     const channel = new BroadcastChannel(GATE_CHANNEL);
     const started = new Promise<void>((resolve) => {
       channel.onmessage = (m) => {
@@ -215,7 +223,7 @@ describe('createCollector: own collector with the provider as fallback', () => {
     });
     const pages = new PagePool({ workers: 1, maxQueue: 1, worker: compiledTestModule('collector/workers/gated-page-worker.ts') });
     const task = { want: { zpid: '2146993218', building: false }, scrapedAt: NOW.toISOString(), now: NOW.toISOString() };
-    const own = new SelfHostedCollector({ origin: site.origin, suggestUrl: site.suggestUrl, client: new SiteClient({ totalTimeoutMs: 5_000 }), pages, clock: () => NOW });
+    const own = new SelfHostedCollector({ origin: site.origin, suggestUrl: site.suggestUrl, client: new SiteClient({ budgetMs: 5_000 }), pages, clock: () => NOW });
     const provider = new FallbackProvider({
       url: platform.url, token: platform.token, actor: platform.actor, maxCostUsd: 0.05, maxCostCeilingUsd: 0.5, name: 'apify', timeoutMs: 5_000, clock: () => NOW,
     });
@@ -223,10 +231,10 @@ describe('createCollector: own collector with the provider as fallback', () => {
       const reading = pages.read(Buffer.from(HOME), task);
       await started;
       const queued = pages.read(Buffer.from(HOME), task);
-      const e = await failure(new WithFallback(own, provider).read(target(LAKEVIEW, '15192198'), ctx()));
+      const e = await failure(new WithFallback(own, provider).read(target(ROSWELL, '2146993218'), ctx()));
       expect(e.code).toBe('upstream_busy');
       expect(e.details).toMatchObject({ reason: 'page_readers_busy' });
-      expect(site.requests.map((r) => r.path)).toEqual([LAKEVIEW]);
+      expect(site.requests.map((r) => r.path)).toEqual([ROSWELL]);
       expect(platform.calls).toEqual([]);
       channel.postMessage('open');
       await Promise.all([reading, queued]);

@@ -120,7 +120,8 @@ async function cluster(accounts: Record<string, AccountSeed>, env: Record<string
         LOG_LEVEL: 'silent',
         REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
         LEASE_TTL_MS: String(3 * COMMAND_TIMEOUT_MS),
-        ...(proxy ? { PORTAL_ORIGIN: proxy.origin } : {}),
+        // Every home's read held at the gate at once: as many documents in flight as homes.
+        ...(proxy ? { PORTAL_ORIGIN: proxy.origin, PORTAL_MAX_CONCURRENCY: String(Object.keys(HOMES).length) } : {}),
         ...env,
       },
     }));

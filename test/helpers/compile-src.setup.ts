@@ -84,6 +84,8 @@ async function bundle(dir: string, files: string[]): Promise<void> {
     sourcemap: 'linked',
     logLevel: 'warning',
     metafile: true,
+    // A native addon (the site client's impit) is loaded from node_modules at run time, not bundled.
+    external: ['impit'],
     plugins: [ownImportMetaUrl(dir)],
   });
   const wrapped = new Set(

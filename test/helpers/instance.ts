@@ -49,7 +49,7 @@ async function startOnFreePort(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, entryArgs('index.ts'), {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: { ...process.env, LOG_LEVEL: 'warn', PORTAL_SESSION_GAP_MS: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);

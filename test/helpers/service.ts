@@ -107,6 +107,8 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     PORTAL_ORIGIN: replay.origin,
     PORTAL_SUGGEST_URL: replay.suggestUrl,
     LOG_LEVEL: 'silent',
+    // No rest between a session's documents (tests of pacing set it): a test's lookups come faster than a person's.
+    PORTAL_SESSION_GAP_MS: '0',
     ...opts.env,
   });
   // The store keeps time with the service, so tests can move past the cache's and the memo's lifetimes.

@@ -8,7 +8,7 @@ import got, { type Got, type Method } from 'got';
 import type { Logger } from 'pino';
 import { LookupError } from '../../contract/index.js';
 import { isObject, type Json } from '../mapping/values.js';
-import { DEFAULT_MAX_BYTES, transportError } from '../site-client.js';
+import { DEFAULT_MAX_BYTES, transportError } from '../http-errors.js';
 import { isRateLimit, needsOperator, platformError, readFailure, type PlatformFailure } from './errors.js';
 
 /** What the platform reports about a run (the Run object's fields this client reads). */

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { LookupError, isLookupError } from '../../contract/index.js';
 import type { Json } from '../mapping/values.js';
-import { transportError } from '../site-client.js';
+import { transportError } from '../http-errors.js';
 import type { ReadContext } from '../types.js';
 import type { CostCap } from './cost-cap.js';
 import { BELOW_MINIMUM_CAP } from './errors.js';

@@ -4,13 +4,14 @@
 // still serves cached homes, so it is reported as `degraded`, never taken out of rotation.
 import type { FastifyInstance } from 'fastify';
 import { LookupError, toLookupError } from '../../contract/index.js';
+import type { SiteStatus } from '../../collector/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import { sendError } from '../envelope.js';
 
 interface Checks {
   store: { ok: boolean; kind: string; code?: string; reason?: unknown };
   page_workers: { ok: boolean; configured: boolean; threads?: number; max_threads?: number; queued?: number; max_queue?: number; closed?: boolean };
-  collector: { ok: boolean; live_lookups: boolean; self_hosted: boolean; fallback: string | null; code?: string; reason?: string };
+  collector: { ok: boolean; live_lookups: boolean; self_hosted: boolean; fallback: string | null; code?: string; reason?: string; site?: SiteStatus };
 }
 
 function collectorChecks(deps: CoreDeps): Pick<Checks, 'page_workers' | 'collector'> {
@@ -26,6 +27,8 @@ function collectorChecks(deps: CoreDeps): Pick<Checks, 'page_workers' | 'collect
     fallback: status?.fallback ?? null,
     ...(status?.unavailable ? { code: status.unavailable.code, reason: status.unavailable.reason } : {}),
     ...(status === null ? { reason: 'the collector reports no status' } : {}),
+    // The own collector's breaker, sessions and slots: whether lookups go straight to the fallback now.
+    ...(status?.site ? { site: status.site } : {}),
   };
   return { page_workers, collector };
 }
