@@ -22,6 +22,7 @@ import { BENCH_KEY, zpids } from './constants.js';
 import { load, median, medianMs, type LoadResult, type Target } from './load.js';
 import { benchFile, firstMessage, LOAD_CORE, PINNED, pinSelf, SERVER_CORE, spawnNode, stopAll, type Child } from './procs.js';
 import { serviceEntry, startInstance, type Instance } from './service.js';
+import { transportRows } from './transport.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = QUICK ? 1 : 3;
@@ -172,6 +173,21 @@ function pageReadRow(): void {
   });
 }
 
+/** The live path's transport: the own collector's client (impit, TLS + HTTP/2) against the one before it (got, TLS + HTTP/1.1). */
+async function transportRow(siteUrl: string): Promise<void> {
+  const { impit, got } = await transportRows(siteUrl, ROUNDS);
+  const mb = (f: { peakRssMb: number; idleRssMb: number }) => `${fmt(f.peakRssMb, 0)} MB peak (+${fmt(f.peakRssMb - f.idleRssMb, 0)})`;
+  rows.push({
+    what: 'live read of the 1.06 MB page over loopback TLS, per home: the own collector\'s client (impit as Chrome 151, HTTP/2) against got 14 (Node TLS, HTTP/1.1, the client before issue 21)',
+    measured: `CPU ${fmt(impit.cpuUsPerHome, 0)} µs, event loop ${fmt(impit.loopMsPerHome, 2)} ms; 50 in flight: ${mb(impit)}`,
+    baseline: `got: CPU ${fmt(got.cpuUsPerHome, 0)} µs, event loop ${fmt(got.loopMsPerHome, 2)} ms; 50 in flight: ${mb(got)}`,
+    ratio: got.cpuUsPerHome / impit.cpuUsPerHome,
+    target: 'recorded (no target: the price of looking like a browser)',
+    met: null,
+    raw: { impit, got },
+  });
+}
+
 async function poolRoundTrip(): Promise<number> {
   const bytes = readFileSync(new URL('../fixtures/portal/hdp-2146993218-condo-for-sale-2024.html', import.meta.url));
   const pool = new PagePool({ workers: 1, maxQueue: 4 });
@@ -295,6 +311,7 @@ async function main(): Promise<void> {
     site.child.proc.send({ delayMs: ms });
     await ack;
   };
+  await transportRow(site.url);
   const [mem, a, b] = await Promise.all([
     startInstance({ siteUrl: site.url }),
     startInstance({ siteUrl: site.url, redisUrl: redis.url }),
