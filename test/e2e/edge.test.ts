@@ -114,6 +114,26 @@ describe('the own collector behind an edge that judges like the real one', () =>
     expect(suggest.every((r) => r.verdict === 'served')).toBe(true);
   });
 
+  it('an edge that wants the home page first (strict cookies): with PORTAL_SESSION_WARMUP every home is served, and what it costs is counted', async () => {
+    Object.assign(edge.rules, { ...DEFAULT_RULES, cookies: 'strict', pageBudget: 4, wall: '403' });
+    const cold = await service({ PORTAL_SESSION_RETRIES: '0' });
+    const walled = await cold.get(`/v1/portal/property?url=${encodeURIComponent(`https://www.zillow.com${pathOf(LINKED[0]!)}`)}`, 'edge_paid_key_0001');
+    expect(walled.body.error?.code).toBe('upstream_blocked');
+    edge.requests.length = 0;
+    const warm = await service({ PORTAL_SESSION_WARMUP: 'true' });
+    const homes = LINKED.slice(0, 12);
+    const answers = await Promise.all(homes.map((zpid) => warm.get(`/v1/portal/property?url=${encodeURIComponent(`https://www.zillow.com${pathOf(zpid)}`)}&max_age=0`, 'edge_paid_key_0001')));
+    for (const a of answers) expect(a.body.meta?.source?.provider, JSON.stringify(a.body)).toBe('self_hosted');
+    expect(edge.requests.filter((r) => r.verdict !== 'served')).toEqual([]);
+    const homePages = edge.requests.filter((r) => r.path === '/').length;
+    // A session spends one of its 3 documents on the home page: with reads one after the other half a
+    // document more per home, with 12 at once (more sessions, each serving fewer homes) up to two thirds.
+    console.info('[e2e/edge warm-up]', JSON.stringify({ homes: homes.length, documents: documents().length, warmUps: homePages }));
+    expect(homePages).toBeGreaterThan(0);
+    expect(homePages).toBeLessThanOrEqual(homes.length);
+    expect(documents().length).toBe(homes.length + homePages);
+  });
+
   it('a tarpit ends in the fallback provider\'s answer within the lookup\'s time', async () => {
     edge.rules.tarpit = true;
     const svc = await service({
