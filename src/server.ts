@@ -28,7 +28,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const store = await createStore(config);
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);
-  const collector = createCollector(config, { logger });
+  const collector = createCollector(config, { logger, canary: true });
   const app = await buildApp({ config, store, collector, logger });
   let background: Background | null = null;
   try {

@@ -9,6 +9,10 @@ export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 /** The caller's cancellation: its reason when that is a LookupError (e.g. batch_deadline), else upstream_timeout `aborted`. */
 export function cancelled(signal: AbortSignal, cause: unknown): LookupError {
   if (signal.reason instanceof LookupError) return signal.reason;
+  // The lookup's own time limit (an AbortSignal.timeout in the core): the read took too long.
+  if (signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
+    return new LookupError('upstream_timeout', { details: { reason: 'timeout' }, cause });
+  }
   return new LookupError('upstream_timeout', {
     message: 'The lookup was cancelled before the data provider answered.',
     details: { reason: 'aborted' },

@@ -26,6 +26,8 @@ export interface CollectorDeps {
   pages?: PagePool;
   /** The fallback provider's first pause after a 429 (its default otherwise); tests shorten the wait. */
   fallbackBackoffMs?: number;
+  /** Run the canary (PORTAL_CANARY_ZPIDS) here: the service process does, not every worker. */
+  canary?: boolean;
 }
 
 /** Every call fails with one code: live lookups are off or impossible with this configuration. */
@@ -80,7 +82,7 @@ export function createCollector(config: Config, deps: CollectorDeps = {}): Colle
       breaker: { probeMs: site.breakerProbeMs },
     }),
     pages: deps.pages ?? new PagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }),
-    canary: { zpids: site.canaryZpids, intervalMs: site.canaryIntervalMs, readTimeoutMs: Math.min(site.budgetMs, config.lookupTimeoutMs) },
+    ...(deps.canary ? { canary: { zpids: site.canaryZpids, intervalMs: site.canaryIntervalMs, readTimeoutMs: Math.min(site.budgetMs, config.lookupTimeoutMs) } } : {}),
     clock,
   });
   return new WithFallback(own, provider);

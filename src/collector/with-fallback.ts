@@ -6,7 +6,7 @@
 // as they are; so is our own overload (every page reader busy): the site was read, a paid run would not help.
 import { isLookupError, type ErrorCode, type LookupError } from '../contract/index.js';
 import { SELF_HOSTED, SelfHostedCollector } from './self-hosted.js';
-import type { AttemptEvent, AttemptOutcome } from './site/client.js';
+import { OWN_QUEUE, type AttemptEvent, type AttemptOutcome } from './site/client.js';
 import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
 
 /** Told of each failure of the own collector (a bot wall, say) and of each read handed to the provider. */
@@ -25,11 +25,11 @@ export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked
 /** Less time than this left of the lookup: a paid run could not finish, the own failure is the answer. */
 const MIN_FALLBACK_MS = 1_000;
 
-/** `upstream_busy` about this instance, not the site: its page readers' queue is full (page-pool.ts). */
-const OWN_OVERLOAD = 'page_readers_busy';
+/** `upstream_busy` about this instance, not the site: its page readers' queue is full (page-pool.ts), its slots at the site taken (site/client.ts). */
+const OWN_OVERLOAD = new Set(['page_readers_busy', OWN_QUEUE]);
 
 const mayFallBack = (e: unknown): boolean =>
-  isLookupError(e) && FALLBACK_CODES.has(e.code) && !(e.code === 'upstream_busy' && e.details?.reason === OWN_OVERLOAD);
+  isLookupError(e) && FALLBACK_CODES.has(e.code) && !(e.code === 'upstream_busy' && OWN_OVERLOAD.has(String(e.details?.reason)));
 
 const marked = (c: Collected): Collected => ({ ...c, source: { ...c.source, fallback_from: SELF_HOSTED } });
 

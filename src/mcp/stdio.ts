@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
 import { createCore } from '../core.js';
 import { createCollector } from '../collector/index.js';
-import { loadConfigOrExit, warnIfDevSecret } from '../config.js';
+import { loadConfigOrExit, warnIfDevSecret, warnIfNoProxy } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openRequest } from '../lookup/index.js';
 import { startReplayServer } from '../replay/server.js';
@@ -31,6 +31,7 @@ const config = loadConfigOrExit(
 // LOG_PRETTY's readable lines go to stderr too, written in this thread (stdout is the protocol's).
 const logger = createLogger(config.logLevel, pino.destination(2), config.logPretty);
 warnIfDevSecret(config, logger);
+warnIfNoProxy(config, logger);
 const store = await createStore(config);
 if (demo) await seedAccounts(store, [{ key: DEMO_KEY, plan: 'free', allotment: 50 }], config.apiKeySecret);
 else if (config.accountsFile) await seedAccountsFromFile(store, config.accountsFile, config.apiKeySecret);

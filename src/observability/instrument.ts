@@ -76,7 +76,8 @@ export function instrumentCollector(collector: Collector, metrics: ServiceMetric
   const stop = isObservable(collector)
     ? collector.observe({
         ownFailed(e, operation) {
-          if (e.code === 'upstream_blocked') metrics.botWalls.inc();
+          // A read the breaker kept from the site met no wall.
+          if (e.code === 'upstream_blocked' && e.details?.reason !== 'circuit_open') metrics.botWalls.inc();
           warnings.failed(e, operation);
         },
         fellBack(operation) {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { LookupError } from '../../src/contract/index.js';
 import { retryAfterSeconds } from '../../src/collector/http-errors.js';
+import { CircuitBreaker } from '../../src/collector/site/breaker.js';
 import { SiteClient, type AttemptEvent, type SiteClientOptions } from '../../src/collector/site/client.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import type { Catalog } from '../../src/replay/catalog.js';
@@ -263,11 +264,11 @@ describe('SiteClient.page', () => {
     expect(await failure(client().page(replay.current.origin + PAGE_PATH, { signal: ac.signal }))).toBe(deadline);
   });
 
-  it('treats a deadline signal (AbortSignal.timeout) as aborted by the caller', async () => {
+  it("ends at the lookup's own time limit (an AbortSignal.timeout) as a timeout, not as a caller who left", async () => {
     replay.current.faults.set(PAGE_PATH, { delayMs: 2_000 });
     const e = await failure(client().page(replay.current.origin + PAGE_PATH, { signal: AbortSignal.timeout(100) }));
     expect(e.code).toBe('upstream_timeout');
-    expect(e.details).toEqual({ reason: 'aborted' });
+    expect(e.details).toEqual({ reason: 'timeout' });
   });
 
   it('cuts a body over the size limit', async () => {
@@ -279,12 +280,17 @@ describe('SiteClient.page', () => {
 
 describe('sessions', () => {
   it("speaks as the pinned Chrome: its user agent, client hints and navigation headers; a session's next document is a click from its last", async () => {
-    const site = await probeServer((_req, res) => res.end('<html></html>'));
+    const site = await probeServer((req, res) => (req.url === '/moved/' ? res.writeHead(301, { location: '/b/' }).end() : res.end('<html></html>')));
     try {
       const c = client();
       await c.page(`${site.origin}/a/`, { signal: signal() });
       await c.page(`${site.origin}/b/`, { signal: signal() });
-      const [first, second] = site.requests.map((r) => r.headers);
+      await c.page(`${site.origin}/moved/`, { signal: signal() });
+      const [first, second, hopFrom, hopTo] = site.requests.map((r) => r.headers);
+      // A redirect keeps the navigation's headers: the same referer (the page clicked from), not its own URL.
+      expect(site.requests.map((r) => r.url)).toEqual(['/a/', '/b/', '/moved/', '/b/']);
+      expect(hopFrom).toMatchObject({ 'sec-fetch-site': 'same-origin', referer: `${site.origin}/b/` });
+      expect(hopTo).toMatchObject({ 'sec-fetch-site': 'same-origin', referer: `${site.origin}/b/` });
       expect(first).toMatchObject({
         'user-agent': expect.stringMatching(/^Mozilla\/5\.0 .*Chrome\/151\.0\.0\.0 Safari/),
         'sec-ch-ua': expect.stringContaining('v="151"'),
@@ -450,7 +456,75 @@ describe('site-wide pacing', () => {
   });
 });
 
+describe('our own queue', () => {
+  it("a read that cannot get a slot before the lookup's deadline is our overload (upstream_busy site_slots_busy), never sent", async () => {
+    const held: Array<() => void> = [];
+    const site = await probeServer((_req, res) => void held.push(() => res.end('<html></html>')));
+    try {
+      const c = client({ maxConcurrency: 1 });
+      const first = c.page(`${site.origin}/1/`, { signal: signal() });
+      while (held.length === 0) await new Promise((r) => setImmediate(r));
+      const e = await failure(c.page(`${site.origin}/2/`, { signal: signal(), deadlineAt: Date.now() + 200 }));
+      expect(e.code).toBe('upstream_busy');
+      expect(e.details).toEqual({ reason: 'site_slots_busy' });
+      held.shift()!();
+      await first;
+      expect(site.requests.map((r) => r.url)).toEqual(['/1/']);
+    } finally {
+      await site.close();
+    }
+  });
+
+  it('a read its caller left before the answer keeps its slot until its request is over (impit cannot stop it): the next read waits', async () => {
+    const events: string[] = [];
+    const held: Array<() => void> = [];
+    const site = await probeServer((req, res) => {
+      events.push(`arrived ${req.url}`);
+      held.push(() => {
+        events.push(`answered ${req.url}`);
+        res.end('<html></html>');
+      });
+    });
+    try {
+      const c = client({ maxConcurrency: 1 });
+      const ac = new AbortController();
+      const left = failure(c.page(`${site.origin}/1/`, { signal: ac.signal }));
+      while (held.length === 0) await new Promise((r) => setImmediate(r));
+      ac.abort();
+      expect((await left).details).toEqual({ reason: 'aborted' });
+      const next = c.page(`${site.origin}/2/`, { signal: signal() });
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      held.shift()!();
+      while (held.length === 0) await new Promise((r) => setImmediate(r));
+      held.shift()!();
+      await next;
+      expect(events).toEqual(['arrived /1/', 'answered /1/', 'arrived /2/', 'answered /2/']);
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('circuit breaker', () => {
+  it('while open, only the probe it let through decides: a read admitted before it opened does not close it', () => {
+    let now = 0;
+    const b = new CircuitBreaker({ window: 20, threshold: 0.8, minAttempts: 10, probeMs: 1_000 }, () => now);
+    for (let i = 0; i < 10; i++) b.record(true, false);
+    expect(b.open).toBe(true);
+    b.record(false, true);
+    expect(b.open).toBe(true);
+    expect(b.admit()).toBe(false);
+    now += 1_000;
+    expect(b.admit()).toBe(true);
+    // The probe answered by the site's own error (5xx): not served, still open.
+    b.record(false, false);
+    expect(b.open).toBe(true);
+    now += 1_000;
+    expect(b.admit()).toBe(true);
+    b.record(false, true);
+    expect(b.open).toBe(false);
+  });
+
   it('opens after a run of refusals: reads skip the site (circuit_open) but for a probe now and then; a probe served closes it', async () => {
     let now = 1_000_000;
     let wall = true;

@@ -288,3 +288,18 @@ describe('createCollector: other compositions', () => {
     expect(platform.calls).toEqual([]);
   });
 });
+
+describe('our own overload never starts a paid run', () => {
+  it('upstream_busy site_slots_busy (no slot at the site in time) is returned as it is', async () => {
+    const own = {
+      read: () => Promise.reject(new LookupError('upstream_busy', { details: { reason: 'site_slots_busy' }, retryAfter: 1 })),
+      resolveAddress: () => Promise.reject(new LookupError('upstream_busy', { details: { reason: 'site_slots_busy' }, retryAfter: 1 })),
+    };
+    const provider = new FallbackProvider({
+      url: platform.url, token: platform.token, actor: platform.actor, maxCostUsd: 0.05, maxCostCeilingUsd: 0.5, name: 'apify', timeoutMs: 5_000, clock: () => NOW,
+    });
+    const e = await failure(new WithFallback(own, provider).read(target(ROSWELL, '2146993218'), ctx()));
+    expect(e.details).toEqual({ reason: 'site_slots_busy' });
+    expect(platform.calls).toEqual([]);
+  });
+});

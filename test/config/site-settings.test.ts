@@ -72,9 +72,18 @@ describe('a private CA for the site client', () => {
     const bundle = readFileSync(env.SSL_CERT_FILE!, 'utf8');
     expect(bundle).toContain(pem.trim());
     expect(bundle).toContain(tls.rootCertificates[0]!.trim());
-    // SSL_CERT_FILE set by the operator is left as it is.
-    const kept: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: extra, SSL_CERT_FILE: '/etc/ssl/own.pem' };
-    trustExtraCertificates(kept);
-    expect(kept.SSL_CERT_FILE).toBe('/etc/ssl/own.pem');
+    // Both set: both honoured, the operator's SSL_CERT_FILE in place of Node's roots.
+    const own = join(mkdtempSync(join(tmpdir(), 'own-ca-')), 'own.pem');
+    writeFileSync(own, '-----BEGIN CERTIFICATE-----\nOWN\n-----END CERTIFICATE-----\n');
+    const both: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: extra, SSL_CERT_FILE: own };
+    trustExtraCertificates(both);
+    const bundled = readFileSync(both.SSL_CERT_FILE!, 'utf8');
+    expect(bundled).toContain('OWN');
+    expect(bundled).toContain(pem.trim());
+    expect(bundled).not.toContain(tls.rootCertificates[0]!.trim());
+    // A NODE_EXTRA_CA_CERTS that cannot be read changes nothing (Node itself only warns).
+    const missing: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: '/nonexistent/ca.pem' };
+    trustExtraCertificates(missing);
+    expect(missing.SSL_CERT_FILE).toBeUndefined();
   });
 });

@@ -119,6 +119,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     config,
     store,
     collector: createCollector(config, {
+      canary: true,
       ...(opts.clock ? { clock: opts.clock } : {}),
       ...(opts.fallbackBackoffMs === undefined ? {} : { fallbackBackoffMs: opts.fallbackBackoffMs }),
       pages: pagesFor(config, opts.env),

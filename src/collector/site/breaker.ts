@@ -29,6 +29,8 @@ export class CircuitBreaker {
   /** When it opened, on the wall clock (reported); #openedAt and the probes are on the monotonic one. */
   #openedAtWall: string | null = null;
   #nextProbeAt = 0;
+  /** A probe is at the site: only its outcome decides while open. */
+  #probing = false;
 
   constructor(
     private readonly settings: BreakerSettings,
@@ -45,19 +47,25 @@ export class CircuitBreaker {
     const now = this.now();
     if (now < this.#nextProbeAt) return false;
     this.#nextProbeAt = now + this.settings.probeMs;
+    this.#probing = true;
     return true;
   }
 
-  /** An attempt's outcome: failed at the door (true) or answered by the site. */
-  record(failed: boolean): void {
+  /**
+   * An attempt's outcome: refused at the door (counted), or not; `served` when the site answered it with a
+   * page (or a real not-found). While open only the probe's counts: served closes it with a clean window.
+   */
+  record(refused: boolean, served: boolean): void {
     if (this.#openedAt !== null) {
-      // A probe: served closes the breaker with a clean window; failed keeps it open.
-      if (!failed) {
+      if (!this.#probing) return;
+      this.#probing = false;
+      if (served) {
         this.#openedAt = null;
         this.#recent.length = 0;
       }
       return;
     }
+    const failed = refused;
     this.#recent.push(failed);
     if (this.#recent.length > this.settings.window) this.#recent.shift();
     if (this.#recent.length >= this.settings.minAttempts && this.#share() >= this.settings.threshold) {

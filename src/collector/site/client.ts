@@ -25,6 +25,9 @@ export interface AttemptEvent {
   bytes: number;
 }
 
+/** Our own slots or sessions all taken until the read's time ran out: our overload, like page_readers_busy. */
+export const OWN_QUEUE = 'site_slots_busy';
+
 /** Outcomes at the site's door: the session is retired, the read tried again on a fresh one; the breaker counts them. */
 const REFUSED: ReadonlySet<AttemptOutcome> = new Set(['wall', 'forbidden', 'rate_limited', 'proxy_error', 'timeout', 'connection_failed']);
 
@@ -154,59 +157,79 @@ export class SiteClient {
 
   async #read<T>(kind: RequestKind, url: string, req: SiteRequest, use: (a: SiteAnswer) => T): Promise<T> {
     // The lookup's deadline is on the wall clock; the budget's end on the monotonic one.
-    const end = Math.min(this.#now() + this.opts.budgetMs, req.deadlineAt === undefined ? Infinity : this.#now() + (req.deadlineAt - Date.now()));
+    const deadline = req.deadlineAt === undefined ? Infinity : this.#now() + (req.deadlineAt - Date.now());
     const retries = this.opts.retries ?? 2;
+    // The budget counts from the first attempt's start: waiting behind our own slots is our overload, not
+    // the site's (it ends at the lookup's deadline, or one budget when the caller gave none).
+    let end = Math.min(this.#now() + this.opts.budgetMs, deadline);
+    let started = false;
     let last: unknown = null;
     for (let attempt = 0; attempt <= retries; attempt++) {
-      const left = end - this.#now();
-      if (left <= 0) break;
-      // Waiting for a slot and a session is bounded by the budget too.
-      const waiting = bounded(req.signal, left);
-      let release: () => void;
-      let session: Session;
-      try {
-        release = await this.#slots.acquire(waiting.signal);
-        try {
-          session = await this.#pool.take(waiting.signal);
-        } catch (e) {
-          release();
-          throw e;
-        }
-      } catch (e) {
-        if (req.signal.aborted) throw cancelled(req.signal, e);
-        throw last ?? new LookupError('upstream_timeout', { details: { reason: 'site_queue' }, cause: e });
-      } finally {
-        waiting.dispose();
+      const queueEnd = started || deadline === Infinity ? end : deadline;
+      if (queueEnd - this.#now() <= 0) break;
+      const { release, session } = await this.#take(req, queueEnd - this.#now(), last);
+      if (!started) {
+        started = true;
+        end = Math.min(this.#now() + this.opts.budgetMs, deadline);
       }
+      const left = end - this.#now();
       // Judged when its turn comes, not when it queued: reads queued behind a run of walls skip the site.
-      if (!req.probe && !this.#breaker.admit()) {
+      if (left <= 0 || (!req.probe && !this.#breaker.admit())) {
         this.#pool.give(session);
         release();
+        if (left <= 0) break;
         throw last ?? new LookupError('upstream_blocked', { details: { reason: 'circuit_open' } });
       }
-      // Each attempt gets its share of what is left, so a tarpit leaves time for a fresh session.
-      const share = Math.max(Math.min(left, MIN_ATTEMPT_MS), Math.floor((end - this.#now()) / (retries + 1 - attempt)));
+      // Each attempt gets its share of what is left (at least MIN_ATTEMPT_MS while that much is left, never
+      // more), so a tarpit leaves time for a fresh session; a warm-up comes out of the same share.
+      const attemptEnd = this.#now() + Math.min(left, Math.max(MIN_ATTEMPT_MS, Math.floor(left / (retries + 1 - attempt))));
       let retire = false;
+      let lingering: Promise<unknown> | null = null;
+      const abandoned = (p: Promise<unknown>) => void (lingering = p);
       try {
-        if (this.#settings.warmUp && session.documents === 0 && kind === 'document') await this.#warmUp(session, url, req.signal, share);
-        return await this.#once(session, kind, url, req.signal, share, use);
+        if (this.#settings.warmUp && session.documents === 0 && kind === 'document') await this.#warmUp(session, url, req.signal, attemptEnd, abandoned);
+        return await this.#once(session, kind, url, req.signal, attemptEnd, use, abandoned);
       } catch (e) {
-        if (req.signal.aborted) throw cancelled(req.signal, e);
+        if (req.signal.aborted) {
+          // Its request may still be on the wire (impit cannot cancel one before its answer's head): the
+          // session goes, and the slot is kept until that request is over.
+          retire = true;
+          throw cancelled(req.signal, e);
+        }
         if (!REFUSED.has(outcomeOf(e))) throw e;
         retire = true;
         last = e;
       } finally {
         this.#pool.give(session, retire);
-        release();
+        if (lingering) void (lingering as Promise<unknown>).finally(release);
+        else release();
       }
     }
-    throw last ?? new LookupError('upstream_timeout', { details: { reason: 'budget' } });
+    throw last ?? new LookupError('upstream_timeout', { details: { reason: 'timeout' } });
+  }
+
+  /** A slot, then a session, within `ms` and the caller's signal; our own queue running out is our overload. */
+  async #take(req: SiteRequest, ms: number, last: unknown): Promise<{ release: () => void; session: Session }> {
+    const waiting = bounded(req.signal, ms);
+    try {
+      const release = await this.#slots.acquire(waiting.signal);
+      try {
+        return { release, session: await this.#pool.take(waiting.signal) };
+      } catch (e) {
+        release();
+        throw e;
+      }
+    } catch (e) {
+      if (req.signal.aborted) throw cancelled(req.signal, e);
+      // Not the site's doing: returned as it is, never a paid fallback run (with-fallback.ts).
+      throw last ?? new LookupError('upstream_busy', { details: { reason: OWN_QUEUE }, retryAfter: 1, cause: e });
+    }
   }
 
   /** The home page first, as a person arriving; only a refusal there counts (the session is then retired). */
-  async #warmUp(session: Session, url: string, signal: AbortSignal, timeoutMs: number): Promise<void> {
+  async #warmUp(session: Session, url: string, signal: AbortSignal, attemptEnd: number, abandoned: (p: Promise<unknown>) => void): Promise<void> {
     try {
-      await this.#once(session, 'warm_up', `${new URL(url).origin}/`, signal, timeoutMs, () => undefined);
+      await this.#once(session, 'warm_up', `${new URL(url).origin}/`, signal, attemptEnd, () => undefined, abandoned);
     } catch (e) {
       if (signal.aborted || REFUSED.has(outcomeOf(e))) throw e;
     }
@@ -216,17 +239,23 @@ export class SiteClient {
    * One request on the session, judged by `use` (a suggestion answer that is a captcha is a wall),
    * counted (listeners, breaker) and remembered as the session's last page.
    */
-  async #once<T>(session: Session, kind: RequestKind | 'warm_up', url: string, signal: AbortSignal, timeoutMs: number, use: (a: SiteAnswer) => T): Promise<T> {
+  async #once<T>(
+    session: Session, kind: RequestKind | 'warm_up', url: string, signal: AbortSignal, attemptEnd: number, use: (a: SiteAnswer) => T,
+    abandoned: (p: Promise<unknown>) => void,
+  ): Promise<T> {
     const document = kind !== 'suggest';
     const emit = (outcome: AttemptOutcome, bytes: number) => {
-      if (!signal.aborted) this.#breaker.record(REFUSED.has(outcome));
+      // A read its caller left says nothing about the site.
+      if (signal.aborted) return;
+      this.#breaker.record(REFUSED.has(outcome), outcome === 'served');
       for (const l of this.#listeners) l({ outcome, kind, proxied: session.proxyUrl !== null, bytes });
     };
     try {
       const answer = await siteRequest(session.client, url, document ? 'document' : 'suggest', {
-        signal, timeoutMs, maxBytes: this.opts.maxBytes ?? DEFAULT_MAX_BYTES,
+        signal, timeoutMs: Math.max(1, attemptEnd - this.#now()), maxBytes: this.opts.maxBytes ?? DEFAULT_MAX_BYTES,
         // Every request counts toward the session's documents, a redirect's too (the site counts them).
         onRequest: () => void session.documents++,
+        onAbandoned: abandoned,
         siteOrigin: this.opts.siteOrigin ?? new URL(url).origin,
         ...(document && session.lastUrl ? { referer: session.lastUrl } : {}),
       });

@@ -63,6 +63,7 @@ export class SessionPool {
   readonly #live = new Set<Session>();
   readonly #waiters = new Set<() => void>();
   #created = 0;
+  #closed = false;
 
   constructor(
     private readonly settings: SessionSettings,
@@ -75,6 +76,8 @@ export class SessionPool {
   async take(signal: AbortSignal): Promise<Session> {
     for (;;) {
       signal.throwIfAborted();
+      // Closed (the service is stopping): no new session for a read still under way.
+      if (this.#closed) throw new Error('the site client is closed');
       const now = this.now();
       for (const s of this.#live) if (!s.busy && this.#spent(s, now)) this.#drop(s);
       let ready: Session | undefined;
@@ -108,6 +111,7 @@ export class SessionPool {
 
   /** Drops every session (their clients' connections close with them). */
   close(): void {
+    this.#closed = true;
     for (const s of this.#live) s.retired = true;
     this.#live.clear();
     this.#wake();

@@ -21,6 +21,8 @@ export interface SiteAnswer {
 export interface RequestOptions {
   /** Told of each request made (a redirect is one more): the session's count of documents. */
   onRequest?: () => void;
+  /** Told of a request abandoned before its answer's head (impit cannot stop it): settles when it is over. */
+  onAbandoned?: (over: Promise<unknown>) => void;
   signal: AbortSignal;
   /** This attempt's bound, all redirects included. */
   timeoutMs: number;
@@ -33,7 +35,7 @@ export interface RequestOptions {
 
 const MAX_REDIRECTS = 5;
 // impit's error classes are properties of its CommonJS export, not named exports Node's ESM loader can see.
-const { ConnectError, DecodingError, ImpitError, ProxyAuthRequired, ProxyError, ProxyTunnelError, ReadError, TimeoutError } = impit;
+const { DecodingError, ProxyAuthRequired, ProxyError, ProxyTunnelError, ReadError, TimeoutError } = impit;
 
 /**
  * Headers beyond the profile's own (user-agent, client hints, accept, the navigation's sec-fetch-*,
@@ -55,16 +57,16 @@ function headersFor(kind: RequestKind, o: RequestOptions): Record<string, string
 
 export async function siteRequest(client: Impit, url: string, kind: RequestKind, o: RequestOptions): Promise<SiteAnswer> {
   const origin = new URL(url).origin;
-  const end = Date.now() + Math.max(1, o.timeoutMs);
+  const end = performance.now() + Math.max(1, o.timeoutMs);
   const { signal: bound, dispose } = bounded(o.signal, o.timeoutMs);
   let at = url;
   try {
     for (let hop = 0; ; hop++) {
       // impit's own timeout as well as the signal: only its timeout drops the connection (a tarpit is hung up on).
-      const timeout = Math.max(1, end - Date.now());
-      const headers = headersFor(kind, hop === 0 ? o : { ...o, referer: o.referer ?? at });
+      const timeout = Math.max(1, end - performance.now());
       o.onRequest?.();
-      const res = await headOrAbort(client.fetch(at, { headers, redirect: 'manual', timeout }), bound);
+      // A redirect keeps the navigation's own headers (a typed one stays `none`, with no referer), as Chrome's does.
+      const res = await headOrAbort(client.fetch(at, { headers: headersFor(kind, o), redirect: 'manual', timeout }), bound, o.onAbandoned);
       const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
       const next = location ? safeUrl(location, at) : null;
       if (next && next.origin === origin && hop < MAX_REDIRECTS) {
@@ -75,7 +77,7 @@ export async function siteRequest(client: Impit, url: string, kind: RequestKind,
       const body = await readBody(res, o.maxBytes, bound).catch((e: unknown) => {
         // The stream's own failure (impit's timeout fired mid-body, or the site cut it short).
         if (e instanceof LookupError || bound.aborted) throw e;
-        throw Date.now() >= end
+        throw performance.now() >= end
           ? new LookupError('upstream_timeout', { details: { reason: 'timeout' }, cause: e })
           : new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
       });
@@ -114,14 +116,15 @@ export function bounded(signal: AbortSignal, ms: number): { signal: AbortSignal;
  * request run on; so it is given none, and an answer arriving after the abort has its body cancelled at
  * once, which closes the connection (its own timeout bounds a site that never answers).
  */
-function headOrAbort(pending: Promise<ImpitResponse>, signal: AbortSignal): Promise<ImpitResponse> {
+function headOrAbort(pending: Promise<ImpitResponse>, signal: AbortSignal, onAbandoned?: (over: Promise<unknown>) => void): Promise<ImpitResponse> {
+  const abandon = () => onAbandoned?.(pending.then((r) => r.body.cancel()).catch(() => undefined));
   if (signal.aborted) {
-    void pending.then((r) => r.body.cancel(), () => undefined);
+    abandon();
     return Promise.reject(signal.reason);
   }
   return new Promise((resolve, reject) => {
     const abort = () => {
-      void pending.then((r) => r.body.cancel(), () => undefined);
+      abandon();
       reject(signal.reason);
     };
     signal.addEventListener('abort', abort, { once: true });
@@ -210,6 +213,6 @@ function requestError(e: unknown, caller: AbortSignal, bound: AbortSignal): unkn
   }
   if (e instanceof ProxyError) return new LookupError('upstream_unreachable', { details: { reason: 'proxy_refused' }, cause: e });
   if (e instanceof DecodingError || e instanceof ReadError) return new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
-  if (e instanceof ConnectError || e instanceof ImpitError) return new LookupError('upstream_unreachable', { details: { reason: 'connection_failed' }, cause: e });
-  return e;
+  // ConnectError and anything else impit throws (it rethrows native errors it has no class for as plain Errors).
+  return new LookupError('upstream_unreachable', { details: { reason: 'connection_failed' }, cause: e });
 }
