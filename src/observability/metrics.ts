@@ -26,7 +26,7 @@ export interface MetricsSources {
   /** Pages waiting for a page worker now (null when the collector has no page pool). */
   pageQueue?: () => number | null;
   /** The own collector's circuit breaker now (null when there is no own collector). */
-  breaker?: () => { open: boolean; failed_share: number } | null;
+  breaker?: () => { open: boolean; failed_share: number; served_share: number } | null;
 }
 
 export class ServiceMetrics {
@@ -118,6 +118,14 @@ export class ServiceMetrics {
       registers,
       collect() {
         this.set(breaker?.()?.open ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'site_served_share',
+      help: "Share of the own collector's recent requests (the breaker's window) the site answered with a page",
+      registers,
+      collect() {
+        this.set(breaker?.()?.served_share ?? 0);
       },
     });
     new Gauge({

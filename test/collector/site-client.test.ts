@@ -532,7 +532,7 @@ describe('circuit breaker', () => {
     try {
       const c = client({ retries: 0, now: () => now, breaker: { probeMs: 60_000 } });
       for (let i = 0; i < 10; i++) expect((await failure(c.page(`${site.origin}/${i}/`, { signal: signal() }))).details).toMatchObject({ reason: 'bot_wall' });
-      expect(c.status().breaker).toMatchObject({ open: true, attempts: 10, failed_share: 1 });
+      expect(c.status().breaker).toMatchObject({ open: true, attempts: 10, failed_share: 1, served_share: 0 });
       const skipped = await failure(c.page(`${site.origin}/x/`, { signal: signal() }));
       expect(skipped.code).toBe('upstream_blocked');
       expect(skipped.details).toEqual({ reason: 'circuit_open' });

@@ -106,6 +106,7 @@ describe('the own collector behind an edge that judges like the real one', () =>
     const refusedForBrowser = edge.requests.filter((r) => BROWSER_RULES.has(r.verdict));
     expect(refusedForBrowser.map((r) => `${r.verdict} ${r.path}`)).toEqual([]);
     expect(documents().length / own).toBeLessThan(1.6);
+    expect((await svc.get('/readyz', null)).body.checks.collector.site.breaker).toMatchObject({ open: false, failed_share: 0, served_share: 1 });
     // Every request went through the proxy, each session from an exit address of its own (127.0.0.10 and up).
     expect(edge.requests.every((r) => /^127\.0\.0\.(1\d|[2-9]\d|1\d\d|2[0-4]\d)$/.test(r.exit))).toBe(true);
     expect(edge.requests.every((r) => r.alpn.includes('h2') && r.httpVersion === '2.0')).toBe(true);
@@ -174,6 +175,7 @@ describe('the own collector behind an edge that judges like the real one', () =>
     expect(ready.body.checks.collector.site.breaker).toMatchObject({ open: true });
     const metrics = await svc.fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer edge-metrics' } }).then((m) => m.text());
     expect(metrics).toMatch(/^site_breaker_open 1$/m);
+    expect(metrics).toMatch(/^site_served_share 0$/m);
     expect(metrics).toMatch(new RegExp(`^site_attempts_total\\{outcome="wall",kind="document"\\} ${edge.requests.length}$`, 'm'));
     expect(metrics).toMatch(new RegExp(`^site_proxy_requests_total ${edge.requests.length}$`, 'm'));
   });

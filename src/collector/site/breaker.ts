@@ -18,13 +18,15 @@ export interface BreakerState {
   /** Attempts in the window, and the failed share of them. */
   attempts: number;
   failed_share: number;
+  /** The share of them the site answered with a page (or a real not-found). */
+  served_share: number;
   opened_at: string | null;
   /** While open: how long until the next probe may go to the site. */
   next_probe_in_ms: number | null;
 }
 
 export class CircuitBreaker {
-  readonly #recent: boolean[] = [];
+  readonly #recent: Array<'refused' | 'served' | 'other'> = [];
   #openedAt: number | null = null;
   /** When it opened, on the wall clock (reported); #openedAt and the probes are on the monotonic one. */
   #openedAtWall: string | null = null;
@@ -65,8 +67,7 @@ export class CircuitBreaker {
       }
       return;
     }
-    const failed = refused;
-    this.#recent.push(failed);
+    this.#recent.push(refused ? 'refused' : served ? 'served' : 'other');
     if (this.#recent.length > this.settings.window) this.#recent.shift();
     if (this.#recent.length >= this.settings.minAttempts && this.#share() >= this.settings.threshold) {
       this.#openedAt = this.now();
@@ -80,12 +81,13 @@ export class CircuitBreaker {
       open: this.#openedAt !== null,
       attempts: this.#recent.length,
       failed_share: Math.round(this.#share() * 1000) / 1000,
+      served_share: Math.round(this.#share('served') * 1000) / 1000,
       opened_at: this.#openedAt === null ? null : this.#openedAtWall,
       next_probe_in_ms: this.#openedAt === null ? null : Math.max(0, Math.round(this.#nextProbeAt - this.now())),
     };
   }
 
-  #share(): number {
-    return this.#recent.length === 0 ? 0 : this.#recent.filter(Boolean).length / this.#recent.length;
+  #share(kind: 'refused' | 'served' = 'refused'): number {
+    return this.#recent.length === 0 ? 0 : this.#recent.filter((k) => k === kind).length / this.#recent.length;
   }
 }
