@@ -38,7 +38,7 @@ describe('.ci/run refuses clearly up front', () => {
     // No redis-server on this PATH: it is missing.
     const r = runCi({ uname: '[ "$1" = -s ] && echo Linux || echo x86_64', id: 'echo 1000' });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^\.ci\/run: missing redis-server( chromium)?: run as root \(apt-get installs them\) or install them first$/m);
+    expect(r.stderr).toMatch(/^\.ci\/run: missing redis-server( openssl)?( chromium)?: run as root \(apt-get installs them\) or install them first$/m);
     expect(r.stderr).not.toContain('apt-get ran');
   });
 
