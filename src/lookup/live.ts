@@ -6,6 +6,7 @@ import { missingCoreFields } from '../collector/mapping/sections.js';
 import { hasFailedSection } from '../contract/sections.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
+import { holdLiveSlot } from './live-slot.js';
 import { loadedFromHit, readHome, readLastGood } from './cache.js';
 import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
 import { changesBetween, unreadFields } from './changes.js';
@@ -200,7 +201,9 @@ async function readOnce(ctx: RequestContext, req: LiveRequest): Promise<Loaded> 
 function notOurs(e: unknown): boolean {
   if (e instanceof HeldInFlight) return true;
   const le = toLookupError(e);
-  return NOT_OURS.has(le.code) || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
+  // The leader's key had no live slot left: a follower of another request (or key) reads, or follows, anew.
+  const liveCap = le.code === 'rate_limited' && le.details?.limit === 'live_lookups';
+  return NOT_OURS.has(le.code) || liveCap || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
 }
 
 async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: () => Reservation | undefined): Promise<Loaded> {
@@ -217,7 +220,14 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
         // The previous holder may have cached the home just before letting go of the lock.
         const { hit, previous } = await readHome(store, req.homeKey, req.options.raw, req.freshness);
         if (hit) return loadedFromHit(hit, req.reportAs ?? hit.entryKey);
-        return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx, req.homeKey)), { key: lock, token }, previous ?? req.previous ?? null);
+        // This lookup reads: it holds one of the key's live slots from here (a home its address's
+        // resolution already read, prefetched, is not read again).
+        const releaseLive = req.prefetched ? () => undefined : await holdLiveSlot(ctx);
+        try {
+          return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx, req.homeKey)), { key: lock, token }, previous ?? req.previous ?? null);
+        } finally {
+          releaseLive();
+        }
       } finally {
         holdings(ctx).dropLock(lock, token);
         await store.unlock(lock, token).catch(() => undefined);

@@ -6,7 +6,7 @@ import { freshnessFor, ttlFor, type Freshness } from './cache-policy.js';
 import { retryFreshness } from './idempotency.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
 import { liveLookup, putAliasOrLog, release, reserve, standIn, throwIfAborted } from './live.js';
-import { liveCapError } from '../accounts/rate-limit.js';
+import { holdLiveSlot } from './live-slot.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import type { Loaded, RequestContext } from './types.js';
 
@@ -56,10 +56,6 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest, freshness: Fr
   const release = await ctx.limiter.acquire(ctx.deadline ?? undefined).catch(() => {
     throw new LookupError('batch_deadline', { details: { reason: 'not started before the deadline' } });
   });
-  const releaseLive = await holdLiveSlot(ctx).catch((e: unknown) => {
-    release();
-    throw e;
-  });
   try {
     throwIfAborted(ctx);
     switch (locator.kind) {
@@ -76,42 +72,8 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest, freshness: Fr
         return await lookupAddress(ctx, req, locator, freshness, seen);
     }
   } finally {
-    releaseLive();
     release();
   }
-}
-
-/**
- * One of the key's live-lookup slots (across its requests and instances). A lookup beside others of
- * its own request waits for one: those end and give theirs back, so a batch never refuses itself; the
- * wait ends with the client, the request's deadline or the lookup timeout. A request with none of
- * its own under way is refused at once: the key's slots are all held by its other requests.
- */
-async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
-  const { limits, config } = ctx.deps;
-  const wait = ctx.liveLookups > 0
-    ? AbortSignal.any([ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs), ...(ctx.deadline ? [ctx.deadline] : [])])
-    : undefined;
-  ctx.liveLookups += 1;
-  let releaseLive: (() => void) | null = null;
-  try {
-    releaseLive = await limits.holdLive(ctx.account.id, wait);
-  } finally {
-    if (!releaseLive) ctx.liveLookups -= 1;
-  }
-  if (releaseLive) {
-    const held = releaseLive;
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      ctx.liveLookups -= 1;
-      held();
-    };
-  }
-  ctx.deps.metrics.rateLimited.inc({ limit: 'live_lookups' });
-  ctx.stats.failed('rate_limited');
-  throw liveCapError(ctx.deps.limits.settings.maxLive);
 }
 
 /**
@@ -132,6 +94,8 @@ async function lookupAddress(
     if (ctx.deadline) signals.push(ctx.deadline);
     const readCtx = { signal: AbortSignal.any(signals), now: clock(), deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
     let resolved;
+    // Resolving reads upstream (the suggestion endpoint, or the fallback provider): a live slot while it does.
+    const releaseLive = await holdLiveSlot(ctx);
     try {
       resolved = await timeUpstream(ctx.stats, collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx));
     } catch (e) {
@@ -140,6 +104,8 @@ async function lookupAddress(
       const stale = await standIn(ctx, err, req.options, req.key, seen.previous, req.key);
       if (stale) return stale;
       throw err;
+    } finally {
+      releaseLive();
     }
     throwIfAborted(ctx);
     const homeKey = zpidKey(resolved.zpid);
