@@ -74,16 +74,21 @@ describe('a private CA for the site client', () => {
     expect(bundle).toContain(tls.rootCertificates[0]!.trim());
     // Both set: both honoured, the operator's SSL_CERT_FILE in place of Node's roots.
     const own = join(mkdtempSync(join(tmpdir(), 'own-ca-')), 'own.pem');
-    writeFileSync(own, '-----BEGIN CERTIFICATE-----\nOWN\n-----END CERTIFICATE-----\n');
+    const ownPem = tls.rootCertificates[1]!;
+    writeFileSync(own, `${ownPem}\n`);
     const both: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: extra, SSL_CERT_FILE: own };
     trustExtraCertificates(both);
     const bundled = readFileSync(both.SSL_CERT_FILE!, 'utf8');
-    expect(bundled).toContain('OWN');
+    expect(bundled).toContain(ownPem.trim());
     expect(bundled).toContain(pem.trim());
     expect(bundled).not.toContain(tls.rootCertificates[0]!.trim());
     // A NODE_EXTRA_CA_CERTS that cannot be read changes nothing (Node itself only warns).
     const missing: NodeJS.ProcessEnv = { NODE_EXTRA_CA_CERTS: '/nonexistent/ca.pem' };
     trustExtraCertificates(missing);
     expect(missing.SSL_CERT_FILE).toBeUndefined();
+    // A SSL_CERT_FILE Node cannot parse does not stop the start (Node 24 adds it to its own roots).
+    const bad = join(mkdtempSync(join(tmpdir(), 'bad-ca-')), 'bad.pem');
+    writeFileSync(bad, '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n');
+    expect(() => trustExtraCertificates({ SSL_CERT_FILE: bad })).not.toThrow();
   });
 });

@@ -42,7 +42,11 @@ export function trustExtraCertificates(env: NodeJS.ProcessEnv = process.env): vo
   const filePem = file && setDefault && getCurrent && !added.has(file) ? readable(file) : null;
   if (file && filePem && setDefault && getCurrent) {
     added.add(file);
-    setDefault([...getCurrent('default'), ...pemBlocks(filePem)]);
+    try {
+      setDefault([...getCurrent('default'), ...pemBlocks(filePem)]);
+    } catch {
+      // A file Node cannot parse leaves Node's own roots as they are (impit judges it on its own).
+    }
   }
 }
 
