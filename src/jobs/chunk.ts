@@ -62,7 +62,10 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     }
     run.data.forEach((r, i) => results.set(todo[i]!, r));
     const refused = run.data.flatMap((r, i) => (isLiveSlotRefusal(r) ? [todo[i]!] : []));
-    if (refused.length === 0 || pass >= MAX_LIVE_SLOT_PASSES) break;
+    if (refused.length === 0) break;
+    // Still refused after every pass (the key's slots held long, a dead worker's until their leases lapse):
+    // the chunk runs again later, as for the rate window; an item never ends as rate_limited.
+    if (pass >= MAX_LIVE_SLOT_PASSES) return { kind: 'later', at: Date.now() + LIVE_SLOT_WAIT_MS * 4 };
     todo = refused;
     await new Promise((resolve) => setTimeout(resolve, LIVE_SLOT_WAIT_MS));
   }
