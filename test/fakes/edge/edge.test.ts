@@ -105,7 +105,7 @@ describe('a browser-impersonating client', () => {
     expect(home.status).toBe(200);
     await home.text();
     const pxhd = /_pxhd=([0-9a-f]+)/.exec(home.headers.get('set-cookie') ?? '')?.[1];
-    expect(pxhd).toBeDefined();
+    expect(pxhd).toMatch(/^[0-9a-f]{8,}$/);
 
     // The zpid-only link moves to the slugged page (the replay's 301, relayed), which impit follows.
     const page = await impit.fetch(`${edge.origin}/homedetails/2146993218_zpid/`);
