@@ -114,6 +114,7 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Live lookups of one API key at once (all instances together); 0: no cap. */
   maxLivePerKey: number;
+  backgroundMaxLivePerKey: number;
   upgradeUrl: string;
   dashboardUrl: string;
   /** Redis Cluster seed nodes (host:port); null: not a cluster. Exclusive with redisUrl. */
@@ -230,7 +231,8 @@ export const ENV = Type.Object({
   METRICS_HOST: text({ default: '127.0.0.1', description: 'Address of the METRICS_PORT listener' }),
   // A full batch (50 lookups) must fit in one window.
   RATE_LIMIT_PER_MINUTE: integer({ default: 600, minimum: 0, description: 'Lookups per API key and minute; 0: no limit' }),
-  MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: 'Live lookups of one API key at once; 0: no cap' }),
+  MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: "Live lookups of one API key's requests (single, batch, GraphQL, MCP) at once; 0: no cap" }),
+  BACKGROUND_MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: "Live lookups of one API key's background work (job items, watch checks) at once, apart from MAX_LIVE_PER_KEY; 0: no cap" }),
   REDIS_CLUSTER_NODES: opt(text({ description: 'Redis Cluster for the store and the job queues instead of REDIS_URL: a comma list of host:port seed nodes' })),
   WORK_IN_SERVICE: flag({ default: true, description: 'Lookup jobs, webhooks and watch checks also run inside the service process (false: only in `npm run worker` processes, on Redis; without it they run in the service regardless)' }),
   JOB_CONCURRENCY: integer({ default: 2, minimum: 1, description: 'Chunks of lookup jobs (50 items each) one worker process runs at once' }),
@@ -437,6 +439,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsHost: v.METRICS_HOST,
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     maxLivePerKey: v.MAX_LIVE_PER_KEY,
+    backgroundMaxLivePerKey: v.BACKGROUND_MAX_LIVE_PER_KEY,
     upgradeUrl: v.UPGRADE_URL,
     dashboardUrl: v.DASHBOARD_URL,
     redisClusterNodes: v.REDIS_CLUSTER_NODES === undefined ? null : clusterNodes(v.REDIS_CLUSTER_NODES),

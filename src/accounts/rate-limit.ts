@@ -3,7 +3,10 @@
 //   one per valid item, a GraphQL operation one per lookup it asks for, all or none); what does not fit
 //   is refused (429 rate_limited) and takes nothing; requests without lookups take nothing;
 // - at most MAX_LIVE_PER_KEY live lookups of one account at once (cache hits never count); the core
-//   (src/lookup/loader.ts) decides who waits for a slot and who is refused.
+//   (src/lookup/live-slot.ts) decides who waits for a slot and who is refused;
+// - the account's background work (job items, watch checks) has slots of its own
+//   (BACKGROUND_MAX_LIVE_PER_KEY) and takes no unit of the window, so a job never turns the key's
+//   interactive lookups into 429s (docs/jobs.md, "Budgets").
 // With Redis (REDIS_URL, or a cluster: REDIS_CLUSTER_NODES) both are kept in Redis, so every instance
 // shares them; else in this process.
 // Fixed windows on Redis' own clock (TIME in the scripts), so instances with skewed clocks agree.
@@ -29,9 +32,18 @@ export interface RateWindow {
 export interface RateLimitSettings {
   /** Units per account and minute; 0: no limit. */
   perMinute: number;
-  /** Live lookups of one account at once; 0: no cap. */
+  /** Live lookups of one account's interactive requests at once; 0: no cap. */
   maxLive: number;
+  /** Live lookups of one account's background work (job items, watch checks) at once; 0: no cap. Default: maxLive. */
+  maxBackgroundLive?: number;
 }
+
+/** Whose live slots: the key's requests (single, batch, GraphQL, MCP) or its background work (jobs, watches). */
+export type SlotPool = 'interactive' | 'background';
+
+/** The cap of a pool's live slots. */
+export const maxLiveOf = (settings: RateLimitSettings, pool: SlotPool): number =>
+  pool === 'background' ? (settings.maxBackgroundLive ?? settings.maxLive) : settings.maxLive;
 
 export interface RateLimiter {
   readonly settings: RateLimitSettings;
@@ -40,11 +52,13 @@ export interface RateLimiter {
    * is null when there is no limit, or it could not be read (Redis unreachable: let through).
    */
   take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }>;
+  /** Gives `cost` units back to the account's current window (a lookup refused after its take). */
+  give(accountId: string, cost: number): Promise<void>;
   /**
-   * Holds one of the account's live-lookup slots: its release, or null when all are held. Given
-   * `wait`, waits for a slot to come free until that signal aborts (then null).
+   * Holds one of the account's live-lookup slots of `pool`: its release, or null when all are held.
+   * Given `wait`, waits for a slot to come free until that signal aborts (then null).
    */
-  holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null>;
+  holdLive(accountId: string, wait?: AbortSignal, pool?: SlotPool): Promise<(() => void) | null>;
   close(): Promise<void>;
 }
 
@@ -106,30 +120,38 @@ export class MemoryRateLimiter implements RateLimiter {
     return { allowed: true, window: { limit, remaining: limit - w.used, resetSeconds } };
   }
 
-  async holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null> {
-    const max = this.settings.maxLive;
+  async give(accountId: string, cost: number): Promise<void> {
+    const now = this.now();
+    const w = this.windows.get(accountId);
+    if (w && w.start === now - (now % WINDOW_MS)) w.used = Math.max(0, w.used - cost);
+  }
+
+  async holdLive(accountId: string, wait?: AbortSignal, pool: SlotPool = 'interactive'): Promise<(() => void) | null> {
+    const max = maxLiveOf(this.settings, pool);
     if (max === 0) return noRelease;
-    const n = this.live.get(accountId) ?? 0;
+    // The background pool's slots are counted apart (a name no account id contains).
+    const slots = pool === 'background' ? `${accountId}\0bg` : accountId;
+    const n = this.live.get(slots) ?? 0;
     if (n < max) {
-      this.live.set(accountId, n + 1);
-      return this.releaser(accountId);
+      this.live.set(slots, n + 1);
+      return this.releaser(slots);
     }
     if (!wait || wait.aborted) return null;
     return new Promise((resolve) => {
       const grant = () => {
         wait.removeEventListener('abort', giveUp);
-        resolve(this.releaser(accountId));
+        resolve(this.releaser(slots));
       };
       const giveUp = () => {
-        const queue = this.waiters.get(accountId);
+        const queue = this.waiters.get(slots);
         const i = queue?.indexOf(grant) ?? -1;
         if (i >= 0) queue!.splice(i, 1);
-        if (queue?.length === 0) this.waiters.delete(accountId);
+        if (queue?.length === 0) this.waiters.delete(slots);
         resolve(null);
       };
-      const queue = this.waiters.get(accountId);
+      const queue = this.waiters.get(slots);
       if (queue) queue.push(grant);
-      else this.waiters.set(accountId, [grant]);
+      else this.waiters.set(slots, [grant]);
       wait.addEventListener('abort', giveUp, { once: true });
     });
   }
@@ -176,6 +198,17 @@ redis.call('PEXPIRE', KEYS[1], reset + 1000)
 return {1, used, reset}
 `;
 
+/** KEYS[1]: the account's window. ARGV: cost, window ms. Given back only to the window still current. */
+const LUA_GIVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local w = tonumber(ARGV[2])
+if tonumber(redis.call('HGET', KEYS[1], 'w') or '-1') ~= now - (now % w) then return 0 end
+local used = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') - tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'n', used > 0 and used or 0)
+return 1
+`;
+
 /** KEYS[1]: the account's live slots (sorted set: slot id → expiry). ARGV: slot id, max, ttl ms. */
 const LUA_HOLD_LIVE = `
 local t = redis.call('TIME')
@@ -202,6 +235,7 @@ return 1
 
 interface RateScripts {
   plRateTake(key: string, cost: number, limit: number, windowMs: number): Promise<[number, number, number]>;
+  plRateGive(key: string, cost: number, windowMs: number): Promise<number>;
   plLiveHold(key: string, id: string, max: number, ttlMs: number): Promise<number>;
   plLiveRenew(key: string, ttlMs: number, ...ids: string[]): Promise<number>;
 }
@@ -230,14 +264,14 @@ const LIVE_RETRY_MAX_MS = 250;
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: RedisClient;
   private readonly scripts: RateScripts;
-  /** Live slots this process holds, by account: renewed together, so a running lookup keeps its slot. */
+  /** Live slots this process holds, by slot key (account and pool): renewed together, so a running lookup keeps its slot. */
   private readonly held = new Map<string, Set<string>>();
   private renewer: NodeJS.Timeout | null = null;
   private lastWarn = 0;
   /** The first connection, settled: requests before it wait for it (bounded) rather than pass unlimited. */
   private readonly firstConnect: Promise<void>;
   private connected = false;
-  /** Per account: waiters for a live slot on this instance, woken when one of its slots is released. */
+  /** Per slot key: waiters for a live slot on this instance, woken when one of its slots is released. */
   private readonly liveWaiters = new Map<string, Set<() => void>>();
 
   constructor(
@@ -255,6 +289,7 @@ export class RedisRateLimiter implements RateLimiter {
     });
     this.redis.on('error', () => undefined); // it reconnects by itself; a failed call lets the request through
     this.redis.defineCommand('plRateTake', { numberOfKeys: 1, lua: LUA_TAKE });
+    this.redis.defineCommand('plRateGive', { numberOfKeys: 1, lua: LUA_GIVE });
     this.redis.defineCommand('plLiveHold', { numberOfKeys: 1, lua: LUA_HOLD_LIVE });
     this.redis.defineCommand('plLiveRenew', { numberOfKeys: 1, lua: LUA_RENEW_LIVE });
     this.scripts = this.redis as unknown as RateScripts;
@@ -276,7 +311,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   // Hash tags keep an account's keys in one slot of a Redis Cluster.
   private windowKey = (accountId: string) => `${this.opts.prefix}rl:{${accountId}}:window`;
-  private liveKey = (accountId: string) => `${this.opts.prefix}rl:{${accountId}}:live`;
+  private liveKey = (accountId: string, pool: SlotPool) => `${this.opts.prefix}rl:{${accountId}}:${pool === 'background' ? 'live-bg' : 'live'}`;
 
   async take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }> {
     const limit = this.settings.perMinute;
@@ -291,11 +326,16 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  async holdLive(accountId: string, wait?: AbortSignal): Promise<(() => void) | null> {
-    const max = this.settings.maxLive;
+  async give(accountId: string, cost: number): Promise<void> {
+    if (this.settings.perMinute === 0) return;
+    await this.scripts.plRateGive(this.windowKey(accountId), cost, WINDOW_MS).catch((err: unknown) => this.unreachable(err));
+  }
+
+  async holdLive(accountId: string, wait?: AbortSignal, pool: SlotPool = 'interactive'): Promise<(() => void) | null> {
+    const max = maxLiveOf(this.settings, pool);
     if (max === 0) return noRelease;
     const id = randomUUID();
-    const key = this.liveKey(accountId);
+    const key = this.liveKey(accountId, pool);
     await this.untilConnected();
     // Slots held on other instances free up unseen: tried again with a growing pause, or at once
     // when this instance releases one of the account's.
@@ -306,34 +346,34 @@ export class RedisRateLimiter implements RateLimiter {
         this.unreachable(err);
         return noRelease;
       }
-      if (!wait || wait.aborted || !(await this.released(accountId, wait, pause))) return null;
+      if (!wait || wait.aborted || !(await this.released(key, wait, pause))) return null;
     }
-    this.hold(accountId, id);
+    this.hold(key, id);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.drop(accountId, id);
+      this.drop(key, id);
       // A release that does not arrive is undone by the slot's expiry.
       void this.redis
         .zrem(key, id)
         .catch(() => undefined)
         .finally(() => {
-          for (const wake of this.liveWaiters.get(accountId) ?? []) wake();
+          for (const wake of this.liveWaiters.get(key) ?? []) wake();
         });
     };
   }
 
-  /** After `pause` ms or a release of the account's slots here: true; false when `wait` aborts first. */
-  private released(accountId: string, wait: AbortSignal, pause: number): Promise<boolean> {
+  /** After `pause` ms or a release of the slots of `key` here: true; false when `wait` aborts first. */
+  private released(key: string, wait: AbortSignal, pause: number): Promise<boolean> {
     return new Promise((resolve) => {
-      let waiters = this.liveWaiters.get(accountId);
-      if (!waiters) this.liveWaiters.set(accountId, (waiters = new Set()));
+      let waiters = this.liveWaiters.get(key);
+      if (!waiters) this.liveWaiters.set(key, (waiters = new Set()));
       const done = (again: boolean) => {
         clearTimeout(timer);
         wait.removeEventListener('abort', giveUp);
         waiters.delete(wake);
-        if (waiters.size === 0 && this.liveWaiters.get(accountId) === waiters) this.liveWaiters.delete(accountId);
+        if (waiters.size === 0 && this.liveWaiters.get(key) === waiters) this.liveWaiters.delete(key);
         resolve(again);
       };
       const wake = () => done(true);
@@ -351,9 +391,9 @@ export class RedisRateLimiter implements RateLimiter {
     else this.redis.disconnect(false);
   }
 
-  private hold(accountId: string, id: string): void {
-    let ids = this.held.get(accountId);
-    if (!ids) this.held.set(accountId, (ids = new Set()));
+  private hold(key: string, id: string): void {
+    let ids = this.held.get(key);
+    if (!ids) this.held.set(key, (ids = new Set()));
     ids.add(id);
     if (!this.renewer) {
       this.renewer = setInterval(() => this.renew(), Math.max(50, Math.floor(this.opts.leaseTtlMs / 3)));
@@ -361,10 +401,10 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  private drop(accountId: string, id: string): void {
-    const ids = this.held.get(accountId);
+  private drop(key: string, id: string): void {
+    const ids = this.held.get(key);
     ids?.delete(id);
-    if (ids?.size === 0) this.held.delete(accountId);
+    if (ids?.size === 0) this.held.delete(key);
     if (this.held.size === 0 && this.renewer) {
       clearInterval(this.renewer);
       this.renewer = null;
@@ -372,8 +412,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   private renew(): void {
-    for (const [accountId, ids] of this.held) {
-      this.scripts.plLiveRenew(this.liveKey(accountId), this.opts.leaseTtlMs, ...ids).catch((err: unknown) => this.unreachable(err));
+    for (const [key, ids] of this.held) {
+      this.scripts.plLiveRenew(key, this.opts.leaseTtlMs, ...ids).catch((err: unknown) => this.unreachable(err));
     }
   }
 
@@ -393,6 +433,7 @@ export interface RateLimitConfig {
   leaseTtlMs: number;
   rateLimitPerMinute: number;
   maxLivePerKey: number;
+  backgroundMaxLivePerKey: number;
 }
 
 /**
@@ -400,9 +441,9 @@ export interface RateLimitConfig {
  * Redis' clock), else in memory (on `now`, the service's clock).
  */
 export function createRateLimiter(config: RateLimitConfig, logger: Logger, now: () => number = Date.now): RateLimiter {
-  const settings = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey };
+  const settings = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey, maxBackgroundLive: config.backgroundMaxLivePerKey };
   // Without limits there is nothing to share: no connection of its own.
-  if (!usesRedis(config) || (settings.perMinute === 0 && settings.maxLive === 0)) return new MemoryRateLimiter(settings, now);
+  if (!usesRedis(config) || (settings.perMinute === 0 && settings.maxLive === 0 && settings.maxBackgroundLive === 0)) return new MemoryRateLimiter(settings, now);
   return new RedisRateLimiter(settings, {
     url: config.redisUrl,
     clusterNodes: config.redisClusterNodes,

@@ -1,12 +1,13 @@
-// Running one chunk of a job: its items as a batch (the core's lookupBatch, as the job's account, the
-// job's options, each item's own), written with the job's counters in one step, once. What a batch would
-// answer with a refusal is turned into waiting here: the key's rate window (the chunk waits for it), the
-// key's live slots held by its other chunks (those items run again shortly), the daily live-lookup
-// limit (those items run again after 00:00 UTC). A run after a crash (the chunk's round had begun)
+// Running one chunk of a job: its items as a batch (the core's lookupBatch, as the job's account on its
+// background budget, the job's options, each item's own), written with the job's counters in one step,
+// once. An item never fails for a budget: what the chunk settles is written, and the items refused are
+// run in a later round (a delayed queue job, not a re-run): those that met the key's background slots
+// all held after their wait, soon; those over the daily live-lookup limit, after 00:00 UTC. An item
+// that met the store unreachable fails the run, which the queue retries. A run after a crash (the chunk's round had begun)
 // bills nothing twice: reads since the round began are fresh (ctx.retrySince), the homes the round's
 // charges (found under the chunk's deterministic requestId) were for are reported billed, and a read the
 // dead run made and did not charge is charged only when the cached entry is that read's (readBy).
-import { parseBatchItem, toLookupError, type BatchItemResult, type LookupMeta } from '../contract/index.js';
+import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { randomUUID } from 'node:crypto';
 import { reserveRequest } from '../accounts/index.js';
 import { createRequestContext } from '../lookup/context.js';
@@ -19,9 +20,8 @@ import { CHUNK_SIZE, type ChunkAdjust, type ChunkWrite, type JobRecord, type Job
 /** What became of a run: settled (or nothing to do), or to run again at `at` (epoch ms). */
 export type ChunkOutcome = { kind: 'done'; completed: boolean } | { kind: 'later'; at: number };
 
-/** Waits between passes over items refused for the key's live slots (its other chunks hold them). */
-const LIVE_SLOT_WAIT_MS = 250;
-const MAX_LIVE_SLOT_PASSES = 40;
+/** When a chunk whose items met the key's background slots all held runs again (their holders end meanwhile). */
+const LIVE_SLOT_WAIT_MS = 1_000;
 
 export const chunkRequestId = (jobId: string, chunk: number): string => `job:${jobId}:${chunk}`;
 
@@ -43,32 +43,16 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   const pending = raw.map((_, i) => base + i).filter((index) => !settled.has(index));
   const requestId = chunkRequestId(job.id, chunk);
 
-  const results = new Map<number, BatchItemOutcome>();
-  let todo = pending;
-  for (let pass = 0; todo.length > 0; pass += 1) {
-    const ctx = createRequestContext(deps, account, { requestId });
-    ctx.reservationIdFor = reservationIds(requestId);
-    // A re-run of the round (a crash, or another pass): reads since the round began are fresh enough.
-    if (start.rerun || pass > 0) ctx.retrySince = start.roundStart;
-    const items: BatchItemResult[] = todo.map((index) => parseBatchItem(raw[index - base]));
-    let run;
-    try {
-      run = await lookupBatch(ctx, items, job.options);
-    } catch (e) {
-      const err = toLookupError(e);
-      // The key's rate window: the chunk waits for it (what ran in earlier passes runs again then, as hits).
-      if (err.code === 'rate_limited') return { kind: 'later', at: Date.now() + (err.retryAfterSeconds ?? 1) * 1000 };
-      throw e;
-    }
-    run.data.forEach((r, i) => results.set(todo[i]!, r));
-    const refused = run.data.flatMap((r, i) => (isLiveSlotRefusal(r) ? [todo[i]!] : []));
-    if (refused.length === 0) break;
-    // Still refused after every pass (the key's slots held long, a dead worker's until their leases lapse):
-    // the chunk runs again later, as for the rate window; an item never ends as rate_limited.
-    if (pass >= MAX_LIVE_SLOT_PASSES) return { kind: 'later', at: Date.now() + LIVE_SLOT_WAIT_MS * 4 };
-    todo = refused;
-    await new Promise((resolve) => setTimeout(resolve, LIVE_SLOT_WAIT_MS));
-  }
+  const ctx = createRequestContext(deps, account, { requestId, budget: 'background' });
+  ctx.reservationIdFor = reservationIds(requestId);
+  // A re-run of the round (a crash): reads since the round began are fresh enough.
+  if (start.rerun) ctx.retrySince = start.roundStart;
+  const run = await lookupBatch(ctx, pending.map((index) => parseBatchItem(raw[index - base])), job.options);
+  const results = new Map<number, BatchItemOutcome>(run.data.map((r, i) => [pending[i]!, r]));
+  // The store unreachable for an item: the chunk fails and is retried (a re-run of this round), so the
+  // item is looked up again rather than ending as store_unavailable.
+  const unreachable = run.data.find((r) => !r.ok && r.error.code === 'store_unavailable');
+  if (unreachable && !unreachable.ok) throw new LookupError('store_unavailable', { message: unreachable.error.message });
 
   // The charges of this round already made (an earlier run that died): each one, once, to the first item
   // answered from that home's entry without a charge. Found under the chunk's request id, not in the ledger.
@@ -79,12 +63,14 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   const charged = new Set(charges.map((e) => e.reservationId));
   const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
   const held = pending.filter((index) => isCapped(results.get(index)!));
+  // Items still refused for the background slots after their wait run in the next round, soon.
+  const refused = pending.filter((index) => isLiveSlotRefusal(results.get(index)!));
   const lines: string[] = [];
   const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
   const billed: string[] = [];
   for (const index of pending) {
     const r = results.get(index)!;
-    if (isCapped(r)) continue;
+    if (isCapped(r) || isLiveSlotRefusal(r)) continue;
     let meta: LookupMeta | undefined;
     if (r.ok) {
       meta = r.meta;
@@ -105,7 +91,7 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     counts.done += 1;
     lines.push(batchItemJson(r, index, meta));
   }
-  const final = held.length === 0;
+  const final = held.length === 0 && refused.length === 0;
   const newText = lines.map((l) => `${l}\n`).join('');
   const write: ChunkWrite = {
     round: start.round,
@@ -113,7 +99,7 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     text: final ? mergeLines(start.partial, lines) : newText,
     counts,
     held: held.length,
-    waitingUntil: final ? null : nextUtcMidnight(deps.clock()).toISOString(),
+    waitingUntil: held.length === 0 ? null : nextUtcMidnight(deps.clock()).toISOString(),
     billed,
     now: deps.clock().toISOString(),
   };
@@ -130,6 +116,7 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     if (moved > 0) deps.logger.warn({ job: job.id, chunk, moved }, 'job chunk ran twice at once; charges of the dropped run moved onto the settled results');
     return { kind: 'done', completed: false };
   }
+  if (refused.length > 0) return { kind: 'later', at: Date.now() + LIVE_SLOT_WAIT_MS };
   if (!final) return { kind: 'later', at: Date.parse(write.waitingUntil!) };
   return { kind: 'done', completed: true };
 }

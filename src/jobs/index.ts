@@ -164,7 +164,9 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
     async cancel(account, id) {
       const job = await owned(account, id);
       if (await store.finish(id, 'cancelled', deps.clock().toISOString())) {
-        await runner.remove(id, job.chunks);
+        // A chunk whose round began (its run under way, dead, or waiting for its retry) stays queued: its
+        // run settles what it began, and the last to settle gives the job its finished_at.
+        await runner.remove(id, job.chunks, new Set(await store.begunChunks(id)));
         changed.emit(id);
       }
       const after = (await store.get(id)) ?? job;

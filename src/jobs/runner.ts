@@ -20,8 +20,11 @@ export type ChunkFailure = (ref: ChunkRef, err: unknown) => Promise<void>;
 
 export interface ChunkRunner {
   enqueue(job: string, chunks: number): Promise<void>;
-  /** Drops the job's chunks that have not started (best effort: a run checks the job's status first). */
-  remove(job: string, chunks: number): Promise<void>;
+  /**
+   * Drops the job's chunks that have not started, except those in `keep` (best effort: a run checks the
+   * job's status first).
+   */
+  remove(job: string, chunks: number, keep?: ReadonlySet<number>): Promise<void>;
   start(handle: ChunkHandler, failed: ChunkFailure): Promise<void>;
   close(): Promise<void>;
 }
@@ -60,9 +63,10 @@ export class BullChunkRunner implements ChunkRunner {
     await this.#q().addBulk(refs.map((ref) => ({ name: 'chunk', data: ref, opts: { jobId: bullJobId(ref) } })));
   }
 
-  async remove(job: string, chunks: number): Promise<void> {
+  async remove(job: string, chunks: number, keep: ReadonlySet<number> = new Set()): Promise<void> {
     // A chunk running (locked) is not removed: it sees the job cancelled, or finishes its write.
-    await Promise.all(Array.from({ length: chunks }, (_, chunk) => this.#q().remove(bullJobId({ job, chunk })).catch(() => 0)));
+    const drop = Array.from({ length: chunks }, (_, chunk) => chunk).filter((chunk) => !keep.has(chunk));
+    await Promise.all(drop.map((chunk) => this.#q().remove(bullJobId({ job, chunk })).catch(() => 0)));
   }
 
   async start(handle: ChunkHandler, failed: ChunkFailure): Promise<void> {
@@ -123,9 +127,12 @@ export class MemoryChunkRunner implements ChunkRunner {
     this.#pump();
   }
 
-  async remove(job: string, chunks: number): Promise<void> {
-    for (let chunk = 0; chunk < chunks; chunk += 1) this.#removed.add(bullJobId({ job, chunk }));
-    for (let i = this.#waiting.length - 1; i >= 0; i -= 1) if (this.#waiting[i]!.ref.job === job) this.#waiting.splice(i, 1);
+  async remove(job: string, chunks: number, keep: ReadonlySet<number> = new Set()): Promise<void> {
+    for (let chunk = 0; chunk < chunks; chunk += 1) if (!keep.has(chunk)) this.#removed.add(bullJobId({ job, chunk }));
+    for (let i = this.#waiting.length - 1; i >= 0; i -= 1) {
+      const { ref } = this.#waiting[i]!;
+      if (ref.job === job && !keep.has(ref.chunk)) this.#waiting.splice(i, 1);
+    }
   }
 
   async start(handle: ChunkHandler, failed: ChunkFailure): Promise<void> {

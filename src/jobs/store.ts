@@ -83,6 +83,8 @@ export interface JobStore {
   adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number>;
   /** The chunk's result lines: all of a settled chunk, or the lines settled so far. */
   results(id: string, chunk: number): Promise<string>;
+  /** The chunks whose round has begun and not settled (a run under way, dead, or waiting for its retry). */
+  begunChunks(id: string): Promise<number[]>;
   /** Claims the job's final notice (SET NX); false when it was already claimed. */
   claimNotice(id: string): Promise<boolean>;
   releaseNotice(id: string): Promise<void>;
@@ -212,6 +214,10 @@ export class MemoryJobStore implements JobStore {
   async results(id: string, chunk: number): Promise<string> {
     const c = this.#live(id)?.chunks[chunk];
     return c ? (c.results ?? c.partial) : '';
+  }
+
+  async begunChunks(id: string): Promise<number[]> {
+    return (this.#live(id)?.chunks ?? []).flatMap((c, n) => (!c.done && c.roundStart !== null ? [n] : []));
   }
 
   async claimNotice(id: string): Promise<boolean> {
@@ -486,6 +492,18 @@ export class RedisJobStore implements JobStore {
   async results(id: string, chunk: number): Promise<string> {
     const done = await this.#redis.get(this.#key(id, `results:${chunk}`));
     return done ?? (await this.#redis.hget(this.#key(id, `chunk:${chunk}`), 'partial')) ?? '';
+  }
+
+  async begunChunks(id: string): Promise<number[]> {
+    const chunks = Number((await this.#redis.hget(this.#key(id, 'job'), 'chunks')) ?? 0);
+    if (chunks === 0) return [];
+    const multi = this.#redis.multi();
+    for (let n = 0; n < chunks; n += 1) multi.hmget(this.#key(id, `chunk:${n}`), 'round_start', 'done');
+    const rows = (await multi.exec()) ?? [];
+    return rows.flatMap(([, v], n) => {
+      const [roundStart, done] = (v ?? []) as (string | null)[];
+      return roundStart && done !== '1' ? [n] : [];
+    });
   }
 
   async claimNotice(id: string): Promise<boolean> {

@@ -5,9 +5,13 @@ import { rateLimitedError } from '../accounts/rate-limit.js';
 import { recordFailed } from '../observability/request-stats.js';
 import type { RequestContext } from './types.js';
 
-/** Takes `lookups` units of the account's window, or throws 429 rate_limited (taking nothing). */
+/**
+ * Takes `lookups` units of the account's window, or throws 429 rate_limited (taking nothing). Background
+ * work (job items, watch checks) takes none: its cache hits run at cache speed, and its live reads are
+ * bounded by the key's background slots, the site's concurrency and the account's credits.
+ */
 export async function admitLookups(ctx: RequestContext, lookups: number): Promise<void> {
-  if (lookups === 0) return;
+  if (lookups === 0 || ctx.budget === 'background') return;
   const { allowed, window } = await ctx.deps.limits.take(ctx.account.id, lookups);
   // The answer's RateLimit header reports the key's window after this request's takes: the fewest left
   // (takes of one request may settle in any order), unless a later window has begun since.

@@ -2,6 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { authenticate } from '../accounts/index.js';
+import { maxLiveOf } from '../accounts/rate-limit.js';
 import type { Account } from '../store/index.js';
 import { createCacheLoader } from './cache.js';
 import { Limiter } from './limiter.js';
@@ -25,9 +26,12 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
   // A client's own x-request-id names the request in logs and answers, never in the ledger (two requests
   // may send the same); an id the service made is the ledger's too, so an answer leads to its charges.
   const requestId = opts.clientChoseRequestId ? deps.newId() : opts.requestId;
+  const budget = opts.budget ?? 'interactive';
+  const maxLive = maxLiveOf(deps.limits.settings, budget);
   const ctx: RequestContext = {
     deps,
     account,
+    budget,
     requestId,
     get logger() {
       return (logger ??= deps.logger.child({ reqId: opts.requestId, coreRequestId: requestId, account: account.id }));
@@ -39,7 +43,7 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
       return deadline === undefined ? (deadline = deadlineAt === null ? null : deadlineSignal(deadlineAt)) : deadline;
     },
     // Never more than the key's own live cap: a batch alone must not trip it.
-    limiter: new Limiter(deps.limits.settings.maxLive > 0 ? Math.min(deps.config.batchConcurrency, deps.limits.settings.maxLive) : deps.config.batchConcurrency),
+    limiter: new Limiter(maxLive > 0 ? Math.min(deps.config.batchConcurrency, maxLive) : deps.config.batchConcurrency),
     liveLookups: 0,
     cache: createCacheLoader(deps.store),
     homes: new Map<string, Promise<Loaded>>(),

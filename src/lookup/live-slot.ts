@@ -3,24 +3,26 @@
 // the home's lock) and an address's resolution. A lookup that joins another's read of the same home, in
 // this process or through the cross-instance lock, holds none: followers never crowd out the homes
 // nobody is reading, and concurrent asks of one home by one key are never refused for the cap.
-import { liveCapError } from '../accounts/rate-limit.js';
+import { liveCapError, maxLiveOf } from '../accounts/rate-limit.js';
 import type { RequestContext } from './types.js';
 
 /**
  * One of the key's live-lookup slots (across its requests and instances). A lookup beside others of
  * its own request waits for one: those end and give theirs back, so a batch never refuses itself; the
  * wait ends with the client, the request's deadline or the lookup timeout. A request with none of
- * its own under way is refused at once: the key's slots are all held by its other requests.
+ * its own under way is refused at once: the key's slots are all held by its other requests, and the
+ * unit of the window it took is given back (a refusal takes nothing). Background work always waits
+ * for one of its own pool's slots: it is the queue, its items wait rather than fail.
  */
 export async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
   const { limits, config } = ctx.deps;
-  const wait = ctx.liveLookups > 0
+  const wait = ctx.liveLookups > 0 || ctx.budget === 'background'
     ? AbortSignal.any([ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs), ...(ctx.deadline ? [ctx.deadline] : [])])
     : undefined;
   ctx.liveLookups += 1;
   let releaseLive: (() => void) | null = null;
   try {
-    releaseLive = await limits.holdLive(ctx.account.id, wait);
+    releaseLive = await limits.holdLive(ctx.account.id, wait, ctx.budget);
   } finally {
     if (!releaseLive) ctx.liveLookups -= 1;
   }
@@ -36,6 +38,7 @@ export async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
   }
   ctx.deps.metrics.rateLimited.inc({ limit: 'live_lookups' });
   ctx.stats.failed('rate_limited');
-  throw liveCapError(ctx.deps.limits.settings.maxLive);
+  if (ctx.budget === 'interactive') await limits.give(ctx.account.id, 1);
+  throw liveCapError(maxLiveOf(limits.settings, ctx.budget));
 }
 

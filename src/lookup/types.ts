@@ -4,7 +4,7 @@
 import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { AuthCache } from '../accounts/index.js';
-import type { RateLimiter } from '../accounts/rate-limit.js';
+import type { RateLimiter, SlotPool } from '../accounts/rate-limit.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { RequestStats } from '../observability/request-stats.js';
 import type { Collector } from '../collector/types.js';
@@ -39,6 +39,11 @@ export interface CoreDeps {
 export interface RequestContext {
   deps: CoreDeps;
   account: Account;
+  /**
+   * Whose budget the lookups draw on: the key's requests (the minute window, MAX_LIVE_PER_KEY) or its
+   * background work (job items, watch checks: no window unit, BACKGROUND_MAX_LIVE_PER_KEY slots).
+   */
+  budget: SlotPool;
   /**
    * The `request` of the ledger entries this request charges, and its identity in the logs
    * (`coreRequestId`, beside the face's `reqId`): the face's id when the service made it, a new one when
@@ -86,6 +91,8 @@ export interface ContextOptions {
   deadlineMs?: number;
   /** The face's record of the request, filled by the core (a new one when not given). */
   stats?: RequestStats;
+  /** Background work (jobs, watches) draws on the key's background budget; requests on the interactive one. */
+  budget?: SlotPool;
 }
 
 /** A home found in the cache. */

@@ -12,13 +12,15 @@ import type { CoreDeps } from '../lookup/types.js';
 import type { Account } from '../store/index.js';
 import { createRedisClient } from '../store/redis-connection.js';
 import type { Webhooks } from '../webhooks/types.js';
-import { BullScheduler, TimerScheduler, type CheckRun, type WatchScheduler } from './schedule.js';
+import { BullScheduler, CheckLater, TimerScheduler, type CheckRun, type WatchScheduler } from './schedule.js';
 import { MemoryWatchStore, RedisWatchStore, type StoredWatch, type WatchChange, type WatchStore } from './store.js';
 import { WATCHED_FIELDS, type WatchRequest, type Watches, type WatchView } from './types.js';
 
 export * from './types.js';
 
 const HOUR_MS = 3_600_000;
+/** Codes a check meets for a budget or an outage, not for the home: its iteration is run again. */
+const RETRIED = new Set(['rate_limited', 'store_unavailable']);
 /** Compare-and-store attempts of one check before it gives way to the checks that keep writing. */
 const MAX_STORE_ATTEMPTS = 5;
 
@@ -137,7 +139,7 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
     if (!account) return;
     const checkedAt = deps.clock().toISOString();
     // The iteration names the ledger entry: a check's charge leads back to its watch and scheduler run.
-    const ctx = createRequestContext(deps, account, { requestId: `watch:${run.watchId}:${run.iteration}` });
+    const ctx = createRequestContext(deps, account, { requestId: `watch:${run.watchId}:${run.iteration}`, budget: 'background' });
     if (run.rerunSince !== undefined) ctx.retrySince = run.rerunSince;
     let record: PortalProperty;
     let sections: Sections;
@@ -148,6 +150,9 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
       sections = outcome.meta.sections;
     } catch (e) {
       const code = toLookupError(e).code;
+      // Refused for the key's background slots (all held past the wait) or the store: not the home's
+      // answer. The iteration fails and the scheduler runs it again shortly; the watch keeps its record.
+      if (RETRIED.has(code)) throw new CheckLater(code, { cause: e });
       if (code === 'internal') ctx.logger.error({ err: e, watch: run.watchId }, 'watch check failed');
       await amend(run.account, run.watchId, (w) => (later(w, checkedAt) ? null : { ...w, last_checked_at: checkedAt, last_error: code }));
       return;
@@ -197,6 +202,8 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
     try {
       await check(run);
     } catch (e) {
+      // The scheduler's retry (a few, with backoff) takes it.
+      if (e instanceof CheckLater) throw e;
       // The store could not be reached: this iteration is skipped, the schedule stands.
       deps.logger.warn({ err: e, watch: run.watchId }, 'watch check could not run');
     }

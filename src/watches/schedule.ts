@@ -8,6 +8,17 @@ import type { Config } from '../config.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
 import type { RedisClient } from '../store/redis-connection.js';
 
+/** Thrown by a check that must run again shortly (refused for a budget, the store unreachable). */
+export class CheckLater extends Error {
+  constructor(readonly code: string, opts?: ErrorOptions) {
+    super(`watch check to run again: ${code}`, opts);
+  }
+}
+
+/** Runs of one iteration (the first and its retries after CheckLater), and the first retry's delay (doubling). */
+const CHECK_ATTEMPTS = 6;
+const RETRY_BASE_MS = 2_000;
+
 /** One check to run: which watch, and the iteration (a BullMQ job id, or a new id in process). */
 export interface CheckRun {
   account: string;
@@ -24,7 +35,10 @@ export interface WatchScheduler {
   /** The first check at once, then one every `everyMs`. */
   schedule(account: string, watchId: string, everyMs: number): Promise<void>;
   unschedule(watchId: string): Promise<void>;
-  /** Runs the checks in this process from now on. */
+  /**
+   * Runs the checks in this process from now on, WORKER_CONCURRENCY at a time (watches made together
+   * queue for their first check, none is dropped); a check that throws CheckLater runs again later.
+   */
   start(run: (check: CheckRun) => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,6 +61,9 @@ interface Timed {
 export class TimerScheduler implements WatchScheduler {
   readonly #watches = new Map<string, Timed>();
   #run: ((check: CheckRun) => Promise<void>) | null = null;
+  /** Checks due and not yet running, in the order they came due. */
+  readonly #due: { watchId: string; timed: Timed; check: CheckRun; attempt: number }[] = [];
+  #running = 0;
 
   constructor(private readonly newId: () => string) {}
 
@@ -73,16 +90,43 @@ export class TimerScheduler implements WatchScheduler {
     timed.timer = setTimeout(() => {
       if (this.#watches.get(watchId) !== timed || !this.#run) return;
       if (Date.now() < timed.next) return this.#arm(watchId, timed);
+      const scheduled = timed.next;
       timed.next += timed.everyMs;
       if (!timed.running) {
         timed.running = true;
-        void this.#run({ account: timed.account, watchId, iteration: this.newId() }).finally(() => {
-          timed.running = false;
-        });
+        this.#due.push({ watchId, timed, check: { account: timed.account, watchId, iteration: `${this.newId()}:${scheduled}` }, attempt: 0 });
+        this.#pump();
       }
       this.#arm(watchId, timed);
     }, Math.min(wait, MAX_TIMER_MS));
     timed.timer.unref();
+  }
+
+  /** Starts due checks while fewer than WORKER_CONCURRENCY run. */
+  #pump(): void {
+    while (this.#run && this.#running < WORKER_CONCURRENCY && this.#due.length > 0) {
+      const due = this.#due.shift()!;
+      if (this.#watches.get(due.watchId) !== due.timed) continue;
+      this.#running += 1;
+      const run = this.#run;
+      void run(due.attempt === 0 ? due.check : { ...due.check, rerunSince: Number(due.check.iteration.split(':').pop()) })
+        .then(
+          () => (due.timed.running = false),
+          (e: unknown) => {
+            if (!(e instanceof CheckLater) || due.attempt + 1 >= CHECK_ATTEMPTS) return (due.timed.running = false);
+            const retry = setTimeout(() => {
+              this.#due.push({ ...due, attempt: due.attempt + 1 });
+              this.#pump();
+            }, RETRY_BASE_MS * 2 ** due.attempt);
+            retry.unref();
+            return undefined;
+          },
+        )
+        .finally(() => {
+          this.#running -= 1;
+          this.#pump();
+        });
+    }
   }
 
   async close(): Promise<void> {
@@ -113,7 +157,8 @@ export class BullScheduler implements WatchScheduler {
     await this.#q().upsertJobScheduler(watchId, { every: everyMs }, {
       name: 'check',
       data: { account, watchId },
-      opts: { removeOnComplete: true, removeOnFail: 100 },
+      // A check that throws CheckLater (a budget, an outage) is run again with backoff, a few times.
+      opts: { removeOnComplete: true, removeOnFail: 100, attempts: CHECK_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BASE_MS } },
     });
   }
 

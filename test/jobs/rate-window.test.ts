@@ -1,7 +1,6 @@
-// A chunk refused for the key's rate window (RATE_LIMIT_PER_MINUTE) waits for the window, it does not
-// fail: runChunk answers 'later' at the window's end (the limiter's clock is the test's), nothing is read,
-// billed or written, the job stays running; in the next window the same chunk runs and settles. The
-// in-process runner runs a chunk that asked to wait again (and never reports it failed).
+// A job's chunk draws on the key's background budget, not its rate window (RATE_LIMIT_PER_MINUTE): it runs
+// while the key's requests have used the window up, and takes no unit of it (the limiter's clock is the
+// test's). The in-process runner runs a chunk that asked to wait again (and never reports it failed).
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -33,7 +32,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-it('a chunk over the rate window waits for the window, then runs', async () => {
+it("a chunk takes no unit of the key's window: it runs with the window used up, and leaves it as it was", async () => {
   const jobs = new MemoryJobStore();
   const items = [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: 'bad' }];
   const now = Date.now();
@@ -44,25 +43,20 @@ it('a chunk over the rate window waits for the window, then runs', async () => {
   };
   await jobs.create(job, [items]);
 
-  // Another request of the key took a unit of this window: the chunk's two lookups do not fit.
-  expect((await svc.app.core.limits.take(account.id, 1)).allowed).toBe(true);
-  const before = Date.now();
-  const outcome = await runChunk(svc.app.core, jobs, job, account, 0);
-  const after = Date.now();
-  // The window ends 59 s after the limiter's now.
-  expect(outcome.kind).toBe('later');
-  const at = (outcome as { at: number }).at;
-  expect(at).toBeGreaterThanOrEqual(before + WINDOW_MS - 1_000);
-  expect(at).toBeLessThanOrEqual(after + WINDOW_MS - 1_000);
-  expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0, finished_at: null });
-  expect(await jobs.results(job.id, 0)).toBe('');
-  expect(await jobCharges(svc.store, account.id, job.id)).toEqual([]);
+  // The key's interactive requests used this window up.
+  expect((await svc.app.core.limits.take(account.id, 2)).allowed).toBe(true);
+  const refused = await svc.get('/v1/portal/property?zpid=114303858', svc.keys.paid!);
+  expect(refused.status).toBe(429);
+  expect(refused.body.error.details).toMatchObject({ limit: 'lookups_per_minute' });
 
-  // The next window: the chunk runs, the same as an unrefused one.
-  limiterNow += WINDOW_MS;
+  // The job's chunk runs all the same (its budget is the key's background one), and takes nothing.
   expect(await runChunk(svc.app.core, jobs, job, account, 0)).toEqual({ kind: 'done', completed: true });
   expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 3, succeeded: 2, failed: 1, credits: 2 });
   expect(await jobCharges(svc.store, account.id, job.id)).toHaveLength(2);
+
+  // The next window is whole for the key's requests: the job took none of it.
+  limiterNow += WINDOW_MS;
+  expect((await svc.app.core.limits.take(account.id, 2)).window).toMatchObject({ limit: 2, remaining: 0 });
 });
 
 it('the in-process runner runs a chunk that asked to wait again at its time, not failed', async () => {

@@ -1,14 +1,15 @@
-// A job chunk that waited for its key's window bills only the reads it made (issue 25, item 1). Account X's
-// chunk is refused for X's rate window and waits; meanwhile account Y reads the same homes live (Y pays
-// for them); when X's chunk runs again (a re-run of its round) the homes are cache hits for X: credits 0,
-// cached, their real age. Before the fix, the re-run took every home read since its round began for its
-// own dead run's read and charged X as well (X and Y charged for the same reads). One home X's chunk did
-// read before it waited (an earlier pass) is reported billed once, as it was. On the memory store, one
-// Redis server and a Redis Cluster: credits answered = the ledger = `used`, for both accounts.
+// A job chunk that waited bills only the reads it made (issue 25, item 1). Account X's chunk finds X's
+// background live slots all held (the limiter refuses them while the test says so) and waits: it settles
+// what it has (nothing) and its items run in a later round; meanwhile account Y reads the same homes live
+// (Y pays for them); when X's chunk runs again the homes are cache hits for X: credits 0, cached, their
+// real age. Before the fix, a chunk that waited was re-run as its round, took every home read since the
+// round began for its own dead run's read and charged X as well (X and Y charged for the same reads). A
+// read a dead run made is reported billed once, as it was. On the memory store, one Redis server and a
+// Redis Cluster: credits answered = the ledger = `used`, for both accounts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
-import { MemoryRateLimiter, WINDOW_SECONDS } from '../../src/accounts/rate-limit.js';
+import { MemoryRateLimiter, WINDOW_SECONDS, type SlotPool } from '../../src/accounts/rate-limit.js';
 import { runChunk } from '../../src/jobs/chunk.js';
 import { MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -29,6 +30,20 @@ const ACCOUNTS = {
 
 type Backend = 'memory' | 'redis' | 'cluster';
 
+/** The key's background slots, all held while `refuse` is set (as by the key's other chunks). */
+class HeldSlots extends MemoryRateLimiter {
+  refuse = false;
+  refusals = 0;
+
+  override async holdLive(accountId: string, wait?: AbortSignal, pool: SlotPool = 'interactive'): Promise<(() => void) | null> {
+    if (this.refuse && pool === 'background') {
+      this.refusals += 1;
+      return null;
+    }
+    return super.holdLive(accountId, wait, pool);
+  }
+}
+
 describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited for its window (%s)', (backend) => {
   let redis: RedisServer | undefined;
   let cluster: RedisCluster | undefined;
@@ -40,6 +55,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
   let y: Account;
   // The limiter's clock: 1 s into a window.
   let limiterNow = 1_000_000 * WINDOW_MS + 1_000;
+  const limits = new HeldSlots({ perMinute: HOMES.length, maxLive: 0 }, () => limiterNow);
 
   beforeAll(async () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
@@ -61,7 +77,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     }
     svc = await startTestService({
       inProcess: true, store, replayServer: replay, accounts: ACCOUNTS,
-      limits: new MemoryRateLimiter({ perMinute: HOMES.length, maxLive: 0 }, () => limiterNow),
+      limits,
     });
     x = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.x.key);
     y = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.y.key);
@@ -89,10 +105,12 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
       finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
     };
     await jobs.create(job, [items]);
-    // Another request of X takes a unit of this window: the chunk's ten lookups do not fit, it waits.
-    expect((await svc.app.core.limits.take(x.id, 1)).allowed).toBe(true);
+    // X's background slots are all held: the chunk's nine uncached homes wait (its cached one is answered).
+    limits.refuse = true;
     expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
-    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0 });
+    limits.refuse = false;
+    expect(limits.refusals).toBe(HOMES.length - 1);
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 1, credits: 0, cache_hits: 1, finished_at: null });
 
     // Meanwhile Y reads homes 2..10 live (home 1 is cached: a hit for Y).
     for (const zpid of HOMES) {
@@ -101,8 +119,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
       expect(r.body.meta.credits).toBe(zpid === HOMES[0] ? 0 : 1);
     }
 
-    // The next window: X's chunk runs again (a re-run of its round) and finds every home cached.
-    limiterNow += WINDOW_MS;
+    // X's chunk runs again (its next round) and finds every home cached.
     expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
     const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { ok: boolean; meta: { credits: number; cached: boolean; age_seconds: number } });
     expect(lines).toHaveLength(HOMES.length);
