@@ -115,6 +115,7 @@ export interface Config {
   /** Live lookups of one API key at once (all instances together); 0: no cap. */
   maxLivePerKey: number;
   backgroundMaxLivePerKey: number;
+  ledgerRetentionMs: number;
   upgradeUrl: string;
   dashboardUrl: string;
   /** Redis Cluster seed nodes (host:port); null: not a cluster. Exclusive with redisUrl. */
@@ -232,6 +233,7 @@ export const ENV = Type.Object({
   // A full batch (50 lookups) must fit in one window.
   RATE_LIMIT_PER_MINUTE: integer({ default: 600, minimum: 0, description: 'Lookups per API key and minute; 0: no limit' }),
   MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: "Live lookups of one API key's requests (single, batch, GraphQL, MCP) at once; 0: no cap" }),
+  LEDGER_RETENTION_DAYS: integer({ default: 400, minimum: 1, description: 'How long a charge stays in the billing ledger (a year and a month by default, so last month of last year can still be reconciled); older lines are trimmed as new ones come' }),
   BACKGROUND_MAX_LIVE_PER_KEY: integer({ default: 10, minimum: 0, description: "Live lookups of one API key's background work (job items, watch checks) at once, apart from MAX_LIVE_PER_KEY; 0: no cap" }),
   REDIS_CLUSTER_NODES: opt(text({ description: 'Redis Cluster for the store and the job queues instead of REDIS_URL: a comma list of host:port seed nodes' })),
   WORK_IN_SERVICE: flag({ default: true, description: 'Lookup jobs, webhooks and watch checks also run inside the service process (false: only in `npm run worker` processes, on Redis; without it they run in the service regardless)' }),
@@ -440,6 +442,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
     maxLivePerKey: v.MAX_LIVE_PER_KEY,
     backgroundMaxLivePerKey: v.BACKGROUND_MAX_LIVE_PER_KEY,
+    ledgerRetentionMs: v.LEDGER_RETENTION_DAYS * 86_400_000,
     upgradeUrl: v.UPGRADE_URL,
     dashboardUrl: v.DASHBOARD_URL,
     redisClusterNodes: v.REDIS_CLUSTER_NODES === undefined ? null : clusterNodes(v.REDIS_CLUSTER_NODES),

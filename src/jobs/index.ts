@@ -102,7 +102,14 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
       await fail(job.id, account ? 'account revoked' : 'account gone');
       return { kind: 'done', completed: false };
     }
-    const outcome = await runChunk(deps, store, job, account, ref.chunk);
+    let outcome: ChunkOutcome;
+    try {
+      outcome = await runChunk(deps, store, job, account, ref.chunk);
+    } catch (e) {
+      deps.metrics.jobChunkRuns.inc({ outcome: 'failed' });
+      throw e;
+    }
+    deps.metrics.jobChunkRuns.inc({ outcome: outcome.kind === 'later' ? 'waiting' : outcome.completed ? 'settled' : 'skipped' });
     changed.emit(job.id);
     const after = await store.get(job.id);
     if (after && isFinal(after)) await notify(after);

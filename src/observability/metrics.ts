@@ -46,6 +46,7 @@ export class ServiceMetrics {
   readonly siteProxyRequests: Counter;
   readonly siteProxyBytes: Counter;
   readonly canaryReads: Counter<'outcome'>;
+  readonly jobChunkRuns: Counter<'outcome'>;
   private readonly loopDelay: IntervalHistogram;
   private readonly lagWindow: NodeJS.Timeout;
   /** The last complete window's lag in seconds; null before the first window ends. */
@@ -93,6 +94,12 @@ export class ServiceMetrics {
     });
     this.siteProxyRequests = new Counter({ name: 'site_proxy_requests_total', help: 'Requests of the own collector sent through the proxy', registers });
     this.siteProxyBytes = new Counter({ name: 'site_proxy_bytes_total', help: 'Body bytes received through the proxy (decompressed: the wire carries fewer)', registers });
+    this.jobChunkRuns = new Counter({
+      name: 'job_chunk_runs_total',
+      help: 'Runs of job chunks in this process, by outcome (settled, waiting: settled in part and delayed, skipped, failed: to be retried)',
+      labelNames: ['outcome'],
+      registers,
+    });
     this.canaryReads = new Counter({ name: 'site_canary_reads_total', help: 'Canary reads of the own collector alone (never billed or cached), by outcome', labelNames: ['outcome'], registers });
 
     this.loopDelay = monitorEventLoopDelay({ resolution: 10 });

@@ -12,6 +12,7 @@ import type {
   Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
   UsageCounters, VoidRef,
 } from './types.js';
+import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
 
 interface Expiring<T> { value: T; expiresAt: number }
 /** What expiry needs of a Map or an LRUCache. */
@@ -87,7 +88,11 @@ export class MemoryStore implements Store {
   private readonly ledgerEntries: LedgerEntry[] = [];
   private readonly accountWatchers = new Set<() => void>();
 
-  constructor(private readonly clock: () => number = Date.now, maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES) {
+  constructor(
+    private readonly clock: () => number = Date.now,
+    maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES,
+    private readonly ledgerRetentionMs = DEFAULT_LEDGER_RETENTION_MS,
+  ) {
     // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
     this.entries = new LRUCache({ maxSize: maxCacheBytes, sizeCalculation: (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0) });
     const maxKeyBytes = Math.max(1, Math.floor(maxCacheBytes * KEY_SHARE_OF_CACHE));
@@ -203,6 +208,11 @@ export class MemoryStore implements Store {
     u.used += 1;
     if (kind === 'overage') u.overageUsed += 1;
     this.ledgerEntries.push({ ...entry, accountId: r.accountId, kind });
+    // Charges older than the retention go, oldest first (pushed in about time order: trimmed about, as on Redis).
+    const cutoff = this.clock() - this.ledgerRetentionMs;
+    let old = 0;
+    while (old < this.ledgerEntries.length && Date.parse(this.ledgerEntries[old]!.at) < cutoff) old += 1;
+    if (old > 0) this.ledgerEntries.splice(0, old);
     return true;
   }
 

@@ -43,7 +43,8 @@
 //   P{bill}:budget:<scope>:<d>  counter of live lookups held + committed that UTC day (expires 48 h)
 //   P{bill}:res:<reservation>   HASH account, period, kind (as held), included, day, scope, bucket, budget, expires_at
 //   P{bill}:res-by-expiry       ZSET reservation id → expires_at (ms, server time)
-//   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at
+//   P{bill}:ledger              STREAM of charges: reservation, account, cache_key, request, kind, at; trimmed
+//                               to LEDGER_RETENTION_DAYS (MINID, about) by each charge
 //   P{bill}:charges:<request>   HASH reservation → the stream id of its charge, the request's charges (PX 48 h):
 //                               a void or a job chunk's re-run finds them at once, with no scan of the ledger
 //   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
@@ -67,6 +68,7 @@ import type {
   Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
   UsageCounters, VoidRef,
 } from './types.js';
+import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
 
 export interface RedisStoreOptions {
   /** Prefix of every key (default `pl:`). Must not contain `{` or `}` (they would change the hash slot). */
@@ -76,6 +78,8 @@ export interface RedisStoreOptions {
    * with store_unavailable (default 1000 ms). Windows the loop spent busy do not count (see above).
    */
   commandTimeoutMs?: number;
+  /** How long a charge stays in the ledger stream (LEDGER_RETENTION_DAYS). */
+  ledgerRetentionMs?: number;
   /** TCP connect timeout (default 1000 ms). */
   connectTimeoutMs?: number;
   /** Longest pause between reconnection attempts (default 1000 ms). */
@@ -171,7 +175,7 @@ return {1, kind}
  *
  * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream, 4 the record's usage bucket,
  *       5 the request's charges (hash)
- * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at, 5 charges ttl ms
+ * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at, 5 charges ttl ms, 6 the ledger's retention ms
  * Reply: 1 committed | 0 not held | -1 KEYS[4] is not the record's bucket (read it again)
  */
 const LUA_COMMIT = `
@@ -189,7 +193,10 @@ redis.call('HINCRBY', KEYS[4], 'reserved', -1)
 redis.call('HINCRBY', KEYS[4], 'used', 1)
 if r[2] == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_reserved', -1) end
 if kind == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_used', 1) end
-local charge = redis.call('XADD', KEYS[3], '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
+-- Stream ids are Redis' ms: charges older than the retention are trimmed (about: whole nodes) as this one comes.
+local t = redis.call('TIME')
+local oldest = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(ARGV[6])
+local charge = redis.call('XADD', KEYS[3], 'MINID', '~', oldest, '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
   'request', ARGV[3], 'kind', kind, 'at', ARGV[4])
 redis.call('HSET', KEYS[5], ARGV[1], charge)
 redis.call('PEXPIRE', KEYS[5], ARGV[5])
@@ -405,7 +412,12 @@ export class RedisStore implements Store {
   private readonly resetHandlers: Array<() => Promise<void>> = [];
   private recovering: Promise<void> | null = null;
 
-  private constructor(private readonly redis: RedisClient, prefix: string, private readonly timeoutMs: number) {
+  private constructor(
+    private readonly redis: RedisClient,
+    prefix: string,
+    private readonly timeoutMs: number,
+    private readonly ledgerRetentionMs: number,
+  ) {
     this.k = redisKeys(prefix, redis.isCluster);
     redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
     redis.defineCommand('plCommit', { numberOfKeys: 5, lua: LUA_COMMIT });
@@ -449,7 +461,7 @@ export class RedisStore implements Store {
     };
     const redis = createRedisClient(typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target, options);
     redis.on('error', (e: Error) => opts.onError?.(e));
-    const store = new RedisStore(redis, prefix, opts.commandTimeoutMs ?? 1000);
+    const store = new RedisStore(redis, prefix, opts.commandTimeoutMs ?? 1000, opts.ledgerRetentionMs ?? DEFAULT_LEDGER_RETENTION_MS);
     // The first attempt may fail (Redis down): the retry strategy keeps trying in the background.
     const first = redis.connect().catch(() => undefined);
     await Promise.race([first, new Promise((resolve) => setTimeout(resolve, opts.startupWaitMs ?? 1500).unref())]);
@@ -701,7 +713,7 @@ export class RedisStore implements Store {
       const n = Number(await this.run(() =>
         this.scripts.plCommit(
           rec, this.k.reservationsByExpiry, this.k.ledger, bucket, this.k.charges(entry.requestId),
-          entry.reservationId, entry.cacheKey, entry.requestId, entry.at, String(CHARGES_TTL_MS),
+          entry.reservationId, entry.cacheKey, entry.requestId, entry.at, String(CHARGES_TTL_MS), String(this.ledgerRetentionMs),
         ),
       ));
       if (n !== -1) return n === 1;

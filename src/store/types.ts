@@ -30,3 +30,6 @@ export interface StoreConnection {
 }
 
 export interface Store extends StoreConnection, AccountStore, CacheStore, BillingStore, LockStore, IdempotencyStore {}
+
+/** How long a charge stays in the ledger unless LEDGER_RETENTION_DAYS says otherwise: 400 days. */
+export const DEFAULT_LEDGER_RETENTION_MS = 400 * 86_400_000;

@@ -119,6 +119,17 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       expect(await store.settleChunk(job.id, 0, write(0))).toBe(false);
     });
 
+    it('lists the chunks whose round began and did not settle (a cancel keeps them queued)', async () => {
+      const job = await makeJob(3);
+      const iso = new Date().toISOString();
+      expect(await store.begunChunks(job.id)).toEqual([]);
+      await store.startChunk(job.id, 0, Date.now(), iso);
+      await store.startChunk(job.id, 2, Date.now(), iso);
+      expect(await store.begunChunks(job.id)).toEqual([0, 2]);
+      expect(await store.settleChunk(job.id, 2, write(0))).toBe(true);
+      expect(await store.begunChunks(job.id)).toEqual([0]);
+    });
+
     it('a running chunk failed past its retries ends the cancelled job', async () => {
       const job = await makeJob(1);
       const iso = new Date().toISOString();

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import pino from 'pino';
-import { hashApiKey, seededAccountId } from '../../src/accounts/index.js';
+import { authenticate, hashApiKey, seededAccountId } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, RedisRateLimiter } from '../../src/accounts/rate-limit.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
@@ -32,6 +32,34 @@ describe('MemoryRateLimiter', () => {
     expect((await limiter.take('b', 50)).allowed).toBe(true);
     now += 500;
     expect(await limiter.take('a', 21)).toEqual({ allowed: true, window: { limit: 50, remaining: 29, resetSeconds: 60 } });
+  });
+
+  it('gives units back to the window still current, never below zero used', async () => {
+    let now = Date.parse('2026-11-23T12:00:30.000Z');
+    const limiter = new MemoryRateLimiter({ perMinute: 50, maxLive: 2 }, () => now);
+    expect((await limiter.take('a', 50)).allowed).toBe(true);
+    await limiter.give('a', 2);
+    expect(await limiter.take('a', 3)).toMatchObject({ allowed: false, window: { remaining: 2 } });
+    expect(await limiter.take('a', 2)).toMatchObject({ allowed: true, window: { remaining: 0 } });
+    await limiter.give('a', 100);
+    expect(await limiter.take('a', 0)).toMatchObject({ window: { remaining: 50 } });
+    // A give after the window rolled over leaves the new window as it is.
+    expect((await limiter.take('a', 10)).allowed).toBe(true);
+    now += 60_000;
+    await limiter.give('a', 5);
+    expect(await limiter.take('a', 0)).toMatchObject({ window: { remaining: 50 } });
+  });
+
+  it('keeps the background pool of live slots apart from the interactive one', async () => {
+    const limiter = new MemoryRateLimiter({ perMinute: 0, maxLive: 1, maxBackgroundLive: 2 });
+    const mine = await limiter.holdLive('a');
+    expect(await limiter.holdLive('a')).toBeNull();
+    const bg = [await limiter.holdLive('a', undefined, 'background'), await limiter.holdLive('a', undefined, 'background')];
+    expect(bg.map((r) => typeof r)).toEqual(['function', 'function']);
+    expect(await limiter.holdLive('a', undefined, 'background')).toBeNull();
+    mine!();
+    expect(await limiter.holdLive('a', undefined, 'background')).toBeNull();
+    expect(typeof (await limiter.holdLive('a'))).toBe('function');
   });
 
   it('holds live slots per account; a release frees one, twice is once', async () => {
@@ -213,10 +241,15 @@ describe('live lookups at once, held at a gate', () => {
     const first = svc.get('/v1/portal/property?zpid=2146993218', key);
     const second = svc.get('/v1/portal/property?zpid=114303858', key);
     await proxy.arrived(2);
+    const accountId = (await authenticate(svc.store, svc.config.apiKeySecret, key)).id;
+    const before = (await svc.app.core.limits.take(accountId, 0)).window!;
     const third = await svc.get('/v1/portal/property?zpid=15192198', key);
     expect(third.status).toBe(429);
     expect(third.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'live_lookups', max_live: 2 } });
     expect(third.headers.get('retry-after')).toBe('1');
+    // The refusal took no unit of the key's window (unless a new window began meanwhile: then it is whole).
+    const after = (await svc.app.core.limits.take(accountId, 0)).window!;
+    expect(after.remaining).toBe(after.resetSeconds > before.resetSeconds ? after.limit : before.remaining);
     // Another key's live lookup is admitted: it reaches the (gated) site.
     const otherKey = svc.get('/v1/portal/property?zpid=15192198', svc.keys.paid!);
     await proxy.arrived(3);
@@ -390,6 +423,35 @@ describe('on one Redis, two instances share the limits', () => {
       const first = await limiter.take('early', 1);
       expect(first).toEqual({ allowed: true, window: expect.objectContaining({ limit: 50, remaining: 49 }) });
       expect(lines).toEqual([]);
+    } finally {
+      await limiter.close();
+    }
+  });
+
+  it('gives units back to the current window, and keeps the background slots apart, on Redis', async () => {
+    const limiter = limiterOn(3000, 1);
+    try {
+      for (let attempt = 0; ; attempt += 1) {
+        const first = await limiter.take(`give${attempt}`, 50);
+        await limiter.give(`give${attempt}`, 2);
+        const refused = await limiter.take(`give${attempt}`, 3);
+        const taken = await limiter.take(`give${attempt}`, 2);
+        // Each take in the same window as the first (else the window rolled over: try again).
+        if (refused.window!.resetSeconds > first.window!.resetSeconds || taken.window!.resetSeconds > first.window!.resetSeconds) {
+          if (attempt < 3) continue;
+          throw new Error('the window rolled over on every attempt');
+        }
+        expect(refused).toMatchObject({ allowed: false, window: { remaining: 2 } });
+        expect(taken).toMatchObject({ allowed: true, window: { remaining: 0 } });
+        break;
+      }
+      const mine = await limiter.holdLive('pools');
+      expect(await limiter.holdLive('pools')).toBeNull();
+      const bg = await limiter.holdLive('pools', undefined, 'background');
+      expect(typeof bg).toBe('function');
+      expect(await limiter.holdLive('pools', undefined, 'background')).toBeNull();
+      mine!();
+      bg!();
     } finally {
       await limiter.close();
     }
