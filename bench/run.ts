@@ -294,6 +294,54 @@ async function hitsWhileReading(a: Instance, hit: Target): Promise<void> {
   });
 }
 
+/** Runs a job of `ids` on instance `i` to its end (polled): its wall time and final view. */
+async function runJob(i: Instance, ids: string[]): Promise<{ ms: number; job: any }> {
+  const t = performance.now();
+  const made = await post(i.url, '/v1/portal/jobs', batchBody(ids));
+  if (made.status !== 202) throw new Error(`job refused: ${made.status} ${JSON.stringify(made.body).slice(0, 300)}`);
+  for (;;) {
+    const job = (await (await fetch(`${i.url}/v1/portal/jobs/${made.body.data.id}`, { headers })).json()).data;
+    if (job.finished_at) return { ms: performance.now() - t, job };
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * Issue 25's job rows, on Redis with the default background budget (BACKGROUND_MAX_LIVE_PER_KEY 10,
+ * JOB_CONCURRENCY 2): an uncached job at page delay D (against what 10 background slots allow, 10 / D),
+ * then a job of 2,000 distinct cached homes (against the single REST hits/s of the same run).
+ */
+async function jobRows(a: Instance, setDelay: (ms: number) => Promise<void>, singleHitsPerSecond: number): Promise<void> {
+  const uncached = zpids(40_000, QUICK ? 100 : 500);
+  await setDelay(D);
+  const cold = await runJob(a, uncached);
+  const coldRate = uncached.length / (cold.ms / 1000);
+  const ceiling = 10 / (D / 1000);
+  rows.push({
+    what: `job of ${fmt(uncached.length)} distinct uncached homes, page delay D = ${D} ms (Redis, 10 background slots)`,
+    measured: `${fmt(coldRate, 1)} homes/s (${fmt(cold.ms / 1000, 1)} s; ${cold.job.succeeded} ok, ${cold.job.failed} failed)`,
+    baseline: `10 slots / D = ${fmt(ceiling, 1)} homes/s`,
+    ratio: coldRate / ceiling,
+    target: '≥ 0.8 × 10 / D, every item ok',
+    met: coldRate / ceiling >= 0.8 && cold.job.failed === 0,
+    raw: cold,
+  });
+  await setDelay(0);
+  const cached = zpids(50_000, QUICK ? 500 : 2_000);
+  for (let i = 0; i < cached.length; i += 50) await warm(a, cached.slice(i, i + 50));
+  const hot = await runJob(a, cached);
+  const hotRate = cached.length / (hot.ms / 1000);
+  rows.push({
+    what: `job of ${fmt(cached.length)} distinct cached homes (Redis): homes/s vs single REST hits/s`,
+    measured: `${fmt(hotRate)} homes/s (${fmt(hot.ms / 1000, 2)} s; ${hot.job.cache_hits} cached)`,
+    baseline: `${fmt(singleHitsPerSecond)} hits/s`,
+    ratio: hotRate / singleHitsPerSecond,
+    target: '2,000 in ≤ 15 s, all cached',
+    met: hot.ms <= 15_000 && hot.job.cache_hits === cached.length,
+    raw: hot,
+  });
+}
+
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
@@ -368,6 +416,7 @@ async function main(): Promise<void> {
   await uncachedBatch(free, null, setDelay, 30_000);
   await free.stop();
   await hitsWhileReading(a, rest([a.url]));
+  await jobRows(a, setDelay, median(results.get('rest-redis')!.service.map((m) => m.perSecond)));
 
   const table = [
     '| what | measured | baseline (same run) | ratio | target | met |',
