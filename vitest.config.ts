@@ -12,6 +12,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const OWN_PROCESS = [
   'test/e2e/event-loop-lag.test.ts', 'test/store/redis.test.ts', 'test/store/redis-outage.test.ts',
   'test/e2e/redis-outage.test.ts', 'test/e2e/store-reset.test.ts', 'test/e2e/startup.test.ts',
+  'test/e2e/store-outage-routes.test.ts',
 ];
 
 /**

@@ -6,15 +6,15 @@
 // with job.failed.
 import { EventEmitter } from 'node:events';
 import { LookupError, toLookupError } from '../contract/index.js';
-import { usesRedis } from '../config.js';
+import { usesRedis, type Config } from '../config.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account } from '../store/index.js';
-import { createRedisClient } from '../store/redis-connection.js';
+import { FailFastRedis } from '../store/fail-fast.js';
 import type { Webhooks } from '../webhooks/types.js';
 import { indexOfLine, runChunk, type ChunkOutcome } from './chunk.js';
 import { BullChunkRunner, MemoryChunkRunner, type ChunkRef, type ChunkRunner } from './runner.js';
 import { CHUNK_SIZE, MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from './store.js';
-import { MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
+import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
 
 export * from './types.js';
 export { CHUNK_SIZE } from './store.js';
@@ -52,13 +52,19 @@ export interface JobsOptions {
   store?: JobStore;
 }
 
+/** The job store on Redis under the store's outage rule (store/fail-fast.ts): 503 store_unavailable within the command timeout. */
+function redisJobStore(config: Config): RedisJobStore {
+  const redis = new FailFastRedis(config, config.redisCommandTimeoutMs);
+  return new RedisJobStore(redis.client, config.redisPrefix, JOB_TTL_MS, redis.run);
+}
+
 export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions = {}): Jobs {
   const { config } = deps;
   const log = deps.logger.child({ component: 'jobs' });
   const onRedis = usesRedis(config);
   const now = () => deps.clock().getTime();
   const store: JobStore = opts.store
-    ?? (onRedis ? new RedisJobStore(createRedisClient(config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), config.redisPrefix) : new MemoryJobStore(now));
+    ?? (onRedis ? redisJobStore(config) : new MemoryJobStore(now));
   const runner: ChunkRunner = onRedis ? new BullChunkRunner(config, log) : new MemoryChunkRunner(config.jobConcurrency, log);
   // This process's changes to a job, by id: progress() wakes at once on them.
   const changed = new EventEmitter().setMaxListeners(0);

@@ -6,6 +6,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
+import { boundQueueCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import type { ChunkOutcome } from './chunk.js';
 
@@ -58,15 +59,19 @@ export class BullChunkRunner implements ChunkRunner {
     }));
   }
 
+  // A request waits on these two: bounded as any store call (store/fail-fast.ts), never through a reconnection.
   async enqueue(job: string, chunks: number): Promise<void> {
     const refs = Array.from({ length: chunks }, (_, chunk) => ({ job, chunk }));
-    await this.#q().addBulk(refs.map((ref) => ({ name: 'chunk', data: ref, opts: { jobId: bullJobId(ref) } })));
+    await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () =>
+      this.#q().addBulk(refs.map((ref) => ({ name: 'chunk', data: ref, opts: { jobId: bullJobId(ref) } }))));
   }
 
   async remove(job: string, chunks: number, keep: ReadonlySet<number> = new Set()): Promise<void> {
-    // A chunk running (locked) is not removed: it sees the job cancelled, or finishes its write.
+    // A chunk running (locked) is not removed: it sees the job cancelled, or finishes its write. Best effort:
+    // a chunk left queued (the queue unreachable now) finds the job cancelled when it runs.
     const drop = Array.from({ length: chunks }, (_, chunk) => chunk).filter((chunk) => !keep.has(chunk));
-    await Promise.all(drop.map((chunk) => this.#q().remove(bullJobId({ job, chunk })).catch(() => 0)));
+    await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () =>
+      Promise.all(drop.map((chunk) => this.#q().remove(bullJobId({ job, chunk })).catch(() => 0)))).catch(() => undefined);
   }
 
   async start(handle: ChunkHandler, failed: ChunkFailure): Promise<void> {

@@ -7,6 +7,7 @@
 // TTL (a key written later takes the job key's remaining PTTL), the memory store by its clock at the write,
 // so a service whose clock is skewed from Redis' keeps its jobs their whole lifetime.
 import type { LookupOptions } from '../contract/index.js';
+import { classifiedCall, type StoreCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { JOB_TTL_MS, type JobStatus, type JobView } from './types.js';
 
@@ -367,12 +368,16 @@ type Scripted = RedisClient & {
 /** Jobs on Redis, shared by every instance and worker. */
 export class RedisJobStore implements JobStore {
   readonly #redis: Scripted;
+  /** Every Redis call goes through it: bounded and classified (store/fail-fast.ts), as the service's store's. */
+  readonly #run: StoreCall;
 
   constructor(
     redis: RedisClient,
     private readonly prefix: string,
     private readonly ttlMs: number = JOB_TTL_MS,
+    run: StoreCall = classifiedCall,
   ) {
+    this.#run = run;
     redis.defineCommand('jobStart', { numberOfKeys: 2, lua: LUA_START });
     redis.defineCommand('jobSettle', { numberOfKeys: 3, lua: LUA_SETTLE });
     redis.defineCommand('jobFinish', { numberOfKeys: 1, lua: LUA_FINISH });
@@ -396,12 +401,12 @@ export class RedisJobStore implements JobStore {
     for (const [k, v] of Object.entries(rest)) fields[k] = v === null ? '' : String(v);
     const multi = this.#redis.multi().hset(this.#key(job.id, 'job'), fields).pexpire(this.#key(job.id, 'job'), this.ttlMs);
     chunkItems.forEach((items, n) => multi.set(this.#key(job.id, `items:${n}`), JSON.stringify(items), 'PX', this.ttlMs));
-    await multi.exec();
-    await this.#redis.jobIndex(this.#index(job.accountId), job.id, this.ttlMs);
+    await this.#run(() => multi.exec());
+    await this.#run(() => this.#redis.jobIndex(this.#index(job.accountId), job.id, this.ttlMs));
   }
 
   async get(id: string): Promise<JobRecord | null> {
-    const h = await this.#redis.hgetall(this.#key(id, 'job'));
+    const h = await this.#run(() => this.#redis.hgetall(this.#key(id, 'job')));
     if (!h.id) return null;
     const num = (k: string) => Number(h[k] ?? 0);
     const str = (k: string) => (h[k] ? h[k]! : null);
@@ -431,12 +436,12 @@ export class RedisJobStore implements JobStore {
     const index = this.#index(accountId);
     let max = '+inf';
     if (cursor !== null) {
-      const score = await this.#redis.zscore(index, cursor);
+      const score = await this.#run(() => this.#redis.zscore(index, cursor));
       if (score === null) return { ids: [], next: null };
       max = score;
     }
     // Members of one score come in reverse lexical order; those of the cursor's score up to it are skipped.
-    const raw = await this.#redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1000);
+    const raw = await this.#run(() => this.#redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1000));
     const ids: string[] = [];
     let past = cursor === null;
     for (let i = 0; i < raw.length; i += 2) {
@@ -452,12 +457,12 @@ export class RedisJobStore implements JobStore {
   }
 
   async items(id: string, chunk: number): Promise<unknown[]> {
-    const text = await this.#redis.get(this.#key(id, `items:${chunk}`));
+    const text = await this.#run(() => this.#redis.get(this.#key(id, `items:${chunk}`)));
     return text ? (JSON.parse(text) as unknown[]) : [];
   }
 
   async startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart> {
-    const r = await this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso);
+    const r = await this.#run(() => this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso));
     if (r[0] === 'gone') return { state: 'gone' };
     if (r[0] === 'skip') return { state: 'skip', status: r[1] as JobStatus, settled: r[2] === '1' };
     return { state: 'run', round: Number(r[1]), roundStart: Number(r[2]), rerun: r[3] === '1', partial: r[4] ?? '', billed: r[5] ? r[5].split(' ') : [] };
@@ -465,10 +470,10 @@ export class RedisJobStore implements JobStore {
 
   async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
     const c = w.counts;
-    const applied = await this.#redis.jobSettle(
+    const applied = await this.#run(() => this.#redis.jobSettle(
       this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`),
       w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now,
-    );
+    ));
     return applied === 1;
   }
 
@@ -476,30 +481,31 @@ export class RedisJobStore implements JobStore {
     const keys = [this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`)] as const;
     // Read, change, write if unchanged: another adjusting run in between makes this one read again.
     for (let attempt = 0; attempt < 10; attempt += 1) {
-      const [text, billed] = await this.#redis.jobReadSettled(...keys);
+      const [text, billed] = await this.#run(() => this.#redis.jobReadSettled(...keys));
       const change = adopt(text, billed ? billed.split(' ') : []);
       if (!change) return 0;
       const c = change.counts;
-      if ((await this.#redis.jobAdjust(...keys, text, billed, change.text, change.billed.join(' '), c.succeeded, c.failed, c.cache_hits, c.credits)) === 1) return change.billed.length;
+      const adjusted = await this.#run(() => this.#redis.jobAdjust(...keys, text, billed, change.text, change.billed.join(' '), c.succeeded, c.failed, c.cache_hits, c.credits));
+      if (adjusted === 1) return change.billed.length;
     }
     throw new Error(`job ${id} chunk ${chunk}: adjust kept losing to other writes`);
   }
 
   async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
-    return (await this.#redis.jobFinish(this.#key(id, 'job'), status, nowIso)) === 1;
+    return (await this.#run(() => this.#redis.jobFinish(this.#key(id, 'job'), status, nowIso))) === 1;
   }
 
   async results(id: string, chunk: number): Promise<string> {
-    const done = await this.#redis.get(this.#key(id, `results:${chunk}`));
-    return done ?? (await this.#redis.hget(this.#key(id, `chunk:${chunk}`), 'partial')) ?? '';
+    const done = await this.#run(() => this.#redis.get(this.#key(id, `results:${chunk}`)));
+    return done ?? (await this.#run(() => this.#redis.hget(this.#key(id, `chunk:${chunk}`), 'partial'))) ?? '';
   }
 
   async begunChunks(id: string): Promise<number[]> {
-    const chunks = Number((await this.#redis.hget(this.#key(id, 'job'), 'chunks')) ?? 0);
+    const chunks = Number((await this.#run(() => this.#redis.hget(this.#key(id, 'job'), 'chunks'))) ?? 0);
     if (chunks === 0) return [];
     const multi = this.#redis.multi();
     for (let n = 0; n < chunks; n += 1) multi.hmget(this.#key(id, `chunk:${n}`), 'round_start', 'done');
-    const rows = (await multi.exec()) ?? [];
+    const rows = (await this.#run(() => multi.exec())) ?? [];
     return rows.flatMap(([, v], n) => {
       const [roundStart, done] = (v ?? []) as (string | null)[];
       return roundStart && done !== '1' ? [n] : [];
@@ -507,11 +513,11 @@ export class RedisJobStore implements JobStore {
   }
 
   async claimNotice(id: string): Promise<boolean> {
-    return (await this.#redis.set(this.#key(id, 'notice'), '1', 'PX', this.ttlMs, 'NX')) === 'OK';
+    return (await this.#run(() => this.#redis.set(this.#key(id, 'notice'), '1', 'PX', this.ttlMs, 'NX'))) === 'OK';
   }
 
   async releaseNotice(id: string): Promise<void> {
-    await this.#redis.del(this.#key(id, 'notice'));
+    await this.#run(() => this.#redis.del(this.#key(id, 'notice')));
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,8 @@
 // per request, no session), answering plain JSON. The caller is the x-api-key of each request,
 // checked first as on every REST route: a missing or wrong key is the envelope's 401, not an MCP answer.
 // The transport's web Response is sent through Fastify, so the v1 headers, the drain and the request
-// log apply as to any route; GET and DELETE /mcp (sessions, server-sent streams) answer 405.
+// log apply as to any route; GET and DELETE /mcp (sessions, server-sent streams) answer 405. A JSON-RPC
+// batch is refused whole (400, -32600), none of its messages run.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { authenticate } from '../accounts/index.js';
@@ -14,6 +15,17 @@ import { buildMcpServer } from './server.js';
 import type { OpenContext } from './tools.js';
 
 export const MCP_PATH = '/mcp';
+
+/**
+ * The answer to a JSON-RPC batch (a JSON array body): refused whole, none of it run. A batch would be
+ * one HTTP request running any number of calls in one request context (MCP's 2025-06-18 revision
+ * dropped batches); one message per request keeps one call per request, as REST's one lookup.
+ */
+export const BATCH_REFUSED = {
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per HTTP request.' },
+} as const;
 
 /** The request as the SDK's web-standard transport reads it; the body is handed over already parsed. */
 function webRequest(request: FastifyRequest): Request {
@@ -30,6 +42,7 @@ export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.post(MCP_PATH, async (request, reply) => {
     try {
       const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key'], deps.auth);
+      if (Array.isArray(request.body)) return await reply.code(400).type('application/json').send(BATCH_REFUSED);
       const open: OpenContext = async ({ signal, deadlineMs }) =>
         createRequestContext(deps, account, {
           ...requestIdOf(request),

@@ -2,9 +2,10 @@
 // (stdio.ts, http.ts) gives it the way to open a tool call's request context: who is calling and
 // what aborts the call.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { humanMs } from '../contract/index.js';
 import { RELEASE, type CoreDeps } from '../lookup/index.js';
-import { toolDefinitions, type OpenContext } from './tools.js';
+import { toolDefinitions, toolError, unknownTool, type OpenContext } from './tools.js';
 
 export const MCP_SERVER_NAME = 'portal-lookup';
 
@@ -15,10 +16,19 @@ const instructions = (cacheTtlMs: number): string =>
 
 export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
   const server = new McpServer({ name: MCP_SERVER_NAME, version: RELEASE }, { instructions: instructions(deps.config.cacheTtlMs) });
-  const tools = toolDefinitions(open, deps.config);
-  for (const [name, tool] of Object.entries(tools)) {
-    const log = deps.logger.child({ tool: name });
-    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) => tool.handler(args, extra.signal, log));
+  const tools = new Map(Object.entries(toolDefinitions(open, deps.config)).map(([name, tool]) => [name, { ...tool, log: deps.logger.child({ tool: name }) }]));
+  for (const [name, tool] of tools) {
+    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) => tool.handler(args, extra.signal, tool.log));
   }
+  // tools/call is answered here, not by the SDK's handler (registerTool installed it; the listing stays the
+  // SDK's): an unknown tool name is then a tool error in the documented coded form (bad_param), like every
+  // other failure, not the SDK's bare text. Every argument is checked by the contract's validator in the
+  // tool (their schemas are all unknown to the SDK), so nothing of the SDK's checks is lost.
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name } = request.params;
+    const tool = tools.get(name);
+    if (!tool) return toolError(unknownTool(name, [...tools.keys()]), deps.logger);
+    return tool.handler(request.params.arguments ?? {}, extra.signal, tool.log);
+  });
   return server;
 }

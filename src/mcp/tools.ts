@@ -86,6 +86,12 @@ export function toolError(e: unknown, log: ErrorLog): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error }) }], structuredContent: { error }, isError: true };
 }
 
+/** A tools/call naming no tool of this server: bad_param on the call's `name`, the tools it has named. */
+export function unknownTool(name: unknown, names: string[]): LookupError {
+  const reason = `no such tool; the tools are ${names.join(', ')}`;
+  return new LookupError('bad_param', { message: `Invalid name: ${reason}.`, details: { param: 'name', reason } });
+}
+
 const homeData = (data: PortalProperty, full: boolean) => (full ? data : pick(data, COMPACT_FIELDS));
 const homeMeta = (meta: LookupMeta, full: boolean) => (full ? meta : pick(meta, COMPACT_META));
 

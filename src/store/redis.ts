@@ -21,17 +21,12 @@
 // scans: the sweep, listAccounts and the ledger read keys of one slot. Pub/sub (account changes)
 // reaches every node of a cluster. The fail-fast rules below hold for the cluster client too.
 //
-// Outage: the client fails fast. No offline queue, no retries of a command, a short command timeout;
-// every failure of any method surfaces as LookupError('store_unavailable'), whose retry-after (30 s)
-// comes from the contract's error table. The connection itself is retried forever in the background
-// (every ≤ 1 s), so the same instance recovers by itself once Redis is back.
-//
-// A busy process is not a dead store: the command timeout is this file's own, not ioredis', and it
-// only blames the store for silence while this process was free to hear an answer (the event loop
-// spent at least half the window idle, waiting for I/O, as a share: a blocked loop stretches the
-// window), and decides only after the poll phase has read any answer already in the socket. A window the loop spent busy (a saturated
-// process: timers fire late, before the answer that is already in the socket is read) does not
-// count; after a few such windows the command is shed as 503 `upstream_busy` with reason `overloaded` (retry-after 1 s).
+// Outage: the rule of every Redis call a request waits on (fail-fast.ts): the client fails fast (no
+// offline queue, no retries of a command, the connection retried forever in the background, every
+// ≤ 1 s), every call is bounded by the command timeout (judged only while this process was free to hear
+// an answer: a busy one sheds the call as 503 `upstream_busy`, reason `overloaded`), and every failure of
+// any method surfaces as LookupError('store_unavailable'), whose retry-after (30 s) comes from the
+// contract's error table. The same instance recovers by itself once Redis is back.
 //
 // Key layout (P = the configured prefix, default `pl:`):
 //   P{acct}:account:<id>        JSON of the Account
@@ -57,11 +52,11 @@
 //   Pidem:<slot>                HASH body_hash, and token (claimed, PX lease) or answer (packed, PX 24 h);
 //                               slot = sha256(account, idempotency key): per account, any characters
 import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
 import type { RedisOptions } from 'ioredis';
-import { instanceBusy, LookupError } from '../contract/errors.js';
+import { LookupError } from '../contract/errors.js';
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, ENTRY_FORMAT, readWithRaw } from './entry-format.js';
+import { boundStoreCall, failFastOptions, storeUnavailable as unavailable } from './fail-fast.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
 import { createRedisClient, keySlot, type RedisClient, type RedisTarget } from './redis-connection.js';
 import type {
@@ -75,7 +70,7 @@ export interface RedisStoreOptions {
   prefix?: string;
   /**
    * A command that has not answered within this time, while the event loop was mostly idle, fails
-   * with store_unavailable (default 1000 ms). Windows the loop spent busy do not count (see above).
+   * with store_unavailable (default 1000 ms). Windows the loop spent busy do not count (fail-fast.ts).
    */
   commandTimeoutMs?: number;
   /** How long a charge stays in the ledger stream (LEDGER_RETENTION_DAYS). */
@@ -106,10 +101,6 @@ const PENDING_UNLOCK_MAX_AGE_MS = 10 * 60_000;
 /** How often a cluster's pending unlocks are sent again. */
 const UNLOCK_RETRY_MS = 1000;
 const LEDGER_PAGE = 1000;
-/** Share of a timeout window the event loop must have spent idle for the store's silence to count. */
-const IDLE_SHARE = 0.5;
-/** Windows a command may wait while the process is too busy to judge the store, before it is shed. */
-const MAX_BUSY_WINDOWS = 5;
 
 // ---------------------------------------------------------------------------------------------
 // Lua. All integers cross as strings; replies are arrays of strings/integers.
@@ -449,16 +440,10 @@ export class RedisStore implements Store {
   static async connect(target: string | RedisTarget, opts: RedisStoreOptions = {}): Promise<RedisStore> {
     const prefix = opts.prefix ?? 'pl:';
     if (/[{}]/.test(prefix)) throw new Error(`REDIS_PREFIX must not contain { or } (got "${prefix}")`);
-    const maxDelay = opts.maxReconnectDelayMs ?? 1000;
-    const options: RedisOptions = {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      connectTimeout: opts.connectTimeoutMs ?? 1000,
-      retryStrategy: (times: number) => Math.min(times * 100, maxDelay),
-      enableReadyCheck: true,
-      lazyConnect: true,
-    };
+    const options: RedisOptions = failFastOptions({
+      ...(opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: opts.connectTimeoutMs }),
+      ...(opts.maxReconnectDelayMs === undefined ? {} : { maxReconnectDelayMs: opts.maxReconnectDelayMs }),
+    });
     const redis = createRedisClient(typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target, options);
     redis.on('error', (e: Error) => opts.onError?.(e));
     const store = new RedisStore(redis, prefix, opts.commandTimeoutMs ?? 1000, opts.ledgerRetentionMs ?? DEFAULT_LEDGER_RETENTION_MS);
@@ -928,49 +913,10 @@ export class RedisStore implements Store {
 
   /**
    * Runs one Redis call; any failure (down, no answer, reply error) becomes store_unavailable, and
-   * a process too busy to read the answer sheds the call as upstream_busy, reason overloaded (see the top of this file).
+   * a process too busy to read the answer sheds the call as upstream_busy, reason overloaded (the rule of fail-fast.ts).
    */
   private run<T>(call: () => Promise<T>): Promise<T> {
-    let pending: Promise<T>;
-    try {
-      pending = call();
-    } catch (e) {
-      return Promise.reject(unavailable(e));
-    }
-    return new Promise<T>((resolve, reject) => {
-      let busyWindows = 0;
-      let settled = false;
-      let since = performance.eventLoopUtilization();
-      const decide = () => {
-        if (settled) return;
-        const window = performance.eventLoopUtilization(since);
-        since = performance.eventLoopUtilization();
-        // The share, not the idle time: a window stretched by a blocked loop is mostly busy.
-        if (window.idle >= (window.idle + window.active) * IDLE_SHARE) {
-          reject(unavailable(new Error(`no answer within ${this.timeoutMs} ms`)));
-        } else if (++busyWindows >= MAX_BUSY_WINDOWS) {
-          reject(instanceBusy('overloaded', { cause: new Error(`event loop busy for ${busyWindows} command windows`) }));
-        } else {
-          timer = setTimeout(judge, this.timeoutMs);
-        }
-      };
-      // Timers run before the poll phase: decide after it, so an answer that reached the socket while
-      // the loop was blocked is read first and not blamed on the store.
-      const judge = () => setImmediate(decide);
-      let timer = setTimeout(judge, this.timeoutMs);
-      pending.then(
-        (v) => {
-          settled = true;
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (e: unknown) => {
-          settled = true;
-          clearTimeout(timer);
-          reject(unavailable(e));
-        },
-      );
-    });
+    return boundStoreCall(call, this.timeoutMs);
   }
 }
 
@@ -1012,11 +958,6 @@ export function redisKeys(p: string, cluster = false) {
     lock: (key: string) => `${p}lock:${key}`,
     idempotency: (accountId: string, key: string) => `${p}idem:${idempotencySlot(accountId, key)}`,
   };
-}
-
-/** The store's one failure; its retry-after (30 s) comes from the contract's error table. */
-function unavailable(cause: unknown): LookupError {
-  return new LookupError('store_unavailable', { cause });
 }
 
 /** A transaction's replies; throws the first command's error (exec resolves with them, it does not reject). */

@@ -5,12 +5,12 @@
 // the body with the contract's parseWatchBody; the rest of the rules are here.
 import { hasFailedSection, LookupError, MAX_WATCHES_PER_ACCOUNT, WATCH_MAX_INTERVAL_HOURS, toLookupError, type PortalProperty, type Sections } from '../contract/index.js';
 import { unreadFields } from '../lookup/changes.js';
-import { usesRedis } from '../config.js';
+import { usesRedis, type Config } from '../config.js';
 import { createRequestContext } from '../lookup/context.js';
 import { lookupOne } from '../lookup/lookup.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account } from '../store/index.js';
-import { createRedisClient } from '../store/redis-connection.js';
+import { classifiedCall, FailFastRedis } from '../store/fail-fast.js';
 import type { Webhooks } from '../webhooks/types.js';
 import { BullScheduler, CheckLater, TimerScheduler, type CheckRun, type WatchScheduler } from './schedule.js';
 import { MemoryWatchStore, RedisWatchStore, type StoredWatch, type WatchChange, type WatchStore } from './store.js';
@@ -33,28 +33,16 @@ export interface WatchesOptions {
 
 const notFound = (): LookupError => new LookupError('not_found', { message: 'No such watch.' });
 
-/** How long a request waits for the watch store or the schedule before answering store_unavailable. */
-const STORE_WAIT_MS = 5_000;
-
 /**
- * A request's call on the watch store or the schedule: a Redis that does not answer (BullMQ's connection
- * waits through reconnections) is store_unavailable within STORE_WAIT_MS, never a hung request or a 500.
+ * A request's call on the watch store or the schedule: any failure that is not already a coded one is
+ * store_unavailable (the Redis store and the BullMQ schedule bound their own calls: store/fail-fast.ts).
  */
-async function stored<T>(call: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const unavailable = (cause?: unknown) => new LookupError('store_unavailable', { details: { reason: 'the watch store or schedule did not answer' }, cause });
-  try {
-    return await Promise.race([
-      call(),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(unavailable()), STORE_WAIT_MS);
-      }),
-    ]);
-  } catch (e) {
-    throw e instanceof LookupError ? e : unavailable(e);
-  } finally {
-    clearTimeout(timer);
-  }
+const stored = classifiedCall;
+
+/** The watch store on Redis under the store's outage rule (store/fail-fast.ts): 503 store_unavailable within the command timeout. */
+function redisWatchStore(config: Config): RedisWatchStore {
+  const redis = new FailFastRedis(config, config.redisCommandTimeoutMs);
+  return new RedisWatchStore(redis.client, config.redisPrefix, redis.run);
 }
 
 const bad = (param: string, reason: string): LookupError => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
@@ -106,7 +94,7 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
   let store: WatchStore | null = null;
   const watchStore = (): WatchStore =>
     (store ??= onRedis
-      ? new RedisWatchStore(createRedisClient(core.config, { maxRetriesPerRequest: 2, connectTimeout: 2_000 }), core.config.redisPrefix)
+      ? redisWatchStore(core.config)
       : new MemoryWatchStore());
   const scheduler: WatchScheduler = opts.scheduler ?? (onRedis ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId));
 

@@ -6,6 +6,7 @@ import { Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
+import { boundQueueCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 
 /** Thrown by a check that must run again shortly (refused for a budget, the store unreachable). */
@@ -153,17 +154,19 @@ export class BullScheduler implements WatchScheduler {
     return (this.#queue ??= new Queue('watches', bullOptions(this.config, 'watches', this.#conn())));
   }
 
+  // A request waits on these two: bounded as any store call (store/fail-fast.ts), never through a reconnection.
   async schedule(account: string, watchId: string, everyMs: number): Promise<void> {
-    await this.#q().upsertJobScheduler(watchId, { every: everyMs }, {
-      name: 'check',
-      data: { account, watchId },
-      // A check that throws CheckLater (a budget, an outage) is run again with backoff, a few times.
-      opts: { removeOnComplete: true, removeOnFail: 100, attempts: CHECK_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BASE_MS } },
-    });
+    await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () =>
+      this.#q().upsertJobScheduler(watchId, { every: everyMs }, {
+        name: 'check',
+        data: { account, watchId },
+        // A check that throws CheckLater (a budget, an outage) is run again with backoff, a few times.
+        opts: { removeOnComplete: true, removeOnFail: 100, attempts: CHECK_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BASE_MS } },
+      }));
   }
 
   async unschedule(watchId: string): Promise<void> {
-    await this.#q().removeJobScheduler(watchId);
+    await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () => this.#q().removeJobScheduler(watchId));
   }
 
   async start(run: (check: CheckRun) => Promise<void>): Promise<void> {

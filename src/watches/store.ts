@@ -6,6 +6,7 @@
 // A watch is kept until deleted (or its account is gone). Every write of a check is a compare-and-store
 // on the version, so two checks racing cannot both record (and both announce) one change.
 import type { Locator } from '../contract/index.js';
+import { classifiedCall, type StoreCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 
 /** A watch as kept: the view's fields and what the checks need (the parsed locator, the values last seen). */
@@ -110,6 +111,8 @@ export class RedisWatchStore implements WatchStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
+    /** Every Redis call goes through it: bounded and classified (store/fail-fast.ts), as the service's store's. */
+    private readonly run: StoreCall = classifiedCall,
   ) {}
 
   #tag = (account: string): string => `${this.prefix}{watch:${account}}`;
@@ -117,34 +120,35 @@ export class RedisWatchStore implements WatchStore {
   #key = (account: string, id: string): string => `${this.#tag(account)}:w:${id}`;
 
   async add(watch: StoredWatch, cap: number): Promise<boolean> {
-    const added = await this.redis.eval(ADD, 2, this.#ids(watch.account), this.#key(watch.account, watch.id), cap, watch.id, JSON.stringify(watch));
+    const added = await this.run(() => this.redis.eval(ADD, 2, this.#ids(watch.account), this.#key(watch.account, watch.id), cap, watch.id, JSON.stringify(watch)));
     return added === 1;
   }
 
   async get(account: string, id: string): Promise<Versioned | null> {
-    const [json, v] = await this.redis.hmget(this.#key(account, id), 'json', 'v');
+    const [json, v] = await this.run(() => this.redis.hmget(this.#key(account, id), 'json', 'v'));
     return json && v !== null ? { watch: JSON.parse(json) as StoredWatch, version: Number(v) } : null;
   }
 
   async list(account: string): Promise<StoredWatch[]> {
-    const ids = await this.redis.smembers(this.#ids(account));
+    const ids = await this.run(() => this.redis.smembers(this.#ids(account)));
     if (ids.length === 0) return [];
     // One slot (the account's tag): one pipeline, also on a cluster.
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hget(this.#key(account, id), 'json');
-    const rows = (await pipeline.exec()) ?? [];
+    const rows = (await this.run(() => pipeline.exec())) ?? [];
     return rows.flatMap(([err, json]) => (err || typeof json !== 'string' ? [] : [JSON.parse(json) as StoredWatch]));
   }
 
   async remove(account: string, id: string): Promise<boolean> {
-    return (await this.redis.eval(REMOVE, 2, this.#ids(account), this.#key(account, id), id)) === 1;
+    return (await this.run(() => this.redis.eval(REMOVE, 2, this.#ids(account), this.#key(account, id), id))) === 1;
   }
 
   async update(watch: StoredWatch, version: number): Promise<boolean> {
-    return (await this.redis.eval(UPDATE, 1, this.#key(watch.account, watch.id), String(version), JSON.stringify(watch))) === 1;
+    return (await this.run(() => this.redis.eval(UPDATE, 1, this.#key(watch.account, watch.id), String(version), JSON.stringify(watch)))) === 1;
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => undefined);
+    // Bounded as any call (a frozen Redis never answers a QUIT): then the connection is dropped.
+    await this.run(() => this.redis.quit()).catch(() => this.redis.disconnect());
   }
 }

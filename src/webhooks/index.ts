@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import { usesRedis, type Config } from '../config.js';
 import type { CoreDeps } from '../lookup/types.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
+import { boundQueueCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { attemptDelivery, type Delivery } from './deliver.js';
 import { accountWebhookSecrets } from './secret.js';
@@ -168,14 +169,15 @@ function bullRunner(deps: Deps, log: Logger): Runner {
 
   return {
     async enqueue(d) {
-      // jobId = webhook-id: a second add of the same id is ignored while the first is kept.
-      await getQueue().add(d.type, d, {
+      // jobId = webhook-id: a second add of the same id is ignored while the first is kept. Bounded as any
+      // store call (store/fail-fast.ts): a request (a job's DELETE sends its event) never waits through an outage.
+      await boundQueueCall(conn(), config.redisCommandTimeoutMs, () => getQueue().add(d.type, d, {
         jobId: d.id,
         attempts: WEBHOOK_ATTEMPTS,
         backoff: { type: 'custom' },
         removeOnComplete: KEEP,
         removeOnFail: KEEP,
-      });
+      }));
     },
     async start() {
       if (worker) return;

@@ -215,6 +215,48 @@ describe('the HTTP face', () => {
     expect(get.body.error.code).toBe('method_not_allowed');
     expect(get.headers.get('allow')).toBe('POST');
   });
+
+  it('a JSON-RPC batch is refused whole: one small -32600 answer, HTTP 400, none of its messages run', async () => {
+    const headers = { accept: 'application/json, text/event-stream' };
+    const list = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/list' }));
+    const res = await svc.fetch(`${svc.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'x-api-key': svc.keys.paid! },
+      body: JSON.stringify(list),
+    });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    // One answer for the whole batch, not one per message (100 tool listings).
+    expect(JSON.parse(text)).toEqual({
+      jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per HTTP request.' },
+    });
+    expect(text.length).toBeLessThan(200);
+    // A batch of billed calls: nothing of it runs, nothing billed.
+    const before = await usedOf('paid');
+    const calls = ['15192198', '2146993218'].map((zpid, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'lookup_property', arguments: { zpid } } }));
+    const refused = await svc.post('/mcp', calls, svc.keys.paid, headers);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe(-32600);
+    expect(await usedOf('paid')).toBe(before);
+    // A key is still checked first, as on every route.
+    expect((await svc.post('/mcp', list, null, headers)).body.error.code).toBe('missing_api_key');
+  });
+});
+
+describe('an unknown tool', () => {
+  it('is a tool error in the coded form: bad_param on name, naming the tools', async () => {
+    const client = await connect(svc.keys.free!);
+    const r = await call(client, 'no_such_tool', { zpid: '15192198' });
+    expect(r.isError).toBe(true);
+    expectBothForms(r);
+    expect(r.structuredContent).toEqual({
+      error: {
+        code: 'bad_param',
+        message: 'Invalid name: no such tool; the tools are lookup_property, lookup_properties, account_usage.',
+        details: { param: 'name', reason: 'no such tool; the tools are lookup_property, lookup_properties, account_usage' },
+      },
+    });
+  });
 });
 
 describe('the per-key rate window (a core rule: MCP counts as REST does)', () => {
