@@ -7,7 +7,7 @@ import { clientError, Drain, frameworkError, registerRest, sendError } from './r
 import { closeBackground, createCore, type CoreParts } from './core.js';
 import type { CoreDeps } from './lookup/types.js';
 import { RequestLog } from './logger.js';
-import { rateLimitPolicy } from './accounts/rate-limit.js';
+import { rateLimitPolicy } from './contract/rate-limit.js';
 import { clientRequestId, metricsRoute, observeHttp, startMetricsListener } from './observability/http.js';
 
 export { createCore } from './core.js';

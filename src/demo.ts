@@ -9,7 +9,7 @@ import { loadConfigOrExit } from './config.js';
 import { startDemoReceiver } from './demo-receiver.js';
 import { startReplayServer } from './replay/server.js';
 import { startService, stopOnSignals } from './server.js';
-import { newWebhookSecret } from './webhooks/sign.js';
+import { newWebhookSecret } from './contract/webhook-signature.js';
 
 const DEMO_KEY = 'demo_key_local_only';
 

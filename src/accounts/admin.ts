@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs as splitArgs } from 'node:util';
 import { isLookupError } from '../contract/errors.js';
 import type { Account, AccountStore, BillingStore, Plan } from '../store/index.js';
-import { isWebhookSecret, newWebhookSecret, WEBHOOK_SECRET_GRACE_MS } from '../webhooks/sign.js';
+import { isWebhookSecret, newWebhookSecret, WEBHOOK_SECRET_GRACE_MS } from '../contract/webhook-signature.js';
 import { generateApiKey, hashApiKey, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT, includedOf, periodOf } from './plans.js';
 

@@ -16,18 +16,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { usesRedis } from '../config.js';
 import { LookupError } from '../contract/index.js';
+import { WINDOW_SECONDS, type RateWindow } from '../contract/rate-limit.js';
 import { createRedisClient, type RedisClient } from '../store/redis-connection.js';
 
-export const WINDOW_SECONDS = 60;
+export { WINDOW_SECONDS, type RateWindow } from '../contract/rate-limit.js';
 const WINDOW_MS = WINDOW_SECONDS * 1000;
 
-/** The account's window after a take: what the RateLimit header reports. */
-export interface RateWindow {
-  limit: number;
-  remaining: number;
-  /** Seconds until the window starts again. */
-  resetSeconds: number;
-}
 
 export interface RateLimitSettings {
   /** Units per account and minute; 0: no limit. */
@@ -62,11 +56,6 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/** The policy as the RateLimit-Policy field states it (draft-ietf-httpapi-ratelimit-headers): null without a limit. */
-export const rateLimitPolicy = (perMinute: number): string | null => (perMinute > 0 ? `"default";q=${perMinute};w=${WINDOW_SECONDS}` : null);
-
-/** The key's window as the RateLimit field states it: units remaining, seconds until the window starts again. */
-export const rateLimitField = (w: RateWindow): string => `"default";r=${w.remaining};t=${w.resetSeconds}`;
 
 /** The refusal of a request whose units do not fit in its window. */
 export function rateLimitedError(window: RateWindow, cost: number): LookupError {

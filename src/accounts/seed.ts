@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Account, AccountStore, StoreConnection } from '../store/index.js';
-import { isWebhookSecret, newWebhookSecret } from '../webhooks/sign.js';
+import { isWebhookSecret, newWebhookSecret } from '../contract/webhook-signature.js';
 import { hashApiKey, seededAccountId, visiblePrefix } from './keys.js';
 import { FREE_ALLOTMENT } from './plans.js';
 

@@ -6,11 +6,19 @@
 // before anything is queued. Decisions (README "Bulk jobs"): CSV cells are trimmed, columns other than
 // the three locators are ignored, blank lines are skipped, a row with more cells than the header is
 // refused (an unquoted comma in an address); JSON takes its options in the body only.
-import { MAX_JOB_ITEMS, type JobRequest } from '../jobs/types.js';
 import { LookupError } from './errors.js';
 import { LOCATOR_KEYS } from './inputs.js';
-import { JOB_BODY_KEYS, JOB_OPTION_KEYS } from './jobs.js';
-import { parseLookupOptions, parseOptionsQuery } from './validate.js';
+import { JOB_BODY_KEYS, JOB_OPTION_KEYS, MAX_JOB_ITEMS } from './jobs.js';
+import { parseLookupOptions, parseOptionsQuery, type LookupOptions } from './validate.js';
+
+/** A job as a client asked for it, after the face read its body (JSON, CSV or NDJSON). */
+export interface JobRequest {
+  /** The items as sent, in the batch's item forms (each validated when run; a bad one is its error result). */
+  items: unknown[];
+  webhookUrl: string | null;
+  /** The job's options (max_age, status, raw), as for a batch. */
+  options: LookupOptions;
+}
 
 export type JobFormat = 'json' | 'csv' | 'ndjson';
 

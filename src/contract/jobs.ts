@@ -1,14 +1,17 @@
 // The v1 contract of lookup jobs (README "Bulk jobs"): the JSON body of POST /v1/portal/jobs, the job as
 // every answer shows it, and the columns of its CSV results, declared once as TypeBox schemas. Generated
 // from here: the OpenAPI document's job schemas (rest/openapi.ts) and GraphQL's LookupJob
-// (graphql/schema/jobs.ts). Not re-exported by contract/index.ts: it reads MAX_JOB_ITEMS from the jobs
-// module, which itself reads the contract (an import circle otherwise).
+// (graphql/schema/jobs.ts), and the jobs core's own types (src/jobs/types.ts re-exports them).
 import { KindGuard, Type, type Static, type TSchema } from '@sinclair/typebox';
-import { JOB_TTL_MS, MAX_JOB_ITEMS, type JobStatus, type JobView as JobViewShape } from '../jobs/types.js';
 import { BatchItem, OPTION_FIELDS } from './inputs.js';
 import { PortalProperty } from './schema.js';
 
-export const JOB_STATUSES = ['queued', 'running', 'completed', 'cancelled', 'failed'] as const satisfies readonly JobStatus[];
+export const MAX_JOB_ITEMS = 10_000;
+/** How long a job and its results are kept after it was made. */
+export const JOB_TTL_MS = 7 * 24 * 3600_000;
+
+export const JOB_STATUSES = ['queued', 'running', 'completed', 'cancelled', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
 /** A job in one of these statuses changes no more. */
 export const FINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'cancelled', 'failed'];
 /** The largest body POST /v1/portal/jobs reads, bytes: 10,000 items of long links with room to spare. */
@@ -73,9 +76,8 @@ export const JobView = Type.Object(
   { $id: 'JobView', description: `A lookup job. Kept, with its results, for ${JOB_TTL_MS / (24 * 3600_000)} days after it was made.` },
 );
 
-/** The JSON schema and the jobs module's type are one shape (a compile-time check). */
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const JOB_VIEW_MATCHES_CORE: Same<Static<typeof JobView>, JobViewShape> = true;
+/** A job as GET /v1/portal/jobs/<id> shows it (snake_case; GraphQL shows the same fields in camelCase). */
+export type JobView = Static<typeof JobView>;
 
 const tookMeta = Type.Object({ took_ms: Type.Integer({ description: 'Milliseconds taken' }) });
 

@@ -7,6 +7,9 @@ import { LookupError } from './errors.js';
 import { LOCATOR_FIELDS, LOCATOR_KEYS } from './inputs.js';
 import { parseLocator, type Locator } from './validate.js';
 
+/** The fields a watch compares between two checks (PortalProperty names). */
+export const WATCHED_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee'] as const;
+
 /** The longest interval a watch may ask for: 30 days. */
 export const WATCH_MAX_INTERVAL_HOURS = 720;
 /** Watches one account may have at once (more: 400 too_many_items, delete one first). */

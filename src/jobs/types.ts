@@ -1,42 +1,11 @@
 // What the faces see of lookup jobs: bulk lookups of up to MAX_JOB_ITEMS items that outlive the request
 // that made them, run by workers (BullMQ on Redis, or in this process without Redis), billed as lookups.
-import type { LookupOptions } from '../contract/index.js';
+import type { JobRequest } from '../contract/job-input.js';
+import type { JobView } from '../contract/jobs.js';
 import type { Account } from '../store/index.js';
 
-export const MAX_JOB_ITEMS = 10_000;
-/** How long a job and its results are kept after it was made. */
-export const JOB_TTL_MS = 7 * 24 * 3600_000;
-
-export type JobStatus = 'queued' | 'running' | 'completed' | 'cancelled' | 'failed';
-
-/** A job as GET /v1/portal/jobs/<id> shows it (snake_case; GraphQL shows the same fields in camelCase). */
-export interface JobView {
-  id: string;
-  status: JobStatus;
-  count: number;
-  done: number;
-  succeeded: number;
-  failed: number;
-  cache_hits: number;
-  credits: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  webhook_url: string | null;
-  /** Items held for the daily live-lookup limit (live_lookups_capped), to be read after `waiting_until`. */
-  waiting: number;
-  /** When held items run again (00:00 UTC), or null. */
-  waiting_until: string | null;
-}
-
-/** A job as a client asked for it, after the face read its body (JSON, CSV or NDJSON). */
-export interface JobRequest {
-  /** The items as sent, in the batch's item forms (each validated when run; a bad one is its error result). */
-  items: unknown[];
-  webhookUrl: string | null;
-  /** The job's options (max_age, status, raw), as for a batch. */
-  options: LookupOptions;
-}
+export { JOB_TTL_MS, MAX_JOB_ITEMS, type JobStatus, type JobView } from '../contract/jobs.js';
+export type { JobRequest } from '../contract/job-input.js';
 
 export interface JobPage {
   jobs: JobView[];

@@ -1,7 +1,7 @@
 // What one request did, gathered as it runs, for its log line and its RateLimit header: the core
 // records each lookup's outcome here (and in the metrics) once, below both faces; the faces only
 // read it when they answer.
-import type { RateWindow } from '../accounts/rate-limit.js';
+import type { RateWindow } from '../contract/rate-limit.js';
 import type { ServiceMetrics, CacheLabel, LookupSourceLabel } from './metrics.js';
 import { sourceOf } from './instrument.js';
 

@@ -1,6 +1,6 @@
 // How REST writes errors: the spec's envelope, status from the one code table, retry-after.
 import type { FastifyReply } from 'fastify';
-import { rateLimitField } from '../accounts/rate-limit.js';
+import { rateLimitField } from '../contract/rate-limit.js';
 import { failureOf } from '../lookup/index.js';
 
 export const tookMs = (reply: FastifyReply): number => Math.round(reply.elapsedTime);

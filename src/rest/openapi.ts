@@ -11,7 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { MAX_WATCHES_PER_ACCOUNT, WATCH_SCHEMAS, type WatchViewShape } from '../contract/watches.js';
 import { JOB_CSV_COLUMNS, JOB_OPTION_FIELDS, JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE, DEFAULT_JOBS_PAGE } from '../contract/jobs.js';
 import { JOB_MEDIA_TYPES } from '../contract/job-input.js';
-import { MAX_JOB_ITEMS, type JobView } from '../jobs/types.js';
+import { MAX_JOB_ITEMS, type JobView } from '../contract/jobs.js';
 import { webhooksOpenApi } from '../webhooks/openapi.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -3,8 +3,7 @@
 import type { Locator, WatchViewShape } from '../contract/index.js';
 import type { Account } from '../store/index.js';
 
-/** The fields a watch compares between two checks (PortalProperty names). */
-export const WATCHED_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee'] as const;
+export { WATCHED_FIELDS } from '../contract/watches.js';
 
 /** A watch as the faces answer it: the contract's Watch schema (src/contract/watches.ts), snake_case; GraphQL in camelCase. */
 export type WatchView = WatchViewShape;

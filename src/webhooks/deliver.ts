@@ -5,7 +5,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { signWebhook } from './sign.js';
+import { signWebhook } from '../contract/webhook-signature.js';
 import { checkWebhookUrl, type CheckedAddress, type Resolver } from './url-guard.js';
 
 export const WEBHOOK_USER_AGENT = 'portal-lookup-webhooks/1.0 (+https://www.standardwebhooks.com)';

@@ -17,7 +17,7 @@ import { WEBHOOK_ATTEMPTS, type WebhookEvent, type Webhooks } from './types.js';
 import { checkWebhookUrl, hostOf } from './url-guard.js';
 
 export { WEBHOOK_ATTEMPTS, type Webhooks, type WebhookEvent, type WebhookEventType } from './types.js';
-export { verifyWebhook, WebhookVerificationError } from './sign.js';
+export { verifyWebhook, WebhookVerificationError } from '../contract/webhook-signature.js';
 
 /** Deliveries kept (for dedupe on webhook-id and inspection) after they end. */
 const KEEP = { age: 7 * 24 * 3600, count: 10_000 };

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 `webhooks` object: the requests the service sends to a job's or watch's webhook_url,
 // one per event type, with the Standard Webhooks headers. buildOpenApi (src/rest/openapi.ts) includes it;
 // the payloads refer to the document's own component schemas (JobView, PortalProperty).
-import { WATCHED_FIELDS } from '../watches/types.js';
+import { WATCHED_FIELDS } from '../contract/watches.js';
 import { WEBHOOK_ATTEMPTS, type WebhookEventType } from './types.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

@@ -6,7 +6,7 @@
 // (`npm run accounts -- rotate-webhook-secret`).
 import { createHmac } from 'node:crypto';
 import type { Account, AccountStore } from '../store/index.js';
-import { isWebhookSecret } from './sign.js';
+import { isWebhookSecret } from '../contract/webhook-signature.js';
 
 /** The stand-in secret of an account that has none: whsec_ + 32 bytes keyed by the server secret. */
 export const derivedWebhookSecret = (serverSecret: string, accountId: string): string =>

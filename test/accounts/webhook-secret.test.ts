@@ -10,7 +10,7 @@ import { accountFromSeed, parseSeeds, seedAccounts } from '../../src/accounts/se
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Account, AccountStore, Store } from '../../src/store/types.js';
-import { isWebhookSecret, newWebhookSecret, signWebhook, verifyWebhook } from '../../src/webhooks/sign.js';
+import { isWebhookSecret, newWebhookSecret, signWebhook, verifyWebhook } from '../../src/contract/webhook-signature.js';
 import { accountWebhookSecret, accountWebhookSecrets } from '../../src/webhooks/secret.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 

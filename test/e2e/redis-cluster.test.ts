@@ -15,7 +15,7 @@ import { bullConnection, bullOptions, bullPrefix } from '../../src/queue/bull.js
 import { startReplayServer } from '../../src/replay/server.js';
 import { createRedisClient, keySlot } from '../../src/store/redis-connection.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { newWebhookSecret } from '../../src/webhooks/sign.js';
+import { newWebhookSecret } from '../../src/contract/webhook-signature.js';
 import { entryArgs } from '../helpers/compiled-src.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { freePort } from '../helpers/redis-server.js';

@@ -8,7 +8,7 @@ import { authenticate } from '../../src/accounts/index.js';
 import type { JobView } from '../../src/jobs/types.js';
 import type { Account } from '../../src/store/index.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { newWebhookSecret } from '../../src/webhooks/sign.js';
+import { newWebhookSecret } from '../../src/contract/webhook-signature.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';

@@ -17,7 +17,7 @@ import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpe
 import '../helpers/schema.js';
 import { DEFAULT_ACCOUNTS, startTestService, type TestService } from '../helpers/service.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-import { newWebhookSecret } from '../../src/webhooks/sign.js';
+import { newWebhookSecret } from '../../src/contract/webhook-signature.js';
 
 const JOBS = '/v1/portal/jobs';
 const HOME = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';

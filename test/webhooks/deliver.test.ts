@@ -3,7 +3,7 @@
 // the Host header), and a name resolving to loopback without WEBHOOK_ALLOW_PRIVATE is not contacted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptDelivery, type Delivery } from '../../src/webhooks/deliver.js';
-import { newWebhookSecret } from '../../src/webhooks/sign.js';
+import { newWebhookSecret } from '../../src/contract/webhook-signature.js';
 import type { Resolver } from '../../src/webhooks/url-guard.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 

@@ -7,7 +7,7 @@ import {
 } from '../../contract/jobs.js';
 import { jobListCursor, parseJobJson, tooManyJobItems } from '../../contract/job-input.js';
 import { LookupError, type BatchResult as BatchResultShape } from '../../contract/index.js';
-import { MAX_JOB_ITEMS, type JobView as JobViewShape } from '../../jobs/types.js';
+import { MAX_JOB_ITEMS, type JobView as JobViewShape } from '../../contract/jobs.js';
 import { builder, type GraphqlContext } from '../builder.js';
 import { contractArgs, contractFields, planFields, planInputs, restNamed, type TypeMap } from '../typebox.js';
 import { BatchItemResultType, LookupItemInput } from './batch.js';

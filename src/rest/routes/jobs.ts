@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge } from '../../contract/index.js';
 import { jobFormatOf, jobListCursor, parseJobBody } from '../../contract/job-input.js';
 import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE } from '../../contract/jobs.js';
-import type { JobView } from '../../jobs/types.js';
+import type { JobView } from '../../contract/jobs.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
 import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent } from '../../lookup/idempotency.js';
 import { sendError, tookMs } from '../envelope.js';

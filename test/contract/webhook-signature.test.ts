@@ -1,9 +1,9 @@
-// Signing per Standard Webhooks, checked by the `standardwebhooks` package (an independent oracle) and by
+// The contract's webhook signature (src/contract/webhook-signature.ts). Signing per Standard Webhooks, checked by the `standardwebhooks` package (an independent oracle) and by
 // our own verifyWebhook (the demo's receiver): the same deliveries pass both, and both refuse a tampered
 // body, another secret, and a timestamp over 5 minutes from now.
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { isWebhookSecret, newWebhookSecret, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/webhooks/sign.js';
+import { isWebhookSecret, newWebhookSecret, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/contract/webhook-signature.js';
 
 const body = JSON.stringify({ type: 'job.completed', timestamp: '2026-11-24T03:00:00.000Z', data: { id: 'job_1', count: 2 } });
 const nowSeconds = () => Math.floor(Date.now() / 1000);

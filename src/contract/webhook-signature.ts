@@ -1,4 +1,4 @@
-// Standard Webhooks signing (https://www.standardwebhooks.com): the headers a delivery carries, and the
+// The webhook signature, part of the contract: Standard Webhooks signing (https://www.standardwebhooks.com): the headers a delivery carries, and the
 // check a receiver makes (verifyWebhook, used by the demo's receiver). Plain node:crypto, so the
 // service needs no webhook library; the tests check both against the `standardwebhooks` package.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
