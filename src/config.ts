@@ -8,6 +8,8 @@ import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
 import { ConfigError, MAX_TIMER_MS, decimal, flag, httpUrl, integer, ms, oneOf, readEnv, redisUrl, text, type Env, type EnvRule } from './config/read-env.js';
 import { MAX_BATCH_ITEMS } from './contract/index.js';
+/** MAX_JOB_ITEMS (src/jobs/types.ts, which this file cannot import without a circle): a whole job's items. */
+const JOB_ITEMS_MAX = 10_000;
 
 export { ConfigError } from './config/read-env.js';
 
@@ -126,6 +128,12 @@ export interface Config {
   jobConcurrency: number;
   /** A job chunk whose worker stopped renewing its lock this long ago is taken over by another worker. */
   jobLockMs: number;
+  /** Per-account bounds (all instances together): jobs queued or running, their items, open job event streams; past one, 429 rate_limited. */
+  jobBounds: {
+    maxActive: number;
+    maxQueuedItems: number;
+    maxEventStreams: number;
+  };
   /** Webhook URLs may lead to loopback, private or link-local addresses (tests, the demo). */
   webhookAllowPrivate: boolean;
   /** One webhook attempt's limit. */
@@ -239,6 +247,10 @@ export const ENV = Type.Object({
   WORK_IN_SERVICE: flag({ default: true, description: 'Lookup jobs, webhooks and watch checks also run inside the service process (false: only in `npm run worker` processes, on Redis; without it they run in the service regardless)' }),
   JOB_CONCURRENCY: integer({ default: 2, minimum: 1, description: 'Chunks of lookup jobs (50 items each) one worker process runs at once' }),
   JOB_LOCK_MS: ms({ default: 30_000, minimum: 1_000, description: "How long a job chunk's lock lasts unless its worker renews it; a killed worker's chunk is taken over after it" }),
+  JOB_MAX_ACTIVE_PER_ACCOUNT: integer({ default: 100, minimum: 1, description: 'Lookup jobs one account may have queued or running at once, all instances together; past it 429 rate_limited (details.limit jobs_active)' }),
+  // At least a full job's items, or a job of MAX_JOB_ITEMS could never be taken.
+  JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: integer({ default: 100_000, minimum: JOB_ITEMS_MAX, description: "Items of one account's queued or running jobs together, all instances together; past it 429 rate_limited (details.limit job_items_queued)" }),
+  JOB_MAX_EVENT_STREAMS_PER_ACCOUNT: integer({ default: 20, minimum: 1, description: "Job event streams one account may have open at once, all instances together; past it 429 rate_limited (details.limit event_streams)" }),
   WEBHOOK_ALLOW_PRIVATE: flag({ default: false, description: 'Webhook URLs may resolve to loopback, private or link-local addresses (tests and the demo set it)' }),
   WEBHOOK_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: 'Limit of one webhook delivery attempt' }),
   WEBHOOK_RETRY_BASE_MS: ms({ default: 90_000, minimum: 1, description: 'Delay before the first webhook retry; each next one doubles it (10 retries: about a day)' }),
@@ -449,6 +461,11 @@ export function loadConfig(env: Env = process.env): Config {
     workInService: v.WORK_IN_SERVICE,
     jobConcurrency: v.JOB_CONCURRENCY,
     jobLockMs: v.JOB_LOCK_MS,
+    jobBounds: {
+      maxActive: v.JOB_MAX_ACTIVE_PER_ACCOUNT,
+      maxQueuedItems: v.JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT,
+      maxEventStreams: v.JOB_MAX_EVENT_STREAMS_PER_ACCOUNT,
+    },
     webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,

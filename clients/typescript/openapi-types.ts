@@ -1948,6 +1948,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             431: components["responses"]["headers_too_large"];
             /** @description Error: internal */
             500: {
@@ -2566,6 +2587,27 @@ export interface operations {
             406: components["responses"]["not_acceptable"];
             408: components["responses"]["request_timeout"];
             417: components["responses"]["expectation_failed"];
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             431: components["responses"]["headers_too_large"];
             /** @description Error: internal */
             500: {

@@ -124,11 +124,11 @@ export function jobListCursor(cursor: string | null | undefined, param: string):
 }
 
 /** The rows of RFC 4180 text: fields split on commas, quoted fields with "" for a quote and line breaks inside. */
-export function parseCsvRows(text: string): string[][] {
+export function parseCsvRows(text: string, firstLine = 1): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark (spreadsheets write one)
-  let line = 1;
+  let line = firstLine;
   const endRow = () => {
     // A line with nothing on it is no row (a trailing newline, a blank line).
     if (!(row.length === 1 && row[0] === '')) rows.push(row);
@@ -180,54 +180,237 @@ export function parseCsvRows(text: string): string[][] {
  * bad_param, one with none its missing_param: each row keeps its index).
  */
 export function parseJobCsv(text: string): unknown[] {
-  const rows = parseCsvRows(text);
-  const header = rows.shift();
-  if (!header) throw badBody('CSV: no header row', 'A CSV job needs a header row naming a url, zpid or address column.');
-  const columns = new Map<number, string>();
-  header.forEach((name, at) => {
-    const key = name.trim().toLowerCase();
-    if (!(LOCATOR_KEYS as readonly string[]).includes(key)) return;
-    if ([...columns.values()].includes(key)) throw badBody(`CSV: the header names the ${key} column twice`);
-    columns.set(at, key);
-  });
-  if (columns.size === 0) {
-    // Spreadsheets set to a European locale save "CSV" with semicolons: say so rather than only "no column".
-    const separator = [';', '\t'].find((c) => header.some((name) => name.includes(c)));
-    const hint = separator ? ` (the header is separated by ${separator === ';' ? 'semicolons' : 'tabs'}: send comma-separated values)` : '';
-    throw badBody(`CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}${hint}`, `A CSV job needs a header row naming a url, zpid or address column${hint}.`);
-  }
-  checkCount(rows);
-  return rows.map((cells, n) => {
-    if (cells.length > header.length) {
-      throw badBody(`CSV: data row ${n + 1} has ${cells.length} fields, the header ${header.length} (quote a value that holds a comma)`);
-    }
-    const item: Record<string, string> = {};
-    for (const [at, key] of columns) {
-      const value = cells[at]?.trim();
-      if (value) item[key] = value;
-    }
-    return item;
-  });
+  const reader = new CsvJobReader();
+  reader.push(text);
+  return reader.end();
 }
 
 /** An NDJSON job: one item per line (a link or address as a JSON string, or an item object); blank lines skipped. */
 export function parseJobNdjson(text: string): unknown[] {
-  const items: unknown[] = [];
-  const lines = text.split('\n');
-  for (const [n, line] of lines.entries()) {
-    if (line.trim() === '') continue;
-    if (items.length === MAX_JOB_ITEMS) throw tooManyJobItems(lines.filter((l) => l.trim() !== '').length);
+  const reader = new NdjsonJobReader();
+  reader.push(text);
+  return reader.end();
+}
+
+/**
+ * A job body read as it arrives, a piece at a time (the REST route feeds each piece of the socket's stream):
+ * NDJSON and CSV items are parsed as their lines come, so a large body is never parsed in one go on the event
+ * loop, nor held whole as text. end() gives the items or throws the refusal the whole text would have met.
+ */
+export interface JobBodyReader {
+  push(text: string): void;
+  end(): unknown[];
+}
+
+/** NDJSON a line at a time; past MAX_JOB_ITEMS the non-blank lines are only counted (the refusal says how many). */
+export class NdjsonJobReader implements JobBodyReader {
+  #rest = '';
+  #line = 0;
+  #first = true;
+  #items: unknown[] = [];
+  #over = 0;
+  #error: LookupError | null = null;
+
+  push(text: string): void {
+    if (this.#first && text !== '') {
+      this.#first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    const lines = (this.#rest + text).split('\n');
+    this.#rest = lines.pop()!;
+    for (const line of lines) this.#take(line);
+  }
+
+  #take(line: string): void {
+    this.#line += 1;
+    if (this.#error || line.trim() === '') return;
+    if (this.#items.length === MAX_JOB_ITEMS) {
+      this.#over += 1;
+      return;
+    }
     let item: unknown;
     try {
       item = JSON.parse(line);
     } catch {
-      throw badBody(`NDJSON: line ${n + 1} is not JSON`);
+      this.#error = badBody(`NDJSON: line ${this.#line} is not JSON`);
+      return;
     }
-    checkDepth(item, `NDJSON: line ${n + 1}`);
-    items.push(item);
+    try {
+      checkDepth(item, `NDJSON: line ${this.#line}`);
+    } catch (e) {
+      this.#error = e as LookupError;
+      return;
+    }
+    this.#items.push(item);
   }
-  checkCount(items);
-  return items;
+
+  end(): unknown[] {
+    this.#take(this.#rest);
+    this.#rest = '';
+    if (this.#error) throw this.#error;
+    if (this.#over > 0) throw tooManyJobItems(this.#items.length + this.#over);
+    checkCount(this.#items);
+    return this.#items;
+  }
+}
+
+// Where a CSV scan stands: at a field's start, in an unquoted field, in a quoted one, just after its closing quote.
+const FIELD = 0;
+const UNQUOTED = 1;
+const QUOTED = 2;
+const CLOSED = 3;
+
+/**
+ * CSV in whole rows: each piece up to its last line break outside a quoted field (the scan follows the
+ * fields as parseCsvRows reads them) is parsed as rows, the rest kept for the next piece. The
+ * refusals come in the order the whole text meets them: a row that cannot be read, then the header, then the
+ * count, then a row with too many cells.
+ */
+export class CsvJobReader implements JobBodyReader {
+  #pending = '';
+  #scanned = 0;
+  #state = FIELD;
+  #line = 1;
+  #first = true;
+  #header: string[] | null = null;
+  #columns = new Map<number, string>();
+  #rows = 0;
+  #items: unknown[] = [];
+  #syntax: LookupError | null = null;
+  #headerError: LookupError | null = null;
+  #rowError: LookupError | null = null;
+
+  push(text: string): void {
+    if (this.#syntax) return;
+    if (this.#first && text !== '') {
+      this.#first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.#pending += text;
+    let cut = -1;
+    let state = this.#state;
+    for (let i = this.#scanned; i < this.#pending.length; i++) {
+      const c = this.#pending.charCodeAt(i);
+      if (state === QUOTED) {
+        if (c === 34) state = CLOSED;
+      } else if (c === 10) {
+        cut = i;
+        state = FIELD;
+      } else if (c === 44 || c === 13) state = FIELD;
+      else if (c === 34) state = state === FIELD || state === CLOSED ? QUOTED : UNQUOTED;
+      else state = UNQUOTED;
+    }
+    this.#state = state;
+    this.#scanned = this.#pending.length;
+    if (cut < 0) return;
+    const piece = this.#pending.slice(0, cut + 1);
+    this.#pending = this.#pending.slice(cut + 1);
+    this.#scanned = this.#pending.length;
+    this.#rowsOf(piece);
+  }
+
+  #rowsOf(piece: string): void {
+    let rows: string[][];
+    try {
+      rows = parseCsvRows(piece, this.#line);
+    } catch (e) {
+      this.#syntax = e as LookupError;
+      return;
+    }
+    this.#line += (piece.match(/\n|\r(?!\n)/g) ?? []).length;
+    for (const cells of rows) this.#row(cells);
+  }
+
+  #row(cells: string[]): void {
+    if (!this.#header) {
+      this.#header = cells;
+      this.#headerOf(cells);
+      return;
+    }
+    this.#rows += 1;
+    if (this.#headerError || this.#rowError || this.#rows > MAX_JOB_ITEMS) return;
+    if (cells.length > this.#header.length) {
+      this.#rowError = badBody(`CSV: data row ${this.#rows} has ${cells.length} fields, the header ${this.#header.length} (quote a value that holds a comma)`);
+      return;
+    }
+    const item: Record<string, string> = {};
+    for (const [at, key] of this.#columns) {
+      const value = cells[at]?.trim();
+      if (value) item[key] = value;
+    }
+    this.#items.push(item);
+  }
+
+  #headerOf(header: string[]): void {
+    try {
+      header.forEach((name, at) => {
+        const key = name.trim().toLowerCase();
+        if (!(LOCATOR_KEYS as readonly string[]).includes(key)) return;
+        if ([...this.#columns.values()].includes(key)) throw badBody(`CSV: the header names the ${key} column twice`);
+        this.#columns.set(at, key);
+      });
+      if (this.#columns.size === 0) {
+        // Spreadsheets set to a European locale save "CSV" with semicolons: say so rather than only "no column".
+        const separator = [';', '\t'].find((c) => header.some((name) => name.includes(c)));
+        const hint = separator ? ` (the header is separated by ${separator === ';' ? 'semicolons' : 'tabs'}: send comma-separated values)` : '';
+        throw badBody(`CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}${hint}`, `A CSV job needs a header row naming a url, zpid or address column${hint}.`);
+      }
+    } catch (e) {
+      this.#headerError = e as LookupError;
+    }
+  }
+
+  end(): unknown[] {
+    if (!this.#syntax && this.#pending !== '') this.#rowsOf(this.#pending);
+    this.#pending = '';
+    if (this.#syntax) throw this.#syntax;
+    if (!this.#header) throw badBody('CSV: no header row', 'A CSV job needs a header row naming a url, zpid or address column.');
+    if (this.#headerError) throw this.#headerError;
+    if (this.#rows === 0) checkCount([]);
+    if (this.#rows > MAX_JOB_ITEMS) throw tooManyJobItems(this.#rows);
+    if (this.#rowError) throw this.#rowError;
+    return this.#items;
+  }
+}
+
+/** A JSON body's text, kept as its pieces (joined once, at the end). */
+class JsonTextReader {
+  readonly #pieces: string[] = [];
+  push(text: string): void {
+    this.#pieces.push(text);
+  }
+  text(): string {
+    return this.#pieces.join('');
+  }
+}
+
+/** A job body as read by readJobBody: its format's reader, fed as the body arrives. */
+export interface JobBodyParts {
+  format: JobFormat;
+  push(text: string): void;
+  /** The job, given the query string (CSV and NDJSON take their options there); throws the body's refusal. */
+  request(query: Record<string, unknown>): JobRequest;
+}
+
+/** A reader for a body of `format`, fed piece by piece; request() gives what parseJobBody gives for the whole text. */
+export function jobBodyReader(format: JobFormat): JobBodyParts {
+  if (format === 'json') {
+    const json = new JsonTextReader();
+    return { format, push: (t) => json.push(t), request: (query) => parseJobBody('json', json.text(), query) };
+  }
+  const reader = format === 'csv' ? new CsvJobReader() : new NdjsonJobReader();
+  let empty = true;
+  return {
+    format,
+    push(t) {
+      if (empty && t.replace(/^\uFEFF/, '').trim() !== '') empty = false;
+      reader.push(t);
+    },
+    request(query) {
+      if (empty) throw badBody('body is empty');
+      return { items: reader.end(), ...parseJobQuery(query) };
+    },
+  };
 }
 
 /** A REST job body of any format: the JSON body's own options, or the query string's for CSV and NDJSON. */

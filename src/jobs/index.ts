@@ -13,14 +13,22 @@ import { FailFastRedis } from '../store/fail-fast.js';
 import type { Webhooks } from '../webhooks/types.js';
 import { indexOfLine, runChunk, type ChunkOutcome } from './chunk.js';
 import { BullChunkRunner, MemoryChunkRunner, type ChunkRef, type ChunkRunner } from './runner.js';
-import { CHUNK_SIZE, MemoryJobStore, RedisJobStore, type JobRecord, type JobStore } from './store.js';
+import { CHUNK_SIZE, MemoryJobStore, RedisJobStore, type JobRecord, type JobRefusal, type JobStore } from './store.js';
 import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
 
 export * from './types.js';
 export { CHUNK_SIZE } from './store.js';
 
-/** How often progress() looks at the job (changes made by other processes); this process's changes wake it at once. */
-const PROGRESS_POLL_MS = 500;
+/**
+ * How often progress() looks at the job (changes made by other processes); this process's changes wake it at once.
+ * One read per job per process, whatever the number of its open streams (they share the job's feed).
+ */
+export const PROGRESS_POLL_MS = 500;
+/** An open event stream's lease on its account's count: renewed every third of it while open, so a crashed instance's streams stop counting after it. */
+const STREAM_LEASE_MS = 60_000;
+/** Seconds a client refused for a job bound is told to wait (jobs take a while to end); for an event stream bound. */
+const JOBS_RETRY_AFTER_S = 30;
+const STREAMS_RETRY_AFTER_S = 5;
 
 const notFound = (): LookupError => new LookupError('not_found', { message: 'No such job.' });
 // A cancelled job is final once no chunk of it still runs (the store then sets its finished_at): its
@@ -45,6 +53,45 @@ export function viewOf(job: JobRecord): JobView {
     waiting: job.waiting,
     waiting_until: job.waiting_until,
   };
+}
+
+/** 429 rate_limited naming the per-account job bound a new job would pass (README "Bulk jobs", limits). */
+export function jobBoundError(refusal: JobRefusal): LookupError {
+  const max = refusal.max.toLocaleString('en-US');
+  return refusal.limit === 'jobs_active'
+    ? new LookupError('rate_limited', {
+      message: `This account already has ${max} lookup jobs queued or running. Retry when one has finished.`,
+      retryAfter: JOBS_RETRY_AFTER_S,
+      details: { limit: refusal.limit, max: refusal.max, active: refusal.active },
+    })
+    : new LookupError('rate_limited', {
+      message: `This account's queued and running jobs would hold more than ${max} items. Retry when one has finished.`,
+      retryAfter: JOBS_RETRY_AFTER_S,
+      details: { limit: refusal.limit, max: refusal.max, queued: refusal.queued },
+    });
+}
+
+export function eventStreamsError(max: number): LookupError {
+  return new LookupError('rate_limited', {
+    message: `This account already has ${max.toLocaleString('en-US')} job event streams open. Close one first.`,
+    retryAfter: STREAMS_RETRY_AFTER_S,
+    details: { limit: 'event_streams', max },
+  });
+}
+
+/** A job's progress as read once per poll for every open stream of it in this process. */
+interface Feed {
+  /** The job as last read (null: gone), and how many reads have landed. */
+  job: JobRecord | null;
+  version: number;
+  /** Open streams following it. */
+  refs: number;
+  timer: NodeJS.Timeout;
+  read: () => void;
+  reading: boolean;
+  /** A read was asked for while one was under way: read again after it (a change may have come after it began). */
+  again: boolean;
+  wake: Set<() => void>;
 }
 
 export interface JobsOptions {
@@ -122,6 +169,74 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
     return outcome;
   }
 
+  // Progress feeds: one per job followed in this process, read every PROGRESS_POLL_MS and at once on this
+  // process's changes, whatever the number of its streams; dropped with its last stream.
+  const feeds = new Map<string, Feed>();
+  function follow(id: string): Feed {
+    let feed = feeds.get(id);
+    if (!feed) {
+      const f: Feed = { job: null, version: 0, refs: 0, timer: undefined as unknown as NodeJS.Timeout, read: () => undefined, reading: false, again: false, wake: new Set() };
+      f.read = () => {
+        if (f.reading) {
+          f.again = true;
+          return;
+        }
+        f.reading = true;
+        store.get(id).then(
+          (job) => {
+            f.job = job;
+            f.version += 1;
+          },
+          // A failed read is not an end: the next poll reads again.
+          (err: unknown) => log.warn({ err, job: id }, 'job progress read failed'),
+        ).finally(() => {
+          f.reading = false;
+          for (const wake of [...f.wake]) wake();
+          if (f.again && feeds.get(id) === f) {
+            f.again = false;
+            f.read();
+          }
+        });
+      };
+      f.timer = setInterval(f.read, PROGRESS_POLL_MS);
+      changed.on(id, f.read);
+      feeds.set(id, f);
+      feed = f;
+    }
+    feed.refs += 1;
+    return feed;
+  }
+  function unfollow(id: string, feed: Feed): void {
+    feed.refs -= 1;
+    if (feed.refs > 0 || feeds.get(id) !== feed) return;
+    clearInterval(feed.timer);
+    changed.off(id, feed.read);
+    feeds.delete(id);
+  }
+
+  // This process's open event streams by account: their leases on the account's count, renewed together.
+  const streamsHeld = new Map<string, Set<string>>();
+  const renewal = setInterval(() => {
+    for (const [accountId, ids] of streamsHeld) {
+      store.renewStreams(accountId, [...ids], STREAM_LEASE_MS).catch((err: unknown) => log.warn({ err }, 'job event stream renewal failed'));
+    }
+  }, STREAM_LEASE_MS / 3);
+  renewal.unref();
+  /** Holds the stream on its account's count until the returned close (once). */
+  function holdStream(accountId: string, streamId: string): () => void {
+    const ids = streamsHeld.get(accountId) ?? new Set<string>();
+    ids.add(streamId);
+    streamsHeld.set(accountId, ids);
+    let closed = false;
+    return () => {
+      if (closed) return;
+      closed = true;
+      ids.delete(streamId);
+      if (ids.size === 0 && streamsHeld.get(accountId) === ids) streamsHeld.delete(accountId);
+      store.closeStream(accountId, streamId).catch((err: unknown) => log.warn({ err }, 'job event stream close failed'));
+    };
+  }
+
   const failed = async (ref: ChunkRef, err: unknown): Promise<void> => fail(ref.job, toLookupError(err).code);
   let started: Promise<void> | null = null;
   const startWorker = (): Promise<void> => (started ??= runner.start(handle, failed));
@@ -136,11 +251,18 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
         throw new LookupError('too_many_items', { message: 'At most 10,000 items per job.', details: { max: MAX_JOB_ITEMS, received: items.length } });
       }
       const webhookUrl = request.webhookUrl === null ? null : await webhooks.checkUrl(request.webhookUrl, 'webhook_url');
+      const jobId = `job_${deps.newId().replace(/[^A-Za-z0-9]/g, '')}`;
+      // Counted against the account's bounds before anything is written; released when the job is final.
+      const refused = await store.admit(account.id, jobId, items.length, config.jobBounds);
+      if (refused) {
+        deps.metrics.rateLimited.inc({ limit: refused.limit });
+        throw jobBoundError(refused);
+      }
       const created = deps.clock();
       const chunks: unknown[][] = [];
       for (let i = 0; i < items.length; i += CHUNK_SIZE) chunks.push(items.slice(i, i + CHUNK_SIZE));
       const job: JobRecord = {
-        id: `job_${deps.newId().replace(/[^A-Za-z0-9]/g, '')}`,
+        id: jobId,
         accountId: account.id,
         status: 'queued',
         count: items.length,
@@ -159,8 +281,15 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
         chunks: chunks.length,
         chunks_done: 0,
       };
-      await store.create(job, chunks);
-      await runner.enqueue(job.id, chunks.length);
+      try {
+        await store.create(job, chunks);
+        await runner.enqueue(job.id, chunks.length);
+      } catch (e) {
+        // Not queued: nothing will run it, so it must not hold the account's count (failed if it was written).
+        await store.finish(job.id, 'failed', deps.clock().toISOString()).catch(() => undefined);
+        await store.release(account.id, job.id).catch(() => undefined);
+        throw e;
+      }
       return viewOf(job);
     },
 
@@ -211,31 +340,48 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
 
     async progress(account, id, signal) {
       let view = viewOf(await owned(account, id));
+      const streamId = deps.newId();
+      if (!(await store.openStream(account.id, streamId, config.jobBounds.maxEventStreams, STREAM_LEASE_MS))) {
+        deps.metrics.rateLimited.inc({ limit: 'event_streams' });
+        throw eventStreamsError(config.jobBounds.maxEventStreams);
+      }
+      const close = holdStream(account.id, streamId);
+      signal.addEventListener('abort', close, { once: true });
       // A cancelled job whose running chunks have not settled is not shown: the faces end the stream on its
       // status, and its final view (with what those chunks billed) comes once they settle.
       const shown = (v: JobView) => v.status !== 'cancelled' || isFinal(v);
       return (async function* () {
-        if (shown(view)) yield view;
-        while (!isFinal(view) && !signal.aborted) {
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              changed.off(id, done);
-              signal.removeEventListener('abort', done);
-              resolve();
-            };
-            const timer = setTimeout(done, PROGRESS_POLL_MS);
-            changed.on(id, done);
-            signal.addEventListener('abort', done);
-          });
-          if (signal.aborted) return;
-          const job = await store.get(id);
-          if (!job) return;
-          const next = viewOf(job);
-          if (JSON.stringify(next) !== JSON.stringify(view)) {
-            view = next;
-            if (shown(view)) yield view;
+        const feed = follow(id);
+        try {
+          if (shown(view)) yield view;
+          // A read already under way when this stream began may predate its own first read: the one after it counts.
+          let seen = feed.reading ? feed.version + 1 : feed.version;
+          while (!isFinal(view) && !signal.aborted) {
+            if (feed.version <= seen) {
+              await new Promise<void>((resolve) => {
+                const done = () => {
+                  feed.wake.delete(done);
+                  signal.removeEventListener('abort', done);
+                  resolve();
+                };
+                feed.wake.add(done);
+                signal.addEventListener('abort', done);
+              });
+            }
+            if (signal.aborted) return;
+            if (feed.version <= seen) continue;
+            seen = feed.version;
+            if (!feed.job) return;
+            const next = viewOf(feed.job);
+            if (JSON.stringify(next) !== JSON.stringify(view)) {
+              view = next;
+              if (shown(view)) yield view;
+            }
           }
+        } finally {
+          unfollow(id, feed);
+          signal.removeEventListener('abort', close);
+          close();
         }
       })();
     },
@@ -243,6 +389,12 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
     startWorker,
 
     async close() {
+      for (const [id, feed] of feeds) {
+        clearInterval(feed.timer);
+        changed.off(id, feed.read);
+      }
+      feeds.clear();
+      clearInterval(renewal);
       await runner.close();
       await store.close();
     },

@@ -62,7 +62,36 @@ export interface ChunkAdjust {
   counts: { succeeded: number; failed: number; cache_hits: number; credits: number };
 }
 
+/** The per-account bounds a new job is counted against (JOB_MAX_ACTIVE_PER_ACCOUNT, JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT). */
+export interface JobBounds {
+  maxActive: number;
+  maxQueuedItems: number;
+}
+
+/** Which bound a job would pass, its value, and what the account has counted now. */
+export type JobRefusal =
+  | { limit: 'jobs_active'; max: number; active: number }
+  | { limit: 'job_items_queued'; max: number; queued: number };
+
 export interface JobStore {
+  /**
+   * Counts a new job (its id and item count) against its account's bounds, atomically across instances; null
+   * when counted, else the bound it would pass (nothing counted). A job stays counted until it is final:
+   * completed (settleChunk), failed or cancelled (finish; a cancelled job at once, before its running chunks settle).
+   */
+  admit(accountId: string, jobId: string, items: number, bounds: JobBounds): Promise<JobRefusal | null>;
+  /** Takes a job off its account's count; a job not counted (already released) changes nothing. */
+  release(accountId: string, jobId: string): Promise<void>;
+  /** The account's counted jobs and their items. */
+  counted(accountId: string): Promise<{ jobs: number; items: number }>;
+  /**
+   * Opens one job event stream of the account (a lease of `ttlMs`, renewed by renewStreams while it is open): false,
+   * and nothing held, when the account already has `max` open.
+   */
+  openStream(accountId: string, streamId: string, max: number, ttlMs: number): Promise<boolean>;
+  /** Renews the leases of the account's streams this process holds (one command for them all). */
+  renewStreams(accountId: string, streamIds: readonly string[], ttlMs: number): Promise<void>;
+  closeStream(accountId: string, streamId: string): Promise<void>;
   create(job: JobRecord, chunkItems: unknown[][]): Promise<void>;
   get(id: string): Promise<JobRecord | null>;
   /** The account's job ids, newest first, after `cursor`. */
@@ -92,6 +121,9 @@ export interface JobStore {
   close(): Promise<void>;
 }
 
+/** A Redis store checks an account's counted jobs against the jobs at most this often per process (a refused job asks). */
+const RECONCILE_MS = 5_000;
+
 const COUNTERS = ['done', 'succeeded', 'failed', 'cache_hits', 'credits'] as const;
 const isFinal = (s: JobStatus): boolean => s === 'completed' || s === 'cancelled' || s === 'failed';
 
@@ -109,6 +141,10 @@ interface MemoryChunk {
 export class MemoryJobStore implements JobStore {
   readonly #jobs = new Map<string, { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean; expiresAt: number }>();
   readonly #byAccount = new Map<string, string[]>();
+  /** Per account: its counted jobs (id to items) and their items together. */
+  readonly #counted = new Map<string, { jobs: Map<string, number>; items: number }>();
+  /** Per account: its open event streams and when each lease ends. */
+  readonly #streams = new Map<string, Map<string, number>>();
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -122,6 +158,57 @@ export class MemoryJobStore implements JobStore {
       return undefined;
     }
     return j;
+  }
+
+  async admit(accountId: string, jobId: string, items: number, bounds: JobBounds): Promise<JobRefusal | null> {
+    const c = this.#counted.get(accountId) ?? { jobs: new Map<string, number>(), items: 0 };
+    if (c.jobs.has(jobId)) return null;
+    if (c.jobs.size >= bounds.maxActive) return { limit: 'jobs_active', max: bounds.maxActive, active: c.jobs.size };
+    if (c.items + items > bounds.maxQueuedItems) return { limit: 'job_items_queued', max: bounds.maxQueuedItems, queued: c.items };
+    c.jobs.set(jobId, items);
+    c.items += items;
+    this.#counted.set(accountId, c);
+    return null;
+  }
+
+  async release(accountId: string, jobId: string): Promise<void> {
+    this.#releaseNow(accountId, jobId);
+  }
+
+  /** Synchronous, so a final transition and its release are one step (exactly once: a released job is no longer counted). */
+  #releaseNow(accountId: string, jobId: string): void {
+    const c = this.#counted.get(accountId);
+    const n = c?.jobs.get(jobId);
+    if (!c || n === undefined) return;
+    c.jobs.delete(jobId);
+    c.items -= n;
+    if (c.jobs.size === 0) this.#counted.delete(accountId);
+  }
+
+  async counted(accountId: string): Promise<{ jobs: number; items: number }> {
+    const c = this.#counted.get(accountId);
+    return { jobs: c?.jobs.size ?? 0, items: c?.items ?? 0 };
+  }
+
+  async openStream(accountId: string, streamId: string, max: number, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    const open = this.#streams.get(accountId) ?? new Map<string, number>();
+    for (const [id, until] of open) if (until <= now) open.delete(id);
+    if (!open.has(streamId) && open.size >= max) return false;
+    open.set(streamId, now + ttlMs);
+    this.#streams.set(accountId, open);
+    return true;
+  }
+
+  async renewStreams(accountId: string, streamIds: readonly string[], ttlMs: number): Promise<void> {
+    const open = this.#streams.get(accountId);
+    for (const id of streamIds) if (open?.has(id)) open.set(id, this.now() + ttlMs);
+  }
+
+  async closeStream(accountId: string, streamId: string): Promise<void> {
+    const open = this.#streams.get(accountId);
+    open?.delete(streamId);
+    if (open?.size === 0) this.#streams.delete(accountId);
   }
 
   async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
@@ -174,7 +261,10 @@ export class MemoryJobStore implements JobStore {
       c.results = w.text;
       c.partial = '';
       j.job.chunks_done += 1;
-      if (j.job.chunks_done === j.job.chunks && !isFinal(j.job.status)) Object.assign(j.job, { status: 'completed', finished_at: w.now });
+      if (j.job.chunks_done === j.job.chunks && !isFinal(j.job.status)) {
+        Object.assign(j.job, { status: 'completed', finished_at: w.now });
+        this.#releaseNow(j.job.accountId, id);
+      }
     } else {
       c.partial += w.text;
       c.round += 1;
@@ -209,6 +299,8 @@ export class MemoryJobStore implements JobStore {
     if (isFinal(j.job.status)) return false;
     const running = status === 'cancelled' && j.chunks.some((x) => !x.done && x.roundStart !== null);
     Object.assign(j.job, { status, finished_at: running ? null : nowIso });
+    // Cancelled counts as final for the account's bounds at once: its running chunks only settle.
+    this.#releaseNow(j.job.accountId, id);
     return true;
   }
 
@@ -275,6 +367,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[2], 'done') == '1' then return 0 end
 if tonumber(redis.call('HGET', KEYS[2], 'round') or '0') ~= tonumber(ARGV[1]) then return 0 end
 -- This round's run ends here (running counts chunks with a round begun and not settled).
+local completed = false
 local running = redis.call('HINCRBY', KEYS[1], 'running', -1)
 local names = {'done', 'succeeded', 'failed', 'cache_hits', 'credits'}
 for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[3 + i]) end
@@ -294,6 +387,7 @@ if ARGV[2] == '1' then
   local status = redis.call('HGET', KEYS[1], 'status')
   if n == tonumber(redis.call('HGET', KEYS[1], 'chunks')) and (status == 'queued' or status == 'running') then
     redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[12])
+    completed = true
   end
 else
   redis.call('HSET', KEYS[2], 'partial', (redis.call('HGET', KEYS[2], 'partial') or '') .. ARGV[3])
@@ -306,6 +400,8 @@ if running <= 0 and redis.call('HGET', KEYS[1], 'status') == 'cancelled' and (re
   redis.call('HSET', KEYS[1], 'finished_at', ARGV[12])
 end
 expireWithJob(KEYS[2])
+-- The write that completed the job (once: the status changes once) names its account, to be released.
+if completed then return redis.call('HGET', KEYS[1], 'accountId') or 1 end
 return 1
 `;
 
@@ -348,18 +444,70 @@ const LUA_FINISH = `
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'cancelled' and ARGV[1] == 'failed' and (redis.call('HGET', KEYS[1], 'finished_at') or '') == '' then
   redis.call('HSET', KEYS[1], 'finished_at', ARGV[2])
-  return 1
+  return {1, ''}
 end
-if status ~= 'queued' and status ~= 'running' then return 0 end
+if status ~= 'queued' and status ~= 'running' then return {0, ''} end
 local running = tonumber(redis.call('HGET', KEYS[1], 'running') or '0')
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished_at', (ARGV[1] == 'cancelled' and running > 0) and '' or ARGV[2])
+-- Final for the account's bounds (a cancelled job at once): its account, to be released.
+return {1, redis.call('HGET', KEYS[1], 'accountId') or ''}
+`;
+
+// The account's bounds: KEYS[1] a hash of its counted jobs (id to items), KEYS[2] their items together; both
+// under the account's hash tag. A job is counted once (its id), released once (HDEL says whether it was there).
+// KEYS: counted, items. ARGV: job id, items, max jobs, max items, ttl ms.
+const LUA_ADMIT = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {'ok', 0} end
+local jobs = redis.call('HLEN', KEYS[1])
+if jobs >= tonumber(ARGV[3]) then return {'jobs_active', jobs} end
+local items = tonumber(redis.call('GET', KEYS[2]) or '0')
+if items + tonumber(ARGV[2]) > tonumber(ARGV[4]) then return {'job_items_queued', items} end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('INCRBY', KEYS[2], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+return {'ok', 0}
+`;
+
+// KEYS: counted, items. ARGV: job id.
+const LUA_RELEASE = `
+local n = redis.call('HGET', KEYS[1], ARGV[1])
+if not n then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+if redis.call('DECRBY', KEYS[2], n) <= 0 or redis.call('HLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[2]) end
+return 1
+`;
+
+// The account's open event streams: a sorted set of stream ids scored by when their lease ends (Redis' clock),
+// so a crashed instance's streams stop counting when their leases lapse.
+// KEYS: streams. ARGV: stream id, max, ttl ms.
+const LUA_STREAM_OPEN = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+`;
+
+// KEYS: streams. ARGV: ttl ms, stream ids. Renews only leases still held.
+const LUA_STREAM_RENEW = `
+local t = redis.call('TIME')
+local until = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', until, ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
 
 type Scripted = RedisClient & {
   jobStart(k1: string, k2: string, ...args: (string | number)[]): Promise<string[]>;
-  jobSettle(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
-  jobFinish(k1: string, ...args: string[]): Promise<number>;
+  jobSettle(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number | string>;
+  jobFinish(k1: string, ...args: string[]): Promise<[number, string]>;
+  jobAdmit(k1: string, k2: string, ...args: (string | number)[]): Promise<[string, number]>;
+  jobRelease(k1: string, k2: string, id: string): Promise<number>;
+  jobStreamOpen(k1: string, ...args: (string | number)[]): Promise<number>;
+  jobStreamRenew(k1: string, ...args: (string | number)[]): Promise<number>;
   jobReadSettled(k1: string, k2: string, k3: string): Promise<[string, string]>;
   jobAdjust(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
   jobIndex(k1: string, id: string, ttlMs: number): Promise<number>;
@@ -384,6 +532,10 @@ export class RedisJobStore implements JobStore {
     redis.defineCommand('jobReadSettled', { numberOfKeys: 3, lua: LUA_READ_SETTLED });
     redis.defineCommand('jobAdjust', { numberOfKeys: 3, lua: LUA_ADJUST });
     redis.defineCommand('jobIndex', { numberOfKeys: 1, lua: LUA_INDEX });
+    redis.defineCommand('jobAdmit', { numberOfKeys: 2, lua: LUA_ADMIT });
+    redis.defineCommand('jobRelease', { numberOfKeys: 2, lua: LUA_RELEASE });
+    redis.defineCommand('jobStreamOpen', { numberOfKeys: 1, lua: LUA_STREAM_OPEN });
+    redis.defineCommand('jobStreamRenew', { numberOfKeys: 1, lua: LUA_STREAM_RENEW });
     this.#redis = redis as Scripted;
   }
 
@@ -393,6 +545,65 @@ export class RedisJobStore implements JobStore {
 
   #index(accountId: string): string {
     return `${this.prefix}{jobs:${accountId}}:index`;
+  }
+
+  #account(accountId: string, part: 'counted' | 'counted_items' | 'streams'): string {
+    return `${this.prefix}{jobs:${accountId}}:${part}`;
+  }
+
+  /** When each account's counted jobs were last checked against their jobs (reconcile), in this process. */
+  readonly #reconciled = new Map<string, number>();
+
+  async admit(accountId: string, jobId: string, items: number, bounds: JobBounds): Promise<JobRefusal | null> {
+    const attempt = async (): Promise<JobRefusal | null> => {
+      const [verdict, now] = await this.#run(() => this.#redis.jobAdmit(
+        this.#account(accountId, 'counted'), this.#account(accountId, 'counted_items'), jobId, items, bounds.maxActive, bounds.maxQueuedItems, this.ttlMs,
+      ));
+      if (verdict === 'jobs_active') return { limit: verdict, max: bounds.maxActive, active: Number(now) };
+      if (verdict === 'job_items_queued') return { limit: verdict, max: bounds.maxQueuedItems, queued: Number(now) };
+      return null;
+    };
+    const refused = await attempt();
+    if (!refused || !(await this.#reconcile(accountId))) return refused;
+    return attempt();
+  }
+
+  /**
+   * A job counted whose final write ran but whose release did not (the process died between the two scripts:
+   * on a cluster they are in different slots) is released here: the account's counted jobs that are final or
+   * gone. Run when a job is refused, at most once a RECONCILE_MS per account and process. True when it released any.
+   */
+  async #reconcile(accountId: string): Promise<boolean> {
+    const last = this.#reconciled.get(accountId) ?? 0;
+    if (Date.now() - last < RECONCILE_MS) return false;
+    this.#reconciled.set(accountId, Date.now());
+    if (this.#reconciled.size > 10_000) this.#reconciled.delete(this.#reconciled.keys().next().value!);
+    const ids = await this.#run(() => this.#redis.hkeys(this.#account(accountId, 'counted')));
+    const statuses = await Promise.all(ids.map((id) => this.#run(() => this.#redis.hget(this.#key(id, 'job'), 'status'))));
+    const over = ids.filter((_, i) => statuses[i] === null || isFinal(statuses[i] as JobStatus));
+    for (const id of over) await this.release(accountId, id);
+    return over.length > 0;
+  }
+
+  async release(accountId: string, jobId: string): Promise<void> {
+    await this.#run(() => this.#redis.jobRelease(this.#account(accountId, 'counted'), this.#account(accountId, 'counted_items'), jobId));
+  }
+
+  async counted(accountId: string): Promise<{ jobs: number; items: number }> {
+    const [jobs, items] = await this.#run(() => Promise.all([this.#redis.hlen(this.#account(accountId, 'counted')), this.#redis.get(this.#account(accountId, 'counted_items'))]));
+    return { jobs, items: Number(items ?? 0) };
+  }
+
+  async openStream(accountId: string, streamId: string, max: number, ttlMs: number): Promise<boolean> {
+    return (await this.#run(() => this.#redis.jobStreamOpen(this.#account(accountId, 'streams'), streamId, max, ttlMs))) === 1;
+  }
+
+  async renewStreams(accountId: string, streamIds: readonly string[], ttlMs: number): Promise<void> {
+    if (streamIds.length > 0) await this.#run(() => this.#redis.jobStreamRenew(this.#account(accountId, 'streams'), ttlMs, ...streamIds));
+  }
+
+  async closeStream(accountId: string, streamId: string): Promise<void> {
+    await this.#run(() => this.#redis.zrem(this.#account(accountId, 'streams'), streamId));
   }
 
   async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
@@ -474,7 +685,9 @@ export class RedisJobStore implements JobStore {
       this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`),
       w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now,
     ));
-    return applied === 1;
+    // The write that completed the job returns its account: the job leaves the account's count.
+    if (typeof applied === 'string') await this.release(applied, id);
+    return applied !== 0;
   }
 
   async adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number> {
@@ -492,7 +705,9 @@ export class RedisJobStore implements JobStore {
   }
 
   async finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean> {
-    return (await this.#run(() => this.#redis.jobFinish(this.#key(id, 'job'), status, nowIso))) === 1;
+    const [changed, accountId] = await this.#run(() => this.#redis.jobFinish(this.#key(id, 'job'), status, nowIso));
+    if (accountId) await this.release(accountId, id);
+    return changed === 1;
   }
 
   async results(id: string, chunk: number): Promise<string> {

@@ -430,6 +430,8 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
             ...errorResponses([400], (c) => c !== 'missing_param'),
             ...errorResponses([401]),
             ...errorResponses([409, 422], (c) => IDEMPOTENCY_CODES.has(c)),
+            // The account's per-account job bounds (details.limit jobs_active or job_items_queued).
+            ...errorResponses([429]),
             ...errorResponses([500]),
             ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
             ...sharedResponses([...REQUEST_LEVEL_CODES, 'unsupported_media_type']),
@@ -506,6 +508,8 @@ export function buildOpenApi(config: Pick<Config, 'cacheTtlMs'>): Record<string,
           responses: {
             '200': { description: 'The event stream', headers: commonHeaders, content: { 'text/event-stream': { schema: { type: 'string' } } } },
             ...resourceErrors(),
+            // The account's open streams at JOB_MAX_EVENT_STREAMS_PER_ACCOUNT (details.limit event_streams).
+            ...errorResponses([429]),
           },
         },
       },

@@ -5,7 +5,8 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge } from '../../contract/index.js';
-import { jobFormatOf, jobListCursor, parseJobBody } from '../../contract/job-input.js';
+import { jobBodyReader, jobFormatOf, jobListCursor, type JobBodyParts } from '../../contract/job-input.js';
+import { LookupError } from '../../contract/index.js';
 import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE } from '../../contract/jobs.js';
 import type { JobView } from '../../contract/jobs.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
@@ -51,6 +52,63 @@ async function* ndjsonLines(lines: AsyncIterable<string>): AsyncGenerator<string
   for await (const line of lines) yield line + '\n';
 }
 
+/** A job body as its reader left it: the reader, or why it could not be read (a content-type not served). */
+class ReadBody {
+  constructor(
+    readonly parts: JobBodyParts | null,
+    readonly error: LookupError | null,
+  ) {}
+}
+
+const tooLarge = (): Error => Object.assign(new Error('body too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+
+/**
+ * Reads a job body off its stream into its format's reader, a piece at a time, refusing (FST_ERR_CTP_BODY_TOO_LARGE)
+ * past MAX_JOB_BODY_BYTES: by content-length before reading, else once the bytes read pass it. No stream: no body.
+ */
+function readJobBody(contentType: string | undefined, payload: NodeJS.ReadableStream & { headers?: Record<string, unknown> } | null): Promise<ReadBody> {
+  let parts: JobBodyParts | null = null;
+  let error: LookupError | null = null;
+  try {
+    parts = jobBodyReader(jobFormatOf(contentType));
+  } catch (e) {
+    error = e as LookupError;
+  }
+  if (!payload) return Promise.resolve(new ReadBody(parts, error));
+  const declared = Number(payload.headers?.['content-length']);
+  if (Number.isFinite(declared) && declared > MAX_JOB_BODY_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    const decoder = new TextDecoder('utf-8');
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > MAX_JOB_BODY_BYTES) {
+        cleanup();
+        reject(tooLarge());
+        return;
+      }
+      parts?.push(decoder.decode(chunk, { stream: true }));
+    };
+    const onEnd = () => {
+      cleanup();
+      parts?.push(decoder.decode());
+      resolve(new ReadBody(parts, error));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onError);
+    };
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onError);
+  });
+}
+
 const sseEvent = (event: string, view: JobView): string => `event: ${event}\ndata: ${JSON.stringify(view)}\n\n`;
 
 export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
@@ -75,9 +133,14 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
   const viewAnswer = (reply: FastifyReply, view: JobView) => reply.type(JSON_TYPE).send({ data: view, meta: { took_ms: tookMs(reply) } });
 
   await app.register(async (scope) => {
-    // The body is read as text by its content-type here, after authentication (a bad key is reported as such).
+    // The body is read as it arrives, by its content-type's reader (CSV and NDJSON parsed a line at a time as
+    // each piece comes off the socket), within MAX_JOB_BODY_BYTES: never parsed whole in one go on the event
+    // loop, nor held whole as text. Its refusal, like a content-type not served, is kept and thrown by the
+    // route after authentication (a bad key is reported as such).
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_JOB_BODY_BYTES }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      readJobBody(request.headers['content-type'], payload).then((body) => done(null, body), (err: Error) => done(err, undefined));
+    });
     // A body past the job's limit says that limit; any other error of reading is the service's usual answer.
     scope.setErrorHandler((error: { code?: string }, _request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, bodyTooLarge(MAX_JOB_BODY_BYTES));
@@ -85,10 +148,11 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<v
     });
     scope.post(JOBS_PATH, route(async (ctx, request, reply) => {
       const idempotencyKey = idempotencyKeyOf(idempotencyHeaderLines(request.raw.rawHeaders));
-      const format = jobFormatOf(request.headers['content-type']);
-      const text = typeof request.body === 'string' ? request.body : '';
+      const read = request.body instanceof ReadBody ? request.body : await readJobBody(request.headers['content-type'], null);
+      if (read.error) throw read.error;
+      const { format } = read.parts!;
       const query = request.query as Record<string, unknown>;
-      const job = parseJobBody(format, text, query);
+      const job = read.parts!.request(query);
       const create = async () => {
         const view = await jobs().create(ctx.account, job);
         const body = JSON.stringify({ data: { id: view.id, status: 'queued', count: view.count, created_at: view.created_at }, meta: { took_ms: tookMs(reply) } });
