@@ -142,7 +142,7 @@ export interface paths {
         put?: never;
         /**
          * Watch a home
-         * @description The home (one of url, zpid, address) is read live every interval_hours, the first time at once; each check is billed like a lookup (1 credit when read live; a failed check is not billed and shows in last_error). When price, status, estimate, rent estimate or HOA differ from the last check, a signed property.changed webhook goes to webhook_url with { zpid, changes: [{ field, from, to }], data: the PortalProperty }. At most 1,000 watches per account (then 400 too_many_items).
+         * @description The home (one of url, zpid, address) is read live every interval_hours, the first time at once; each check is billed like a lookup (1 credit when read live; a failed check is not billed and shows in last_error). When price, status, estimate, rent estimate or HOA differ from the last check, a signed property.changed webhook goes to webhook_url with { zpid, changes: [{ field, from, to }], data: the PortalProperty }. At most 1,000 watches per account (then 429 rate_limited, details.limit "watches").
          */
         post: operations["createWatch"];
         delete?: never;
@@ -2883,7 +2883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: missing_param, bad_param, bad_body, too_many_items */
+            /** @description Error: missing_param, bad_param, bad_body */
             400: {
                 headers: {
                     /** @description Always v1 */
@@ -2928,6 +2928,27 @@ export interface operations {
             406: components["responses"]["not_acceptable"];
             408: components["responses"]["request_timeout"];
             417: components["responses"]["expectation_failed"];
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             431: components["responses"]["headers_too_large"];
             /** @description Error: internal */
             500: {

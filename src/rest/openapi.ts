@@ -227,15 +227,16 @@ const watchPaths = (): Record<string, Json> => ({
         `The home (one of ${LOCATOR_KEYS.join(', ')}) is read live every interval_hours, the first time at once; each check is billed like a lookup ` +
         '(1 credit when read live; a failed check is not billed and shows in last_error). When price, status, estimate, rent estimate or HOA differ ' +
         'from the last check, a signed property.changed webhook goes to webhook_url with { zpid, changes: [{ field, from, to }], data: the PortalProperty }. ' +
-        `At most ${MAX_WATCHES_PER_ACCOUNT.toLocaleString('en-US')} watches per account (then 400 too_many_items).`,
+        `At most ${MAX_WATCHES_PER_ACCOUNT.toLocaleString('en-US')} watches per account (then 429 rate_limited, details.limit "watches").`,
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/WatchRequest' }, example: { zpid: '15192198', webhook_url: 'https://example.com/hooks/portal', interval_hours: 24 } } },
       },
       responses: {
         '201': { ...watchAnswer('The watch; its first check runs at once', false), headers: { ...commonHeaders, location: { description: 'The watch: `/v1/portal/watches/<id>`', schema: { type: 'string' } } } },
-        ...errorResponses([400], (c) => c === 'bad_body' || c === 'bad_param' || c === 'missing_param' || c === 'too_many_items'),
+        ...errorResponses([400], (c) => c === 'bad_body' || c === 'bad_param' || c === 'missing_param'),
         ...errorResponses([401]),
+        ...errorResponses([429]),
         ...errorResponses([500]),
         ...errorResponses([503], (c) => c === 'store_unavailable' || c === 'upstream_busy'),
         ...sharedResponses(REQUEST_LEVEL_CODES),

@@ -215,9 +215,11 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
         stopped: false,
       };
       if (!(await stored(() => watchStore().add(watch, maxPerAccount)))) {
-        throw new LookupError('too_many_items', {
+        // A per-account bound, coded as the jobs' are: 429 naming it (a count that frees only by a delete).
+        throw new LookupError('rate_limited', {
           message: `At most ${maxPerAccount.toLocaleString('en-US')} watches per account. Delete one first.`,
-          details: { limit: maxPerAccount },
+          retryAfter: 60,
+          details: { limit: 'watches', max: maxPerAccount },
         });
       }
       try {

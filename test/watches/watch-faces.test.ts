@@ -114,14 +114,14 @@ describe('REST', () => {
     expect(q.body.error).toMatchObject({ code: 'bad_param', details: { param: 'limit' } });
   });
 
-  it(`at most ${MAX_WATCHES_PER_ACCOUNT} watches per account (here the core's cap lowered to 2): the next is too_many_items`, async () => {
+  it(`at most ${MAX_WATCHES_PER_ACCOUNT} watches per account (here the core's cap lowered to 2): the next is 429 rate_limited naming the bound`, async () => {
     const watches = createWatches(svc.app.core, svc.app.core.background.webhooks, { maxPerAccount: 2 });
     try {
       const account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.tiny);
       const request = { locator: parseLocator({ zpid: ZPID }), webhookUrl: HOOK, intervalHours: 1 };
       const first = await watches.create(account, request);
       await watches.create(account, request);
-      await expect(watches.create(account, request)).rejects.toMatchObject({ code: 'too_many_items', message: 'At most 2 watches per account. Delete one first.' });
+      await expect(watches.create(account, request)).rejects.toMatchObject({ code: 'rate_limited', message: 'At most 2 watches per account. Delete one first.', retryAfterSeconds: 60, details: { limit: 'watches', max: 2 } });
       await watches.remove(account, first.id);
       await expect(watches.create(account, request)).resolves.toMatchObject({ zpid: ZPID });
     } finally {
