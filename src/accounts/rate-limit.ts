@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { usesRedis } from '../config.js';
 import { LookupError } from '../contract/index.js';
 import { WINDOW_SECONDS, type RateWindow } from '../contract/rate-limit.js';
+import { lua } from '../store/lua.js';
 import { createRedisClient, type RedisClient } from '../store/redis-connection.js';
 
 export { WINDOW_SECONDS, type RateWindow } from '../contract/rate-limit.js';
@@ -170,57 +171,11 @@ export class MemoryRateLimiter implements RateLimiter {
 
 // ---------------------------------------------------------------------------------------------
 
-/** KEYS[1]: the account's window (hash: w = window start, n = used). ARGV: cost, limit, window ms. */
-const LUA_TAKE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local w = tonumber(ARGV[3])
-local start = now - (now % w)
-local cost = tonumber(ARGV[1])
-local used = 0
-if tonumber(redis.call('HGET', KEYS[1], 'w') or '-1') == start then used = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') end
-local reset = start + w - now
-if used + cost > tonumber(ARGV[2]) then return {0, used, reset} end
-used = used + cost
-redis.call('HSET', KEYS[1], 'w', start, 'n', used)
-redis.call('PEXPIRE', KEYS[1], reset + 1000)
-return {1, used, reset}
-`;
-
-/** KEYS[1]: the account's window. ARGV: cost, window ms. Given back only to the window still current. */
-const LUA_GIVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local w = tonumber(ARGV[2])
-if tonumber(redis.call('HGET', KEYS[1], 'w') or '-1') ~= now - (now % w) then return 0 end
-local used = tonumber(redis.call('HGET', KEYS[1], 'n') or '0') - tonumber(ARGV[1])
-redis.call('HSET', KEYS[1], 'n', used > 0 and used or 0)
-return 1
-`;
-
-/** KEYS[1]: the account's live slots (sorted set: slot id → expiry). ARGV: slot id, max, ttl ms. */
-const LUA_HOLD_LIVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
-return 1
-`;
-
-/**
- * KEYS[1]: the account's live slots. ARGV: ttl ms, then the slot ids this process still holds. A slot
- * that lapsed meanwhile (a stall past the ttl) is added back: its lookup still runs, so it counts.
- */
-const LUA_RENEW_LIVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], now + ttl, ARGV[i]) end
-redis.call('PEXPIRE', KEYS[1], ttl)
-return 1
-`;
+// The scripts: their KEYS, ARGV and reply in each file's header (src/accounts/lua/).
+const LUA_TAKE = lua(new URL('./lua/rate-take.lua', import.meta.url));
+const LUA_GIVE = lua(new URL('./lua/rate-give.lua', import.meta.url));
+const LUA_HOLD_LIVE = lua(new URL('./lua/live-hold.lua', import.meta.url));
+const LUA_RENEW_LIVE = lua(new URL('./lua/live-renew.lua', import.meta.url));
 
 interface RateScripts {
   plRateTake(key: string, cost: number, limit: number, windowMs: number): Promise<[number, number, number]>;

@@ -9,6 +9,7 @@
 import type { LookupOptions } from '../contract/index.js';
 import { classifiedCall, type StoreCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
+import { lua } from '../store/lua.js';
 import { JOB_TTL_MS, type JobStatus, type JobView } from './types.js';
 
 /** Items per chunk: a batch's worth, one queue job each. */
@@ -330,175 +331,19 @@ export class MemoryJobStore implements JobStore {
 
 // --- Redis ---------------------------------------------------------------------------------------
 
-// A key of the job written after its creation lives as long as the job key has left (Redis' clock).
-const LUA_JOB_TTL = `
-local function expireWithJob(key)
-  local left = redis.call('PTTL', KEYS[1])
-  if left > 0 then redis.call('PEXPIRE', key, left) end
-end
-`;
-
-// KEYS: job, chunk. ARGV: now ms, now ISO.
-const LUA_START = `${LUA_JOB_TTL}
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return {'gone'} end
-local done = redis.call('HGET', KEYS[2], 'done')
-local rs = redis.call('HGET', KEYS[2], 'round_start')
--- A cancelled job's chunk that was running (its run died) is run again to settle what it began.
-if done == '1' or status == 'completed' or status == 'failed' or (status == 'cancelled' and not rs) then
-  return {'skip', status, done == '1' and '1' or '0'}
-end
-if status == 'queued' then redis.call('HSET', KEYS[1], 'status', 'running', 'started_at', ARGV[2]) end
-local rerun = '1'
-if not rs then
-  rs = ARGV[1]
-  rerun = '0'
-  redis.call('HINCRBY', KEYS[1], 'running', 1)
-  redis.call('HSET', KEYS[2], 'round_start', rs)
-  expireWithJob(KEYS[2])
-end
-return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or ''}
-`;
-
-// KEYS: job, chunk, results. ARGV: round, final, text, done, succeeded, failed, cache_hits, credits, held,
-// waiting_until ('' none), billed (space-separated), now ISO.
-const LUA_SETTLE = `${LUA_JOB_TTL}
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if redis.call('HGET', KEYS[2], 'done') == '1' then return 0 end
-if tonumber(redis.call('HGET', KEYS[2], 'round') or '0') ~= tonumber(ARGV[1]) then return 0 end
--- This round's run ends here (running counts chunks with a round begun and not settled).
-local completed = false
-local running = redis.call('HINCRBY', KEYS[1], 'running', -1)
-local names = {'done', 'succeeded', 'failed', 'cache_hits', 'credits'}
-for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[3 + i]) end
-local held = tonumber(ARGV[9])
-local waiting = redis.call('HINCRBY', KEYS[1], 'waiting', held - tonumber(redis.call('HGET', KEYS[2], 'held') or '0'))
-redis.call('HSET', KEYS[2], 'held', held)
-if ARGV[11] ~= '' then
-  local b = redis.call('HGET', KEYS[2], 'billed')
-  redis.call('HSET', KEYS[2], 'billed', b and (b .. ' ' .. ARGV[11]) or ARGV[11])
-end
-if ARGV[2] == '1' then
-  redis.call('SET', KEYS[3], ARGV[3])
-  expireWithJob(KEYS[3])
-  redis.call('HSET', KEYS[2], 'done', '1')
-  redis.call('HDEL', KEYS[2], 'partial')
-  local n = redis.call('HINCRBY', KEYS[1], 'chunks_done', 1)
-  local status = redis.call('HGET', KEYS[1], 'status')
-  if n == tonumber(redis.call('HGET', KEYS[1], 'chunks')) and (status == 'queued' or status == 'running') then
-    redis.call('HSET', KEYS[1], 'status', 'completed', 'finished_at', ARGV[12])
-    completed = true
-  end
-else
-  redis.call('HSET', KEYS[2], 'partial', (redis.call('HGET', KEYS[2], 'partial') or '') .. ARGV[3])
-  redis.call('HINCRBY', KEYS[2], 'round', 1)
-  redis.call('HDEL', KEYS[2], 'round_start')
-end
-if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'waiting_until', ARGV[10]) end
-if waiting == 0 then redis.call('HSET', KEYS[1], 'waiting_until', '') end
-if running <= 0 and redis.call('HGET', KEYS[1], 'status') == 'cancelled' and (redis.call('HGET', KEYS[1], 'finished_at') or '') == '' then
-  redis.call('HSET', KEYS[1], 'finished_at', ARGV[12])
-end
-expireWithJob(KEYS[2])
--- The write that completed the job (once: the status changes once) names its account, to be released.
-if completed then return redis.call('HGET', KEYS[1], 'accountId') or 1 end
-return 1
-`;
-
-// KEYS: job, chunk, results. A settled chunk's lines (the results when done, else the partial lines) and billed keys.
-const LUA_READ_SETTLED = `
-local text
-if redis.call('HGET', KEYS[2], 'done') == '1' then text = redis.call('GET', KEYS[3]) else text = redis.call('HGET', KEYS[2], 'partial') end
-return {text or '', redis.call('HGET', KEYS[2], 'billed') or ''}
-`;
-
-// KEYS: job, chunk, results. ARGV: text read, billed read, new text, billed added, succeeded, failed,
-// cache_hits, credits (deltas). Applied only if lines and billed keys are still what was read (else 0).
-const LUA_ADJUST = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local done = redis.call('HGET', KEYS[2], 'done') == '1'
-local text
-if done then text = redis.call('GET', KEYS[3]) else text = redis.call('HGET', KEYS[2], 'partial') end
-if (text or '') ~= ARGV[1] or (redis.call('HGET', KEYS[2], 'billed') or '') ~= ARGV[2] then return 0 end
-if done then redis.call('SET', KEYS[3], ARGV[3], 'KEEPTTL') else redis.call('HSET', KEYS[2], 'partial', ARGV[3]) end
-redis.call('HSET', KEYS[2], 'billed', ARGV[2] ~= '' and (ARGV[2] .. ' ' .. ARGV[4]) or ARGV[4])
-local names = {'succeeded', 'failed', 'cache_hits', 'credits'}
-for i, name in ipairs(names) do redis.call('HINCRBY', KEYS[1], name, ARGV[4 + i]) end
-return 1
-`;
-
-// KEYS: the account's job index. ARGV: job id, ttl ms. Scored by Redis' clock at the insert; ids older than
-// a job lives are dropped (their jobs are gone).
-const LUA_INDEX = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. (now - ttl))
-redis.call('PEXPIRE', KEYS[1], ttl)
-return 1
-`;
-
-// KEYS: job. ARGV: status, now ISO. A job cancelled while chunks run gets finished_at when the last settles.
-const LUA_FINISH = `
-local status = redis.call('HGET', KEYS[1], 'status')
-if status == 'cancelled' and ARGV[1] == 'failed' and (redis.call('HGET', KEYS[1], 'finished_at') or '') == '' then
-  redis.call('HSET', KEYS[1], 'finished_at', ARGV[2])
-  return {1, ''}
-end
-if status ~= 'queued' and status ~= 'running' then return {0, ''} end
-local running = tonumber(redis.call('HGET', KEYS[1], 'running') or '0')
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finished_at', (ARGV[1] == 'cancelled' and running > 0) and '' or ARGV[2])
--- Final for the account's bounds (a cancelled job at once): its account, to be released.
-return {1, redis.call('HGET', KEYS[1], 'accountId') or ''}
-`;
-
-// The account's bounds: KEYS[1] a hash of its counted jobs (id to items), KEYS[2] their items together; both
-// under the account's hash tag. A job is counted once (its id), released once (HDEL says whether it was there).
-// KEYS: counted, items. ARGV: job id, items, max jobs, max items, ttl ms.
-const LUA_ADMIT = `
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return {'ok', 0} end
-local jobs = redis.call('HLEN', KEYS[1])
-if jobs >= tonumber(ARGV[3]) then return {'jobs_active', jobs} end
-local items = tonumber(redis.call('GET', KEYS[2]) or '0')
-if items + tonumber(ARGV[2]) > tonumber(ARGV[4]) then return {'job_items_queued', items} end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('INCRBY', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
-return {'ok', 0}
-`;
-
-// KEYS: counted, items. ARGV: job id.
-const LUA_RELEASE = `
-local n = redis.call('HGET', KEYS[1], ARGV[1])
-if not n then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-if redis.call('DECRBY', KEYS[2], n) <= 0 or redis.call('HLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[2]) end
-return 1
-`;
-
-// The account's open event streams: a sorted set of stream ids scored by when their lease ends (Redis' clock),
-// so a crashed instance's streams stop counting when their leases lapse.
-// KEYS: streams. ARGV: stream id, max, ttl ms.
-const LUA_STREAM_OPEN = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`;
-
-// KEYS: streams. ARGV: ttl ms, stream ids. Renews only leases still held.
-const LUA_STREAM_RENEW = `
-local t = redis.call('TIME')
-local until = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', until, ARGV[i]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-return 1
-`;
+// The scripts (their KEYS, ARGV and reply in each file's header, src/jobs/lua/). A key of the job written
+// after its creation lives as long as the job key has left (Redis' clock): job-ttl.lua, included by those
+// that write one.
+const LUA_START = lua(new URL('./lua/start.lua', import.meta.url));
+const LUA_SETTLE = lua(new URL('./lua/settle.lua', import.meta.url));
+const LUA_READ_SETTLED = lua(new URL('./lua/read-settled.lua', import.meta.url));
+const LUA_ADJUST = lua(new URL('./lua/adjust.lua', import.meta.url));
+const LUA_INDEX = lua(new URL('./lua/index.lua', import.meta.url));
+const LUA_FINISH = lua(new URL('./lua/finish.lua', import.meta.url));
+const LUA_ADMIT = lua(new URL('./lua/account-admit.lua', import.meta.url));
+const LUA_RELEASE = lua(new URL('./lua/account-release.lua', import.meta.url));
+const LUA_STREAM_OPEN = lua(new URL('./lua/stream-open.lua', import.meta.url));
+const LUA_STREAM_RENEW = lua(new URL('./lua/stream-renew.lua', import.meta.url));
 
 type Scripted = RedisClient & {
   jobStart(k1: string, k2: string, ...args: (string | number)[]): Promise<string[]>;

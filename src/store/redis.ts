@@ -58,6 +58,7 @@ import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, ENTRY_FORMAT, readWithRaw } from './entry-format.js';
 import { boundStoreCall, failFastOptions, storeUnavailable as unavailable } from './fail-fast.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
+import { lua } from './lua.js';
 import { createRedisClient, keySlot, type RedisClient, type RedisTarget } from './redis-connection.js';
 import type {
   Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
@@ -103,264 +104,23 @@ const UNLOCK_RETRY_MS = 1000;
 const LEDGER_PAGE = 1000;
 
 // ---------------------------------------------------------------------------------------------
-// Lua. All integers cross as strings; replies are arrays of strings/integers.
+// Lua. All integers cross as strings; replies are arrays of strings/integers. Each script's KEYS, ARGV
+// and reply are stated in its file's header (src/store/lua/).
 
-/**
- * The reserve decision. `kind` is only what the lookup is held as: the kind charged is decided at
- * commit. The spend limit is checked against the worst case (every lookup in flight plus this one
- * is charged, and all past the remaining included ones are overage), so it can never be exceeded
- * whatever the order of commits; the price is a transient spend_limit_reached (or credits_exhausted)
- * while included lookups are in flight that might still fail and be released.
- *
- * KEYS: 1 reservation record, 2 usage bucket, 3 daily budget counter, 4 reservations-by-expiry zset
- * ARGV: 1 reservationId, 2 accountId, 3 period, 4 included, 5 overage allowed (1|0), 6 overage rate (micro-USD),
- *       7 spend limit (micro-USD, -1 = none), 8 day, 9 scope, 10 daily cap (-1 = none), 11 ttl ms, 12 budget key ttl ms
- * Reply: {1, kind} | {0, reason[, overageUsed]}
- */
-const LUA_RESERVE = `
-local t = redis.call('TIME')
-local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[11]))
-local held = redis.call('HGET', KEYS[1], 'kind')
-if held then
-  -- Held again (a job chunk's re-run adopting its dead run's): a whole lease from now, as a new one gets.
-  redis.call('HSET', KEYS[1], 'expires_at', expiresAt)
-  redis.call('ZADD', KEYS[4], expiresAt, ARGV[1])
-  return {1, held}
-end
-local b = redis.call('HMGET', KEYS[2], 'used', 'reserved', 'overage_used')
-local used = tonumber(b[1]) or 0
-local reserved = tonumber(b[2]) or 0
-local overageUsed = tonumber(b[3]) or 0
-local remaining = tonumber(ARGV[4]) - (used - overageUsed)
-if remaining < 0 then remaining = 0 end
-local kind
-if reserved < remaining then
-  kind = 'included'
-elseif ARGV[5] == '1' then
-  local rate = tonumber(ARGV[6])
-  local limit = tonumber(ARGV[7])
-  if limit >= 0 and (overageUsed + reserved + 1 - remaining) * rate > limit then
-    return {0, 'spend_limit_reached', overageUsed, reserved - remaining, reserved}
-  end
-  kind = 'overage'
-else
-  return {0, 'credits_exhausted', reserved}
-end
-local cap = tonumber(ARGV[10])
-local spent = tonumber(redis.call('GET', KEYS[3])) or 0
-if cap >= 0 and spent >= cap then return {0, 'live_lookups_capped'} end
-redis.call('INCR', KEYS[3])
-redis.call('PEXPIRE', KEYS[3], ARGV[12])
-redis.call('HINCRBY', KEYS[2], 'reserved', 1)
-if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_reserved', 1) end
-redis.call('HSET', KEYS[1], 'account', ARGV[2], 'period', ARGV[3], 'kind', kind, 'included', ARGV[4],
-  'day', ARGV[8], 'scope', ARGV[9], 'bucket', KEYS[2], 'budget', KEYS[3], 'expires_at', expiresAt)
-redis.call('ZADD', KEYS[4], expiresAt, ARGV[1])
-return {1, kind}
-`;
-
-/**
- * Charges a held reservation. The kind charged is decided here, from what is committed: included
- * while the bucket's committed included lookups (used - overage_used) are fewer than its included
- * ones, else overage. (A record written before this rule has no `included`: charged as held.)
- *
- * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 ledger stream, 4 the record's usage bucket,
- *       5 the request's charges (hash)
- * ARGV: 1 reservationId, 2 cacheKey, 3 requestId, 4 at, 5 charges ttl ms, 6 the ledger's retention ms
- * Reply: 1 committed | 0 not held | -1 KEYS[4] is not the record's bucket (read it again)
- */
-const LUA_COMMIT = `
-local r = redis.call('HMGET', KEYS[1], 'account', 'kind', 'bucket', 'included')
-if not r[1] then return 0 end
-if r[3] ~= KEYS[4] then return -1 end
-local kind = r[2]
-if r[4] then
-  local b = redis.call('HMGET', KEYS[4], 'used', 'overage_used')
-  local used = tonumber(b[1]) or 0
-  local overageUsed = tonumber(b[2]) or 0
-  if used - overageUsed < tonumber(r[4]) then kind = 'included' else kind = 'overage' end
-end
-redis.call('HINCRBY', KEYS[4], 'reserved', -1)
-redis.call('HINCRBY', KEYS[4], 'used', 1)
-if r[2] == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_reserved', -1) end
-if kind == 'overage' then redis.call('HINCRBY', KEYS[4], 'overage_used', 1) end
--- Stream ids are Redis' ms: charges older than the retention are trimmed (about: whole nodes) as this one comes.
-local t = redis.call('TIME')
-local oldest = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(ARGV[6])
-local charge = redis.call('XADD', KEYS[3], 'MINID', '~', oldest, '*', 'reservation', ARGV[1], 'account', r[1], 'cache_key', ARGV[2],
-  'request', ARGV[3], 'kind', kind, 'at', ARGV[4])
-redis.call('HSET', KEYS[5], ARGV[1], charge)
-redis.call('PEXPIRE', KEYS[5], ARGV[5])
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-return 1
-`;
-
-/**
- * Gives a held reservation back: the bucket's hold and the budget's hold (only above 0: the
- * counter may have expired with its day). A record that is gone is only dropped from the zset.
- *
- * KEYS: 1 reservation record, 2 reservations-by-expiry zset, 3 the record's usage bucket, 4 its budget counter
- *       (3 and 4 may repeat KEYS[1] when the record was not found)
- * ARGV: 1 reservationId
- * Reply: 1 released | 0 not held | -1 KEYS[3]/KEYS[4] are not the record's (read them again)
- */
-const LUA_RELEASE = `
-local r = redis.call('HMGET', KEYS[1], 'kind', 'bucket', 'budget')
-if not r[1] then
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  return 0
-end
-if r[2] ~= KEYS[3] or r[3] ~= KEYS[4] then return -1 end
-redis.call('HINCRBY', KEYS[3], 'reserved', -1)
-if r[1] == 'overage' then redis.call('HINCRBY', KEYS[3], 'overage_reserved', -1) end
-local spent = tonumber(redis.call('GET', KEYS[4]))
-if spent and spent > 0 then redis.call('DECR', KEYS[4]) end
-redis.call('DEL', KEYS[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-return 1
-`;
-
-/**
- * The sweep's release: the same, but only while the reservation's expiry (server clock) is still
- * past. Listing the expired ids and releasing them are separate calls, and a holder may renew in
- * between: that renewal must win, or its lookup would go on with its credit given back.
- * KEYS, ARGV: as LUA_RELEASE. Reply: as LUA_RELEASE (0 also when renewed since it was listed).
- */
-const LUA_RELEASE_EXPIRED = `
-local score = redis.call('ZSCORE', KEYS[2], ARGV[1])
-if score then
-  local t = redis.call('TIME')
-  if tonumber(score) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then return 0 end
-end
-` + LUA_RELEASE;
-
-/** KEYS: 1 reservations-by-expiry zset. ARGV: 1 batch size. Reply: ids expired by the server's clock. */
-const LUA_EXPIRED = `
-local t = redis.call('TIME')
-local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
-return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
-`;
-
-/**
- * KEYS: 1 account, 2 key index entry of the account's (new) key hash, 3 id set,
- *       4 key index entry of the stored account's key hash (= KEYS[2] when there is none)
- * ARGV: 1 account JSON, 2 account id, 3 the stored account JSON the caller read ('' = none),
- *       4 the account-change channel (every instance's watchAccounts hears the write)
- * Reply: 1 | -1 the stored account changed since the caller read it (read again)
- */
-const LUA_PUT_ACCOUNT = `
-local prev = redis.call('GET', KEYS[1]) or ''
-if prev ~= ARGV[3] then return -1 end
-if KEYS[4] ~= KEYS[2] and redis.call('GET', KEYS[4]) == ARGV[2] then redis.call('DEL', KEYS[4]) end
-redis.call('SET', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[2])
-redis.call('PUBLISH', ARGV[4], ARGV[2])
-return 1
-`;
-
-/** KEYS: 1 lock. ARGV: 1 token. Deletes the lock only if the token still owns it. */
-const LUA_UNLOCK = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-/** KEYS: 1 lock. ARGV: 1 token, 2 ttl ms. Reply: 1 renewed | 0 not held under this token. */
-const LUA_RENEW_LOCK = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
-
-/**
- * Moves a held reservation's expiry (server clock) to ttl from now.
- * KEYS: 1 reservation record, 2 reservations-by-expiry zset. ARGV: 1 reservationId, 2 ttl ms.
- * Reply: 1 renewed | 0 not held
- */
-const LUA_RENEW_RESERVATION = `
-if not redis.call('HGET', KEYS[1], 'kind') then return 0 end
-local t = redis.call('TIME')
-local expiresAt = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[2]))
-redis.call('HSET', KEYS[1], 'expires_at', expiresAt)
-redis.call('ZADD', KEYS[2], expiresAt, ARGV[1])
-return 1
-`;
-
-/**
- * Takes back a charge: the ledger entry its request's charges name (checked to be the reservation's) and its counters.
- * KEYS: 1 ledger stream, 2 the reservation's usage bucket, 3 its daily budget counter, 4 its request's charges
- * ARGV: 1 reservationId
- * Reply: 1 taken back | 0 no such entry
- */
-const LUA_VOID_CHARGE = `
-local id = redis.call('HGET', KEYS[4], ARGV[1])
-if not id then return 0 end
-redis.call('HDEL', KEYS[4], ARGV[1])
-local found = redis.call('XRANGE', KEYS[1], id, id)
-if #found == 0 then return 0 end
-local f = found[1][2]
-local reservation, kind
-for i = 1, #f, 2 do
-  if f[i] == 'reservation' then reservation = f[i + 1] elseif f[i] == 'kind' then kind = f[i + 1] end
-end
-if reservation ~= ARGV[1] then return 0 end
-redis.call('XDEL', KEYS[1], id)
-redis.call('HINCRBY', KEYS[2], 'used', -1)
-if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_used', -1) end
-local spent = tonumber(redis.call('GET', KEYS[3]))
-if spent and spent > 0 then redis.call('DECR', KEYS[3]) end
-return 1
-`;
-
-/**
- * Claims an idempotency key, or tells what holds it. A key with neither token nor answer is a released
- * run's mark (its start, since): claimed, and its since told when the request is the same.
- * KEYS: 1 the key's hash. ARGV: 1 token, 2 body hash, 3 lease ms, 4 a damaged answer to drop first ('' = none),
- * 5 this run's start ('' = unknown)
- * Reply: {'claimed', earlier run's start or ''} | {'running', body_hash} | {'done', body_hash, packed answer}
- */
-const LUA_IDEM_CLAIM = `
-if ARGV[4] ~= '' and redis.call('HGET', KEYS[1], 'answer') == ARGV[4] then redis.call('DEL', KEYS[1]) end
-local h = redis.call('HMGET', KEYS[1], 'body_hash', 'answer', 'token', 'since')
-if h[2] then return {'done', h[1], h[2]} end
-if h[3] then return {'running', h[1]} end
-local earlier = ''
-if h[1] == ARGV[2] and h[4] then earlier = h[4] end
-local since = earlier ~= '' and earlier or ARGV[5]
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'body_hash', ARGV[2], 'token', ARGV[1])
-if since ~= '' then redis.call('HSET', KEYS[1], 'since', since) end
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {'claimed', earlier}
-`;
-
-/** KEYS: 1 the key's hash. ARGV: 1 token, 2 packed answer, 3 ttl ms. Reply: 1 | 0 the claim is not held under this token. */
-const LUA_IDEM_COMPLETE = `
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 'token')
-redis.call('HSET', KEYS[1], 'answer', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-`;
-
-/**
- * KEYS: 1 the key's hash. ARGV: 1 token, 2 ms to keep the run's start ('0' = none). Drops the claim only
- * if the token still holds it; its start (since) then stays that long, as the released run's mark.
- */
-const LUA_IDEM_RELEASE = `
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then return 0 end
-if ARGV[2] ~= '0' and redis.call('HEXISTS', KEYS[1], 'since') == 1 then
-  redis.call('HDEL', KEYS[1], 'token')
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return redis.call('DEL', KEYS[1])
-`;
-
-/** KEYS: 1 the key's hash. ARGV: 1 token, 2 lease ms. Reply: 1 renewed | 0 not held under this token. */
-const LUA_IDEM_RENEW = `
-if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
+const LUA_RESERVE = lua(new URL('./lua/reserve.lua', import.meta.url));
+const LUA_COMMIT = lua(new URL('./lua/commit.lua', import.meta.url));
+const LUA_RELEASE = lua(new URL('./lua/release.lua', import.meta.url));
+const LUA_RELEASE_EXPIRED = lua(new URL('./lua/release-expired.lua', import.meta.url));
+const LUA_EXPIRED = lua(new URL('./lua/expired.lua', import.meta.url));
+const LUA_PUT_ACCOUNT = lua(new URL('./lua/put-account.lua', import.meta.url));
+const LUA_UNLOCK = lua(new URL('./lua/unlock.lua', import.meta.url));
+const LUA_RENEW_LOCK = lua(new URL('./lua/renew-lock.lua', import.meta.url));
+const LUA_RENEW_RESERVATION = lua(new URL('./lua/renew-reservation.lua', import.meta.url));
+const LUA_VOID_CHARGE = lua(new URL('./lua/void-charge.lua', import.meta.url));
+const LUA_IDEM_CLAIM = lua(new URL('./lua/idem-claim.lua', import.meta.url));
+const LUA_IDEM_COMPLETE = lua(new URL('./lua/idem-complete.lua', import.meta.url));
+const LUA_IDEM_RELEASE = lua(new URL('./lua/idem-release.lua', import.meta.url));
+const LUA_IDEM_RENEW = lua(new URL('./lua/idem-renew.lua', import.meta.url));
 
 type Reply = string | number | null;
 

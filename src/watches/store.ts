@@ -7,6 +7,7 @@
 // on the version, so two checks racing cannot both record (and both announce) one change.
 import type { Locator } from '../contract/index.js';
 import { classifiedCall, type StoreCall } from '../store/fail-fast.js';
+import { lua } from '../store/lua.js';
 import type { RedisClient } from '../store/redis-connection.js';
 
 /** A watch as kept: the view's fields and what the checks need (the parsed locator, the values last seen). */
@@ -90,22 +91,10 @@ export class MemoryWatchStore implements WatchStore {
   async close(): Promise<void> {}
 }
 
-// KEYS[1] ids, KEYS[2] the watch; ARGV[1] cap, ARGV[2] id, ARGV[3] json.
-const ADD = `
-if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('SADD', KEYS[1], ARGV[2])
-redis.call('HSET', KEYS[2], 'json', ARGV[3], 'v', '0')
-return 1`;
-// KEYS[1] the watch; ARGV[1] the version read, ARGV[2] json.
-const UPDATE = `
-local v = redis.call('HGET', KEYS[1], 'v')
-if v == false or v ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'json', ARGV[2], 'v', tostring(tonumber(v) + 1))
-return 1`;
-// KEYS[1] ids, KEYS[2] the watch; ARGV[1] id.
-const REMOVE = `
-redis.call('DEL', KEYS[2])
-return redis.call('SREM', KEYS[1], ARGV[1])`;
+// The scripts: their KEYS, ARGV and reply in each file's header (src/watches/lua/).
+const ADD = lua(new URL('./lua/add.lua', import.meta.url));
+const UPDATE = lua(new URL('./lua/update.lua', import.meta.url));
+const REMOVE = lua(new URL('./lua/remove.lua', import.meta.url));
 
 export class RedisWatchStore implements WatchStore {
   constructor(
