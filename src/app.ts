@@ -43,10 +43,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       headersTimeout: headersTimeoutMs,
       // Node checks both limits on this tick; the default (30 s) would let a slow client overstay them.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
-      // A missing Host is answered in the envelope (http/fallbacks.ts), not by Node's empty 400.
+      // A missing Host is answered in the envelope (src/rest/fallbacks.ts), not by Node's empty 400.
       requireHostHeader: false,
     },
-    // The drain answers in the envelope (http/drain.ts).
+    // The drain answers in the envelope (src/rest/drain.ts).
     return503OnClosing: false,
     // HEAD would run (and bill) a whole lookup for a body nobody receives.
     exposeHeadRoutes: false,

@@ -1,7 +1,7 @@
 // Work that outlives a request: lookup jobs, webhook deliveries and watch checks. Made once per core
 // (createCore); its workers run inside the service (WORK_IN_SERVICE) and in `npm run worker` processes.
 // On Redis every part runs on BullMQ (src/queue/bull.ts), so any number of processes share the work;
-// without Redis it runs in this process only (lost on restart, as the README says).
+// without Redis it runs in this process only (lost on restart, as docs/jobs.md and docs/watches-and-webhooks.md say).
 import type { Background } from './background-types.js';
 import { createJobs } from './jobs/index.js';
 import type { CoreDeps } from './lookup/types.js';

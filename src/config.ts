@@ -1,8 +1,8 @@
 // Configuration from the environment. ENV is the one schema of every variable the service reads: its
 // type, range, default and meaning. Start-up checks the whole environment against it and refuses to
-// start with the list of every problem (loadConfigOrExit); the README's Configuration table is checked
-// against it (test/config/readme-table.test.ts). A new variable: its entry in ENV, its README row, and
-// its field in Config with its line in loadConfig.
+// start with the list of every problem (loadConfigOrExit). docs/configuration.md is generated from it and
+// the texts in src/config/env-docs.ts (npm run docs:config). A new variable: its entry in ENV, its ENV_DOCS text,
+// its field in Config with its line in loadConfig, then npm run docs:config.
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';

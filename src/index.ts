@@ -1,4 +1,4 @@
-// `npm start`: the service for real, configured by the environment (see README).
+// `npm start`: the service for real, configured by the environment (see docs/configuration.md).
 import { loadConfigOrExit } from './config.js';
 
 // The environment is checked before the service's modules load: a refused configuration answers at once.

@@ -7,7 +7,7 @@ import { EXIT_CONFIG, loadConfigOrExit, STOP_AFTER_GRACE_MS, usesRedis, warnIfNo
 const config = loadConfigOrExit();
 // Workers get their work through Redis: on an in-memory store one would run alone, never given any.
 if (!usesRedis(config)) {
-  process.stderr.write('Configuration refused (1 problem; see "Configuration" in the README):\n'
+  process.stderr.write('Configuration refused (1 problem; see docs/configuration.md):\n'
     + '  npm run worker needs REDIS_URL or REDIS_CLUSTER_NODES (without Redis, jobs run in the service process)\n');
   process.exit(EXIT_CONFIG);
 }

@@ -123,7 +123,7 @@ export class PortalClient {
   /**
    * Up to 50 homes (POST /v1/portal/batch); a failed item is in its place, never thrown. With `idempotencyKey`
    * (the Idempotency-Key header), sending the same batch again with the same key is safe: it gets the first
-   * answer back, billed once (README, "Idempotent batches").
+   * answer back, billed once (docs/idempotency.md).
    */
   async batch(items: BatchItem[], options: BatchOptions = {}, { idempotencyKey }: { idempotencyKey?: string } = {}): Promise<BatchResponse> {
     const header = idempotencyKey === undefined ? {} : { params: { header: { 'Idempotency-Key': idempotencyKey } } };

@@ -462,12 +462,12 @@ export interface components {
             normalized: string;
             /** @description The answered home's one-line address, as the listing site writes it */
             matched_address: string | null;
-            /** @description 1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (README, "Address match confidence") */
+            /** @description 1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (docs/address-match.md) */
             confidence: number;
             /** @description What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match */
             differences: components["schemas"]["AddressDifference"][];
         };
-        /** @description What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (README, "Section completeness") */
+        /** @description What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (docs/sections.md) */
         LookupSections: {
             /**
              * @description Whether the page held photos
@@ -725,7 +725,7 @@ export interface components {
             /** @description 1 to 10,000 homes, in the batch's item forms. An invalid item is its own error result, never the job's. */
             items: components["schemas"]["BatchItem"][];
             /**
-             * @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (README "Webhooks"). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.
+             * @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.
              * @example https://example.com/hooks/portal
              */
             webhook_url?: string;
@@ -1779,7 +1779,7 @@ export interface operations {
     createLookupJob: {
         parameters: {
             query?: {
-                /** @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (README "Webhooks"). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE. Example: `https://example.com/hooks/portal` */
+                /** @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE. Example: `https://example.com/hooks/portal` */
                 webhook_url?: string;
                 /** @description Hint for which listing to read (a batch: for every item). Detected automatically when omitted. */
                 status?: "for_sale" | "sold" | "for_rent";

@@ -51,7 +51,7 @@ export function reserveRequest(
   return {
     reservationId,
     ...reserveTerms(account, config, now),
-    // A lease: its holder renews it while alive (lookup/leases.ts), so only a crashed holder's is swept.
+    // A lease: its holder renews it while alive (src/lookup/holdings.ts), so only a crashed holder's is swept.
     ttlMs: config.leaseTtlMs,
   };
 }

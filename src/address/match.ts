@@ -83,7 +83,7 @@ export function bestCandidate<T>(input: AddressParts, candidates: readonly T[], 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Match confidence (README "Address match confidence"): what the accepted home differs in, and how
+// Match confidence (docs/address-match.md): what the accepted home differs in, and how
 // sure the match is. compareAddress decides acceptance (the 409 rule); this only describes.
 
 /** The parts a difference can be in. */

@@ -10,12 +10,12 @@ FormatRegistry.Set('http-url', (v) => URL.canParse(v) && /^https?:$/.test(new UR
 FormatRegistry.Set('redis-url', (v) => URL.canParse(v) && /^rediss?:$/.test(new URL(v).protocol));
 
 /**
- * What every entry may say besides its type: its meaning, and how the README's Configuration table shows
- * its default when that is not the literal `default` (computed, or too long for the table).
+ * What every entry may say besides its type: its meaning, and how the Default column of docs/configuration.md
+ * shows its default when that is not the literal `default` (computed, or too long for the table).
  */
 interface Doc {
   description: string;
-  /** The README's Default cell for this variable, when it is not the literal default in backticks (or `unset`). */
+  /** The docs page's Default cell for this variable, when it is not the literal default in backticks (or `unset`). */
   docDefault?: string;
   /** Never echoed in a problem line: it may hold a credential. */
   secret?: boolean;
@@ -80,7 +80,7 @@ export class ConfigError extends Error {
   /** What the process prints before it exits: no stack, a heading, then one problem per line. */
   report(): string {
     const n = this.problems.length;
-    return `Configuration refused (${n} problem${n === 1 ? '' : 's'}; see "Configuration" in the README):\n${this.problems.map((p) => `  ${p}\n`).join('')}`;
+    return `Configuration refused (${n} problem${n === 1 ? '' : 's'}; see docs/configuration.md):\n${this.problems.map((p) => `  ${p}\n`).join('')}`;
   }
 }
 
@@ -125,8 +125,8 @@ export function readEnv<S extends TObject>(schema: S, env: Env, rules: ReadonlyA
   return values;
 }
 
-/** Entries' README Default cell: the doc text, the literal default in backticks, or `unset`. */
-export function readmeDefault(entry: TSchema): string {
+/** An entry's Default cell in docs/configuration.md: its docDefault, the literal default in backticks, or `unset`. */
+export function docsDefault(entry: TSchema): string {
   if (typeof entry.docDefault === 'string') return entry.docDefault;
   return entry.default === undefined ? 'unset' : `\`${String(entry.default)}\``;
 }

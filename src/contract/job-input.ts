@@ -3,7 +3,7 @@
 // per line). Each gives the core's JobRequest: the items as sent (the core validates each with the
 // batch's parseBatchItem: a bad item is its own error result) and the options (the batch's parsers).
 // A body that is no job is bad_body with a reason, more than MAX_JOB_ITEMS items too_many_items,
-// before anything is queued. Decisions (README "Bulk jobs"): CSV cells are trimmed, columns other than
+// before anything is queued. Decisions (docs/jobs.md): CSV cells are trimmed, columns other than
 // the three locators are ignored, blank lines are skipped, a row with more cells than the header is
 // refused (an unquoted comma in an address); JSON takes its options in the body only.
 import { LookupError } from './errors.js';

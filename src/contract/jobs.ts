@@ -1,4 +1,4 @@
-// The v1 contract of lookup jobs (README "Bulk jobs"): the JSON body of POST /v1/portal/jobs, the job as
+// The v1 contract of lookup jobs (docs/jobs.md): the JSON body of POST /v1/portal/jobs, the job as
 // every answer shows it, and the columns of its CSV results, declared once as TypeBox schemas. Generated
 // from here: the OpenAPI document's job schemas (rest/openapi.ts) and GraphQL's LookupJob
 // (graphql/schema/jobs.ts), and the jobs core's own types (src/jobs/types.ts re-exports them).
@@ -30,7 +30,7 @@ export const JOB_OPTION_FIELDS = {
     Type.String({
       maxLength: 2048,
       description:
-        'http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (README "Webhooks"). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.',
+        'http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.',
       examples: ['https://example.com/hooks/portal'],
     }),
   ),

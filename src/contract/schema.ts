@@ -179,7 +179,7 @@ export const AddressMatch = Type.Object(
     confidence: Type.Number({
       minimum: 0,
       maximum: 1,
-      description: '1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (README, "Address match confidence")',
+      description: '1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (docs/address-match.md)',
     }),
     differences: Type.Array(Type.Ref(AddressDifference), { description: 'What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match' }),
   },
@@ -199,7 +199,7 @@ export const LookupSections = Type.Object(
   {
     $id: 'LookupSections',
     description:
-      'What the page (or the fallback provider\'s item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (README, "Section completeness")',
+      'What the page (or the fallback provider\'s item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (docs/sections.md)',
   },
 );
 

@@ -9,7 +9,7 @@ export type SectionName = (typeof SECTION_NAMES)[number];
 export const SECTION_STATES = ['present', 'not_published', 'not_found', 'extraction_failed'] as const;
 export type SectionState = (typeof SECTION_STATES)[number];
 
-/** What each state means (README, "Section completeness"). */
+/** What each state means (docs/sections.md). */
 export const SECTION_STATE_DESCRIPTIONS: Record<SectionState, string> = {
   present: 'The page holds the section and it was read',
   not_published: 'The page says there is none (an empty list, a null value), or does not show it for this home',

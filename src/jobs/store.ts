@@ -138,7 +138,7 @@ interface MemoryChunk {
   results: string | null;
 }
 
-/** Jobs in this process (no Redis): lost on restart, as the README says. */
+/** Jobs in this process (no Redis): lost on restart, as docs/jobs.md says. */
 export class MemoryJobStore implements JobStore {
   readonly #jobs = new Map<string, { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean; expiresAt: number }>();
   readonly #byAccount = new Map<string, string[]>();

@@ -1,4 +1,4 @@
-// meta.match of an address lookup (README "Address match confidence"): the address given scored
+// meta.match of an address lookup (docs/address-match.md): the address given scored
 // against the address of the record answered. Computed on every answer, live or from the cache,
 // rather than stored with the alias: one rule for both paths, and a spelling that normalizes like an
 // earlier one (`Street` for `St`) hits the same alias yet reports its own differences.

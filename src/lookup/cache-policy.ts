@@ -9,7 +9,7 @@ import type { CacheEntry } from '../store/index.js';
  * - `kept`: how long a home's entry (its text, not the raw record) is kept: its cache lifetime plus
  *   STALE_TTL_MS, so it remains the last good record (stale answers) and the earlier snapshot (change
  *   hints) once it is no longer served as a hit;
- * - `incomplete`: a record with a section in extraction_failed (README, "Section completeness"): its
+ * - `incomplete`: a record with a section in extraction_failed (docs/sections.md): its
  *   raw record, and how long its entry is served as a hit (isFresh), INCOMPLETE_TTL_MS only, so
  *   repeats soon after are free hits and a later lookup reads the page again; its text is kept like a
  *   complete one's (the earlier snapshot of change hints) but is no last good record;

@@ -1,4 +1,4 @@
-// Idempotent requests (README "Idempotent batches"), the one rule both faces use: a request sent with an
+// Idempotent requests (docs/idempotency.md), the one rule both faces use: a request sent with an
 // Idempotency-Key runs once per account and key; a retry of the same request within a day is given the
 // first run's answer again (replayed: nothing read, nothing billed), and one arriving while the first
 // still runs waits for that answer (at most IDEMPOTENCY_WAIT_MS). The key lives in the store, so a retry

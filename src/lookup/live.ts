@@ -142,7 +142,7 @@ export async function standIn(
   const code = toLookupError(e).code;
   if (!STALE_FOR.has(code)) return null;
   const kept = (await readLastGood(ctx.deps.store, homeKey).catch(() => null)) ?? previous;
-  // A record with a section we could not read is not a last good record (README, "Section completeness").
+  // A record with a section we could not read is not a last good record (docs/sections.md).
   if (!kept || hasFailedSection(kept.entry.sections) || !isKept(ctx.deps.config, kept.entry, ctx.deps.clock().getTime())) return null;
   return { ...loadedFromHit({ entry: kept.entry, entryKey: kept.entryKey }, reportAs ?? kept.entryKey), staleReason: code };
 }
@@ -290,7 +290,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
 
     // Cache before charging: once the charge may be recorded, the home can always be served.
     const rawJson = collected.rawJson ?? (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
-    // A section the page held and we could not read (README, "Section completeness"): the record is
+    // A section the page held and we could not read (docs/sections.md): the record is
     // cached only briefly, and billed only with its core fields; without them it is answered free and
     // not cached (the reservation is released below).
     const incomplete = hasFailedSection(collected.sections);

@@ -1,4 +1,4 @@
-// Routes whose body is JSON whatever content-type the client sent (README: the batch and watch routes),
+// Routes whose body is JSON whatever content-type the client sent (docs/behaviour.md, 4.2 rule 4: the batch and watch routes),
 // read as text after authentication (a bad key is reported as such even when the body is bad too), then
 // parsed with the spec's bad_body refusals.
 import type { FastifyInstance } from 'fastify';

@@ -216,7 +216,7 @@ const watchAnswer = (description: string, list: boolean) => {
   };
 };
 
-/** POST/GET /v1/portal/watches and GET/DELETE /v1/portal/watches/{id} (README "Watched homes"). */
+/** POST/GET /v1/portal/watches and GET/DELETE /v1/portal/watches/{id} (docs/watches-and-webhooks.md). */
 const watchPaths = (): Record<string, Json> => ({
   '/v1/portal/watches': {
     post: {

@@ -1,7 +1,7 @@
 // When checks run. On Redis: one BullMQ job scheduler per watch on the queue `watches` (its id is the
 // watch's id), so the schedule lives in Redis: a restart keeps it, and any number of instances share
 // it, each iteration a job with its own id (`repeat:<watch>:<millis>`) that one worker takes. Without
-// Redis: timers in this process (lost on restart, as the README says).
+// Redis: timers in this process (lost on restart, as docs/watches-and-webhooks.md says).
 import { Queue, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';

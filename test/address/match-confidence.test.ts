@@ -1,4 +1,4 @@
-// Match confidence (README "Address match confidence"): the differences the matcher tolerated and
+// Match confidence (docs/address-match.md): the differences the matcher tolerated and
 // the confidence they leave, for a table of inputs against the address of the home answered.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -98,10 +98,9 @@ describe('scoreMatch', () => {
   });
 });
 
-describe('the README', () => {
-  it("states the weights DIFFERENCE_WEIGHTS applies (section 'Address match confidence')", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Address match confidence'));
+describe('docs/address-match.md', () => {
+  it('states the weights DIFFERENCE_WEIGHTS applies', () => {
+    const section = readFileSync(new URL('../../docs/address-match.md', import.meta.url), 'utf8');
     const rows = [...section.matchAll(/^\s*\| (`[a-z_]+`(?:, `[a-z_]+`)*) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$/gm)];
     // One row per class: the weights of each class's fields, in hundredths.
     const classOf: Record<string, keyof typeof DIFFERENCE_WEIGHTS> = {

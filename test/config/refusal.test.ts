@@ -38,7 +38,7 @@ describe('a bad environment stops the process', () => {
     expect(r.code).toBe(EXIT_CONFIG);
     expect(r.stdout).toBe('');
     expect(r.stderr.trimEnd().split('\n')).toEqual([
-      'Configuration refused (5 problems; see "Configuration" in the README):',
+      'Configuration refused (5 problems; see docs/configuration.md):',
       '  PORT must be an integer >= 0 and <= 65535 (got "http")',
       '  FALLBACK_URL must be an http:// or https:// URL (got "not a url")',
       '  BATCH_CONCURRENCY must be an integer >= 1 (got "-3")',
@@ -52,7 +52,7 @@ describe('a bad environment stops the process', () => {
     const r = await start({ NODE_ENV: 'production', API_KEY_SECRET: 'a-real-secret-0001', FALLBACK_URL: 'https://api.example.com', FALLBACK_ACTOR: 'me/actor' });
     expect(r.code).toBe(EXIT_CONFIG);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
-      'Configuration refused (1 problem; see "Configuration" in the README):',
+      'Configuration refused (1 problem; see docs/configuration.md):',
       '  FALLBACK_URL, FALLBACK_TOKEN and FALLBACK_ACTOR are set together or not at all: FALLBACK_TOKEN missing',
     ]);
   });

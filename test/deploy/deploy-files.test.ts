@@ -1,6 +1,6 @@
-// The deployment files agree with the code and the README, read as files (Docker itself is not needed):
+// The deployment files agree with the code and the docs, read as files (Docker itself is not needed):
 // the Dockerfile (stages, Node line, user, health check, command), docker-compose.yml (environment
-// against the config schema and the README's table, health check, ports, grace period) and nginx's
+// against the config schema and docs/configuration.md's table, health check, ports, grace period) and nginx's
 // error answers (each one the API's envelope with a code from the table). The health checks' commands
 // are run for real against a running service.
 import { spawn } from 'node:child_process';
@@ -71,13 +71,13 @@ const seconds = (d: string): number => {
   return Number(m[1]) * ({ ms: 0.001, s: 1, m: 60 } as const)[m[2] as 'ms' | 's' | 'm'];
 };
 
-// ---- README --------------------------------------------------------------------------------------
+// ---- docs ----------------------------------------------------------------------------------------
 
-const readme = read('README.md');
-const configurationSection = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5));
-/** Variables named in the first column of the README's configuration table. */
-const readmeVariables = new Set(
-  configurationSection.split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...l.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)),
+/** docs/operations.md: running the image and compose. */
+const operationsPage = read('docs/operations.md');
+/** Variables named in the first column of docs/configuration.md's table (generated from the schema). */
+const documentedVariables = new Set(
+  read('docs/configuration.md').split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...l.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)),
 );
 const schemaVariables = new Set(Object.keys(ENV.properties));
 
@@ -181,13 +181,13 @@ describe('Dockerfile', () => {
 });
 
 describe('docker-compose.yml', () => {
-  it('runs two instances of the image, each with variables the config schema and the README know', () => {
+  it('runs two instances of the image, each with variables the config schema and docs/configuration.md know', () => {
     expect(apiServices.map(([name]) => name)).toEqual(['api1', 'api2']);
     for (const [name, service] of apiServices) {
       const env = service.environment!;
       for (const variable of Object.keys(env)) {
         expect(schemaVariables, `${name}: ${variable}`).toContain(variable);
-        expect(readmeVariables, `${name}: ${variable} in the README's table`).toContain(variable);
+        expect(documentedVariables, `${name}: ${variable} in docs/configuration.md's table`).toContain(variable);
       }
       // With the image's environment below it and the operator's secret filled in, the configuration is valid.
       const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 'operator-secret-at-least-16-chars', ACCOUNTS_FILE_HOST: './a.json' })]));
@@ -239,7 +239,7 @@ describe('docker-compose.yml', () => {
     expect(conf).toMatch(/^\s*listen 80;$/m);
     const upstreams = [...conf.matchAll(/^\s*server (\S+):(\d+)\b/gm)].map((m) => `${m[1]}:${m[2]}`);
     expect(upstreams).toEqual(apiServices.map(([name, s]) => `${name}:${s.environment!.PORT}`));
-    expect(readme.includes('http://localhost:8080/'), 'the README names the published port').toBe(true);
+    expect(operationsPage.includes('http://localhost:8080/'), 'docs/operations.md names the published port').toBe(true);
   });
 
   it("the instances trust X-Forwarded-For from nginx's fixed address only (a keyless budget per client)", () => {

@@ -1,4 +1,4 @@
-// Idempotent batches across a crash (README "Idempotent batches"): real service processes on one real
+// Idempotent batches across a crash (docs/idempotency.md): real service processes on one real
 // redis-server. Instance `a` runs a batch under an Idempotency-Key: its first home read and billed, its
 // second held at the site; `a` is killed (SIGKILL) holding the key's claim. The client's retry sent to
 // instance `b` waits for that claim, which lapses with its lease (no one renews it), then runs the batch

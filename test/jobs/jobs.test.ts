@@ -179,7 +179,7 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
         expect(seen[0]).toMatchObject({ status: 'cancelled', done: 0 });
         expect(await resultsOf(gated, accounts.other!, id)).toEqual([]);
         expect(await jobCharges(svc.store, accounts.other!.id, id)).toEqual([]);
-        // The webhook says it ended (README "Webhooks": job.completed, its job cancelled), once, though cancelled twice.
+        // The webhook says it ended (docs/watches-and-webhooks.md: job.completed, its job cancelled), once, though cancelled twice.
         await gated.cancel(accounts.other!, id);
         const events = gatedHooks.sent.filter((s) => (s.event.data as { id: string }).id === id);
         expect(events).toHaveLength(1);

@@ -80,7 +80,7 @@ describe('cache policy', () => {
     expect(ttlFor(config, 'incomplete')).toBe(4321);
   });
 
-  describe('a record with a section in extraction_failed (README "Section completeness")', () => {
+  describe('a record with a section in extraction_failed (docs/sections.md)', () => {
     const failed = { ...everySection('present'), schools: 'extraction_failed' } as const;
     const reading = (property: Partial<Collected['property']>): Collector => ({
       ...collector,

@@ -106,7 +106,7 @@ describe('GraphQL refusals in GraphQL\'s format, never an empty body', () => {
   });
 });
 
-describe('a batch reads its body as JSON whatever the content-type (README)', () => {
+describe('a batch reads its body as JSON whatever the content-type (docs/behaviour.md)', () => {
   const body = JSON.stringify({ items: [{ zpid: '114303858' }] });
   it.each([['aaaa'], [''], ['application/json, text/plain'], ['text/plain'], [null]])('content-type %j with a valid body → 200', async (ct) => {
     const r = await rawRequest(port, post('/v1/portal/batch', ct, body, `x-api-key: ${KEY}\r\n`));

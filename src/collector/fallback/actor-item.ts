@@ -105,7 +105,7 @@ function actorScrapedAt(item: ActorItem): string | null {
 /**
  * A home item's sections, decided from the item as the actor sent it (not from siteShape, which fills
  * in empty lists): under the site's own names (old items) and under the actor's mapped names, the
- * better of the two (README "Section completeness").
+ * better of the two (docs/sections.md).
  */
 function homeItemSections(item: ActorItem, shaped: Json): Sections {
   const listing = statusOf(shaped).listing;

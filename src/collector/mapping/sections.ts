@@ -9,7 +9,7 @@
 //   not_published      else, when some place says there is none (null, an empty list, a 0 estimate,
 //                      only a map image for photos), or the home is not listed (agent, broker);
 //   not_found          when no place exists at all.
-// README "Section completeness" says the same for clients.
+// docs/sections.md says the same for clients.
 import { SECTION_NAMES, type SectionName, type SectionState, type Sections } from '../../contract/sections.js';
 import type { PageExtras } from '../page/extras.js';
 import type { MappedProperty } from './property.js';

@@ -1,4 +1,4 @@
-// An Idempotency-Key on a GraphQL request sent by POST (README "Idempotent batches"): the core's rule
+// An Idempotency-Key on a GraphQL request sent by POST (docs/idempotency.md): the core's rule
 // (lookup/idempotency.ts) with the HTTP response as the answer. The request is the body's operation(s)
 // as parsed (query or persisted hash, variables, operationName, extensions; a batched request's whole
 // array). Once parsed and authenticated, the key is claimed; a retry of a request that already answered

@@ -1,4 +1,4 @@
-// Lookup jobs over GraphQL (README "Bulk jobs"): Mutation.createLookupJob and cancelLookupJob, Query.job
+// Lookup jobs over GraphQL (docs/jobs.md): Mutation.createLookupJob and cancelLookupJob, Query.job
 // and jobs, LookupJob with its results paged. The same core as REST's /v1/portal/jobs (deps.background.jobs)
 // and the same readers (contract/job-input.ts): the job's fields are the contract's JobView in camelCase,
 // each result the batch's BatchItemResult.

@@ -1,4 +1,4 @@
-// Watched homes over GraphQL (README "Watched homes"): Mutation.watchProperty and unwatchProperty,
+// Watched homes over GraphQL (docs/watches-and-webhooks.md): Mutation.watchProperty and unwatchProperty,
 // Query.watches and watch(id). The same core as REST's /v1/portal/watches (deps.background.watches) and
 // the same body parser (contract/watches.ts parseWatchBody); a Watch's fields are the contract's in camelCase.
 import { parseWatchBody, WatchRequestBody, WatchView, type WatchViewShape } from '../../contract/index.js';

@@ -1,4 +1,4 @@
-// Lookup jobs over REST (README "Bulk jobs"): make one (JSON, CSV or NDJSON body), read it, its results
+// Lookup jobs over REST (docs/jobs.md): make one (JSON, CSV or NDJSON body), read it, its results
 // (NDJSON or CSV, streamed from the jobs core a chunk at a time), its progress as server-sent events,
 // cancel it, list the account's. Thin: the body readers are the contract's (contract/job-input.ts), the
 // work is the jobs core's (deps.background.jobs); the key is checked first on every route, as on v1's.

@@ -1,4 +1,4 @@
-// Watched homes over REST (README "Watched homes"): POST /v1/portal/watches makes one (201, location),
+// Watched homes over REST (docs/watches-and-webhooks.md): POST /v1/portal/watches makes one (201, location),
 // GET lists the account's or reads one, DELETE ends one (204). Thin: the body is read by the contract's
 // parseWatchBody, every other rule is the watches core's (deps.background.watches). Another account's
 // watch is 404 not_found "No such watch.", as one that does not exist. The key is checked first.

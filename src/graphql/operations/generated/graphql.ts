@@ -91,7 +91,7 @@ export type AddressDifferenceKind =
 /** How the address given matches the answered home's address */
 export type AddressMatch = {
   __typename?: 'AddressMatch';
-  /** 1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (README, "Address match confidence") */
+  /** 1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (docs/address-match.md) */
   confidence: Scalars['Float']['output'];
   /** What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match */
   differences: Array<AddressDifference>;
@@ -307,7 +307,7 @@ export type LookupMeta = {
   previousFetchedAt?: Maybe<Scalars['String']['output']>;
   /** Release label (v1) */
   release?: Maybe<Scalars['String']['output']>;
-  /** What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (README, "Section completeness") */
+  /** What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (docs/sections.md) */
   sections: LookupSections;
   /** Who collected the record, plus provider-specific descriptors */
   source: LookupSource;
@@ -321,7 +321,7 @@ export type LookupMeta = {
   warning?: Maybe<Scalars['String']['output']>;
 };
 
-/** What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (README, "Section completeness") */
+/** What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (docs/sections.md) */
 export type LookupSections = {
   __typename?: 'LookupSections';
   /** Whether the page held agentName, agentPhone, agentLicenseNumber */
