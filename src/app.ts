@@ -1,9 +1,12 @@
-// Builds the service (no listening): the core's long-lived parts, the REST face and the GraphQL face
-// on one Fastify instance. index.ts listens; tests build and listen on a free port.
+// Builds the service (no listening): the core's long-lived parts, then on one Fastify instance the
+// shared HTTP layer (src/http) and the faces over it: REST, GraphQL, MCP over HTTP, and the pages.
+// index.ts listens; tests build and listen on a free port.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { registerGraphql } from './graphql/index.js';
+import { clientError, Drain, frameworkError, registerHttp, sendError } from './http/index.js';
+import { mcpRoute } from './mcp/http.js';
+import { registerRest } from './rest/index.js';
 import { registerWeb } from './web/index.js';
-import { clientError, Drain, frameworkError, registerRest, sendError } from './rest/index.js';
 import { closeBackground, createCore, type CoreParts } from './core.js';
 import type { CoreDeps } from './lookup/types.js';
 import { RequestLog } from './logger.js';
@@ -43,10 +46,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       headersTimeout: headersTimeoutMs,
       // Node checks both limits on this tick; the default (30 s) would let a slow client overstay them.
       connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
-      // A missing Host is answered in the envelope (src/rest/fallbacks.ts), not by Node's empty 400.
+      // A missing Host is answered in the envelope (src/http/fallbacks.ts), not by Node's empty 400.
       requireHostHeader: false,
     },
-    // The drain answers in the envelope (src/rest/drain.ts).
+    // The drain answers in the envelope (src/http/drain.ts).
     return503OnClosing: false,
     // HEAD would run (and bill) a whole lookup for a body nobody receives.
     exposeHeadRoutes: false,
@@ -57,8 +60,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate('core', { getter: () => core });
   app.addHook('onClose', async () => stopWatching());
   observeHttp(app, core.metrics, rateLimitPolicy(core.limits.settings.perMinute));
+  registerHttp(app);
   await registerRest(app, core);
   await registerGraphql(app, core);
+  // The MCP server over streamable HTTP, on the same port and core (src/mcp).
+  mcpRoute(app, core);
   registerWeb(app, core);
   metricsRoute(app, core.metrics, deps.config.metricsToken, sendError);
   // METRICS_PORT: /metrics on a listener of its own, started and stopped with the service's. Started

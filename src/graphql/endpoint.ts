@@ -1,3 +1,2 @@
-// Where the GraphQL face is mounted. Its own file, so REST (which answers errors on this path in
-// GraphQL's format) can know the path without importing the Yoga setup (which imports REST's drain).
+// Where the GraphQL face is mounted: the route (index.ts) and Yoga's endpoint (yoga.ts) agree on it.
 export const GRAPHQL_PATH = '/graphql';

@@ -2,9 +2,9 @@
 // @graphql-yoga/render-graphiql bundle: nothing comes from a CDN, so it works offline. Yoga's own
 // renderer puts the whole 9 MB bundle inline in the page, downloaded again on every visit; this one
 // sends a small page that loads the bundle, its styles and its editor workers as hashed assets
-// (web/assets.ts), which the browser keeps for a year.
+// (site/assets.ts), which the browser keeps for a year.
 import type { GraphiQLOptions } from 'graphql-yoga';
-import { escapeHtml, scriptJson, siteAssets } from '../web/site-assets.js';
+import { escapeHtml, scriptJson, siteAssets } from '../site/site-assets.js';
 
 export const EXAMPLE_OPERATION = `# Property lookup API: the same lookups, billing and errors as REST /v1.
 #

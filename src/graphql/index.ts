@@ -2,9 +2,11 @@
 // with GraphiQL for browsers. It holds no rule of its own: every lookup goes to the core.
 import type { FastifyInstance } from 'fastify';
 import { lexicographicSortSchema, printSchema } from 'graphql';
+import { addErrorFormat } from '../http/fallbacks.js';
 import type { CoreDeps } from '../lookup/index.js';
 import { schema } from './schema/index.js';
 import { GRAPHQL_PATH } from './endpoint.js';
+import { graphqlErrorBody } from './errors.js';
 import { buildYoga } from './yoga.js';
 
 export { schema } from './schema/index.js';
@@ -29,7 +31,19 @@ function firstErrorCode(text: string): string {
   }
 }
 
+const isGraphqlPath = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`);
+
 export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Promise<void> {
+  // What the server refuses before GraphQL runs (a bad Host, a drain, a framework error) on /graphql is
+  // answered in GraphQL's format.
+  addErrorFormat(app, {
+    matches: isGraphqlPath,
+    send: (reply, err) => {
+      const retryAfter = err.retryAfterSeconds;
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+      return reply.code(err.status).type('application/json; charset=utf-8').send(graphqlErrorBody(err));
+    },
+  });
   const yoga = buildYoga(core);
   await app.register(async (scope) => {
     // Yoga reads the body itself (JSON, GraphQL over HTTP, multipart); Fastify must not consume it.

@@ -9,7 +9,7 @@ import { createYoga, maskError, type YogaInitialContext, type YogaLogger } from 
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
-import { stopSignal } from '../rest/drain.js';
+import { stopSignal } from '../http/drain.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import { requestIdOf } from '../observability/http.js';
 import type { GraphqlContext } from './builder.js';

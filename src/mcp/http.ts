@@ -9,8 +9,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { authenticate } from '../accounts/index.js';
 import { createRequestContext, type CoreDeps } from '../lookup/index.js';
 import { requestIdOf } from '../observability/http.js';
-import { sendError } from '../rest/envelope.js';
-import { clientGone } from '../rest/request-context.js';
+import { sendError } from '../http/envelope.js';
+import { clientGone } from '../http/request-context.js';
 import { buildMcpServer } from './server.js';
 import type { OpenContext } from './tools.js';
 

@@ -2,8 +2,8 @@
 // as hashed assets so it works offline and is downloaded once) under the service's own header.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { escapeHtml, scriptJson, siteAssets } from '../web/site-assets.js';
-import { brandBar } from '../web/landing.js';
+import { brandBar } from '../site/brand.js';
+import { escapeHtml, scriptJson, siteAssets } from '../site/site-assets.js';
 import { buildOpenApi } from './openapi.js';
 
 export const DOCS_TITLE = 'Property lookup API · REST docs';

@@ -21,12 +21,6 @@ export interface ErrorRow {
   retryAfter?: number;
 }
 
-export const LINKS = [
-  { href: '/docs', label: 'REST docs', what: 'every operation with request and response examples; try it with your key' },
-  { href: '/openapi.json', label: 'OpenAPI document', what: 'OpenAPI 3.1, for code generators and agents' },
-  { href: '/graphql', label: 'GraphQL', what: 'the same lookups over GraphQL; GraphiQL in a browser' },
-  { href: '/llms.txt', label: 'llms.txt', what: 'this guide as plain text, for language-model agents' },
-] as const;
 
 interface OpenApiOperation {
   summary?: string;

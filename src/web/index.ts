@@ -1,14 +1,14 @@
 // The pages for people and agents around the API: the landing page (/), /llms.txt and the hashed
 // static assets of every page (/assets/…). The REST docs (/docs) are in rest/docs.ts, GraphiQL in
-// graphql/graphiql.ts; both load their files from here.
+// graphql/graphiql.ts; every page loads its files from the asset library (src/site).
 import type { FastifyInstance } from 'fastify';
 import { LookupError } from '../contract/index.js';
 import type { CoreDeps } from '../lookup/index.js';
-import { sendError } from '../rest/envelope.js';
-import { assetRoutes } from './assets.js';
+import { sendError } from '../http/envelope.js';
+import { assetRoutes } from '../site/assets.js';
 import { landingPage } from './landing.js';
 import { llmsText } from './llms.js';
-import { siteAssets } from './site-assets.js';
+import { siteAssets } from '../site/site-assets.js';
 
 /** A text made on first use, then kept: it depends only on the configuration, fixed for an app's life. */
 function once(make: () => string): () => string {

@@ -2,21 +2,13 @@
 // form that runs one lookup with your key (the same request as the curl examples).
 import type { Config } from '../config.js';
 import { MAX_BATCH_ITEMS } from '../contract/index.js';
-import { costs, LINKS, operations } from './guide.js';
+import { brandBar, LINKS, SERVICE_NAME } from '../site/brand.js';
+import { escapeHtml, siteAssets } from '../site/site-assets.js';
+import { costs, operations } from './guide.js';
 import { MCP_PATH, MCP_STDIO_COMMAND, mcpTools } from './mcp-tools.js';
-import { escapeHtml, siteAssets } from './site-assets.js';
 
-export const SERVICE_NAME = 'Property lookup API';
 
 /** The header shared by our pages: the logo and the links. */
-export function brandBar(current: 'home' | 'docs'): string {
-  const nav = LINKS.map((l) => `<a href="${l.href}"${l.href === '/docs' && current === 'docs' ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a>`).join('');
-  return `<header class="brand-bar">
-      <a class="logo" href="/"${current === 'home' ? ' aria-current="page"' : ''}><span class="logo-mark" aria-hidden="true">⌂</span>${escapeHtml(SERVICE_NAME)}</a>
-      <nav>${nav}</nav>
-    </header>`;
-}
-
 export function landingPage(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {
   const { site } = siteAssets();
   const cards = LINKS.map((l) => `<a class="card" href="${l.href}"><strong>${escapeHtml(l.href)}</strong>${escapeHtml(l.label)}: ${escapeHtml(l.what)}</a>`).join('\n        ');

@@ -2,8 +2,8 @@
 // sources as the landing page (guide.ts): operations, auth, costs, every error code, links.
 import type { Config } from '../config.js';
 import { schema } from '../graphql/index.js';
-import { costs, errorRows, LINKS, operations } from './guide.js';
-import { SERVICE_NAME } from './landing.js';
+import { LINKS, SERVICE_NAME } from '../site/brand.js';
+import { costs, errorRows, operations } from './guide.js';
 import { MCP_PATH, MCP_STDIO_COMMAND, mcpTools } from './mcp-tools.js';
 
 export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {

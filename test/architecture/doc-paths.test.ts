@@ -1,7 +1,7 @@
 // The paths the docs and the source comments name exist: every `src/…` or `docs/…` path (and `test/…`,
 // `scripts/…`, `bench/…`, `fixtures/…`, `clients/…`, `deploy/…`) named in a comment of src/**/*.ts or
 // in README.md and docs/*.md is a file or folder of the repository; a comment's path relative to a folder
-// of src/ (`rest/drain.ts`) is the end of a source file's path; and every relative markdown link in those
+// of src/ (`http/drain.ts`) is the end of a source file's path; and every relative markdown link in those
 // pages leads to a file (its #anchor is not checked). A file moved or renamed fails here until what
 // names it follows.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -61,7 +61,7 @@ export function pathsIn(text: string, tops: readonly string[]): string[] {
 }
 
 /**
- * Paths a comment names relative to src/ or to a folder in it (`rest/drain.ts`, `routes/watches.ts`):
+ * Paths a comment names relative to src/ or to a folder in it (`http/drain.ts`, `routes/watches.ts`):
  * a folder, then a file with a .ts or .js extension, not under a top folder `pathsIn` reads.
  */
 export function relativeSourcePathsIn(comment: string): string[] {
@@ -105,8 +105,8 @@ describe('paths named in source comments and docs exist', () => {
     expect(pathsIn('10k scripts/s, `scripts/generate.ts`, `src/lookup`, src/web/ and (docs/jobs.md)', ['src', 'docs', 'scripts']))
       .toEqual(['scripts/generate.ts', 'src/lookup', 'src/web', 'docs/jobs.md']);
     expect(relativeSourcePathsIn('// (http/drain.ts), src/app.ts, @scope/pkg/x.js, dist/mcp/stdio.js, mcp/stdio.js')).toEqual(['http/drain.ts', 'mcp/stdio.js']);
-    expect(endsSomeSource('http/drain.ts', sources)).toBe(false);
-    expect(endsSomeSource('rest/drain.ts', sources)).toBe(true);
+    expect(endsSomeSource('rest/drain.ts', sources)).toBe(false);
+    expect(endsSomeSource('http/drain.ts', sources)).toBe(true);
     expect(endsSomeSource('mcp/stdio.js', sources)).toBe(true);
   });
 

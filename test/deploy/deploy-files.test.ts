@@ -144,7 +144,7 @@ describe('Dockerfile', () => {
       const specifiers = [
         ...[...text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms)].map((m) => m[1]!),
         ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
-        // Files read from installed packages (web/assets.ts packageFile).
+        // Files read from installed packages (site/assets.ts packageFile).
         ...[...text.matchAll(/\bpackageFile\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!),
       ];
       for (const spec of specifiers) {

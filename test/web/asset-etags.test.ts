@@ -2,7 +2,7 @@
 // If-None-Match read as RFC 9110 says: a list, `*`, weak comparison.
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AssetRegistry, assetRoutes, noneMatch } from '../../src/web/assets.js';
+import { AssetRegistry, assetRoutes, noneMatch } from '../../src/site/assets.js';
 
 const registry = new AssetRegistry();
 // Above the compression threshold, so br and gzip copies are made.

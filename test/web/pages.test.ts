@@ -5,7 +5,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ERROR_CODES, ERROR_CODES, MAX_BATCH_ITEMS } from '../../src/contract/index.js';
 import { buildOpenApi } from '../../src/rest/openapi.js';
-import { AssetRegistry, IMMUTABLE } from '../../src/web/assets.js';
+import { AssetRegistry, IMMUTABLE } from '../../src/site/assets.js';
 import { mcpTools } from '../../src/web/mcp-tools.js';
 import { portOf, rawRequest } from '../helpers/raw-http.js';
 import { startTestService, type TestService } from '../helpers/service.js';

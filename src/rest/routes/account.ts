@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { accountUsage, authenticate } from '../../accounts/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
-import { sendError, tookMs } from '../envelope.js';
+import { sendError, tookMs } from '../../http/envelope.js';
 
 export function accountRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.get('/v1/account', async (request, reply) => {

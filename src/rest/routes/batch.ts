@@ -5,9 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { parseBatchBody, parseBatchQuery } from '../../contract/index.js';
 import { batchItemJson, lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
 import { identityJson, idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer } from '../../lookup/idempotency.js';
-import { sendError, sendJsonText, tookMs } from '../envelope.js';
-import { bodyAsText, parseJsonBody } from '../json-body.js';
-import { contextFor } from '../request-context.js';
+import { sendError, sendJsonText, tookMs } from '../../http/envelope.js';
+import { bodyAsText, parseJsonBody } from '../../http/json-body.js';
+import { contextFor } from '../../http/request-context.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { LookupError, toLookupError } from '../../contract/index.js';
 import type { SiteStatus } from '../../collector/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
-import { sendError } from '../envelope.js';
+import { sendError } from '../../http/envelope.js';
 
 interface Checks {
   store: { ok: boolean; kind: string; code?: string; reason?: unknown };

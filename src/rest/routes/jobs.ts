@@ -11,9 +11,9 @@ import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BY
 import type { JobView } from '../../contract/jobs.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
 import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent } from '../../lookup/idempotency.js';
-import { sendError, tookMs } from '../envelope.js';
+import { sendError, tookMs } from '../../http/envelope.js';
 import { badParam, idOf, queryOf } from '../params.js';
-import { contextFor } from '../request-context.js';
+import { contextFor } from '../../http/request-context.js';
 
 export const JOBS_PATH = '/v1/portal/jobs';
 /** How often an events stream sends a comment line, so proxies and clients keep an idle stream open. */

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { parseLookupQuery } from '../../contract/index.js';
 import { lookupOne, parsedLookup, type CoreDeps } from '../../lookup/index.js';
-import { sendError, sendJsonText, tookMs } from '../envelope.js';
-import { contextFor } from '../request-context.js';
+import { sendError, sendJsonText, tookMs } from '../../http/envelope.js';
+import { contextFor } from '../../http/request-context.js';
 
 export function propertyRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.get('/v1/portal/property', async (request, reply) => {

@@ -7,8 +7,8 @@ import { authenticate } from '../../accounts/index.js';
 import { parseWatchBody } from '../../contract/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import type { Account } from '../../store/index.js';
-import { sendError, tookMs } from '../envelope.js';
-import { bodyAsText, parseJsonBody } from '../json-body.js';
+import { sendError, tookMs } from '../../http/envelope.js';
+import { bodyAsText, parseJsonBody } from '../../http/json-body.js';
 import { idOf, queryOf } from '../params.js';
 
 export const WATCHES_PATH = '/v1/portal/watches';

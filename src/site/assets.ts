@@ -11,7 +11,7 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance } from 'fastify';
 import { LookupError } from '../contract/index.js';
-import { sendError } from '../rest/envelope.js';
+import { sendError } from '../http/envelope.js';
 
 export const ASSETS_PATH = '/assets';
 export const IMMUTABLE = 'public, max-age=31536000, immutable';

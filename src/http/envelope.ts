@@ -11,7 +11,7 @@ export const tookMs = (reply: FastifyReply): number => Math.round(reply.elapsedT
  */
 export function v1Headers(reply: FastifyReply): void {
   reply.header('x-api-version', 'v1');
-  // Only the hashed static assets (web/assets.ts) set their own: a year, immutable.
+  // Only the hashed static assets (site/assets.ts) set their own: a year, immutable.
   if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   reply.header('x-request-id', String(reply.request.id));
   const policy = reply.server.rateLimitPolicy;

@@ -1,4 +1,5 @@
-// Everything that is not a route answers in the same envelope (on /graphql: in GraphQL's format), with
+// Everything that is not a route answers in the same envelope (on a face's own paths, in that face's
+// format: GraphQL registers its own with addErrorFormat, so this shared layer imports no face), with
 // the v1 headers: unknown paths (404), known paths with the wrong method (405), requests Fastify itself
 // refused (a malformed URL, an unreadable body), and requests Node's HTTP server refused before Fastify
 // saw them (unparsable or oversized headers, a missing Host, an unsupported Expect, headers or body
@@ -8,20 +9,31 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, LookupError, toLookupError } from '../contract/index.js';
-import { graphqlErrorBody } from '../graphql/errors.js';
-import { GRAPHQL_PATH } from '../graphql/endpoint.js';
 import { failureOf } from '../lookup/index.js';
 import { sendError, v1Headers } from './envelope.js';
 
-const isGraphql = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`);
+/** A face's own way of answering an error on its paths (GraphQL's, on /graphql). */
+export interface ErrorFormat {
+  matches(url: string): boolean;
+  send(reply: FastifyReply, err: LookupError): FastifyReply;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The faces' error formats (addErrorFormat); the envelope on every other path. */
+    errorFormats: ErrorFormat[];
+  }
+}
+
+/** Makes `format` answer the errors of the paths it matches, on this app. */
+export function addErrorFormat(app: FastifyInstance, format: ErrorFormat): void {
+  app.errorFormats.push(format);
+}
 
 /** An error for this request, in the format of the face it was sent to. */
 export function answerError(request: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
-  if (!isGraphql(request.url)) return sendError(reply, e);
-  const err = failureOf(e, reply.log);
-  const retryAfter = err.retryAfterSeconds;
-  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-  return reply.code(err.status).type('application/json; charset=utf-8').send(graphqlErrorBody(err));
+  const format = request.server.errorFormats?.find((f) => f.matches(request.url));
+  return format ? format.send(reply, failureOf(e, reply.log)) : sendError(reply, e);
 }
 
 /** Fastify's `frameworkErrors` option: a malformed URL and the like, before routing. */
@@ -120,6 +132,7 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): LookupE
 }
 
 export function fallbackHandlers(app: FastifyInstance): void {
+  app.decorate('errorFormats', []);
   app.server.on('checkExpectation', expectationFailed);
 
   // HTTP/1.1 requires a Host header (Node's own refusal, requireHostHeader, would be an empty 400), and
