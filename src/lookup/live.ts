@@ -1,6 +1,6 @@
 // A live lookup: reserve → single flight → read → cache → commit (or release on any failure).
 // Reservations and locks are leases renewed while this process lives (holdings.ts).
-import { LookupError, toLookupError, type LookupOptions, type PortalProperty } from '../contract/index.js';
+import { isAskerOnly, isStaleEligible, LookupError, toLookupError, type LookupOptions, type PortalProperty } from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { missingCoreFields } from '../collector/mapping/sections.js';
 import { hasFailedSection } from '../contract/sections.js';
@@ -115,20 +115,6 @@ export async function release(ctx: RequestContext, r: Reservation): Promise<void
   await ctx.deps.store.release(r.id).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId: r.id }, 'release failed; the sweep will return it'));
 }
 
-// A leader's failure that says nothing about this request: its client left, its deadline passed,
-// or its own account could not pay. The follower then tries again, leading if need be.
-const NOT_OURS = new Set(['batch_deadline', 'credits_exhausted', 'spend_limit_reached', 'live_lookups_capped']);
-
-/**
- * What a stale answer may stand in for: the site blocked the read, it or the fallback provider failed
- * or could not be reached or was busy or unavailable, or the read ran out of time. Never the client's
- * own abort or the request's deadline (aborted), nor an answer about the home (not_found, …).
- */
-const STALE_FOR = new Set([
-  'upstream_blocked', 'upstream_error', 'upstream_unreachable', 'upstream_bad_response', 'upstream_run_failed', 'upstream_busy',
-  'upstream_timeout', 'upstream_auth', 'upstream_quota', 'upstream_actor_missing', 'upstream_misconfigured',
-]);
-
 /**
  * The last good record of `homeKey` (still within its cache lifetime plus STALE_TTL_MS) answering for
  * a read that failed with `e`, or null: then `e` is the answer. Read again now (another reader's
@@ -140,7 +126,9 @@ export async function standIn(
 ): Promise<Loaded | null> {
   if (options.stale === false || aborted(ctx)) return null;
   const code = toLookupError(e).code;
-  if (!STALE_FOR.has(code)) return null;
+  // What a stale answer may stand in for: the error table's `stale` column. Never the client's own
+  // abort or the request's deadline (aborted), nor an answer about the home (not_found, …).
+  if (!isStaleEligible(code)) return null;
   const kept = (await readLastGood(ctx.deps.store, homeKey).catch(() => null)) ?? previous;
   // A record with a section we could not read is not a last good record (README, "Section completeness").
   if (!kept || hasFailedSection(kept.entry.sections) || !isKept(ctx.deps.config, kept.entry, ctx.deps.clock().getTime())) return null;
@@ -198,12 +186,15 @@ async function readOnce(ctx: RequestContext, req: LiveRequest): Promise<Loaded> 
   }
 }
 
+// A leader's failure that says nothing about this request: its client left, its deadline passed,
+// or its own account could not pay (the error table's `askerOnly` column). The follower then tries
+// again, leading if need be.
 function notOurs(e: unknown): boolean {
   if (e instanceof HeldInFlight) return true;
   const le = toLookupError(e);
   // The leader's key had no live slot left: a follower of another request (or key) reads, or follows, anew.
   const liveCap = le.code === 'rate_limited' && le.details?.limit === 'live_lookups';
-  return NOT_OURS.has(le.code) || liveCap || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
+  return isAskerOnly(le.code) || liveCap || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
 }
 
 async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: () => Reservation | undefined): Promise<Loaded> {
