@@ -1,5 +1,8 @@
 // When a request's lookups stop: its client went away (ctx.signal) or its deadline passed (ctx.deadline).
-import { LookupError } from '../contract/index.js';
+// And the one place a read's context is built for the collector: aborted by either, or by the lookup
+// timeout.
+import { LookupError, type LookupOptions } from '../contract/index.js';
+import type { ReadContext } from '../collector/types.js';
 import type { RequestContext } from './types.js';
 
 export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (ctx.deadline?.aborted ?? false);
@@ -27,4 +30,16 @@ export function sleep(ms: number, ctx: RequestContext): Promise<void> {
     }
     for (const s of signals) s.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A signal for one lookup's upstream work starting now: aborted when the client goes, the request's deadline passes or the lookup timeout (LOOKUP_TIMEOUT_MS) runs out. */
+export const lookupSignal = (ctx: RequestContext): AbortSignal =>
+  AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.deps.config.lookupTimeoutMs), ...(ctx.deadline ? [ctx.deadline] : [])]);
+
+/**
+ * The context of one upstream read (a home's page, an address's resolution) starting now, under
+ * lookupSignal; `now` is the lookup date, the status hint the lookup's own.
+ */
+export function readContextFor(ctx: RequestContext, options: LookupOptions, now: Date): ReadContext {
+  return { signal: lookupSignal(ctx), now, deadlineAt: Date.now() + ctx.deps.config.lookupTimeoutMs, ...(options.status ? { status: options.status } : {}) };
 }

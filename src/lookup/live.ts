@@ -14,7 +14,7 @@ import { holdingsOf, type Holdings } from './holdings.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import { lastGoodKey, lockKey, rawFlightKey, zpidKey } from './keys.js';
 import { commit, CreditWait, HeldInFlight, release, reserveOnce, type Reservation } from './billing.js';
-import { aborted, deadlineError, sleep, throwIfAborted } from './deadline.js';
+import { aborted, deadlineError, readContextFor, sleep, throwIfAborted } from './deadline.js';
 import type { CacheHit, Loaded, RequestContext } from './types.js';
 
 export interface LiveRequest {
@@ -164,10 +164,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
   let commitSent = false;
   try {
-    const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
-    if (ctx.deadline) signals.push(ctx.deadline);
-    const readCtx = { signal: AbortSignal.any(signals), now, deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
-    const collected = req.prefetched ?? (await timeUpstream(ctx.stats, collector.read(req.target, readCtx)).catch((e: unknown) => {
+    const collected = req.prefetched ?? (await timeUpstream(ctx.stats, collector.read(req.target, readContextFor(ctx, req.options, now))).catch((e: unknown) => {
       throw aborted(ctx) ? deadlineError(ctx, e) : e;
     }));
 
