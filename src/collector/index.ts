@@ -15,7 +15,7 @@ export { FallbackProvider, type FallbackProviderOptions } from './fallback/index
 export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
 export { SiteClient, type SiteClientOptions, type SiteStatus, type AttemptEvent, type AttemptOutcome } from './site/client.js';
 export { PagePool, type PagePoolOptions } from './page-pool.js';
-export { WithFallback, FALLBACK_CODES, type FallbackObserver } from './with-fallback.js';
+export { WithFallback, type FallbackObserver } from './with-fallback.js';
 
 export interface CollectorDeps {
   /** Stamps `scrapedAt`; injected so tests pin it. */
@@ -59,8 +59,8 @@ function providerFrom(config: Config, clock: () => Date, deps: CollectorDeps): C
 }
 
 /**
- * live lookups off → live_lookups_disabled; own collector on → own first, provider on the codes in
- * FALLBACK_CODES; own collector off → provider only; neither → no_api_keys.
+ * live lookups off → live_lookups_disabled; own collector on → own first, provider on the codes of the
+ * error table's `fallback` column; own collector off → provider only; neither → no_api_keys.
  */
 export function createCollector(config: Config, deps: CollectorDeps = {}): Collector {
   if (!config.liveLookupsEnabled) return unavailable('live_lookups_disabled', 'LIVE_LOOKUPS_ENABLED is false');

@@ -4,7 +4,7 @@
 // reached (its client tried fresh sessions first: site/client.ts), while the lookup has time left.
 // Not-found, ambiguity and the site's own errors (5xx) are answers about the home or the site, returned
 // as they are; so is our own overload (every page reader busy): the site was read, a paid run would not help.
-import { isLookupError, type ErrorCode, type LookupError } from '../contract/index.js';
+import { isFallbackEligible, isLookupError, type LookupError } from '../contract/index.js';
 import { SELF_HOSTED, SelfHostedCollector } from './self-hosted.js';
 import { OWN_QUEUE, type AttemptEvent, type AttemptOutcome } from './site/client.js';
 import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
@@ -19,17 +19,15 @@ export interface FallbackObserver {
   canary?(outcome: AttemptOutcome): void;
 }
 
-/** Own-collector failures the provider may get past (it reads through other networks and browsers). */
-export const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set(['upstream_blocked', 'upstream_bad_response', 'upstream_busy', 'upstream_timeout', 'upstream_unreachable']);
-
 /** Less time than this left of the lookup: a paid run could not finish, the own failure is the answer. */
 const MIN_FALLBACK_MS = 1_000;
 
 /** `upstream_busy` about this instance, not the site: its page readers' queue is full (page-pool.ts), its slots at the site taken (site/client.ts). */
 const OWN_OVERLOAD = new Set(['page_readers_busy', OWN_QUEUE]);
 
+/** Own-collector failures the provider may get past (the error table's `fallback` column), but our own overload. */
 const mayFallBack = (e: unknown): boolean =>
-  isLookupError(e) && FALLBACK_CODES.has(e.code) && !(e.code === 'upstream_busy' && OWN_OVERLOAD.has(String(e.details?.reason)));
+  isLookupError(e) && isFallbackEligible(e.code) && !(e.code === 'upstream_busy' && OWN_OVERLOAD.has(String(e.details?.reason)));
 
 const marked = (c: Collected): Collected => ({ ...c, source: { ...c.source, fallback_from: SELF_HOSTED } });
 

@@ -10,16 +10,16 @@
 //
 // Which answers are kept: the run's final answer, whatever its status, unless it is a transient refusal
 // a retry should run past: a status of 401, 429 or 5xx, or an error with a transient code anywhere in it
-// (TRANSIENT: the key's rate window, the store, an instance too busy, an internal failure, items the
-// batch deadline left unstarted), or an answer made after its client went away (its lookups were cut
-// short: the client's retry must not be given that), or an answer larger than IDEMPOTENCY_MAX_ANSWER_BYTES
-// (kept a day under any fresh key, free answers of cached homes would fill the store). Then the key is
-// released and the retry runs; the store keeps the run's start with the key, and the retry takes any
-// home read since as fresh, max_age aside (retryFreshness), so what the first run billed is not billed
-// again.
+// (the error table's `transient` column: the key's rate window or API key, the store, an instance too
+// busy, an internal failure, items the batch deadline left unstarted), or an answer made after its
+// client went away (its lookups were cut short: the client's retry must not be given that), or an
+// answer larger than IDEMPOTENCY_MAX_ANSWER_BYTES (kept a day under any fresh key, free answers of cached
+// homes would fill the store). Then the key is released and the retry runs; the store keeps the run's
+// start with the key, and the retry takes any home read since as fresh, max_age aside (retryFreshness),
+// so what the first run billed is not billed again.
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { LookupError, type ErrorCode } from '../contract/index.js';
+import { isTransient, LookupError } from '../contract/index.js';
 import type { ClaimRef, StoredAnswer } from '../store/index.js';
 import { holdingsOf } from './holdings.js';
 import type { Freshness } from './cache-policy.js';
@@ -33,10 +33,6 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 /** How often a retry waiting for a run on another instance looks again (one on this instance wakes it at once). */
 const POLL_MS = 200;
-
-const TRANSIENT: ReadonlySet<string> = new Set<ErrorCode>([
-  'rate_limited', 'store_unavailable', 'upstream_busy', 'internal', 'batch_deadline', 'missing_api_key', 'invalid_api_key',
-]);
 
 /** A run's answer, with the codes of errors it shows that are no failed lookup (GraphQL: request-level errors); every failed lookup's code is in ctx.stats already. */
 export interface RunAnswer extends StoredAnswer {
@@ -96,7 +92,7 @@ export function identityJson(value: unknown): string {
 
 /** Whether an answer is kept for retries (see the top of this file). */
 export const isKept = (a: RunAnswer): boolean =>
-  a.status < 500 && a.status !== 429 && a.status !== 401 && !a.codes.some((c) => TRANSIENT.has(c));
+  a.status < 500 && a.status !== 429 && a.status !== 401 && !a.codes.some(isTransient);
 
 /**
  * What a retry of a run not kept takes as a hit: also any read made since that run began, max_age aside

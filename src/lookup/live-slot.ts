@@ -4,6 +4,7 @@
 // this process or through the cross-instance lock, holds none: followers never crowd out the homes
 // nobody is reading, and concurrent asks of one home by one key are never refused for the cap.
 import { liveCapError, maxLiveOf } from '../accounts/rate-limit.js';
+import { lookupSignal } from './deadline.js';
 import type { RequestContext } from './types.js';
 
 /**
@@ -15,10 +16,8 @@ import type { RequestContext } from './types.js';
  * for one of its own pool's slots: it is the queue, its items wait rather than fail.
  */
 export async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
-  const { limits, config } = ctx.deps;
-  const wait = ctx.liveLookups > 0 || ctx.budget === 'background'
-    ? AbortSignal.any([ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs), ...(ctx.deadline ? [ctx.deadline] : [])])
-    : undefined;
+  const { limits } = ctx.deps;
+  const wait = ctx.liveLookups > 0 || ctx.budget === 'background' ? lookupSignal(ctx) : undefined;
   ctx.liveLookups += 1;
   let releaseLive: (() => void) | null = null;
   try {

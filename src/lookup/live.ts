@@ -1,11 +1,11 @@
-// A live lookup: reserve → single flight → read → cache → commit (or release on any failure).
-// Reservations and locks are leases renewed while this process lives (holdings.ts).
-import { LookupError, toLookupError, type LookupOptions, type PortalProperty } from '../contract/index.js';
+// A live lookup: reserve → single flight → read → cache → commit (or release on any failure); the
+// reserving, committing and releasing are billing.ts's. Reservations and locks are leases renewed while
+// this process lives (holdings.ts).
+import { isAskerOnly, isStaleEligible, LookupError, toLookupError, type LookupOptions, type PortalProperty } from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { missingCoreFields } from '../collector/mapping/sections.js';
 import { hasFailedSection } from '../contract/sections.js';
-import { refusal, reserveRequest } from '../accounts/index.js';
-import type { CacheEntry, LedgerEntry, LockRef, ReserveResult, VoidRef } from '../store/index.js';
+import type { CacheEntry, LockRef } from '../store/index.js';
 import { holdLiveSlot } from './live-slot.js';
 import { loadedFromHit, readHome, readLastGood } from './cache.js';
 import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
@@ -13,6 +13,8 @@ import { changesBetween, unreadFields } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import { lastGoodKey, lockKey, rawFlightKey, zpidKey } from './keys.js';
+import { commit, CreditWait, HeldInFlight, release, reserveOnce, type Reservation } from './billing.js';
+import { aborted, deadlineError, readContextFor, sleep, throwIfAborted } from './deadline.js';
 import type { CacheHit, Loaded, RequestContext } from './types.js';
 
 export interface LiveRequest {
@@ -34,100 +36,9 @@ export interface LiveRequest {
   reservation?: Reservation;
 }
 
-export interface Reservation {
-  id: string;
-  kind: 'included' | 'overage';
-  /** What it takes to void it if its commit goes unanswered. */
-  ref: VoidRef;
-}
-
 const POLL_MS = 150;
-const CREDIT_POLL_MIN_MS = 50;
-const CREDIT_POLL_MAX_MS = 500;
 
 const holdings = (ctx: RequestContext): Holdings => holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
-
-/** A refusal that may not be final: the account's lookups in flight hold what this one needs. */
-class HeldInFlight extends Error {
-  constructor(readonly refusal: LookupError) {
-    super(refusal.message);
-  }
-}
-
-const heldInFlight = (r: Exclude<ReserveResult, { ok: true }>): boolean => r.reason !== 'live_lookups_capped' && r.inFlight > 0;
-
-/**
- * Waits for an account's lookups in flight to settle, so a lookup is refused only for credits that
- * are really used up (spec 7: 402 "used up"). Bounded by CREDIT_WAIT_MS (lookups in flight settle
- * within the lookup timeout, a crashed holder's within the lease) and by the request's deadline
- * (then batch_deadline, never a 402 that might be wrong); past the bound, the refusal says how many
- * lookups were still in flight.
- */
-class CreditWait {
-  private readonly until: number;
-  private pause = CREDIT_POLL_MIN_MS;
-
-  constructor(private readonly ctx: RequestContext) {
-    this.until = Date.now() + ctx.deps.config.creditWaitMs;
-  }
-
-  async next(held: HeldInFlight): Promise<void> {
-    if (Date.now() >= this.until) throw held.refusal;
-    // A crashed holder's reservations come back once their lease lapses: a waiter sweeps them itself.
-    await this.ctx.deps.store.sweep().catch(() => 0);
-    await sleep(this.pause, this.ctx);
-    this.pause = Math.min(this.pause * 2, CREDIT_POLL_MAX_MS);
-    throwIfAborted(this.ctx);
-  }
-}
-
-/** Holds one credit and one daily-budget slot (a lease), or throws the plan's refusal or HeldInFlight. */
-async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reservation> {
-  const { store, config, clock } = ctx.deps;
-  const now = clock();
-  const id = ctx.reservationIdFor?.(homeKey) ?? ctx.deps.newId();
-  const request = reserveRequest(ctx.account, config, now, id);
-  const result = await store.reserve(request);
-  if (!result.ok) {
-    const err = refusal(result, ctx.account, config, now);
-    throw heldInFlight(result) ? new HeldInFlight(err) : err;
-  }
-  holdings(ctx).holdReservation(id);
-  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope, requestId: ctx.requestId };
-  return { id, kind: result.kind, ref };
-}
-
-/** Holds one credit and one daily-budget slot for a live lookup, waiting for lookups in flight if they hold them. */
-export async function reserve(ctx: RequestContext, homeKey: string): Promise<Reservation> {
-  const wait = new CreditWait(ctx);
-  for (;;) {
-    try {
-      return await reserveOnce(ctx, homeKey);
-    } catch (e) {
-      if (!(e instanceof HeldInFlight)) throw e;
-      await wait.next(e);
-    }
-  }
-}
-
-export async function release(ctx: RequestContext, r: Reservation): Promise<void> {
-  holdings(ctx).dropReservation(r.id);
-  await ctx.deps.store.release(r.id).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId: r.id }, 'release failed; the sweep will return it'));
-}
-
-// A leader's failure that says nothing about this request: its client left, its deadline passed,
-// or its own account could not pay. The follower then tries again, leading if need be.
-const NOT_OURS = new Set(['batch_deadline', 'credits_exhausted', 'spend_limit_reached', 'live_lookups_capped']);
-
-/**
- * What a stale answer may stand in for: the site blocked the read, it or the fallback provider failed
- * or could not be reached or was busy or unavailable, or the read ran out of time. Never the client's
- * own abort or the request's deadline (aborted), nor an answer about the home (not_found, …).
- */
-const STALE_FOR = new Set([
-  'upstream_blocked', 'upstream_error', 'upstream_unreachable', 'upstream_bad_response', 'upstream_run_failed', 'upstream_busy',
-  'upstream_timeout', 'upstream_auth', 'upstream_quota', 'upstream_actor_missing', 'upstream_misconfigured',
-]);
 
 /**
  * The last good record of `homeKey` (still within its cache lifetime plus STALE_TTL_MS) answering for
@@ -140,7 +51,9 @@ export async function standIn(
 ): Promise<Loaded | null> {
   if (options.stale === false || aborted(ctx)) return null;
   const code = toLookupError(e).code;
-  if (!STALE_FOR.has(code)) return null;
+  // What a stale answer may stand in for: the error table's `stale` column. Never the client's own
+  // abort or the request's deadline (aborted), nor an answer about the home (not_found, …).
+  if (!isStaleEligible(code)) return null;
   const kept = (await readLastGood(ctx.deps.store, homeKey).catch(() => null)) ?? previous;
   // A record with a section we could not read is not a last good record (docs/sections.md).
   if (!kept || hasFailedSection(kept.entry.sections) || !isKept(ctx.deps.config, kept.entry, ctx.deps.clock().getTime())) return null;
@@ -198,12 +111,15 @@ async function readOnce(ctx: RequestContext, req: LiveRequest): Promise<Loaded> 
   }
 }
 
+// A leader's failure that says nothing about this request: its client left, its deadline passed,
+// or its own account could not pay (the error table's `askerOnly` column). The follower then tries
+// again, leading if need be.
 function notOurs(e: unknown): boolean {
   if (e instanceof HeldInFlight) return true;
   const le = toLookupError(e);
   // The leader's key had no live slot left: a follower of another request (or key) reads, or follows, anew.
   const liveCap = le.code === 'rate_limited' && le.details?.limit === 'live_lookups';
-  return NOT_OURS.has(le.code) || liveCap || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
+  return isAskerOnly(le.code) || liveCap || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
 }
 
 async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: () => Reservation | undefined): Promise<Loaded> {
@@ -248,10 +164,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
   // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
   let commitSent = false;
   try {
-    const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
-    if (ctx.deadline) signals.push(ctx.deadline);
-    const readCtx = { signal: AbortSignal.any(signals), now, deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
-    const collected = req.prefetched ?? (await timeUpstream(ctx.stats, collector.read(req.target, readCtx)).catch((e: unknown) => {
+    const collected = req.prefetched ?? (await timeUpstream(ctx.stats, collector.read(req.target, readContextFor(ctx, req.options, now))).catch((e: unknown) => {
       throw aborted(ctx) ? deadlineError(ctx, e) : e;
     }));
 
@@ -310,14 +223,7 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     // lookup of the address resolves it again).
     if (req.aliasKey) await putAliasOrLog(ctx, req.aliasKey, entryKey);
     commitSent = true;
-    const charged = await commitOnce(ctx, reservation, {
-      reservationId: reservation.id,
-      accountId: ctx.account.id,
-      cacheKey: entryKey,
-      requestId: ctx.requestId,
-      kind: reservation.kind,
-      at: clock().toISOString(),
-    });
+    const charged = await commit(ctx, reservation, entryKey);
     const loaded: Loaded = { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: charged ? 1 : 0, rawJson };
     return warning && charged ? { ...loaded, warning } : loaded;
   } finally {
@@ -344,52 +250,5 @@ export async function putAliasOrLog(ctx: RequestContext, aliasKey: string, entry
     .catch((err: unknown) => ctx.logger.warn({ err, aliasKey, entryKey }, 'address alias not written; the home is served without it'));
 }
 
-/**
- * Records the charge exactly once; true when it is recorded. An answer of false means the
- * reservation was gone before the commit (its lease lapsed and it was swept): not charged, so the
- * home is served free. When the answer is lost (the store went away or did not answer) the charge
- * may or may not be recorded: the home is served (it is read and cached) with credits 0, and the
- * reservation is voided (holdings.ts: released if held, its charge taken back if recorded) as soon
- * as the store answers. So meta.credits always equals what the ledger ends up holding.
- */
-async function commitOnce(ctx: RequestContext, reservation: Reservation, ledger: LedgerEntry): Promise<boolean> {
-  try {
-    const held = await ctx.deps.store.commit(ledger);
-    holdings(ctx).dropReservation(reservation.id);
-    if (!held) ctx.logger.warn({ reservationId: ledger.reservationId }, 'reservation vanished before commit; served without charge');
-    return held;
-  } catch (err) {
-    ctx.logger.error({ err, reservationId: ledger.reservationId }, 'commit unanswered: the home is served free and the charge taken back');
-    holdings(ctx).voidReservation(reservation.ref);
-    return false;
-  }
-}
-
 /** Someone else's read of the same home, served as a cache hit. */
 const asFollower = (leader: Loaded, req: LiveRequest): Loaded => loadedFromHit(leader, req.reportAs ?? leader.cacheKey);
-
-export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (ctx.deadline?.aborted ?? false);
-
-function deadlineError(ctx: RequestContext, cause: unknown): LookupError {
-  if (ctx.deadline?.aborted) return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
-  // The face's own reason when it has one (the drain at shutdown: upstream_busy, reason shutting_down).
-  if (ctx.signal.reason instanceof LookupError) return ctx.signal.reason;
-  return new LookupError('upstream_timeout', { cause, details: { reason: 'client_closed' } });
-}
-
-export function throwIfAborted(ctx: RequestContext): void {
-  if (aborted(ctx)) throw deadlineError(ctx, undefined);
-}
-
-function sleep(ms: number, ctx: RequestContext): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    const signals = [ctx.signal, ctx.deadline].filter((s): s is AbortSignal => s !== null);
-    function done() {
-      clearTimeout(t);
-      for (const s of signals) s.removeEventListener('abort', done);
-      resolve();
-    }
-    for (const s of signals) s.addEventListener('abort', done, { once: true });
-  });
-}

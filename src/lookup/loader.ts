@@ -5,9 +5,12 @@ import { loadedFromHit, readHome, seenAs, type Seen } from './cache.js';
 import { freshnessFor, ttlFor, type Freshness } from './cache-policy.js';
 import { retryFreshness } from './idempotency.js';
 import { addressKey, rawFlightKey, zpidKey } from './keys.js';
-import { liveLookup, putAliasOrLog, release, reserve, standIn, throwIfAborted } from './live.js';
+import { release, reserve } from './billing.js';
+import { readContextFor, throwIfAborted } from './deadline.js';
+import { liveLookup, putAliasOrLog, standIn } from './live.js';
 import { holdLiveSlot } from './live-slot.js';
 import { timeUpstream } from '../observability/request-stats.js';
+import type { ReadTarget } from '../collector/types.js';
 import type { Loaded, RequestContext } from './types.js';
 
 export interface HomeRequest {
@@ -58,23 +61,18 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest, freshness: Fr
   });
   try {
     throwIfAborted(ctx);
-    switch (locator.kind) {
-      case 'zpid':
-        return await liveLookup(ctx, { homeKey: req.key, target: { path: locator.path, zpid: locator.zpid, building: false }, options: req.options, freshness });
-      case 'url':
-        return await liveLookup(ctx, {
-          homeKey: req.key,
-          target: { path: locator.path, zpid: locator.target === 'home' ? locator.zpid : null, building: locator.target === 'building' },
-          options: req.options,
-          freshness,
-        });
-      case 'address':
-        return await lookupAddress(ctx, req, locator, freshness, seen);
-    }
+    if (locator.kind === 'address') return await lookupAddress(ctx, req, locator, freshness, seen);
+    return await liveLookup(ctx, { homeKey: req.key, target: targetOf(locator), options: req.options, freshness });
   } finally {
     release();
   }
 }
+
+/** The page a zpid or a link names (a building link: the building's page, no zpid asked for). */
+const targetOf = (locator: Exclude<Locator, { kind: 'address' }>): ReadTarget =>
+  locator.kind === 'url' && locator.target === 'building'
+    ? { path: locator.path, zpid: null, building: true }
+    : { path: locator.path, zpid: locator.zpid, building: false };
 
 /**
  * An address not known, or whose home is too old for this lookup: resolved again (paid), then read.
@@ -90,9 +88,7 @@ async function lookupAddress(
   const reservation = await reserve(ctx, req.key);
   let handedOver = false;
   try {
-    const signals = [ctx.signal, AbortSignal.timeout(config.lookupTimeoutMs)];
-    if (ctx.deadline) signals.push(ctx.deadline);
-    const readCtx = { signal: AbortSignal.any(signals), now: clock(), deadlineAt: Date.now() + config.lookupTimeoutMs, ...(req.options.status ? { status: req.options.status } : {}) };
+    const readCtx = readContextFor(ctx, req.options, clock());
     let resolved;
     // Resolving reads upstream (the suggestion endpoint, or the fallback provider): a live slot while it does.
     const releaseLive = await holdLiveSlot(ctx);
