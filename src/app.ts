@@ -7,7 +7,8 @@ import { clientError, Drain, frameworkError, registerHttp, sendError } from './h
 import { mcpRoute } from './mcp/http.js';
 import { registerRest } from './rest/index.js';
 import { registerWeb } from './web/index.js';
-import { closeBackground, createCore, type CoreParts } from './core.js';
+import { createBackground, type Background } from './background.js';
+import { createCore, type CoreParts } from './core.js';
 import type { CoreDeps } from './lookup/types.js';
 import { RequestLog } from './logger.js';
 import { rateLimitPolicy } from './contract/rate-limit.js';
@@ -17,8 +18,10 @@ export { createCore } from './core.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The app's core: startService starts its background workers (WORK_IN_SERVICE). */
+    /** The app's core. */
     core: CoreDeps;
+    /** Jobs, watches and webhooks beside the core: startService starts their workers (WORK_IN_SERVICE). */
+    background: Background;
   }
 }
 
@@ -27,6 +30,7 @@ export type AppDeps = CoreParts;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const core = createCore(deps);
+  const background = createBackground(core);
   const logger = core.logger;
   // Any account written anywhere (revoke, rotate, plan) empties the key cache of this instance.
   const stopWatching = deps.store.watchAccounts(() => core.auth.forgetAll());
@@ -58,11 +62,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.decorate('drain', new Drain());
   app.decorate('core', { getter: () => core });
+  app.decorate('background', { getter: () => background });
   app.addHook('onClose', async () => stopWatching());
   observeHttp(app, core.metrics, rateLimitPolicy(core.limits.settings.perMinute));
   registerHttp(app);
-  await registerRest(app, core);
-  await registerGraphql(app, core);
+  await registerRest(app, core, background);
+  await registerGraphql(app, core, background);
   // The MCP server over streamable HTTP, on the same port and core (src/mcp).
   mcpRoute(app, core);
   registerWeb(app, core);
@@ -90,6 +95,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The collector's page-reading workers stop with the app (through the measured wrapper, which stops observing).
   app.addHook('onClose', async () => core.collector.close?.());
   // onClose hooks run last-registered first: the background's workers stop before the collector and limits they use.
-  app.addHook('onClose', async () => closeBackground(core));
+  app.addHook('onClose', async () => background.close());
   return app;
 }

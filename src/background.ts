@@ -1,30 +1,55 @@
-// Work that outlives a request: lookup jobs, webhook deliveries and watch checks. Made once per core
-// (createCore); its workers run inside the service (WORK_IN_SERVICE) and in `npm run worker` processes.
-// On Redis every part runs on BullMQ (src/queue/bull.ts), so any number of processes share the work;
-// without Redis it runs in this process only (lost on restart, as docs/jobs.md and docs/watches-and-webhooks.md say).
-import type { Background } from './background-types.js';
+// Work that outlives a request: lookup jobs, webhook deliveries and watch checks. Made beside the core
+// (by the app, the worker) and handed to the faces next to it; its parts are made on first use, so a
+// process whose requests never touch them opens no queue connection. Its workers run inside the service
+// (WORK_IN_SERVICE) and in `npm run worker` processes. On Redis every part runs on BullMQ
+// (src/queue/bull.ts), so any number of processes share the work; without Redis it runs in this process
+// only (lost on restart, docs/jobs.md).
 import { createJobs } from './jobs/index.js';
+import type { Jobs } from './jobs/types.js';
 import type { CoreDeps } from './lookup/types.js';
 import { createWatches } from './watches/index.js';
+import type { Watches } from './watches/types.js';
 import { createWebhooks } from './webhooks/index.js';
+import type { Webhooks } from './webhooks/types.js';
 
-export type { Background } from './background-types.js';
+export interface Background {
+  readonly jobs: Jobs;
+  readonly watches: Watches;
+  readonly webhooks: Webhooks;
+  /** Starts every worker in this process. */
+  startWorkers(): Promise<void>;
+  /** Stops the workers (work under way is left to be taken over) and closes the queues' connections, if made. */
+  close(): Promise<void>;
+}
 
-/** `core` is the whole core (jobs make request contexts from it); nothing here reads core.background. */
+/** `core` is the whole core (jobs and watch checks make request contexts from it). */
 export function createBackground(core: CoreDeps): Background {
-  const webhooks = createWebhooks(core);
-  const jobs = createJobs(core, webhooks);
-  const watches = createWatches(core, webhooks);
+  let parts: { jobs: Jobs; watches: Watches; webhooks: Webhooks } | null = null;
+  const made = () => {
+    if (!parts) {
+      const webhooks = createWebhooks(core);
+      parts = { webhooks, jobs: createJobs(core, webhooks), watches: createWatches(core, webhooks) };
+    }
+    return parts;
+  };
   return {
-    jobs,
-    watches,
-    webhooks,
+    get jobs() {
+      return made().jobs;
+    },
+    get watches() {
+      return made().watches;
+    },
+    get webhooks() {
+      return made().webhooks;
+    },
     async startWorkers() {
+      const { webhooks, jobs, watches } = made();
       await Promise.all([webhooks.startWorker(), jobs.startWorker(), watches.startWorker()]);
     },
     async close() {
-      await Promise.all([jobs.close(), watches.close()]);
-      await webhooks.close();
+      if (!parts) return;
+      await Promise.all([parts.jobs.close(), parts.watches.close()]);
+      await parts.webhooks.close();
     },
   };
 }

@@ -1,11 +1,11 @@
-// The core's long-lived parts, made once per process: by buildApp for the HTTP faces and by the MCP
-// server over stdio (mcp/stdio.ts), which runs the same core without the HTTP faces.
+// The core's long-lived parts, made once per process: by buildApp for the HTTP faces, by the worker and by
+// the MCP server over stdio (mcp/stdio.ts), which runs the same core without the HTTP faces. Background
+// work (src/background.ts) is made beside it, not inside it.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
 import { AuthCache } from './accounts/index.js';
-import { createBackground, type Background } from './background.js';
 import { createRateLimiter, type RateLimiter } from './accounts/rate-limit.js';
 import { createLogger } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
@@ -30,31 +30,6 @@ export interface CoreParts {
  * instances in one process). Whoever made the core closes `limits` and `metrics` (buildApp does on close).
  */
 export function createCore(parts: CoreParts): CoreDeps {
-  const core = createParts(parts);
-  let background: Background | undefined;
-  // Not enumerable: a copy of the core ({ ...core }) must not make it.
-  Object.defineProperty(core, 'background', {
-    enumerable: false,
-    get: () => {
-      if (!background) {
-        background = createBackground(core as CoreDeps);
-        made.set(core as CoreDeps, background);
-      }
-      return background;
-    },
-  });
-  return core as CoreDeps;
-}
-
-/** The cores whose background was made (only those have queues to close). */
-const made = new WeakMap<CoreDeps, Background>();
-
-/** Closes the core's background (workers and queue connections) if it was made; nothing to do otherwise. */
-export async function closeBackground(core: CoreDeps): Promise<void> {
-  await made.get(core)?.close();
-}
-
-function createParts(parts: CoreParts): Omit<CoreDeps, 'background'> {
   const logger = parts.logger ?? createLogger(parts.config.logLevel, undefined, parts.config.logPretty);
   const metrics = new ServiceMetrics({
     pageQueue: () => parts.collector.status?.()?.selfHosted?.queued ?? null,

@@ -6,7 +6,7 @@ import closeWithGrace from 'close-with-grace';
 import { isInstanceBusy, isLookupError } from './contract/index.js';
 import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
-import type { Background } from './background-types.js';
+import type { Background } from './background.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
 import { STOP_AFTER_GRACE_MS, usesRedis, warnIfDevSecret, warnIfNoProxy, type Config } from './config.js';
@@ -34,7 +34,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   try {
     // Made before listening: a part that cannot be made stops the start-up like a port in use does.
     // Without Redis no worker process can share this one's work: it runs here whatever WORK_IN_SERVICE says.
-    if (config.workInService || !usesRedis(config)) background = app.core.background;
+    if (config.workInService || !usesRedis(config)) background = app.background;
     await app.listen({ port: config.port, host: config.host });
   } catch (e) {
     // A listener that cannot start (a port in use, the METRICS_PORT listener's included) stops the start-up, leaving nothing open.

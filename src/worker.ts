@@ -13,7 +13,8 @@ if (!usesRedis(config)) {
 }
 const { createLogger } = await import('./logger.js');
 const { FAULT_SIGNALS, logProcessWarnings } = await import('./server.js');
-const { createCore, closeBackground } = await import('./core.js');
+const { createCore } = await import('./core.js');
+const { createBackground } = await import('./background.js');
 const { createStore } = await import('./store/index.js');
 const { createCollector } = await import('./collector/index.js');
 const { settleVoids } = await import('./lookup/holdings.js');
@@ -26,8 +27,9 @@ warnIfNoProxy(config, logger);
 const store = await createStore(config);
 const collector = createCollector(config, { logger });
 const core = createCore({ config, store, collector, logger });
+const background = createBackground(core);
 try {
-  await core.background.startWorkers();
+  await background.startWorkers();
 } catch (err) {
   logger.fatal({ err }, `worker start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
@@ -43,7 +45,7 @@ closeWithGrace(
     else logger.info({ signal }, 'stopping');
     const until = Date.now() + config.shutdownGraceMs;
     stopSweeper();
-    await closeBackground(core);
+    await background.close();
     await core.collector.close?.();
     core.metrics.close();
     await core.limits.close();

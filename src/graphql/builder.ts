@@ -1,11 +1,14 @@
 // The Pothos builder: its options and the Context type only. No GraphQL type is defined here
 // (types live in schema/*.ts, which import this file; this file imports none of them).
 import SchemaBuilder from '@pothos/core';
+import type { Background } from '../background.js';
 import type { Admission, CoreDeps, RequestContext } from '../lookup/index.js';
 
 /** What every resolver receives. */
 export interface GraphqlContext {
   core: CoreDeps;
+  /** Jobs and watches, beside the core (made on first use). */
+  background: Background;
   /**
    * The one per-request lookup context (account, DataLoader, deadline, client-gone signal), shared by
    * every field of the operation and by every operation of a batched HTTP request.

@@ -2,6 +2,7 @@
 // with GraphiQL for browsers. It holds no rule of its own: every lookup goes to the core.
 import type { FastifyInstance } from 'fastify';
 import { lexicographicSortSchema, printSchema } from 'graphql';
+import type { Background } from '../background.js';
 import { addErrorFormat } from '../http/fallbacks.js';
 import type { CoreDeps } from '../lookup/index.js';
 import { schema } from './schema/index.js';
@@ -33,7 +34,7 @@ function firstErrorCode(text: string): string {
 
 const isGraphqlPath = (url: string): boolean => url === GRAPHQL_PATH || url.startsWith(`${GRAPHQL_PATH}?`);
 
-export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Promise<void> {
+export async function registerGraphql(app: FastifyInstance, core: CoreDeps, background: Background): Promise<void> {
   // What the server refuses before GraphQL runs (a bad Host, a drain, a framework error) on /graphql is
   // answered in GraphQL's format.
   addErrorFormat(app, {
@@ -44,7 +45,7 @@ export async function registerGraphql(app: FastifyInstance, core: CoreDeps): Pro
       return reply.code(err.status).type('application/json; charset=utf-8').send(graphqlErrorBody(err));
     },
   });
-  const yoga = buildYoga(core);
+  const yoga = buildYoga(core, background);
   await app.register(async (scope) => {
     // Yoga reads the body itself (JSON, GraphQL over HTTP, multipart); Fastify must not consume it.
     scope.removeAllContentTypeParsers();

@@ -10,6 +10,7 @@ import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
 import { stopSignal } from '../http/drain.js';
+import type { Background } from '../background.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import { requestIdOf } from '../observability/http.js';
 import type { GraphqlContext } from './builder.js';
@@ -71,7 +72,7 @@ function maskAsInternal(error: unknown, message: string, isDev?: boolean): Error
   });
 }
 
-export function buildYoga(core: CoreDeps) {
+export function buildYoga(core: CoreDeps, background: Background) {
   const contexts = new WeakMap<Request, Promise<RequestContext>>();
 
   /** One authenticated lookup context per HTTP request. */
@@ -117,6 +118,7 @@ export function buildYoga(core: CoreDeps) {
     renderGraphiQL,
     context: async ({ request, params, req }: YogaInitialContext & ServerContext): Promise<GraphqlContext> => ({
       core,
+      background,
       lookup: needsApiKey(params) ? await lookupContext(request, req) : null,
     }),
     plugins: [

@@ -10,7 +10,6 @@ import type { RequestStats } from '../observability/request-stats.js';
 import type { Collector } from '../collector/types.js';
 import type { Config } from '../config.js';
 import type { Account, CacheEntry, Store } from '../store/index.js';
-import type { Background } from '../background-types.js';
 import type { Limiter } from './limiter.js';
 import type { SingleFlight } from './single-flight.js';
 
@@ -29,11 +28,6 @@ export interface CoreDeps {
   metrics: ServiceMetrics;
   /** Per-key limits: lookups per minute and live lookups at once. */
   limits: RateLimiter;
-  /**
-   * Jobs, webhooks and watches (src/background.ts), made on first use: a process whose requests never
-   * touch them opens no queue connection. Whoever made the core closes it (closeBackground).
-   */
-  readonly background: Background;
 }
 
 export interface RequestContext {

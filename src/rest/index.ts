@@ -1,6 +1,7 @@
 // The REST face: v1 routes, health and docs. The envelope, drain and fallbacks are the server's HTTP
 // layer (src/http), shared with the other faces.
 import type { FastifyInstance } from 'fastify';
+import type { Background } from '../background.js';
 import type { CoreDeps } from '../lookup/index.js';
 import { docsRoutes } from './docs.js';
 import { accountRoute } from './routes/account.js';
@@ -12,12 +13,12 @@ import { watchesRoute } from './routes/watches.js';
 
 export { buildOpenApi } from './openapi.js';
 
-export async function registerRest(app: FastifyInstance, deps: CoreDeps): Promise<void> {
+export async function registerRest(app: FastifyInstance, deps: CoreDeps, background: Background): Promise<void> {
   healthRoutes(app, deps);
   propertyRoute(app, deps);
   await batchRoute(app, deps);
   accountRoute(app, deps);
-  await jobsRoute(app, deps);
-  await watchesRoute(app, deps);
+  await jobsRoute(app, deps, background);
+  await watchesRoute(app, deps, background);
   await docsRoutes(app, deps.config);
 }

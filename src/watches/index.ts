@@ -85,7 +85,7 @@ function watchedValues(record: PortalProperty, sections: Sections): Record<strin
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-/** `core` is the whole core (a check makes a request context from it); nothing here reads core.background. */
+/** `core` is the whole core (a check makes a request context from it). */
 export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesOptions = {}): Watches {
   const deps = core;
   const maxPerAccount = opts.maxPerAccount ?? MAX_WATCHES_PER_ACCOUNT;

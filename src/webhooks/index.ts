@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { usesRedis, type Config } from '../config.js';
-import type { CoreDeps } from '../lookup/types.js';
+import type { Store } from '../store/index.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
 import { boundQueueCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
@@ -33,7 +33,8 @@ export function webhookId(accountId: string, event: WebhookEvent): string {
   return `msg_${createHash('sha256').update(`${accountId}\0${event.type}\0${event.id}`).digest('base64url').slice(0, 32)}`;
 }
 
-type Deps = Omit<CoreDeps, 'background'>;
+/** What deliveries need of the process: its configuration, store (accounts' secrets), clock and log. */
+type Deps = { config: Config; store: Store; clock: () => Date; logger: Logger };
 
 export function createWebhooks(deps: Deps): Webhooks {
   const { config } = deps;

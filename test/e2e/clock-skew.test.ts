@@ -62,7 +62,7 @@ describe.each([
   }
 
   it('a job made on one instance is found on the other at once, completes, and every key of it lives JOB_TTL_MS', async () => {
-    for (const svc of [one, two]) await svc.app.core.background.startWorkers();
+    for (const svc of [one, two]) await svc.app.background.startWorkers();
     const items = Array.from({ length: 60 }, (_, i) => ({ zpid: ['2146993218', '15192198', '114303858'][i % 3]! }));
     const made = await one.post('/v1/portal/jobs', { items }, accounts.a.key);
     expect(made.status, JSON.stringify(made.body)).toBe(202);

@@ -119,7 +119,7 @@ describe('a lookup job on the cluster', () => {
     const accounts = { a: { key: 'cluster_job_key_0001', plan: 'free', allotment: 50, webhookSecret: secret } } satisfies Record<string, AccountSeed>;
     receiver = await startWebhookReceiver({ secret });
     await instances(2, accounts, { WEBHOOK_ALLOW_PRIVATE: 'true' });
-    for (const svc of services) await svc.app.core.background.startWorkers();
+    for (const svc of services) await svc.app.background.startWorkers();
     const [one, two] = services as [TestService, TestService];
     // 3 chunks of up to 50: every home many times over, and two bad items.
     const items: unknown[] = Array.from({ length: 118 }, (_, i) => ({ zpid: HOMES[i % HOMES.length]! }));

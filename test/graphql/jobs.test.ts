@@ -37,7 +37,7 @@ describe('lookup jobs over GraphQL', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ inProcess: true });
-    await svc.app.core.background.startWorkers();
+    await svc.app.background.startWorkers();
   });
   afterAll(() => svc?.close());
 

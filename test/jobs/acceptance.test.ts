@@ -50,7 +50,7 @@ beforeAll(async () => {
     env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '4' },
   });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
-  await svc.app.core.background.startWorkers();
+  await svc.app.background.startWorkers();
 }, 60_000);
 
 afterAll(async () => {
@@ -64,7 +64,7 @@ describe('a 2,000-item job', () => {
   let final: JobView;
 
   beforeAll(async () => {
-    const { jobs } = svc.app.core.background;
+    const { jobs } = svc.app.background;
     id = (await jobs.create(account, { items: ITEMS, webhookUrl: receiver.url, options: { raw: false } })).id;
     final = (await follow(jobs, account, id)).pop()!;
   }, 120_000);
@@ -74,7 +74,7 @@ describe('a 2,000-item job', () => {
   });
 
   it('bills each home once: results, counters and ledger agree', async () => {
-    const lines = await resultsOf(svc.app.core.background.jobs, account, id);
+    const lines = await resultsOf(svc.app.background.jobs, account, id);
     expect(lines.map((l) => l.index)).toEqual(ITEMS.map((_, i) => i));
     expect(lines.filter((l) => !l.ok).map((l) => l.index)).toEqual(ITEMS.flatMap((_, i) => (i % 40 === 7 ? [i] : [])));
     const billed = lines.filter((l) => l.ok && l.meta.credits === 1);

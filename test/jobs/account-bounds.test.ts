@@ -55,7 +55,7 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
     };
     svc = await startTestService({ replayServer: site, accounts: ACCOUNTS, env, ...(redis ? { store: await RedisStore.connect(redis.url, { prefix }) } : {}) });
     // The first instance runs the jobs (server.ts starts its workers; a test service leaves that to the test).
-    await svc.app.core.background.startWorkers();
+    await svc.app.background.startWorkers();
     if (redis) {
       svc2 = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { ...env, WORK_IN_SERVICE: 'false' }, store: await RedisStore.connect(redis.url, { prefix }) });
     }

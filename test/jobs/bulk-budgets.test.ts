@@ -55,7 +55,7 @@ beforeAll(async () => {
     env: { PORTAL_ORIGIN: proxy.origin, REDIS_URL: redis.url, REDIS_PREFIX: prefix },
   });
   account = await authenticate(svc.store, svc.config.apiKeySecret, KEY);
-  await svc.app.core.background.startWorkers();
+  await svc.app.background.startWorkers();
   probe = new Redis(redis.url);
   for (const zpid of CACHED) expect((await svc.get(`/v1/portal/property?zpid=${zpid}`, KEY)).status).toBe(200);
 }, 60_000);
@@ -69,7 +69,7 @@ afterAll(async () => {
 });
 
 it("a job of uncached homes leaves the key's interactive lookups of cached homes all 200", async () => {
-  const { jobs } = svc.app.core.background;
+  const { jobs } = svc.app.background;
   const held = HOMES[HOMES.length - 1]!;
   const release = proxy.hold(held);
   const runsBefore = await chunkRuns();
@@ -99,7 +99,7 @@ it("a job of uncached homes leaves the key's interactive lookups of cached homes
 }, 120_000);
 
 it('a job of 2,000 cached items, more than the minute window, completes without a wait or a rate_limited item', async () => {
-  const { jobs } = svc.app.core.background;
+  const { jobs } = svc.app.background;
   const items = Array.from({ length: 2_000 }, (_, i) => ({ zpid: HOMES[(i * 7) % HOMES.length]! }));
   const runsBefore = await chunkRuns();
   const commandsBefore = await commandsSoFar();

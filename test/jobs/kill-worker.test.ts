@@ -107,7 +107,7 @@ async function serviceOn(prefix: string): Promise<{ svc: TestService; jobs: Jobs
     accounts: ACCOUNTS,
     env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, ...ENV },
   });
-  return { svc, jobs: svc.app.core.background.jobs, account: await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!) };
+  return { svc, jobs: svc.app.background.jobs, account: await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!) };
 }
 
 /** What must not change: each item's outcome (the home found, or the error), without which duplicate carries the credit. */
@@ -166,7 +166,7 @@ describe('a worker killed mid-job', () => {
 
     // The same items uninterrupted, in this process, on a prefix of their own (their own cache).
     const b = await serviceOn(`kb${randomUUID().slice(0, 6)}:`);
-    await b.svc.app.core.background.startWorkers();
+    await b.svc.app.background.startWorkers();
     const other = await b.jobs.create(b.account, { items: ITEMS, webhookUrl: null, options: { raw: false } });
     whole = {
       view: (await follow(b.jobs, b.account, other.id)).pop()!,

@@ -45,7 +45,7 @@ describe('job routes at the edges', () => {
     // nor the queue ahead of the other tests' jobs (the OpenAPI check reads a job's events, which end only
     // once its job is final: behind the free key's spent window, that was up to a minute).
     svc = await startTestService({ inProcess: true, accounts: { ...DEFAULT_ACCOUNTS, bulk: { key: 'test_bulk_key_0001', plan: 'free', allotment: 50 } } });
-    await svc.app.core.background.startWorkers();
+    await svc.app.background.startWorkers();
   });
   afterAll(() => svc?.close());
 

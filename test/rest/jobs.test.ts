@@ -100,7 +100,7 @@ describe.each([
     }
     const accounts = { ...DEFAULT_ACCOUNTS, free: { ...DEFAULT_ACCOUNTS.free!, webhookSecret: secret } };
     svc = await startTestService({ env, accounts, ...(store ? { store } : {}) });
-    await svc.app.core.background.startWorkers();
+    await svc.app.background.startWorkers();
   });
   afterAll(async () => {
     await svc?.close();

@@ -46,7 +46,7 @@ it('every one of 1,000 watches created at once gets its first check', async () =
     Array.from({ length: 1_000 }, (_, i) => svc.post('/v1/portal/watches', { zpid: HOMES[i % HOMES.length], webhook_url: 'http://127.0.0.1:9/hook', interval_hours: 24 }, KEY)),
   );
   expect(made.map((r) => r.status)).toEqual(made.map(() => 201));
-  await svc.app.core.background.startWorkers();
+  await svc.app.background.startWorkers();
 
   const end = Date.now() + 150_000;
   let watches: Array<{ last_checked_at: string | null; last_error: string | null; home_zpid: string | null }> = [];

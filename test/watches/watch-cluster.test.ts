@@ -38,7 +38,7 @@ beforeAll(async () => {
   });
   const account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.free);
   receiver = await startWebhookReceiver({ secret: (await accountWebhookSecret(svc.store, account.id))! });
-  await svc.app.core.background.startWorkers();
+  await svc.app.background.startWorkers();
 }, 60_000);
 afterAll(async () => {
   await svc?.close();

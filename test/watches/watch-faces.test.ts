@@ -115,7 +115,7 @@ describe('REST', () => {
   });
 
   it(`at most ${MAX_WATCHES_PER_ACCOUNT} watches per account (here the core's cap lowered to 2): the next is 429 rate_limited naming the bound`, async () => {
-    const watches = createWatches(svc.app.core, svc.app.core.background.webhooks, { maxPerAccount: 2 });
+    const watches = createWatches(svc.app.core, svc.app.background.webhooks, { maxPerAccount: 2 });
     try {
       const account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.tiny);
       const request = { locator: parseLocator({ zpid: ZPID }), webhookUrl: HOOK, intervalHours: 1 };

@@ -33,7 +33,7 @@ beforeAll(async () => {
   svc = await startTestService({ inProcess: true, env: { WATCH_MIN_INTERVAL_SECONDS: String(SECONDS), WEBHOOK_ALLOW_PRIVATE: 'true' } });
   const free = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.free);
   receiver = await startWebhookReceiver({ secret: (await accountWebhookSecret(svc.store, free.id))! });
-  await svc.app.core.background.startWorkers();
+  await svc.app.background.startWorkers();
 });
 afterAll(async () => {
   await svc?.close();
@@ -63,7 +63,7 @@ it('a watch made over REST is checked by the workers: billed, shown on REST and 
   // revoked wrote that; no other check of it runs (the timers never run two checks of a watch at once).
   const free = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.free);
   await svc.store.putAccount({ ...free, revoked: true });
-  const watches = svc.app.core.background.watches;
+  const watches = svc.app.background.watches;
   await until(async () => (await watches.get(free, id)).next_check_at === null, 'the watch stopped');
   expect((await watches.get(free, id)).last_error).toBe('invalid_api_key');
   // Another account's watch runs on; the revoked one's home is read no more.

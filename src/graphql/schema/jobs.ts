@@ -1,5 +1,5 @@
 // Lookup jobs over GraphQL (docs/jobs.md): Mutation.createLookupJob and cancelLookupJob, Query.job
-// and jobs, LookupJob with its results paged. The same core as REST's /v1/portal/jobs (deps.background.jobs)
+// and jobs, LookupJob with its results paged. The same core as REST's /v1/portal/jobs (background.jobs)
 // and the same readers (contract/job-input.ts): the job's fields are the contract's JobView in camelCase,
 // each result the batch's BatchItemResult.
 import {
@@ -85,7 +85,7 @@ function takeJobItems(ctx: GraphqlContext, count: number): void {
 
 const jobs = (ctx: GraphqlContext) => {
   const lookup = requireLookup(ctx);
-  return { account: lookup.account, jobs: lookup.deps.background.jobs };
+  return { account: lookup.account, jobs: ctx.background.jobs };
 };
 
 ResultPageType.implement({

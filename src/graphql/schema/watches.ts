@@ -1,5 +1,5 @@
 // Watched homes over GraphQL (docs/watches-and-webhooks.md): Mutation.watchProperty and unwatchProperty,
-// Query.watches and watch(id). The same core as REST's /v1/portal/watches (deps.background.watches) and
+// Query.watches and watch(id). The same core as REST's /v1/portal/watches (background.watches) and
 // the same body parser (contract/watches.ts parseWatchBody); a Watch's fields are the contract's in camelCase.
 import { parseWatchBody, WatchRequestBody, WatchView, type WatchViewShape } from '../../contract/index.js';
 import { builder, type GraphqlContext } from '../builder.js';
@@ -11,7 +11,7 @@ implementFromContract(WatchType, WatchView, { description: `${WatchView.descript
 
 const watchesOf = (ctx: GraphqlContext) => {
   const lookup = requireLookup(ctx);
-  return { account: lookup.account, watches: lookup.deps.background.watches };
+  return { account: lookup.account, watches: ctx.background.watches };
 };
 
 builder.mutationField('watchProperty', (t) =>

@@ -1,7 +1,7 @@
 // Lookup jobs over REST (docs/jobs.md): make one (JSON, CSV or NDJSON body), read it, its results
 // (NDJSON or CSV, streamed from the jobs core a chunk at a time), its progress as server-sent events,
 // cancel it, list the account's. Thin: the body readers are the contract's (contract/job-input.ts), the
-// work is the jobs core's (deps.background.jobs); the key is checked first on every route, as on v1's.
+// work is the jobs core's (background.jobs); the key is checked first on every route, as on v1's.
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge } from '../../contract/index.js';
@@ -9,6 +9,7 @@ import { jobBodyReader, jobFormatOf, jobListCursor, type JobBodyParts } from '..
 import { LookupError } from '../../contract/index.js';
 import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE } from '../../contract/jobs.js';
 import type { JobView } from '../../contract/jobs.js';
+import type { Background } from '../../background.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
 import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent } from '../../lookup/idempotency.js';
 import { sendError, tookMs } from '../../http/envelope.js';
@@ -111,8 +112,9 @@ function readJobBody(contentType: string | undefined, payload: NodeJS.ReadableSt
 
 const sseEvent = (event: string, view: JobView): string => `event: ${event}\ndata: ${JSON.stringify(view)}\n\n`;
 
-export async function jobsRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
-  const jobs = () => deps.background.jobs;
+export async function jobsRoute(app: FastifyInstance, deps: CoreDeps, background: Background): Promise<void> {
+  // Made on first use: a service whose requests never touch jobs opens no queue connection.
+  const jobs = () => background.jobs;
   /** The open event streams' ends: called when the service closes, so none holds the server open. */
   const streams = new Set<() => void>();
   app.addHook('preClose', (done) => {

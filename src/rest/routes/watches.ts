@@ -1,10 +1,11 @@
 // Watched homes over REST (docs/watches-and-webhooks.md): POST /v1/portal/watches makes one (201, location),
 // GET lists the account's or reads one, DELETE ends one (204). Thin: the body is read by the contract's
-// parseWatchBody, every other rule is the watches core's (deps.background.watches). Another account's
+// parseWatchBody, every other rule is the watches core's (background.watches). Another account's
 // watch is 404 not_found "No such watch.", as one that does not exist. The key is checked first.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../accounts/index.js';
 import { parseWatchBody } from '../../contract/index.js';
+import type { Background } from '../../background.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import type { Account } from '../../store/index.js';
 import { sendError, tookMs } from '../../http/envelope.js';
@@ -15,8 +16,8 @@ export const WATCHES_PATH = '/v1/portal/watches';
 
 const BODY_MESSAGE = 'The body must be a JSON object with one locator, webhook_url and interval_hours.';
 
-export async function watchesRoute(app: FastifyInstance, deps: CoreDeps): Promise<void> {
-  const watches = () => deps.background.watches;
+export async function watchesRoute(app: FastifyInstance, deps: CoreDeps, background: Background): Promise<void> {
+  const watches = () => background.watches;
   /** Runs `handle` as the caller's account (the key first), answering its LookupError in the envelope. */
   const route = (handle: (account: Account, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
