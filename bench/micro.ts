@@ -24,7 +24,7 @@ import { mapProperty } from '../src/collector/mapping/index.js';
 import { extractPage } from '../src/collector/page/index.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createStore } from '../src/store/index.js';
+import { backendFor } from '../src/backend.js';
 import { BENCH_KEY, zpids } from './constants.js';
 import { load, type Target } from './load.js';
 import { benchFile, firstMessage, spawnNode, stopAll } from './procs.js';
@@ -100,7 +100,7 @@ async function service(mode: Exclude<Mode, 'extract'>, n: number): Promise<void>
     RATE_LIMIT_PER_MINUTE: '1000000000',
     MAX_LIVE_PER_KEY: '50',
   });
-  const store = await createStore(config);
+  const store = await backendFor(config).store();
   await seedAccounts(store, [{ key: BENCH_KEY, plan: 'paid', included: 100_000_000, overage: true }], config.apiKeySecret);
   const logger = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false }));
   const app = await buildApp({ config, store, collector: createCollector(config, { logger }), logger });

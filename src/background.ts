@@ -4,6 +4,7 @@
 // (WORK_IN_SERVICE) and in `npm run worker` processes. On Redis every part runs on BullMQ
 // (src/queue/bull.ts), so any number of processes share the work; without Redis it runs in this process
 // only (lost on restart, docs/jobs.md).
+import { backendFor } from './backend.js';
 import { createJobs } from './jobs/index.js';
 import type { Jobs } from './jobs/types.js';
 import type { CoreDeps } from './lookup/types.js';
@@ -27,8 +28,13 @@ export function createBackground(core: CoreDeps): Background {
   let parts: { jobs: Jobs; watches: Watches; webhooks: Webhooks } | null = null;
   const made = () => {
     if (!parts) {
-      const webhooks = createWebhooks(core);
-      parts = { webhooks, jobs: createJobs(core, webhooks), watches: createWatches(core, webhooks) };
+      const backend = backendFor(core.config);
+      const webhooks = createWebhooks(core, backend.webhookRunner(core, core.logger.child({ component: 'webhooks' })));
+      parts = {
+        webhooks,
+        jobs: createJobs(core, webhooks, backend.jobs(core.logger.child({ component: 'jobs' }), () => core.clock().getTime())),
+        watches: createWatches(core, webhooks, backend.watches(core.logger, core.newId)),
+      };
     }
     return parts;
   };

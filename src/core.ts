@@ -6,7 +6,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Collector } from './collector/types.js';
 import { AuthCache } from './accounts/index.js';
-import { createRateLimiter, type RateLimiter } from './accounts/rate-limit.js';
+import type { RateLimiter } from './accounts/rate-limit.js';
+import { backendFor } from './backend.js';
 import { createLogger } from './logger.js';
 import { SingleFlight, type CoreDeps } from './lookup/index.js';
 import { instrumentCollector, instrumentStore } from './observability/instrument.js';
@@ -52,6 +53,6 @@ export function createCore(parts: CoreParts): CoreDeps {
     flights: new SingleFlight(),
     auth: new AuthCache(parts.config.authCacheTtlMs),
     metrics,
-    limits: parts.limits ?? createRateLimiter(parts.config, logger, parts.clock ? () => parts.clock!().getTime() : Date.now),
+    limits: parts.limits ?? backendFor(parts.config).rateLimiter(logger, parts.clock ? () => parts.clock!().getTime() : Date.now),
   };
 }

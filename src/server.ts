@@ -9,9 +9,10 @@ import { buildApp } from './app.js';
 import type { Background } from './background.js';
 import { settleVoids } from './lookup/holdings.js';
 import { createCollector } from './collector/index.js';
-import { STOP_AFTER_GRACE_MS, usesRedis, warnIfDevSecret, warnIfNoProxy, type Config } from './config.js';
+import { backendFor } from './backend.js';
+import { STOP_AFTER_GRACE_MS, warnIfDevSecret, warnIfNoProxy, type Config } from './config.js';
 import { createLogger } from './logger.js';
-import { createStore, type AccountStore, type Store } from './store/index.js';
+import type { AccountStore, Store } from './store/index.js';
 import { startSweeper } from './sweeper.js';
 
 export interface RunningService {
@@ -25,7 +26,8 @@ export interface RunningService {
 export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
   warnIfDevSecret(config, logger);
   warnIfNoProxy(config, logger);
-  const store = await createStore(config);
+  const backend = backendFor(config);
+  const store = await backend.store();
   const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);
   const collector = createCollector(config, { logger, canary: true });
@@ -34,7 +36,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   try {
     // Made before listening: a part that cannot be made stops the start-up like a port in use does.
     // Without Redis no worker process can share this one's work: it runs here whatever WORK_IN_SERVICE says.
-    if (config.workInService || !usesRedis(config)) background = app.background;
+    if (config.workInService || !backend.shared) background = app.background;
     await app.listen({ port: config.port, host: config.host });
   } catch (e) {
     // A listener that cannot start (a port in use, the METRICS_PORT listener's included) stops the start-up, leaving nothing open.

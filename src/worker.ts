@@ -2,11 +2,13 @@
 // watch checks) from the shared queues, no HTTP. Any number of them share the work with the service
 // instances (WORK_IN_SERVICE). Stops gracefully on SIGTERM/SIGINT: the workers stop taking work and a
 // chunk under way is left to another worker (BullMQ's stalled-job check), then the store closes.
-import { EXIT_CONFIG, loadConfigOrExit, STOP_AFTER_GRACE_MS, usesRedis, warnIfNoProxy } from './config.js';
+import { EXIT_CONFIG, loadConfigOrExit, STOP_AFTER_GRACE_MS, warnIfNoProxy } from './config.js';
 
 const config = loadConfigOrExit();
+const { backendFor } = await import('./backend.js');
+const backend = backendFor(config);
 // Workers get their work through Redis: on an in-memory store one would run alone, never given any.
-if (!usesRedis(config)) {
+if (!backend.shared) {
   process.stderr.write('Configuration refused (1 problem; see docs/configuration.md):\n'
     + '  npm run worker needs REDIS_URL or REDIS_CLUSTER_NODES (without Redis, jobs run in the service process)\n');
   process.exit(EXIT_CONFIG);
@@ -15,7 +17,6 @@ const { createLogger } = await import('./logger.js');
 const { FAULT_SIGNALS, logProcessWarnings } = await import('./server.js');
 const { createCore } = await import('./core.js');
 const { createBackground } = await import('./background.js');
-const { createStore } = await import('./store/index.js');
 const { createCollector } = await import('./collector/index.js');
 const { settleVoids } = await import('./lookup/holdings.js');
 const { default: closeWithGrace } = await import('close-with-grace');
@@ -24,7 +25,7 @@ const { startSweeper } = await import('./sweeper.js');
 const logger = createLogger(config.logLevel, undefined, config.logPretty);
 logProcessWarnings(logger);
 warnIfNoProxy(config, logger);
-const store = await createStore(config);
+const store = await backend.store();
 const collector = createCollector(config, { logger });
 const core = createCore({ config, store, collector, logger });
 const background = createBackground(core);

@@ -8,13 +8,12 @@
 //   (BACKGROUND_MAX_LIVE_PER_KEY) and takes no unit of the window, so a job never turns the key's
 //   interactive lookups into 429s (docs/jobs.md, "Budgets").
 // With Redis (REDIS_URL, or a cluster: REDIS_CLUSTER_NODES) both are kept in Redis, so every instance
-// shares them; else in this process.
+// shares them; else in this process (src/backend.ts makes the one the configuration names).
 // Fixed windows on Redis' own clock (TIME in the scripts), so instances with skewed clocks agree.
 // A limiter that cannot reach Redis lets the request through: the store it also needs answers for
 // itself (store_unavailable), and a limit must never be the reason a healthy store's home is refused.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { usesRedis } from '../config.js';
 import { LookupError } from '../contract/index.js';
 import { WINDOW_SECONDS, type RateWindow } from '../contract/rate-limit.js';
 import { lua } from '../store/lua.js';
@@ -367,33 +366,4 @@ export class RedisRateLimiter implements RateLimiter {
     this.lastWarn = now;
     this.opts.logger.warn({ err }, 'rate limits: Redis did not answer; requests are let through until it does');
   }
-}
-
-export interface RateLimitConfig {
-  redisUrl: string | null;
-  redisClusterNodes: string[] | null;
-  redisPrefix: string;
-  redisCommandTimeoutMs: number;
-  leaseTtlMs: number;
-  rateLimitPerMinute: number;
-  maxLivePerKey: number;
-  backgroundMaxLivePerKey: number;
-}
-
-/**
- * The limiter the configuration names: on Redis when one is configured (shared by every instance, on
- * Redis' clock), else in memory (on `now`, the service's clock).
- */
-export function createRateLimiter(config: RateLimitConfig, logger: Logger, now: () => number = Date.now): RateLimiter {
-  const settings = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey, maxBackgroundLive: config.backgroundMaxLivePerKey };
-  // Without limits there is nothing to share: no connection of its own.
-  if (!usesRedis(config) || (settings.perMinute === 0 && settings.maxLive === 0 && settings.maxBackgroundLive === 0)) return new MemoryRateLimiter(settings, now);
-  return new RedisRateLimiter(settings, {
-    url: config.redisUrl,
-    clusterNodes: config.redisClusterNodes,
-    prefix: config.redisPrefix,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    leaseTtlMs: config.leaseTtlMs,
-    logger,
-  });
 }

@@ -6,14 +6,12 @@
 // with job.failed.
 import { EventEmitter } from 'node:events';
 import { LookupError, toLookupError } from '../contract/index.js';
-import { usesRedis, type Config } from '../config.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account } from '../store/index.js';
-import { FailFastRedis } from '../store/fail-fast.js';
 import type { Webhooks } from '../webhooks/types.js';
 import { indexOfLine, runChunk, type ChunkOutcome } from './chunk.js';
-import { BullChunkRunner, MemoryChunkRunner, type ChunkRef, type ChunkRunner } from './runner.js';
-import { CHUNK_SIZE, MemoryJobStore, RedisJobStore, type JobRecord, type JobRefusal, type JobStore } from './store.js';
+import type { ChunkRef, ChunkRunner } from './runner.js';
+import { CHUNK_SIZE, type JobRecord, type JobRefusal, type JobStore } from './store.js';
 import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
 
 export * from './types.js';
@@ -94,25 +92,16 @@ interface Feed {
   wake: Set<() => void>;
 }
 
-export interface JobsOptions {
-  /** The job store (tests); by default the configured one. */
-  store?: JobStore;
+/** Where jobs are kept and how their chunks are queued: in memory or on Redis (src/backend.ts). */
+export interface JobsParts {
+  store: JobStore;
+  runner: ChunkRunner;
 }
 
-/** The job store on Redis under the store's outage rule (store/fail-fast.ts): 503 store_unavailable within the command timeout. */
-function redisJobStore(config: Config): RedisJobStore {
-  const redis = new FailFastRedis(config, config.redisCommandTimeoutMs);
-  return new RedisJobStore(redis.client, config.redisPrefix, JOB_TTL_MS, redis.run);
-}
-
-export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions = {}): Jobs {
+export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts): Jobs {
   const { config } = deps;
   const log = deps.logger.child({ component: 'jobs' });
-  const onRedis = usesRedis(config);
-  const now = () => deps.clock().getTime();
-  const store: JobStore = opts.store
-    ?? (onRedis ? redisJobStore(config) : new MemoryJobStore(now));
-  const runner: ChunkRunner = onRedis ? new BullChunkRunner(config, log) : new MemoryChunkRunner(config.jobConcurrency, log);
+  const { store, runner } = parts;
   // This process's changes to a job, by id: progress() wakes at once on them.
   const changed = new EventEmitter().setMaxListeners(0);
 
@@ -241,7 +230,7 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, opts: JobsOptions
   let started: Promise<void> | null = null;
   const startWorker = (): Promise<void> => (started ??= runner.start(handle, failed));
   // Without Redis no other process can run this process's jobs: they run here whatever WORK_IN_SERVICE says.
-  if (!onRedis) void startWorker();
+  if (!runner.shared) void startWorker();
 
   return {
     async create(account, request) {

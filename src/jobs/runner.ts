@@ -20,6 +20,8 @@ export type ChunkHandler = (ref: ChunkRef) => Promise<ChunkOutcome>;
 export type ChunkFailure = (ref: ChunkRef, err: unknown) => Promise<void>;
 
 export interface ChunkRunner {
+  /** Its queue is shared by every process (BullMQ on Redis); else only this process runs its chunks. */
+  readonly shared: boolean;
   enqueue(job: string, chunks: number): Promise<void>;
   /**
    * Drops the job's chunks that have not started, except those in `keep` (best effort: a run checks the
@@ -38,6 +40,7 @@ const BACKOFF_MS = 1_000;
 const bullJobId = (ref: ChunkRef): string => `${ref.job}-${ref.chunk}`;
 
 export class BullChunkRunner implements ChunkRunner {
+  readonly shared = true;
   #connection: RedisClient | null = null;
   #queue: Queue | null = null;
   #worker: Worker | null = null;
@@ -114,6 +117,7 @@ export class BullChunkRunner implements ChunkRunner {
 
 /** Chunks run in this process: a queue, `concurrency` at a time, waits and retries by timer. */
 export class MemoryChunkRunner implements ChunkRunner {
+  readonly shared = false;
   readonly #waiting: { ref: ChunkRef; attempt: number }[] = [];
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #removed = new Set<string>();

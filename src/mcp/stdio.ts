@@ -8,13 +8,13 @@
 import pino from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
+import { backendFor } from '../backend.js';
 import { createCore } from '../core.js';
 import { createCollector } from '../collector/index.js';
 import { loadConfigOrExit, warnIfDevSecret, warnIfNoProxy } from '../config.js';
 import { createLogger } from '../logger.js';
 import { openRequest } from '../lookup/index.js';
 import { startReplayServer } from '../replay/server.js';
-import { createStore } from '../store/index.js';
 import { buildMcpServer } from './server.js';
 
 /** The demo's key, as `npm run demo` prints it. */
@@ -32,7 +32,7 @@ const config = loadConfigOrExit(
 const logger = createLogger(config.logLevel, pino.destination(2), config.logPretty);
 warnIfDevSecret(config, logger);
 warnIfNoProxy(config, logger);
-const store = await createStore(config);
+const store = await backendFor(config).store();
 if (demo) await seedAccounts(store, [{ key: DEMO_KEY, plan: 'free', allotment: 50 }], config.apiKeySecret);
 else if (config.accountsFile) await seedAccountsFromFile(store, config.accountsFile, config.apiKeySecret);
 const collector = createCollector(config, { logger });

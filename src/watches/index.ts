@@ -5,15 +5,14 @@
 // the body with the contract's parseWatchBody; the rest of the rules are here.
 import { hasFailedSection, LookupError, MAX_WATCHES_PER_ACCOUNT, WATCH_MAX_INTERVAL_HOURS, toLookupError, type PortalProperty, type Sections } from '../contract/index.js';
 import { unreadFields } from '../lookup/changes.js';
-import { usesRedis, type Config } from '../config.js';
 import { createRequestContext } from '../lookup/context.js';
 import { lookupOne } from '../lookup/lookup.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account } from '../store/index.js';
-import { classifiedCall, FailFastRedis } from '../store/fail-fast.js';
+import { classifiedCall } from '../store/fail-fast.js';
 import type { Webhooks } from '../webhooks/types.js';
-import { BullScheduler, CheckLater, TimerScheduler, type CheckRun, type WatchScheduler } from './schedule.js';
-import { MemoryWatchStore, RedisWatchStore, type StoredWatch, type WatchChange, type WatchStore } from './store.js';
+import { CheckLater, type CheckRun, type WatchScheduler } from './schedule.js';
+import type { StoredWatch, WatchChange, WatchStore } from './store.js';
 import { WATCHED_FIELDS, type WatchRequest, type Watches, type WatchView } from './types.js';
 
 export * from './types.js';
@@ -24,11 +23,15 @@ const RETRIED = new Set(['rate_limited', 'store_unavailable']);
 /** Compare-and-store attempts of one check before it gives way to the checks that keep writing. */
 const MAX_STORE_ATTEMPTS = 5;
 
+/** Where watches are kept (opened on first use) and what runs their checks: in memory or on Redis (src/backend.ts). */
+export interface WatchesParts {
+  store: () => WatchStore;
+  scheduler: WatchScheduler;
+}
+
 export interface WatchesOptions {
   /** Watches one account may have (tests lower it). */
   maxPerAccount?: number;
-  /** When checks run, instead of BullMQ or timers (tests run a given iteration themselves, again as a re-run). */
-  scheduler?: WatchScheduler;
 }
 
 const notFound = (): LookupError => new LookupError('not_found', { message: 'No such watch.' });
@@ -38,12 +41,6 @@ const notFound = (): LookupError => new LookupError('not_found', { message: 'No 
  * store_unavailable (the Redis store and the BullMQ schedule bound their own calls: store/fail-fast.ts).
  */
 const stored = classifiedCall;
-
-/** The watch store on Redis under the store's outage rule (store/fail-fast.ts): 503 store_unavailable within the command timeout. */
-function redisWatchStore(config: Config): RedisWatchStore {
-  const redis = new FailFastRedis(config, config.redisCommandTimeoutMs);
-  return new RedisWatchStore(redis.client, config.redisPrefix, redis.run);
-}
 
 const bad = (param: string, reason: string): LookupError => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
@@ -86,17 +83,15 @@ function watchedValues(record: PortalProperty, sections: Sections): Record<strin
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** `core` is the whole core (a check makes a request context from it). */
-export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesOptions = {}): Watches {
+export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: WatchesParts, opts: WatchesOptions = {}): Watches {
   const deps = core;
   const maxPerAccount = opts.maxPerAccount ?? MAX_WATCHES_PER_ACCOUNT;
-  const onRedis = usesRedis(core.config);
-  // Opened on first use: a service that never touches watches opens no connection for them.
-  let store: WatchStore | null = null;
-  const watchStore = (): WatchStore =>
-    (store ??= onRedis
-      ? redisWatchStore(core.config)
-      : new MemoryWatchStore());
-  const scheduler: WatchScheduler = opts.scheduler ?? (onRedis ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId));
+  const { scheduler } = parts;
+  let opened = false;
+  const watchStore = (): WatchStore => {
+    opened = true;
+    return parts.store();
+  };
 
   /** Writes `change` onto the kept watch (compare-and-store, again on a race); false when the watch is gone. */
   async function amend(account: string, id: string, change: (w: StoredWatch) => StoredWatch | null): Promise<StoredWatch | null> {
@@ -248,7 +243,7 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, opts: WatchesO
     startWorker: () => scheduler.start(runCheck),
     async close() {
       await scheduler.close();
-      await store?.close();
+      if (opened) await parts.store().close();
     },
   };
 }

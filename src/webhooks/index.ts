@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { usesRedis, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { Store } from '../store/index.js';
 import { bullConnection, bullOptions } from '../queue/bull.js';
 import { boundQueueCall } from '../store/fail-fast.js';
@@ -34,12 +34,12 @@ export function webhookId(accountId: string, event: WebhookEvent): string {
 }
 
 /** What deliveries need of the process: its configuration, store (accounts' secrets), clock and log. */
-type Deps = { config: Config; store: Store; clock: () => Date; logger: Logger };
+export type WebhookDeps = { config: Config; store: Store; clock: () => Date; logger: Logger };
+type Deps = WebhookDeps;
 
-export function createWebhooks(deps: Deps): Webhooks {
+/** `runner`: where deliveries are queued and attempted, in memory or on BullMQ (src/backend.ts). */
+export function createWebhooks(deps: Deps, runner: WebhookRunner): Webhooks {
   const { config } = deps;
-  const log = deps.logger.child({ component: 'webhooks' });
-  const runner = usesRedis(config) ? bullRunner(deps, log) : memoryRunner(deps, log);
   return {
     async checkUrl(raw, param) {
       return (await checkWebhookUrl(raw, param, { allowPrivate: config.webhookAllowPrivate, timeoutMs: config.webhookTimeoutMs })).url.href;
@@ -60,7 +60,7 @@ export function createWebhooks(deps: Deps): Webhooks {
   };
 }
 
-interface Runner {
+export interface WebhookRunner {
   enqueue(d: Delivery): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -117,7 +117,7 @@ const safeHost = (url: string): string => {
  * Without Redis: timers in this process, the same schedule; lost on restart. Deliveries start at once,
  * without startWorker (nothing else could deliver them), as the in-process jobs do.
  */
-function memoryRunner(deps: Deps, log: Logger): Runner {
+export function memoryWebhookRunner(deps: Deps, log: Logger): WebhookRunner {
   const timers = new Set<NodeJS.Timeout>();
   /** webhook-ids queued or sent (bounded), so the same event queued twice is delivered once. */
   const seen = new Set<string>();
@@ -153,7 +153,7 @@ function memoryRunner(deps: Deps, log: Logger): Runner {
 }
 
 /** On Redis: the BullMQ queue `webhooks`; any process's worker delivers. */
-function bullRunner(deps: Deps, log: Logger): Runner {
+export function bullWebhookRunner(deps: Deps, log: Logger): WebhookRunner {
   const { config } = deps;
   let connection: RedisClient | null = null;
   let queue: Queue<Delivery> | null = null;

@@ -219,7 +219,7 @@ describe('accounts admin when Redis is unreachable', () => {
 describe('the accounts CLI process', () => {
   const cli = (args: string[], env: Record<string, string>) =>
     new Promise<Run>((resolve) => {
-      const child = spawn(process.execPath, [...entryArgs('accounts/cli.ts'), ...args], {
+      const child = spawn(process.execPath, [...entryArgs('accounts-cli.ts'), ...args], {
         cwd: process.cwd(),
         env: { PATH: process.env.PATH ?? '', API_KEY_SECRET: SECRET, ...env },
       });

@@ -26,7 +26,7 @@ describe('accounts command: parseArgs', () => {
 describe('the accounts process with a bad environment', () => {
   it('prints each problem on its own Error line and exits 2, before touching any store', async () => {
     const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, [...entryArgs('accounts/cli.ts'), 'list'], {
+      const child = spawn(process.execPath, [...entryArgs('accounts-cli.ts'), 'list'], {
         cwd: process.cwd(),
         env: { PATH: process.env.PATH ?? '', REDIS_URL: 'http://cache:6379', REDIS_COMMAND_TIMEOUT_MS: 'soon' },
       });

@@ -161,7 +161,7 @@ describe('a lookup job on the cluster', () => {
 /** The accounts command (this run's compiled entry) with `env`. */
 function accountsCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...entryArgs('accounts/cli.ts'), ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [...entryArgs('accounts-cli.ts'), ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env } });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

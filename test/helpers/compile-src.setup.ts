@@ -30,7 +30,7 @@ const DIR = join(ROOT, '.tmp', `compiled-src-${process.pid}`);
 const shared = globalThis as { compiledSrc?: { ready: Promise<void>; users: number } };
 
 /** The entry points tests start as processes (test/helpers/compiled-src.ts `entryArgs`), bundled. */
-const BUNDLED_ENTRIES = ['index.ts', 'demo.ts', 'worker.ts', 'mcp/stdio.ts', 'accounts/cli.ts'];
+const BUNDLED_ENTRIES = ['index.ts', 'demo.ts', 'worker.ts', 'mcp/stdio.ts', 'accounts-cli.ts'];
 
 /**
  * In the bundle every module of src/ keeps its unbundled `import.meta.url`, its compiled copy's (the

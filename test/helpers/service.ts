@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { seedAccounts, type AccountSeed } from '../../src/accounts/index.js';
 import { buildApp } from '../../src/app.js';
+import { backendFor } from '../../src/backend.js';
+import type { CoreDeps } from '../../src/lookup/index.js';
 import type { RateLimiter } from '../../src/accounts/rate-limit.js';
 import { createCollector, PagePool } from '../../src/collector/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -176,3 +178,13 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
 }
 
 export const q = (params: Record<string, string>): string => new URLSearchParams(params).toString();
+
+/** The memory-or-Redis parts of a feature, as the service makes them (src/backend.ts), for a test that makes its own. */
+export const partsFor = (core: CoreDeps) => {
+  const backend = backendFor(core.config);
+  return {
+    jobs: () => backend.jobs(core.logger, () => core.clock().getTime()),
+    watches: () => backend.watches(core.logger, core.newId),
+    webhookRunner: (deps: Parameters<typeof backend.webhookRunner>[0] = core) => backend.webhookRunner(deps, deps.logger),
+  };
+};

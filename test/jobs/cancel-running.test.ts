@@ -15,7 +15,7 @@ import { RedisStore } from '../../src/store/redis.js';
 import type { Account } from '../../src/store/index.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 import { follow, jobCharges, recordingWebhooks } from './helpers.js';
 
 describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs, on %s', (backend) => {
@@ -40,7 +40,7 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       env: { PORTAL_ORIGIN: proxy.origin, ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}) },
     });
     account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
-    jobs = createJobs(svc.app.core, hooks);
+    jobs = createJobs(svc.app.core, hooks, partsFor(svc.app.core).jobs());
     await jobs.startWorker();
   });
 

@@ -13,7 +13,7 @@ import type { Jobs } from '../../src/jobs/types.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Account } from '../../src/store/index.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 import { follow, jobCharges, recordingWebhooks } from './helpers.js';
 
 /** The key's background slots, all held while `refuse` is set; `refused(n)` resolves at the n-th refusal. */
@@ -53,7 +53,7 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while its chunk wai
       env: redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {},
     });
     account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
-    jobs = createJobs(svc.app.core, hooks);
+    jobs = createJobs(svc.app.core, hooks, partsFor(svc.app.core).jobs());
     await jobs.startWorker();
   });
 

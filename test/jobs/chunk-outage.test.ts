@@ -8,7 +8,7 @@ import { LookupError } from '../../src/contract/index.js';
 import { createJobs } from '../../src/jobs/index.js';
 import type { Jobs } from '../../src/jobs/types.js';
 import { MemoryStore, type Account } from '../../src/store/index.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 import { follow, jobCharges, recordingWebhooks, resultsOf } from './helpers.js';
 
 /** A memory store whose next `failures` cache reads answer store_unavailable. */
@@ -34,7 +34,7 @@ const store = new FlakyStore();
 beforeAll(async () => {
   svc = await startTestService({ inProcess: true, store, accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } } });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
-  jobs = createJobs(svc.app.core, recordingWebhooks());
+  jobs = createJobs(svc.app.core, recordingWebhooks(), partsFor(svc.app.core).jobs());
   await jobs.startWorker();
 });
 

@@ -14,7 +14,7 @@ import type { CoreDeps } from '../../src/lookup/types.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Account } from '../../src/store/index.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 import { follow, jobCharges, recordingWebhooks, resultsOf } from './helpers.js';
 
 const HOME = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
@@ -54,7 +54,7 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
       env: { JOB_LOCK_MS: '10000', ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}) },
     });
     for (const [name, key] of Object.entries(svc.keys)) accounts[name] = await authenticate(svc.store, svc.config.apiKeySecret, key);
-    jobs = createJobs(svc.app.core, hooks);
+    jobs = createJobs(svc.app.core, hooks, partsFor(svc.app.core).jobs());
     await jobs.startWorker();
   });
 
@@ -163,7 +163,7 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
       // Jobs of their own queue (another prefix), whose worker starts only after the cancel.
       const core = { ...svc.app.core, config: { ...svc.config, redisPrefix: `${svc.config.redisPrefix}c` } } as CoreDeps;
       const gatedHooks = recordingWebhooks();
-      const gated = createJobs(core, gatedHooks);
+      const gated = createJobs(core, gatedHooks, partsFor(core).jobs());
       try {
         const { id } = await gated.create(accounts.other!, { items: [{ zpid: '114303858' }, { zpid: '15192198' }], webhookUrl: 'https://example.com/hooks', options: { raw: false, maxAge: 0 } });
         // In process the chunk would start on the next turn: the cancel lands first.
@@ -196,7 +196,7 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
       const today = new Date().toISOString().slice(0, 10);
       const budget = (await svc.store.budgetUsage(today, 'paid')) + 1;
       const core = { ...svc.app.core, config: { ...svc.config, paidDailyLiveLookupBudget: budget, redisPrefix: `${svc.config.redisPrefix}d` } } as CoreDeps;
-      const capped = createJobs(core, recordingWebhooks());
+      const capped = createJobs(core, recordingWebhooks(), partsFor(core).jobs());
       try {
         await capped.startWorker();
         const items = [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }, { zpid: 'bad' }];

@@ -7,7 +7,7 @@ import { createJobs, PROGRESS_POLL_MS } from '../../src/jobs/index.js';
 import { MemoryJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
 import type { Jobs, JobView } from '../../src/jobs/types.js';
 import type { Account } from '../../src/store/index.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 import { recordingWebhooks } from './helpers.js';
 
 const STREAMS = 50;
@@ -44,7 +44,7 @@ describe('job progress streams share one feed per job', () => {
       env: { JOB_MAX_EVENT_STREAMS_PER_ACCOUNT: String(STREAMS) },
     });
     account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
-    jobs = createJobs(svc.app.core, recordingWebhooks(), { store });
+    jobs = createJobs(svc.app.core, recordingWebhooks(), { ...partsFor(svc.app.core).jobs(), store });
   });
 
   afterEach(() => {

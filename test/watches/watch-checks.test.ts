@@ -22,7 +22,7 @@ import type { WebhookEvent, Webhooks } from '../../src/webhooks/types.js';
 import { parseLocator } from '../../src/contract/index.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { recordedPage } from '../helpers/replay.js';
-import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { startTestService, type ReplayServer, type TestService, partsFor } from '../helpers/service.js';
 import { SeenScheduler } from '../helpers/watch-runs.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -92,7 +92,7 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
       ...(store ? { store } : {}),
     });
     const { core } = svc.app;
-    const webhooks = createWebhooks(core);
+    const webhooks = createWebhooks(core, partsFor(core).webhookRunner());
     const sent: WebhookEvent[] = [];
     const recorded: Webhooks = {
       checkUrl: (raw, param) => webhooks.checkUrl(raw, param),
@@ -102,7 +102,7 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     };
     // The scheduler createWatches would make for this store, seen.
     const seen = new SeenScheduler(kind === 'redis' ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId));
-    const watches = createWatches(core, recorded, { scheduler: seen });
+    const watches = createWatches(core, recorded, { ...partsFor(core).watches(), scheduler: seen });
     await webhooks.startWorker();
     await watches.startWorker();
     const made: Instance = {

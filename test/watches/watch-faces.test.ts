@@ -7,7 +7,7 @@ import { authenticate } from '../../src/accounts/index.js';
 import { MAX_WATCHES_PER_ACCOUNT, parseLocator } from '../../src/contract/index.js';
 import { createWatches } from '../../src/watches/index.js';
 import { postGql } from '../graphql/client.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 
 const HOOK = 'http://127.0.0.1:9/hooks';
 const ZPID = '15192198';
@@ -115,7 +115,7 @@ describe('REST', () => {
   });
 
   it(`at most ${MAX_WATCHES_PER_ACCOUNT} watches per account (here the core's cap lowered to 2): the next is 429 rate_limited naming the bound`, async () => {
-    const watches = createWatches(svc.app.core, svc.app.background.webhooks, { maxPerAccount: 2 });
+    const watches = createWatches(svc.app.core, svc.app.background.webhooks, partsFor(svc.app.core).watches(), { maxPerAccount: 2 });
     try {
       const account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.tiny);
       const request = { locator: parseLocator({ zpid: ZPID }), webhookUrl: HOOK, intervalHours: 1 };

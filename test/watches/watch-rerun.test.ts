@@ -14,7 +14,7 @@ import type { CheckRun, WatchScheduler } from '../../src/watches/schedule.js';
 import { createWatches, type Watches } from '../../src/watches/index.js';
 import type { WebhookEvent, Webhooks } from '../../src/webhooks/types.js';
 import { recordedPage } from '../helpers/replay.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 
 const ZPID = '15192198';
 const PAGE = recordedPage(ZPID);
@@ -88,7 +88,7 @@ beforeEach(async () => {
   svc.replay.faults.clear();
   scheduler = new DrivenScheduler();
   webhooks = new RecordingWebhooks();
-  watches = createWatches(svc.app.core, webhooks, { scheduler });
+  watches = createWatches(svc.app.core, webhooks, { ...partsFor(svc.app.core).watches(), scheduler });
   await watches.startWorker();
 });
 

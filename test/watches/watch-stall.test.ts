@@ -15,7 +15,7 @@ import { createWatches } from '../../src/watches/index.js';
 import type { WebhookEvent, Webhooks } from '../../src/webhooks/types.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { recordedPage } from '../helpers/replay.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type TestService, partsFor } from '../helpers/service.js';
 
 const ZPID = '15192198';
 const PAGE = recordedPage(ZPID);
@@ -69,8 +69,8 @@ it('a check whose worker died after recording a change: BullMQ re-runs the itera
   const account = await authenticate(store, svc.config.apiKeySecret, svc.keys.paid);
   const hooksA = new RecordingWebhooks(true);
   const hooksB = new RecordingWebhooks(false);
-  const a = createWatches(svc.app.core, hooksA);
-  const b = createWatches(svc.app.core, hooksB);
+  const a = createWatches(svc.app.core, hooksA, partsFor(svc.app.core).watches());
+  const b = createWatches(svc.app.core, hooksB, partsFor(svc.app.core).watches());
   const connection = bullConnection(svc.config);
   // Takes no job: only BullMQ's stalled-job check, often (a worker's default is every 30 s).
   const stallChecker = new Worker('watches', null, { connection, prefix: bullPrefix(svc.config, 'watches'), autorun: false, stalledInterval: 200 });

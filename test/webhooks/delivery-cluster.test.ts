@@ -6,10 +6,10 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/admin.js';
 import { loadConfig } from '../../src/config.js';
-import type { CoreDeps } from '../../src/lookup/types.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
+import { createWebhooks, type WebhookDeps } from '../../src/webhooks/index.js';
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
+import { backendFor } from '../../src/backend.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 let cluster: RedisCluster;
@@ -27,9 +27,9 @@ describe('webhook delivery on a Redis Cluster', () => {
     const store = await RedisStore.connect({ redisUrl: null, redisClusterNodes: cluster.nodeList }, { prefix, commandTimeoutMs: 5000 });
     const logs: { webhookId?: string; attempt?: number; status?: number }[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => logs.push(JSON.parse(l)) });
-    const deps = { config, store, logger, clock: () => new Date() } as unknown as CoreDeps;
-    const producer = createWebhooks(deps);
-    const consumer = createWebhooks(deps);
+    const deps: WebhookDeps = { config, store, logger, clock: () => new Date() };
+    const producer = createWebhooks(deps, backendFor(config).webhookRunner(deps, logger));
+    const consumer = createWebhooks(deps, backendFor(config).webhookRunner(deps, logger));
     const { account } = await createAccount(store, 'k', {});
     const receiver = await startWebhookReceiver({ secret: account.webhookSecret! });
     try {

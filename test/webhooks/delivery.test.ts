@@ -11,13 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, rotateWebhookSecret } from '../../src/accounts/admin.js';
 import { loadConfig } from '../../src/config.js';
 import { LookupError } from '../../src/contract/errors.js';
-import type { CoreDeps } from '../../src/lookup/types.js';
 import type { Store } from '../../src/store/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { createWebhooks, WEBHOOK_ATTEMPTS, webhookId } from '../../src/webhooks/index.js';
+import { createWebhooks, WEBHOOK_ATTEMPTS, webhookId, type WebhookDeps } from '../../src/webhooks/index.js';
 import type { Webhooks } from '../../src/webhooks/types.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { backendFor } from '../../src/backend.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 interface LogLine { msg: string; webhookId?: string; attempt?: number; status?: number | null; error?: string; nextRetryMs?: number | null; host?: string; type?: string; account?: string }
@@ -53,8 +53,8 @@ async function instance(backend: Backend, env: Record<string, string>, shared?: 
   const store = shared?.store ?? (backend === 'redis' ? await RedisStore.connect(redis.url, { prefix }) : new MemoryStore());
   const logs: LogLine[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as LogLine) });
-  const deps = { config, store, logger, clock: () => new Date() } as unknown as Omit<CoreDeps, 'background'>;
-  const webhooks = createWebhooks(deps);
+  const deps: WebhookDeps = { config, store, logger, clock: () => new Date() };
+  const webhooks = createWebhooks(deps, backendFor(config).webhookRunner(deps, logger));
   return {
     webhooks, logs, store: Object.assign(store, { prefix }),
     async close() {

@@ -7,10 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/admin.js';
 import { loadConfig } from '../../src/config.js';
 import type { JobView } from '../../src/jobs/types.js';
-import type { CoreDeps } from '../../src/lookup/types.js';
 import { buildOpenApi, exampleProperty } from '../../src/rest/openapi.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { createWebhooks } from '../../src/webhooks/index.js';
+import { createWebhooks, type WebhookDeps } from '../../src/webhooks/index.js';
+import { backendFor } from '../../src/backend.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
 type Doc = { components: unknown; webhooks: Record<string, { post: { parameters: { name: string }[]; requestBody: { content: Record<string, { schema: unknown }> } } }> };
@@ -36,7 +36,8 @@ describe('OpenAPI webhooks', () => {
     const store = new MemoryStore();
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     const logger = pino({ level: 'silent' });
-    const webhooks = createWebhooks({ config, store, logger, clock: () => new Date() } as unknown as CoreDeps);
+    const deps: WebhookDeps = { config, store, logger, clock: () => new Date() };
+    const webhooks = createWebhooks(deps, backendFor(config).webhookRunner(deps, logger));
     const { account } = await createAccount(store, 'k', {});
     const receiver = await startWebhookReceiver({ secret: account.webhookSecret! });
     try {

@@ -1,9 +1,9 @@
 // `npm run accounts -- <create|list|show|set-plan|rotate-key|rotate-webhook-secret|revoke>` against the configured store.
-// The actions live in admin.ts; this file only wires the process: env, store, output, exit code.
-import { ConfigError, loadConfig, usesDevSecret, usesRedis } from '../config.js';
-import { createStore } from '../store/index.js';
-import { describeRedisTarget } from '../store/redis-connection.js';
-import { EXIT, USAGE, runAdmin } from './admin.js';
+// The actions live in accounts/admin.ts; this file only wires the process: env, store, output, exit code.
+import { EXIT, USAGE, runAdmin } from './accounts/admin.js';
+import { backendFor } from './backend.js';
+import { ConfigError, loadConfig, usesDevSecret } from './config.js';
+import { describeRedisTarget } from './store/redis-connection.js';
 
 async function main(argv: string[]): Promise<number> {
   const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<number> {
     for (const problem of e instanceof ConfigError ? e.problems : [(e as Error).message]) io.err(`Error: ${problem}`);
     return EXIT.usage;
   }
-  if (!usesRedis(config)) {
+  const backend = backendFor(config);
+  if (!backend.shared) {
     io.err('Error: REDIS_URL is not set. Without Redis, accounts live only inside a running service (see ACCOUNTS_FILE);');
     io.err('set REDIS_URL or REDIS_CLUSTER_NODES (and the same API_KEY_SECRET and REDIS_PREFIX as the service) to manage accounts.');
     io.err(USAGE.split('\n')[0]!);
@@ -26,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
   if (usesDevSecret(config)) {
     io.err('Warning: API_KEY_SECRET is not set or is the development default; keys are hashed with the development secret and work only with a service that also uses it.');
   }
-  const store = await createStore(config);
+  const store = await backend.store();
   try {
     try {
       await store.ping();
