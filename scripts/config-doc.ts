@@ -25,8 +25,8 @@ the service before it listens, with every problem on its own line on stderr and 
 unset. This page is generated from that schema (names, order and defaults) and the meaning written beside it
 (\`src/config/env-docs.ts\`), so a variable cannot be added to one and not the other.
 
-A new variable: its entry in \`ENV\`, its text in \`ENV_DOCS\`, its field in \`Config\` with its line in
-\`loadConfig\`, then \`npm run docs:config\`. Accounts seeded at start-up (\`ACCOUNTS_FILE\`): see
+A new variable: its entry in \`ENV\`, its row in \`FIELDS\` (its field of \`Config\`, which is computed from that
+table), its text in \`ENV_DOCS\`, then \`npm run docs:config\`. Accounts seeded at start-up (\`ACCOUNTS_FILE\`): see
 [accounts.md](accounts.md). Running several instances: [scaling.md](scaling.md) and [operations.md](operations.md).
 
 | Variable | Default | Meaning |

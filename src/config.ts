@@ -1,8 +1,9 @@
 // Configuration from the environment. ENV is the one schema of every variable the service reads: its
 // type, range, default and meaning. Start-up checks the whole environment against it and refuses to
 // start with the list of every problem (loadConfigOrExit). docs/configuration.md is generated from it and
-// the texts in src/config/env-docs.ts (npm run docs:config). A new variable: its entry in ENV, its ENV_DOCS text,
-// its field in Config with its line in loadConfig, then npm run docs:config.
+// the texts in src/config/env-docs.ts (npm run docs:config). Config, what the code reads, is computed from
+// ENV's table of fields (FIELDS: each variable's field and conversion; DERIVED: the few fields read from
+// several). A new variable: its entry in ENV, its row in FIELDS, its ENV_DOCS text, then npm run docs:config.
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';
@@ -12,137 +13,6 @@ import { MAX_BATCH_ITEMS } from './contract/index.js';
 const JOB_ITEMS_MAX = 10_000;
 
 export { ConfigError } from './config/read-env.js';
-
-export interface Config {
-  /** NODE_ENV is production. */
-  production: boolean;
-  port: number;
-  host: string;
-  /** Unset: the embedded in-memory store. */
-  redisUrl: string | null;
-  /** Prefix of every Redis key. */
-  redisPrefix: string;
-  /** The listing site's origin; a link's path and query are requested from here. */
-  portalOrigin: string;
-  /** The address-suggestion endpoint. */
-  portalSuggestUrl: string;
-  /** Outbound proxies for the listing site (PORTAL_PROXY_URL, `{session}` in it, or PORTAL_PROXY_URLS in turn); none: direct. */
-  portalProxyUrls: string[];
-  /** The own collector's client of the site: sessions, pacing, retries, breaker, canary (docs/collector.md). */
-  site: {
-    maxConcurrency: number;
-    sessionDocuments: number;
-    sessionMaxAgeMs: number;
-    sessionGapMs: number;
-    warmUp: boolean;
-    retries: number;
-    budgetMs: number;
-    breakerProbeMs: number;
-    canaryZpids: string[];
-    canaryIntervalMs: number;
-  };
-  /** The own collector; off leaves only the fallback provider. */
-  selfHostedEnabled: boolean;
-  fallback: {
-    url: string | null;
-    token: string | null;
-    actor: string | null;
-    /** Per-lookup cost cap passed to the provider, USD. */
-    maxCostUsd: number;
-    /** Highest cap used when the actor's own minimum is above maxCostUsd, USD. */
-    maxCostCeilingUsd: number;
-    /** Name reported in meta.source.provider. */
-    name: string;
-  };
-  accountsFile: string | null;
-  /** The API key the MCP server over stdio acts as (node dist/mcp/stdio.js); null: every tool answers missing_api_key. */
-  portalApiKey: string | null;
-  /** Secret for the keyed hash of API keys. */
-  apiKeySecret: string;
-  batchDeadlineMs: number;
-  batchConcurrency: number;
-  lookupTimeoutMs: number;
-  /** Worker threads that read listing pages, and how many pages may wait for one. */
-  pageWorkers: number;
-  pageQueueMax: number;
-  /** Time a client has to send a request's headers, and its whole request (headers and body). */
-  headersTimeoutMs: number;
-  requestTimeoutMs: number;
-  /** On SIGTERM: how long running requests may go on before their lookups are aborted. */
-  shutdownGraceMs: number;
-  /**
-   * Lifetime of a held reservation and of a single-flight lock unless their holder renews them
-   * (every third of it while alive): a crashed instance's are freed this long after its last renewal.
-   */
-  leaseTtlMs: number;
-  /** A Redis command unanswered this long while the process was mostly idle fails (store_unavailable). */
-  redisCommandTimeoutMs: number;
-  /** How long a lookup refused while the account's lookups in flight hold what it needs waits for them to settle. */
-  creditWaitMs: number;
-  /** How long a retry with an Idempotency-Key waits for the first request with that key to answer. */
-  idempotencyWaitMs: number;
-  /** The largest answer (body bytes) kept for an Idempotency-Key's retries; a larger one is not kept. */
-  idempotencyMaxAnswerBytes: number;
-  /** GraphQL requests without an API key, per client address: a burst, refilled per second. */
-  keylessBurst: number;
-  keylessPerSecond: number;
-  /** Fastify's trustProxy: which X-Forwarded-For hops give the client address (the keyless budget's key). */
-  trustProxy: TrustProxy;
-  liveLookupsEnabled: boolean;
-  /** Service-wide live lookups per UTC day for free plans; null = unlimited. */
-  dailyLiveLookupBudget: number | null;
-  /** Live lookups per UTC day for paid plans; null = unlimited. */
-  paidDailyLiveLookupBudget: number | null;
-  cacheTtlMs: number;
-  /** How long a home's last good record outlives its cache lifetime (stale answers, change hints); 0: not kept. */
-  staleTtlMs: number;
-  /** How long a record with a section in extraction_failed is served from the cache (it is read again after). */
-  incompleteTtlMs: number;
-  /** The memory store's bound on cached homes, in bytes. */
-  memoryCacheBytes: number;
-  /** How long an API key checked once is trusted without the store (0: never). */
-  authCacheTtlMs: number;
-  ambiguityMemoTtlMs: number;
-  logLevel: string;
-  /** Readable log lines (pino-pretty) instead of JSON. */
-  logPretty: boolean;
-  /** Bearer token for GET /metrics on the main port; null: no /metrics there. */
-  metricsToken: string | null;
-  /** Port of a separate /metrics listener (no token); null: none. */
-  metricsPort: number | null;
-  /** Address of that listener: loopback by default, as it has no token. */
-  metricsHost: string;
-  /** Lookups per API key and minute (all instances together); 0: no limit. */
-  rateLimitPerMinute: number;
-  /** Live lookups of one API key at once (all instances together); 0: no cap. */
-  maxLivePerKey: number;
-  backgroundMaxLivePerKey: number;
-  ledgerRetentionMs: number;
-  upgradeUrl: string;
-  dashboardUrl: string;
-  /** Redis Cluster seed nodes (host:port); null: not a cluster. Exclusive with redisUrl. */
-  redisClusterNodes: string[] | null;
-  /** Lookup jobs, webhooks and watch checks run in this process too (false: only `npm run worker` processes run them). */
-  workInService: boolean;
-  /** Chunks of lookup jobs one worker process runs at once. */
-  jobConcurrency: number;
-  /** A job chunk whose worker stopped renewing its lock this long ago is taken over by another worker. */
-  jobLockMs: number;
-  /** Per-account bounds (all instances together): jobs queued or running, their items, open job event streams; past one, 429 rate_limited. */
-  jobBounds: {
-    maxActive: number;
-    maxQueuedItems: number;
-    maxEventStreams: number;
-  };
-  /** Webhook URLs may lead to loopback, private or link-local addresses (tests, the demo). */
-  webhookAllowPrivate: boolean;
-  /** One webhook attempt's limit. */
-  webhookTimeoutMs: number;
-  /** The first retry's delay; each next one doubles it (about a day in all by default). */
-  webhookRetryBaseMs: number;
-  /** The shortest interval a watch may ask for, in seconds (WATCH_MIN_INTERVAL_SECONDS, else the hours). */
-  watchMinIntervalSeconds: number;
-}
 
 export const DEFAULT_PORTAL_ORIGIN = 'https://www.zillow.com';
 export const DEFAULT_SUGGEST_URL = 'https://www.zillowstatic.com/autocomplete/v3/suggestions';
@@ -259,6 +129,149 @@ export const ENV = Type.Object({
   WATCH_MIN_INTERVAL_SECONDS: opt(decimal({ minimum: 0.1, description: 'Overrides WATCH_MIN_INTERVAL_HOURS in seconds (a fraction allowed, at least 0.1), and lets interval_hours be a fraction (tests)' })),
 });
 export type EnvValues = Static<typeof ENV>;
+
+/**
+ * How each variable becomes its field of Config: the field's name (`group.name` inside a group), or
+ * `[name, conversion]` when the field is not the value as read (the conversion gets undefined for an unset
+ * optional variable), or `{ derived: name }` when the variable is read, with others, by that field of
+ * DERIVED. Config's type is computed from this table and DERIVED; a variable of ENV without its row here,
+ * or a row without its variable, is a type error.
+ */
+const FIELDS = fields({
+  NODE_ENV: ['production', isProduction],
+  PORT: 'port',
+  HOST: 'host',
+  /** Null: the embedded in-memory store. */
+  REDIS_URL: ['redisUrl', (url) => url ?? null],
+  REDIS_PREFIX: 'redisPrefix',
+  PORTAL_ORIGIN: ['portalOrigin', (origin) => origin.replace(/\/+$/, '')],
+  PORTAL_SUGGEST_URL: 'portalSuggestUrl',
+  PORTAL_PROXY_URL: { derived: 'portalProxyUrls' },
+  PORTAL_PROXY_URLS: { derived: 'portalProxyUrls' },
+  // site: the own collector's client of the site: sessions, pacing, retries, breaker, canary (docs/collector.md).
+  PORTAL_MAX_CONCURRENCY: 'site.maxConcurrency',
+  PORTAL_SESSION_DOCUMENTS: 'site.sessionDocuments',
+  PORTAL_SESSION_MAX_AGE_MS: 'site.sessionMaxAgeMs',
+  PORTAL_SESSION_GAP_MS: 'site.sessionGapMs',
+  PORTAL_SESSION_WARMUP: 'site.warmUp',
+  PORTAL_SESSION_RETRIES: 'site.retries',
+  PORTAL_SELF_HOSTED_BUDGET_MS: 'site.budgetMs',
+  PORTAL_BREAKER_PROBE_MS: 'site.breakerProbeMs',
+  PORTAL_CANARY_ZPIDS: ['site.canaryZpids', (zpids) => (zpids === undefined ? [] : canaryZpids(zpids)!)],
+  PORTAL_CANARY_INTERVAL_MS: 'site.canaryIntervalMs',
+  /** Off leaves only the fallback provider. */
+  SELF_HOSTED_ENABLED: 'selfHostedEnabled',
+  FALLBACK_URL: ['fallback.url', (url) => url ?? null],
+  FALLBACK_TOKEN: ['fallback.token', (token) => token ?? null],
+  FALLBACK_ACTOR: ['fallback.actor', (actor) => actor ?? null],
+  FALLBACK_MAX_COST_USD: 'fallback.maxCostUsd',
+  FALLBACK_MAX_COST_CEILING_USD: 'fallback.maxCostCeilingUsd',
+  FALLBACK_PROVIDER_NAME: 'fallback.name',
+  ACCOUNTS_FILE: ['accountsFile', (file) => file ?? null],
+  /** Null: every tool of the MCP server over stdio answers missing_api_key. */
+  PORTAL_API_KEY: ['portalApiKey', (key) => key ?? null],
+  API_KEY_SECRET: ['apiKeySecret', (secret) => secret ?? DEV_SECRET],
+  BATCH_DEADLINE_MS: 'batchDeadlineMs',
+  BATCH_CONCURRENCY: 'batchConcurrency',
+  LOOKUP_TIMEOUT_MS: 'lookupTimeoutMs',
+  PAGE_WORKERS: ['pageWorkers', (workers) => workers ?? availableParallelism()],
+  PAGE_QUEUE_MAX: 'pageQueueMax',
+  LIVE_LOOKUPS_ENABLED: 'liveLookupsEnabled',
+  /** Null: unlimited. */
+  DAILY_LIVE_LOOKUP_BUDGET: ['dailyLiveLookupBudget', (budget) => budget ?? null],
+  /** Null: unlimited. */
+  PAID_DAILY_LIVE_LOOKUP_BUDGET: ['paidDailyLiveLookupBudget', (budget) => budget ?? null],
+  CACHE_TTL_MS: 'cacheTtlMs',
+  INCOMPLETE_TTL_MS: 'incompleteTtlMs',
+  STALE_TTL_MS: 'staleTtlMs',
+  MEMORY_CACHE_MB: ['memoryCacheBytes', (mb) => mb * 1024 * 1024],
+  /** 0: never trusted without the store. */
+  AUTH_CACHE_TTL_MS: 'authCacheTtlMs',
+  AMBIGUITY_MEMO_TTL_MS: 'ambiguityMemoTtlMs',
+  UPGRADE_URL: 'upgradeUrl',
+  DASHBOARD_URL: 'dashboardUrl',
+  /**
+   * Lifetime of a held reservation and of a single-flight lock unless their holder renews them
+   * (every third of it while alive): a crashed instance's are freed this long after its last renewal.
+   */
+  LEASE_TTL_MS: 'leaseTtlMs',
+  /** A Redis command unanswered this long while the process was mostly idle fails (store_unavailable). */
+  REDIS_COMMAND_TIMEOUT_MS: 'redisCommandTimeoutMs',
+  CREDIT_WAIT_MS: { derived: 'creditWaitMs' },
+  IDEMPOTENCY_WAIT_MS: 'idempotencyWaitMs',
+  IDEMPOTENCY_MAX_ANSWER_BYTES: 'idempotencyMaxAnswerBytes',
+  LOG_LEVEL: 'logLevel',
+  HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+  REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
+  SHUTDOWN_GRACE_MS: 'shutdownGraceMs',
+  KEYLESS_BURST: 'keylessBurst',
+  KEYLESS_PER_SECOND: 'keylessPerSecond',
+  /** Fastify's trustProxy: which X-Forwarded-For hops give the client address (the keyless budget's key). */
+  TRUST_PROXY: ['trustProxy', (raw): TrustProxy => trustProxy(raw)!],
+  LOG_PRETTY: 'logPretty',
+  /** Null: no /metrics on the main port. */
+  METRICS_TOKEN: ['metricsToken', (token) => token ?? null],
+  /** Null: no separate /metrics listener. */
+  METRICS_PORT: ['metricsPort', (port) => port ?? null],
+  METRICS_HOST: 'metricsHost',
+  RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
+  MAX_LIVE_PER_KEY: 'maxLivePerKey',
+  LEDGER_RETENTION_DAYS: ['ledgerRetentionMs', (days) => days * 86_400_000],
+  BACKGROUND_MAX_LIVE_PER_KEY: 'backgroundMaxLivePerKey',
+  /** Null: not a cluster. Exclusive with redisUrl. */
+  REDIS_CLUSTER_NODES: ['redisClusterNodes', (nodes) => (nodes === undefined ? null : clusterNodes(nodes))],
+  WORK_IN_SERVICE: 'workInService',
+  JOB_CONCURRENCY: 'jobConcurrency',
+  JOB_LOCK_MS: 'jobLockMs',
+  // jobBounds: per-account bounds (all instances together) of jobs queued or running, their items, open job event streams.
+  JOB_MAX_ACTIVE_PER_ACCOUNT: 'jobBounds.maxActive',
+  JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: 'jobBounds.maxQueuedItems',
+  JOB_MAX_EVENT_STREAMS_PER_ACCOUNT: 'jobBounds.maxEventStreams',
+  WEBHOOK_ALLOW_PRIVATE: 'webhookAllowPrivate',
+  WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+  WEBHOOK_RETRY_BASE_MS: 'webhookRetryBaseMs',
+  WATCH_MIN_INTERVAL_HOURS: { derived: 'watchMinIntervalSeconds' },
+  WATCH_MIN_INTERVAL_SECONDS: { derived: 'watchMinIntervalSeconds' },
+});
+
+/** The fields read from several variables (their rows in FIELDS name the field they feed). */
+const DERIVED = {
+  /** Outbound proxies for the listing site (PORTAL_PROXY_URL, `{session}` in it, or PORTAL_PROXY_URLS in turn); none: direct. */
+  portalProxyUrls: (v: EnvValues): string[] =>
+    v.PORTAL_PROXY_URL !== undefined ? [v.PORTAL_PROXY_URL] : v.PORTAL_PROXY_URLS !== undefined ? proxyList(v.PORTAL_PROXY_URLS)! : [],
+  /** Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both. */
+  creditWaitMs: (v: EnvValues): number => v.CREDIT_WAIT_MS ?? v.LOOKUP_TIMEOUT_MS + v.LEASE_TTL_MS + 5_000,
+  /** The shortest interval a watch may ask for, in seconds (WATCH_MIN_INTERVAL_SECONDS, else the hours). */
+  watchMinIntervalSeconds: (v: EnvValues): number => v.WATCH_MIN_INTERVAL_SECONDS ?? v.WATCH_MIN_INTERVAL_HOURS * 3600,
+} satisfies Record<string, (v: EnvValues) => unknown>;
+
+/** A row of FIELDS for a variable whose value (undefined when unset) is V. */
+type Row<V> = string | readonly [field: string, convert: (value: V) => unknown] | { readonly derived: keyof typeof DERIVED };
+
+/** FIELDS as written, checked to have one row per variable of ENV and no other. */
+function fields<const T extends { readonly [N in keyof EnvValues]-?: Row<EnvValues[N]> }>(rows: T & Record<Exclude<keyof T, keyof EnvValues>, never>): T {
+  return rows;
+}
+
+/** The field a row names (none for a variable read by DERIVED). */
+type FieldName<R> = R extends string ? R : R extends readonly [infer F extends string, unknown] ? F : never;
+/** The value of the field of variable N's row R: its conversion's result, else the variable's value as read. */
+type FieldValue<N, R> = R extends readonly [string, (value: never) => infer T] ? T : N extends keyof EnvValues ? EnvValues[N] : never;
+/** Every field of the table by its name (`group.name` inside a group). */
+type Flat = { -readonly [N in keyof typeof FIELDS as FieldName<(typeof FIELDS)[N]>]: FieldValue<N, (typeof FIELDS)[N]> };
+type GroupOf<F> = F extends `${infer G}.${string}` ? G : never;
+/** The fields outside groups, then each group of `group.name` fields as an object. */
+type Nested<F> = { [K in keyof F as K extends `${string}.${string}` ? never : K]: F[K] } & {
+  [G in GroupOf<keyof F>]: { [K in keyof F as K extends `${G}.${infer Name}` ? Name : never]: F[K] };
+};
+type Derived = { [K in keyof typeof DERIVED]: ReturnType<(typeof DERIVED)[K]> };
+/** No field named twice (by two rows, or by a row and DERIVED). */
+type Unique<T> = { [N in keyof T]: FieldName<T[N]> & (FieldName<T[Exclude<keyof T, N>]> | keyof Derived) }[keyof T];
+type Expect<T extends true> = T;
+type FieldsNamedOnce = Expect<[Unique<typeof FIELDS>] extends [never] ? true : false>;
+
+/** The configuration: FIELDS' fields and DERIVED's. */
+export type Config = { [K in keyof (Nested<Flat> & Derived)]: (Nested<Flat> & Derived)[K] };
 
 /** Checks across variables. */
 const RULES: Array<EnvRule<EnvValues>> = [
@@ -387,90 +400,17 @@ export function clusterNodes(raw: string): string[] | null {
 /** The configuration, or a ConfigError listing every problem of the environment. */
 export function loadConfig(env: Env = process.env): Config {
   const v = readEnv(ENV, env, RULES);
-  return {
-    production: isProduction(v.NODE_ENV),
-    port: v.PORT,
-    host: v.HOST,
-    redisUrl: v.REDIS_URL ?? null,
-    redisPrefix: v.REDIS_PREFIX,
-    portalOrigin: v.PORTAL_ORIGIN.replace(/\/+$/, ''),
-    portalSuggestUrl: v.PORTAL_SUGGEST_URL,
-    portalProxyUrls: v.PORTAL_PROXY_URL !== undefined ? [v.PORTAL_PROXY_URL] : v.PORTAL_PROXY_URLS !== undefined ? proxyList(v.PORTAL_PROXY_URLS)! : [],
-    site: {
-      maxConcurrency: v.PORTAL_MAX_CONCURRENCY,
-      sessionDocuments: v.PORTAL_SESSION_DOCUMENTS,
-      sessionMaxAgeMs: v.PORTAL_SESSION_MAX_AGE_MS,
-      sessionGapMs: v.PORTAL_SESSION_GAP_MS,
-      warmUp: v.PORTAL_SESSION_WARMUP,
-      retries: v.PORTAL_SESSION_RETRIES,
-      budgetMs: v.PORTAL_SELF_HOSTED_BUDGET_MS,
-      breakerProbeMs: v.PORTAL_BREAKER_PROBE_MS,
-      canaryZpids: v.PORTAL_CANARY_ZPIDS === undefined ? [] : canaryZpids(v.PORTAL_CANARY_ZPIDS)!,
-      canaryIntervalMs: v.PORTAL_CANARY_INTERVAL_MS,
-    },
-    selfHostedEnabled: v.SELF_HOSTED_ENABLED,
-    fallback: {
-      url: v.FALLBACK_URL ?? null,
-      token: v.FALLBACK_TOKEN ?? null,
-      actor: v.FALLBACK_ACTOR ?? null,
-      maxCostUsd: v.FALLBACK_MAX_COST_USD,
-      maxCostCeilingUsd: v.FALLBACK_MAX_COST_CEILING_USD,
-      name: v.FALLBACK_PROVIDER_NAME,
-    },
-    accountsFile: v.ACCOUNTS_FILE ?? null,
-    portalApiKey: v.PORTAL_API_KEY ?? null,
-    apiKeySecret: v.API_KEY_SECRET ?? DEV_SECRET,
-    batchDeadlineMs: v.BATCH_DEADLINE_MS,
-    batchConcurrency: v.BATCH_CONCURRENCY,
-    lookupTimeoutMs: v.LOOKUP_TIMEOUT_MS,
-    pageWorkers: v.PAGE_WORKERS ?? availableParallelism(),
-    pageQueueMax: v.PAGE_QUEUE_MAX,
-    headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
-    requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
-    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
-    leaseTtlMs: v.LEASE_TTL_MS,
-    redisCommandTimeoutMs: v.REDIS_COMMAND_TIMEOUT_MS,
-    // Lookups in flight settle within the lookup timeout, a crashed holder's within the lease: the credit wait covers both.
-    creditWaitMs: v.CREDIT_WAIT_MS ?? v.LOOKUP_TIMEOUT_MS + v.LEASE_TTL_MS + 5_000,
-    idempotencyWaitMs: v.IDEMPOTENCY_WAIT_MS,
-    idempotencyMaxAnswerBytes: v.IDEMPOTENCY_MAX_ANSWER_BYTES,
-    keylessBurst: v.KEYLESS_BURST,
-    keylessPerSecond: v.KEYLESS_PER_SECOND,
-    trustProxy: trustProxy(v.TRUST_PROXY)!,
-    liveLookupsEnabled: v.LIVE_LOOKUPS_ENABLED,
-    dailyLiveLookupBudget: v.DAILY_LIVE_LOOKUP_BUDGET ?? null,
-    paidDailyLiveLookupBudget: v.PAID_DAILY_LIVE_LOOKUP_BUDGET ?? null,
-    cacheTtlMs: v.CACHE_TTL_MS,
-    staleTtlMs: v.STALE_TTL_MS,
-    incompleteTtlMs: v.INCOMPLETE_TTL_MS,
-    memoryCacheBytes: v.MEMORY_CACHE_MB * 1024 * 1024,
-    authCacheTtlMs: v.AUTH_CACHE_TTL_MS,
-    ambiguityMemoTtlMs: v.AMBIGUITY_MEMO_TTL_MS,
-    logLevel: v.LOG_LEVEL,
-    logPretty: v.LOG_PRETTY,
-    metricsToken: v.METRICS_TOKEN ?? null,
-    metricsPort: v.METRICS_PORT ?? null,
-    metricsHost: v.METRICS_HOST,
-    rateLimitPerMinute: v.RATE_LIMIT_PER_MINUTE,
-    maxLivePerKey: v.MAX_LIVE_PER_KEY,
-    backgroundMaxLivePerKey: v.BACKGROUND_MAX_LIVE_PER_KEY,
-    ledgerRetentionMs: v.LEDGER_RETENTION_DAYS * 86_400_000,
-    upgradeUrl: v.UPGRADE_URL,
-    dashboardUrl: v.DASHBOARD_URL,
-    redisClusterNodes: v.REDIS_CLUSTER_NODES === undefined ? null : clusterNodes(v.REDIS_CLUSTER_NODES),
-    workInService: v.WORK_IN_SERVICE,
-    jobConcurrency: v.JOB_CONCURRENCY,
-    jobLockMs: v.JOB_LOCK_MS,
-    jobBounds: {
-      maxActive: v.JOB_MAX_ACTIVE_PER_ACCOUNT,
-      maxQueuedItems: v.JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT,
-      maxEventStreams: v.JOB_MAX_EVENT_STREAMS_PER_ACCOUNT,
-    },
-    webhookAllowPrivate: v.WEBHOOK_ALLOW_PRIVATE,
-    webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
-    webhookRetryBaseMs: v.WEBHOOK_RETRY_BASE_MS,
-    watchMinIntervalSeconds: v.WATCH_MIN_INTERVAL_SECONDS ?? v.WATCH_MIN_INTERVAL_HOURS * 3600,
-  };
+  const config: Record<string, unknown> = {};
+  for (const [name, row] of Object.entries(FIELDS) as Array<[keyof EnvValues, Row<unknown>]>) {
+    if (typeof row === 'object' && 'derived' in row) continue;
+    const [field, convert = (value: unknown) => value] = typeof row === 'string' ? [row] : row;
+    const [outer, inner] = field.split('.') as [string, string?];
+    const value = convert(v[name]);
+    if (inner === undefined) config[outer] = value;
+    else ((config[outer] ??= {}) as Record<string, unknown>)[inner] = value;
+  }
+  for (const [field, derive] of Object.entries(DERIVED)) config[field] = derive(v);
+  return config as Config;
 }
 
 /** Exit code of a refused configuration (sysexits' EX_CONFIG). */
