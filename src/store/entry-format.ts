@@ -2,7 +2,7 @@
 // entry's details as JSON, then the mapped record's JSON as is, so a REST hit sends it without
 // parsing), and the page's raw record apart, compressed, read only for raw=true.
 // The tag carries the format's version: text of any other version (or none) reads as a miss, never
-// as a mis-read entry. The Redis keys carry the version too (redis.ts), so during a rolling upgrade
+// as a mis-read entry. The Redis keys carry the version too (redis/keys.ts), so during a rolling upgrade
 // the old and the new instances each read only their own entries.
 // The entry and its raw record are two values that can part (one expires or is evicted first, or a
 // rewrite lands between two reads): both carry the id of the write that made them, and a raw record
