@@ -10,8 +10,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * worker's loaded modules, about 3 s of import saved per file.
  */
 const OWN_PROCESS = [
-  'test/e2e/event-loop-lag.test.ts', 'test/store/redis.test.ts', 'test/store/redis-outage.test.ts',
-  'test/e2e/redis-outage.test.ts', 'test/e2e/store-reset.test.ts', 'test/e2e/startup.test.ts',
+  'test/e2e/event-loop-lag.test.ts',
+  'test/store/redis.test.ts',
+  'test/store/redis-outage.test.ts',
+  'test/e2e/redis-outage.test.ts',
+  'test/e2e/store-reset.test.ts',
+  'test/e2e/startup.test.ts',
   'test/e2e/store-outage-routes.test.ts',
 ];
 
@@ -20,13 +24,27 @@ const OWN_PROCESS = [
  * Without vitest's own record of the last run's durations (a fresh checkout, CI) these start first.
  */
 const KNOWN_DURATIONS: Record<string, number> = {
-  'test/e2e/crash.test.ts': 14, 'test/jobs/kill-worker.test.ts': 11, 'test/store/redis-cluster.test.ts': 10,
-  'test/browser/pages.browser.test.ts': 9, 'test/e2e/event-loop-lag.test.ts': 7, 'test/watches/watch-stall.test.ts': 6,
-  'test/e2e/redis-cluster.test.ts': 5, 'test/watches/watch-cluster.test.ts': 5, 'test/store/redis-outage.test.ts': 5,
-  'test/e2e/redis-outage.test.ts': 4, 'test/watches/watch-checks.test.ts': 4, 'test/graphql/equivalence.test.ts': 4,
-  'test/e2e/billing-concurrency.test.ts': 4, 'test/webhooks/delivery.test.ts': 4, 'test/rest/fallback.test.ts': 3,
-  'test/rest/upstream.test.ts': 3, 'test/e2e/idempotency-crash.test.ts': 3, 'test/e2e/startup.test.ts': 3,
-  'test/rest/batch-deadline.test.ts': 3, 'test/webhooks/delivery-cluster.test.ts': 2, 'test/e2e/stale-last-good.test.ts': 2,
+  'test/e2e/crash.test.ts': 14,
+  'test/jobs/kill-worker.test.ts': 11,
+  'test/store/redis-cluster.test.ts': 10,
+  'test/browser/pages.browser.test.ts': 9,
+  'test/e2e/event-loop-lag.test.ts': 7,
+  'test/watches/watch-stall.test.ts': 6,
+  'test/e2e/redis-cluster.test.ts': 5,
+  'test/watches/watch-cluster.test.ts': 5,
+  'test/store/redis-outage.test.ts': 5,
+  'test/e2e/redis-outage.test.ts': 4,
+  'test/watches/watch-checks.test.ts': 4,
+  'test/graphql/equivalence.test.ts': 4,
+  'test/e2e/billing-concurrency.test.ts': 4,
+  'test/webhooks/delivery.test.ts': 4,
+  'test/rest/fallback.test.ts': 3,
+  'test/rest/upstream.test.ts': 3,
+  'test/e2e/idempotency-crash.test.ts': 3,
+  'test/e2e/startup.test.ts': 3,
+  'test/rest/batch-deadline.test.ts': 3,
+  'test/webhooks/delivery-cluster.test.ts': 2,
+  'test/e2e/stale-last-good.test.ts': 2,
 };
 
 /**

@@ -28,7 +28,10 @@ if (kind === 'http') {
     });
   };
 } else if (kind === 'yoga') {
-  handler = createYoga({ schema: createSchema({ typeDefs: 'type Query { hello: String! }', resolvers: { Query: { hello: () => 'world' } } }), logging: false }) as unknown as http.RequestListener;
+  handler = createYoga({
+    schema: createSchema({ typeDefs: 'type Query { hello: String! }', resolvers: { Query: { hello: () => 'world' } } }),
+    logging: false,
+  }) as unknown as http.RequestListener;
 } else {
   throw new Error(`unknown baseline ${kind}`);
 }

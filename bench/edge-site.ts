@@ -10,7 +10,16 @@ const edge = await startFakeEdge({
   upstream: { origin: upstream, suggestUrl: `${upstream}/suggest` } as Parameters<typeof startFakeEdge>[0]['upstream'],
   cert: readFileSync(process.env.BENCH_TLS_CERT!),
   key: readFileSync(process.env.BENCH_TLS_KEY!),
-  rules: { ja4: false, h2: false, clientHints: false, fetchMetadata: false, cookies: false, pageBudget: null, tarpit: false, settings: false },
+  rules: {
+    ja4: false,
+    h2: false,
+    clientHints: false,
+    fetchMetadata: false,
+    cookies: false,
+    pageBudget: null,
+    tarpit: false,
+    settings: false,
+  },
 });
 // The bench reads thousands of pages: the edge's request log is not kept.
 setInterval(() => void (edge.requests.length = 0), 1_000).unref();

@@ -38,7 +38,12 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const CHUNKED_END = Buffer.from('0\r\n\r\n');
 
 /** One keep-alive connection: send, read one answer, repeat while `more()` says so. */
-function connection(url: URL, request: Buffer, more: () => boolean, done: (status: number, ms: number) => void): Promise<void> {
+function connection(
+  url: URL,
+  request: Buffer,
+  more: () => boolean,
+  done: (status: number, ms: number) => void,
+): Promise<void> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: url.hostname, port: Number(url.port), noDelay: true });
     let pending: Buffer = Buffer.alloc(0);
@@ -93,10 +98,14 @@ function connection(url: URL, request: Buffer, more: () => boolean, done: (statu
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
 /** Runs `connections` closed-loop connections for `durationMs`, or until `requests` answers in all. */
-export async function load(t: Target, opts: { connections: number; durationMs?: number; requests?: number }): Promise<LoadResult> {
+export async function load(
+  t: Target,
+  opts: { connections: number; durationMs?: number; requests?: number },
+): Promise<LoadResult> {
   const urls = t.urls.map((u) => new URL(u));
   const requests = urls.map((u) => requestBytes(u, t));
   const latencies: number[] = [];
@@ -113,7 +122,11 @@ export async function load(t: Target, opts: { connections: number; durationMs?: 
     statuses[status] = (statuses[status] ?? 0) + 1;
     if (status !== 0) latencies.push(ms);
   };
-  await Promise.all(Array.from({ length: opts.connections }, (_, i) => connection(urls[i % urls.length]!, requests[i % urls.length]!, more, record)));
+  await Promise.all(
+    Array.from({ length: opts.connections }, (_, i) =>
+      connection(urls[i % urls.length]!, requests[i % urls.length]!, more, record),
+    ),
+  );
   const elapsed = performance.now() - started;
   latencies.sort((a, b) => a - b);
   const total = Object.values(statuses).reduce((a, b) => a + b, 0);

@@ -45,8 +45,13 @@ function target(mode: Exclude<Mode, 'extract'>, url: string): Target {
       return { urls: [url], method: 'POST', path: '/v1/portal/batch', headers: json, body: batchBody };
     case 'gql':
       return {
-        urls: [url], method: 'POST', path: '/graphql', headers: json,
-        body: JSON.stringify({ query: `{ property(zpid: "${HOMES[0]}") { ... on PropertyLookup { data { zpid price } meta { cached } } } }` }),
+        urls: [url],
+        method: 'POST',
+        path: '/graphql',
+        headers: json,
+        body: JSON.stringify({
+          query: `{ property(zpid: "${HOMES[0]}") { ... on PropertyLookup { data { zpid price } meta { cached } } } }`,
+        }),
       };
     case 'rest':
       return { urls: [url], path: `/v1/portal/property?zpid=${HOMES[0]}`, headers };
@@ -56,13 +61,18 @@ function target(mode: Exclude<Mode, 'extract'>, url: string): Target {
 /** The load generator's side (this file run with --client): `n` requests, failing on any answer but 200. */
 async function client(url: string, mode: Exclude<Mode, 'extract'>, n: number): Promise<void> {
   const r = await load(target(mode, url), { connections: CONNECTIONS[mode], requests: n });
-  if (r.non200 > 0 || r.requests !== n) throw new Error(`${mode}: ${r.requests} of ${n} answered, statuses ${JSON.stringify(r.statuses)}`);
+  if (r.non200 > 0 || r.requests !== n)
+    throw new Error(`${mode}: ${r.requests} of ${n} answered, statuses ${JSON.stringify(r.statuses)}`);
 }
 
 /** Sends `n` requests from a child process (its CPU is not this process's). */
 function sendFromChild(url: string, mode: Exclude<Mode, 'extract'>, n: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--client', url, mode, String(n)], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', fileURLToPath(import.meta.url), '--client', url, mode, String(n)],
+      { stdio: ['ignore', 'inherit', 'inherit'] },
+    );
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`load generator exited with ${code}`))));
   });
@@ -101,7 +111,11 @@ async function service(mode: Exclude<Mode, 'extract'>, n: number): Promise<void>
     MAX_LIVE_PER_KEY: '50',
   });
   const store = await backendFor(config).store();
-  await seedAccounts(store, [{ key: BENCH_KEY, plan: 'paid', included: 100_000_000, overage: true }], config.apiKeySecret);
+  await seedAccounts(
+    store,
+    [{ key: BENCH_KEY, plan: 'paid', included: 100_000_000, overage: true }],
+    config.apiKeySecret,
+  );
   const logger = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: false }));
   const app = await buildApp({ config, store, collector: createCollector(config, { logger }), logger });
   try {
@@ -110,7 +124,8 @@ async function service(mode: Exclude<Mode, 'extract'>, n: number): Promise<void>
     const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
     const res = await fetch(`${url}/v1/portal/batch`, { method: 'POST', headers: json, body: batchBody });
     const read = (await res.json()) as { meta?: { succeeded?: number } };
-    if (res.status !== 200 || read.meta?.succeeded !== HOMES.length) throw new Error(`reading the homes failed: ${res.status} ${JSON.stringify(read).slice(0, 300)}`);
+    if (res.status !== 200 || read.meta?.succeeded !== HOMES.length)
+      throw new Error(`reading the homes failed: ${res.status} ${JSON.stringify(read).slice(0, 300)}`);
     await sendFromChild(url, mode, WARM[mode]);
     const cpu = process.cpuUsage();
     await sendFromChild(url, mode, n);

@@ -54,9 +54,15 @@ export async function stopAll(): Promise<void> {
 }
 
 /** Node with TypeScript support when the file is .ts (tsx's loader), pinned to `core` (null: any core). */
-export function spawnNode(file: string, opts: { core: string | null; env?: Record<string, string>; args?: string[]; ipc?: boolean; quiet?: boolean }): Child {
+export function spawnNode(
+  file: string,
+  opts: { core: string | null; env?: Record<string, string>; args?: string[]; ipc?: boolean; quiet?: boolean },
+): Child {
   const nodeArgs = [...(file.endsWith('.ts') ? ['--import', 'tsx'] : []), file, ...(opts.args ?? [])];
-  const [cmd, args] = PINNED && opts.core !== null ? ['taskset', ['-c', opts.core, process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [cmd, args] =
+    PINNED && opts.core !== null
+      ? ['taskset', ['-c', opts.core, process.execPath, ...nodeArgs]]
+      : [process.execPath, nodeArgs];
   const proc = spawn(cmd, args, {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', opts.quiet ? 'ignore' : 'inherit', 'inherit', ...(opts.ipc ? ['ipc' as const] : [])],
@@ -94,7 +100,10 @@ export async function ready(url: string, child: Child, timeoutMs = 60_000): Prom
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.proc.exitCode !== null) throw new Error(`${url}: the process exited with ${child.proc.exitCode}`);
-    const ok = await fetch(url).then((r) => r.status === 200, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return;
     await sleep(100);
   }

@@ -20,7 +20,17 @@ import { readPage } from '../src/collector/read-page.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../test/helpers/redis-server.js';
 import { BENCH_KEY, zpids } from './constants.js';
 import { load, median, medianMs, type LoadResult, type Target } from './load.js';
-import { benchFile, firstMessage, LOAD_CORE, PINNED, pinSelf, SERVER_CORE, spawnNode, stopAll, type Child } from './procs.js';
+import {
+  benchFile,
+  firstMessage,
+  LOAD_CORE,
+  PINNED,
+  pinSelf,
+  SERVER_CORE,
+  spawnNode,
+  stopAll,
+  type Child,
+} from './procs.js';
 import { serviceEntry, startInstance, type Instance } from './service.js';
 import { transportRows } from './transport.js';
 
@@ -45,7 +55,8 @@ interface Row {
   raw?: unknown;
 }
 const rows: Row[] = [];
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const pct = (r: number) => `${fmt(r * 100, 1)} %`;
 
 // ---------------------------------------------------------------- set-up
@@ -59,7 +70,12 @@ function pinnedRedisBinary(): string | undefined {
   return file;
 }
 
-async function startChild(file: string, core: string, env: Record<string, string> = {}, args: string[] = []): Promise<{ child: Child; url: string }> {
+async function startChild(
+  file: string,
+  core: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+): Promise<{ child: Child; url: string }> {
   const child = spawnNode(benchFile(file), { core, ipc: true, env, args });
   const { url } = await firstMessage<{ url: string }>(child);
   return { child, url };
@@ -78,7 +94,8 @@ async function post(url: string, path: string, body: string): Promise<{ status: 
 async function warm(i: Instance, ids: string[]): Promise<void> {
   const res = await post(i.url, '/v1/portal/batch', batchBody(ids));
   const failed = (res.body.data as Array<{ error?: unknown }> | undefined)?.filter((d) => d.error) ?? [];
-  if (res.status !== 200 || failed.length > 0) throw new Error(`warming failed: ${res.status} ${JSON.stringify(failed[0] ?? res.body).slice(0, 300)}`);
+  if (res.status !== 200 || failed.length > 0)
+    throw new Error(`warming failed: ${res.status} ${JSON.stringify(failed[0] ?? res.body).slice(0, 300)}`);
 }
 
 // ---------------------------------------------------------------- measuring
@@ -127,7 +144,14 @@ async function rounds(pairs: Pair[]): Promise<Map<string, { service: Measured[];
   return out;
 }
 
-function throughputRow(what: string, res: { service: Measured[]; baseline: Measured[] }, baselineName: string, target: number, perSecond = (m: Measured) => m.perSecond, unit = 'req/s'): Row {
+function throughputRow(
+  what: string,
+  res: { service: Measured[]; baseline: Measured[] },
+  baselineName: string,
+  target: number,
+  perSecond = (m: Measured) => m.perSecond,
+  unit = 'req/s',
+): Row {
   const ratio = median(res.service.map((s, i) => perSecond(s) / res.baseline[i]!.perSecond));
   const s = median(res.service.map(perSecond));
   const b = median(res.baseline.map((m) => m.perSecond));
@@ -156,10 +180,13 @@ function pageReadRow(): void {
   const start = html.indexOf('>', html.indexOf('id="__NEXT_DATA__"')) + 1;
   const embedded = html.slice(start, html.indexOf('</script>', start));
   const parseOnly = medianMs(() => JSON.parse(JSON.parse(embedded).props.pageProps.componentProps.gdpClientCache), 30);
-  const ours = medianMs(() => {
-    const page = extractPage(bytes, want);
-    if (page.kind === 'property') mapProperty(page.property, page.extras, { scrapedAt });
-  }, QUICK ? 30 : 100);
+  const ours = medianMs(
+    () => {
+      const page = extractPage(bytes, want);
+      if (page.kind === 'property') mapProperty(page.property, page.extras, { scrapedAt });
+    },
+    QUICK ? 30 : 100,
+  );
   const workerTask = medianMs(() => readPage(task), QUICK ? 30 : 100);
   const cheerio = medianMs(() => cheerioLoad(html)('script#__NEXT_DATA__').text(), QUICK ? 3 : 7);
   rows.push({
@@ -176,9 +203,10 @@ function pageReadRow(): void {
 /** The live path's transport: the own collector's client (impit, TLS + HTTP/2) against the one before it (got, TLS + HTTP/1.1). */
 async function transportRow(siteUrl: string): Promise<void> {
   const { impit, got } = await transportRows(siteUrl, ROUNDS);
-  const mb = (f: { peakRssMb: number; idleRssMb: number }) => `${fmt(f.peakRssMb, 0)} MB peak (+${fmt(f.peakRssMb - f.idleRssMb, 0)})`;
+  const mb = (f: { peakRssMb: number; idleRssMb: number }) =>
+    `${fmt(f.peakRssMb, 0)} MB peak (+${fmt(f.peakRssMb - f.idleRssMb, 0)})`;
   rows.push({
-    what: 'live read of the 1.06 MB page over loopback TLS, per home: the own collector\'s client (impit as Chrome 151, HTTP/2) against got 14 (Node TLS, HTTP/1.1, the client before issue 21)',
+    what: "live read of the 1.06 MB page over loopback TLS, per home: the own collector's client (impit as Chrome 151, HTTP/2) against got 14 (Node TLS, HTTP/1.1, the client before issue 21)",
     measured: `CPU ${fmt(impit.cpuUsPerHome, 0)} µs, event loop ${fmt(impit.loopMsPerHome, 2)} ms; 50 in flight: ${mb(impit)}`,
     baseline: `got: CPU ${fmt(got.cpuUsPerHome, 0)} µs, event loop ${fmt(got.loopMsPerHome, 2)} ms; 50 in flight: ${mb(got)}`,
     ratio: got.cpuUsPerHome / impit.cpuUsPerHome,
@@ -191,7 +219,11 @@ async function transportRow(siteUrl: string): Promise<void> {
 async function poolRoundTrip(): Promise<number> {
   const bytes = readFileSync(new URL('../fixtures/portal/hdp-2146993218-condo-for-sale-2024.html', import.meta.url));
   const pool = new PagePool({ workers: 1, maxQueue: 4 });
-  const task = { want: { zpid: '2146993218', building: false }, scrapedAt: new Date().toISOString(), now: new Date().toISOString() };
+  const task = {
+    want: { zpid: '2146993218', building: false },
+    scrapedAt: new Date().toISOString(),
+    now: new Date().toISOString(),
+  };
   try {
     for (let i = 0; i < 5; i += 1) await pool.read(Buffer.from(bytes), task);
     const times: number[] = [];
@@ -208,7 +240,12 @@ async function poolRoundTrip(): Promise<number> {
 }
 
 /** 50 distinct uncached homes in one batch, each page delayed D; instance a's RSS sampled throughout. */
-async function uncachedBatch(a: Instance, idle: { startedMb: number; warmedMb: number } | null, setDelay: (ms: number) => Promise<void>, from: number): Promise<void> {
+async function uncachedBatch(
+  a: Instance,
+  idle: { startedMb: number; warmedMb: number } | null,
+  setDelay: (ms: number) => Promise<void>,
+  from: number,
+): Promise<void> {
   await setDelay(D);
   const walls: number[] = [];
   const cpuPerHome: number[] = [];
@@ -277,7 +314,8 @@ async function hitsWhileReading(a: Instance, hit: Target): Promise<void> {
   const idle = () => load(hit, { connections, durationMs: DURATION_MS });
   await load(hit, { connections, durationMs: WARMUP_MS });
   for (let r = 0; r < ROUNDS; r += 1) {
-    const [i, b] = r % 2 === 0 ? [await idle(), await withReads()] : await withReads().then(async (b) => [await idle(), b] as const);
+    const [i, b] =
+      r % 2 === 0 ? [await idle(), await withReads()] : await withReads().then(async (b) => [await idle(), b] as const);
     idleP99.push(i.p99Ms);
     busyP99.push(b.p99Ms);
     ratios.push(b.p99Ms / i.p99Ms);
@@ -311,7 +349,11 @@ async function runJob(i: Instance, ids: string[]): Promise<{ ms: number; job: an
  * JOB_CONCURRENCY 2): an uncached job at page delay D (against what 10 background slots allow, 10 / D),
  * then a job of 2,000 distinct cached homes (against the single REST hits/s of the same run).
  */
-async function jobRows(a: Instance, setDelay: (ms: number) => Promise<void>, singleHitsPerSecond: number): Promise<void> {
+async function jobRows(
+  a: Instance,
+  setDelay: (ms: number) => Promise<void>,
+  singleHitsPerSecond: number,
+): Promise<void> {
   const uncached = zpids(40_000, QUICK ? 100 : 500);
   await setDelay(D);
   const cold = await runJob(a, uncached);
@@ -347,7 +389,9 @@ async function jobRows(a: Instance, setDelay: (ms: number) => Promise<void>, sin
 async function main(): Promise<void> {
   pinSelf();
   const entry = serviceEntry();
-  console.log(`bench: ${QUICK ? 'QUICK (1 short round, not for figures)' : `${ROUNDS} rounds of ${DURATION_MS} ms`}; service from ${entry.built ? 'the build' : 'TypeScript sources (tsx)'}; ${PINNED ? `servers on core ${SERVER_CORE}, load on core ${LOAD_CORE}` : 'not pinned (one core)'}`);
+  console.log(
+    `bench: ${QUICK ? 'QUICK (1 short round, not for figures)' : `${ROUNDS} rounds of ${DURATION_MS} ms`}; service from ${entry.built ? 'the build' : 'TypeScript sources (tsx)'}; ${PINNED ? `servers on core ${SERVER_CORE}, load on core ${LOAD_CORE}` : 'not pinned (one core)'}`,
+  );
 
   pageReadRow();
   const poolMs = await poolRoundTrip();
@@ -372,30 +416,118 @@ async function main(): Promise<void> {
   const idle = { startedMb, warmedMb: a.rssMb() };
   const hitBody = await (await fetch(`${mem.url}/v1/portal/property?zpid=${HOME}`, { headers })).text();
   const baselineEnv = { BENCH_BASELINE: JSON.stringify({ body: hitBody, redisUrl: redis.url }) };
-  const [bareHttp, bareRedis, bareYoga] = await Promise.all(['http', 'redis', 'yoga'].map((k) => startChild('baselines.ts', SERVER_CORE, baselineEnv, [k])));
+  const [bareHttp, bareRedis, bareYoga] = await Promise.all(
+    ['http', 'redis', 'yoga'].map((k) => startChild('baselines.ts', SERVER_CORE, baselineEnv, [k])),
+  );
 
   const restPath = `/v1/portal/property?zpid=${HOME}`;
-  const gqlBody = JSON.stringify({ query: `{ property(zpid: "${HOME}") { ... on PropertyLookup { data { zpid price } meta { cached } } } }` });
+  const gqlBody = JSON.stringify({
+    query: `{ property(zpid: "${HOME}") { ... on PropertyLookup { data { zpid price } meta { cached } } } }`,
+  });
   const rest = (urls: string[]): Target => ({ urls, path: restPath, headers });
   const gql = (urls: string[]): Target => ({ urls, method: 'POST', path: '/graphql', headers: json, body: gqlBody });
-  const batch = (urls: string[]): Target => ({ urls, method: 'POST', path: '/v1/portal/batch', headers: json, body: batchBody(WARM) });
+  const batch = (urls: string[]): Target => ({
+    urls,
+    method: 'POST',
+    path: '/v1/portal/batch',
+    headers: json,
+    body: batchBody(WARM),
+  });
   const redisPair = [a, b];
 
   const results = await rounds([
-    { name: 'rest-redis', service: () => measure(rest([a.url, b.url]), redisPair), baseline: () => measure({ urls: [bareRedis!.url], path: '/' }, [bareRedis!.child]) },
-    { name: 'rest-mem', service: () => measure(rest([mem.url]), [mem]), baseline: () => measure({ urls: [bareHttp!.url], path: '/' }, [bareHttp!.child]) },
-    { name: 'gql-mem', service: () => measure(gql([mem.url]), [mem]), baseline: () => measure({ urls: [bareYoga!.url], method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: '{"query":"{ hello }"}' }, [bareYoga!.child]) },
-    { name: 'gql-redis', service: () => measure(gql([a.url, b.url]), redisPair), baseline: () => measure({ urls: [bareYoga!.url], method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: '{"query":"{ hello }"}' }, [bareYoga!.child]) },
-    { name: 'batch-redis', service: () => measure(batch([a.url, b.url]), redisPair, 10), baseline: () => measure(rest([a.url, b.url]), redisPair) },
-    { name: 'batch-mem', service: () => measure(batch([mem.url]), [mem], 10), baseline: () => measure(rest([mem.url]), [mem]) },
+    {
+      name: 'rest-redis',
+      service: () => measure(rest([a.url, b.url]), redisPair),
+      baseline: () => measure({ urls: [bareRedis!.url], path: '/' }, [bareRedis!.child]),
+    },
+    {
+      name: 'rest-mem',
+      service: () => measure(rest([mem.url]), [mem]),
+      baseline: () => measure({ urls: [bareHttp!.url], path: '/' }, [bareHttp!.child]),
+    },
+    {
+      name: 'gql-mem',
+      service: () => measure(gql([mem.url]), [mem]),
+      baseline: () =>
+        measure(
+          {
+            urls: [bareYoga!.url],
+            method: 'POST',
+            path: '/graphql',
+            headers: { 'content-type': 'application/json' },
+            body: '{"query":"{ hello }"}',
+          },
+          [bareYoga!.child],
+        ),
+    },
+    {
+      name: 'gql-redis',
+      service: () => measure(gql([a.url, b.url]), redisPair),
+      baseline: () =>
+        measure(
+          {
+            urls: [bareYoga!.url],
+            method: 'POST',
+            path: '/graphql',
+            headers: { 'content-type': 'application/json' },
+            body: '{"query":"{ hello }"}',
+          },
+          [bareYoga!.child],
+        ),
+    },
+    {
+      name: 'batch-redis',
+      service: () => measure(batch([a.url, b.url]), redisPair, 10),
+      baseline: () => measure(rest([a.url, b.url]), redisPair),
+    },
+    {
+      name: 'batch-mem',
+      service: () => measure(batch([mem.url]), [mem], 10),
+      baseline: () => measure(rest([mem.url]), [mem]),
+    },
   ]);
   rows.unshift(
-    throughputRow('REST cache hit on Redis (2 instances) vs node:http + one Redis GET + JSON.parse', results.get('rest-redis')!, 'bare node:http + Redis GET', 0.6),
-    throughputRow('REST cache hit, in-memory store, vs bare node:http answering the same JSON', results.get('rest-mem')!, 'bare node:http', 0.5),
-    throughputRow('GraphQL cache hit (in memory) vs bare graphql-yoga { hello }', results.get('gql-mem')!, 'bare Yoga', 0.7),
-    throughputRow('GraphQL cache hit (Redis, 2 instances) vs bare graphql-yoga { hello }', results.get('gql-redis')!, 'bare Yoga', 0.7),
-    throughputRow('50-home cached REST batch on Redis: homes/s vs single REST hits/s', results.get('batch-redis')!, 'single REST hits', 3, (m) => m.perSecond * 50, 'homes/s'),
-    throughputRow('50-home cached REST batch in memory: homes/s vs single REST hits/s', results.get('batch-mem')!, 'single REST hits', 3, (m) => m.perSecond * 50, 'homes/s'),
+    throughputRow(
+      'REST cache hit on Redis (2 instances) vs node:http + one Redis GET + JSON.parse',
+      results.get('rest-redis')!,
+      'bare node:http + Redis GET',
+      0.6,
+    ),
+    throughputRow(
+      'REST cache hit, in-memory store, vs bare node:http answering the same JSON',
+      results.get('rest-mem')!,
+      'bare node:http',
+      0.5,
+    ),
+    throughputRow(
+      'GraphQL cache hit (in memory) vs bare graphql-yoga { hello }',
+      results.get('gql-mem')!,
+      'bare Yoga',
+      0.7,
+    ),
+    throughputRow(
+      'GraphQL cache hit (Redis, 2 instances) vs bare graphql-yoga { hello }',
+      results.get('gql-redis')!,
+      'bare Yoga',
+      0.7,
+    ),
+    throughputRow(
+      '50-home cached REST batch on Redis: homes/s vs single REST hits/s',
+      results.get('batch-redis')!,
+      'single REST hits',
+      3,
+      (m) => m.perSecond * 50,
+      'homes/s',
+    ),
+    throughputRow(
+      '50-home cached REST batch in memory: homes/s vs single REST hits/s',
+      results.get('batch-mem')!,
+      'single REST hits',
+      3,
+      (m) => m.perSecond * 50,
+      'homes/s',
+    ),
   );
 
   const burst = await load(rest([a.url, b.url]), { connections: 500, requests: 1_000 });
@@ -421,10 +553,15 @@ async function main(): Promise<void> {
   const table = [
     '| what | measured | baseline (same run) | ratio | target | met |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.what} | ${r.measured} | ${r.baseline} | ${r.ratio === null ? '—' : r.ratio < 10 ? fmt(r.ratio, 2) : fmt(r.ratio, 0)} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.what} | ${r.measured} | ${r.baseline} | ${r.ratio === null ? '—' : r.ratio < 10 ? fmt(r.ratio, 2) : fmt(r.ratio, 0)} | ${r.target} | ${r.met === null ? '—' : r.met ? 'yes' : '**no**'} |`,
+    ),
   ].join('\n');
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${PINNED ? 'pinned with taskset' : 'not pinned'}`;
-  console.log(`\n${table}\n\nmachine: ${machine}; page reading through the worker pool (round trip, 1 worker): ${fmt(poolMs, 2)} ms median`);
+  console.log(
+    `\n${table}\n\nmachine: ${machine}; page reading through the worker pool (round trip, 1 worker): ${fmt(poolMs, 2)} ms median`,
+  );
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   writeFileSync(
     new URL('./results/latest.json', import.meta.url),

@@ -30,7 +30,12 @@ export interface Instance extends Child {
 }
 
 /** `core: null` leaves the instance free to use every core (its page workers then run beside the event loop). */
-export async function startInstance(opts: { siteUrl: string; redisUrl?: string; env?: Record<string, string>; core?: string | null }): Promise<Instance> {
+export async function startInstance(opts: {
+  siteUrl: string;
+  redisUrl?: string;
+  env?: Record<string, string>;
+  core?: string | null;
+}): Promise<Instance> {
   const port = await freePort();
   const child = spawnNode(serviceEntry().file, {
     core: opts.core === undefined ? SERVER_CORE : opts.core,

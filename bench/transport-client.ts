@@ -17,7 +17,11 @@ const http = got.extend({
   timeout: { request: 60_000 },
   retry: { limit: 0 },
   throwHttpErrors: false,
-  headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36', 'accept-language': 'en-US,en;q=0.9' },
+  headers: {
+    'user-agent':
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    'accept-language': 'en-US,en;q=0.9',
+  },
 });
 const read = async (zpid: string): Promise<number> => {
   if (mode === 'impit') return (await client.page(url(zpid), { signal: new AbortController().signal })).body.length;

@@ -12,8 +12,18 @@ export interface TransportFigures {
   idleRssMb: number;
 }
 
-async function side(mode: 'impit' | 'got', site: string, first: number, env: Record<string, string>): Promise<TransportFigures> {
-  const child: Child = spawnNode(benchFile('transport-client.ts'), { core: SERVER_CORE, ipc: true, env, args: [mode, site, String(first)] });
+async function side(
+  mode: 'impit' | 'got',
+  site: string,
+  first: number,
+  env: Record<string, string>,
+): Promise<TransportFigures> {
+  const child: Child = spawnNode(benchFile('transport-client.ts'), {
+    core: SERVER_CORE,
+    ipc: true,
+    env,
+    args: [mode, site, String(first)],
+  });
   const figures = await firstMessage<{ cpuUsPerHome: number; loopMsPerHome: number }>(child);
   const idleRssMb = child.rssMb();
   let peak = idleRssMb;
@@ -27,7 +37,10 @@ async function side(mode: 'impit' | 'got', site: string, first: number, env: Rec
 }
 
 /** Both sides, alternating (impit, got, impit, got), each figure the median of its rounds. */
-export async function transportRows(siteUrl: string, rounds: number): Promise<{ impit: TransportFigures; got: TransportFigures }> {
+export async function transportRows(
+  siteUrl: string,
+  rounds: number,
+): Promise<{ impit: TransportFigures; got: TransportFigures }> {
   const ca = await makeTestCa();
   const edgeEnv = { BENCH_TLS_CERT: ca.certFile, BENCH_TLS_KEY: ca.keyFile };
   const edge = spawnNode(benchFile('edge-site.ts'), { core: LOAD_CORE, ipc: true, env: edgeEnv, args: [siteUrl] });
@@ -36,12 +49,15 @@ export async function transportRows(siteUrl: string, rounds: number): Promise<{ 
     const env = { SSL_CERT_FILE: ca.caFile, NODE_EXTRA_CA_CERTS: ca.caFile };
     const runs: Record<'impit' | 'got', TransportFigures[]> = { impit: [], got: [] };
     for (let r = 0; r < rounds; r++) {
-      for (const mode of ['impit', 'got'] as const) runs[mode].push(await side(mode, url, 500_000 + (r * 2 + (mode === 'got' ? 1 : 0)) * 1_000, env));
+      for (const mode of ['impit', 'got'] as const)
+        runs[mode].push(await side(mode, url, 500_000 + (r * 2 + (mode === 'got' ? 1 : 0)) * 1_000, env));
     }
     const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const pick = (xs: TransportFigures[]): TransportFigures => ({
-      cpuUsPerHome: med(xs.map((x) => x.cpuUsPerHome)), loopMsPerHome: med(xs.map((x) => x.loopMsPerHome)),
-      peakRssMb: med(xs.map((x) => x.peakRssMb)), idleRssMb: med(xs.map((x) => x.idleRssMb)),
+      cpuUsPerHome: med(xs.map((x) => x.cpuUsPerHome)),
+      loopMsPerHome: med(xs.map((x) => x.loopMsPerHome)),
+      peakRssMb: med(xs.map((x) => x.peakRssMb)),
+      idleRssMb: med(xs.map((x) => x.idleRssMb)),
     });
     return { impit: pick(runs.impit), got: pick(runs.got) };
   } finally {

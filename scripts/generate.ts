@@ -23,7 +23,10 @@ export interface Output {
  */
 export async function generatedOutputs(root = ROOT): Promise<Output[]> {
   const sdl = printSchemaSdl();
-  const files: Array<{ filename: string; content: string }> = await generate({ ...codegenConfig, schema: sdl, cwd: root }, false);
+  const files: Array<{ filename: string; content: string }> = await generate(
+    { ...codegenConfig, schema: sdl, cwd: root },
+    false,
+  );
   return [
     { path: 'schema.graphql', content: sdl },
     ...files.map((f) => ({ path: relative(root, resolve(root, f.filename)), content: f.content })),

@@ -10,7 +10,17 @@ export const FACES = ['rest', 'graphql', 'mcp'];
 export const PAGES = ['web'];
 export const SHARED_HTTP = ['http', 'site'];
 export const FEATURES = ['jobs', 'watches', 'webhooks', 'background'];
-export const CORE = ['lookup', 'collector', 'store', 'accounts', 'observability', 'queue', 'address', 'config', 'logger'];
+export const CORE = [
+  'lookup',
+  'collector',
+  'store',
+  'accounts',
+  'observability',
+  'queue',
+  'address',
+  'config',
+  'logger',
+];
 
 export interface LevelRule {
   from: readonly string[];
@@ -27,17 +37,37 @@ export const LEVEL_RULES: readonly LevelRule[] = [
     never: [...FACES, ...PAGES, ...SHARED_HTTP, ...FEATURES, ...others(CORE, 'address'), 'replay'],
     why: 'the contract reads nothing but address: every face, the core and the clients are generated from it',
   },
-  ...FACES.map((face) => ({ from: [face], never: [...others(FACES, face), ...PAGES], why: 'a face never imports another face, nor the pages above them' })),
-  { from: SHARED_HTTP, never: [...FACES, ...PAGES, ...FEATURES], why: 'the shared HTTP layer and the asset library are under every face: a face adds to them (addErrorFormat), they import none' },
-  { from: CORE, never: [...FACES, ...PAGES, ...SHARED_HTTP, ...FEATURES], why: 'the core serves the faces and the features built on it, and knows none of them' },
-  { from: FEATURES, never: [...FACES, ...PAGES, ...SHARED_HTTP], why: 'jobs, watches and webhooks run beside the faces (in workers too), not through them' },
+  ...FACES.map((face) => ({
+    from: [face],
+    never: [...others(FACES, face), ...PAGES],
+    why: 'a face never imports another face, nor the pages above them',
+  })),
+  {
+    from: SHARED_HTTP,
+    never: [...FACES, ...PAGES, ...FEATURES],
+    why: 'the shared HTTP layer and the asset library are under every face: a face adds to them (addErrorFormat), they import none',
+  },
+  {
+    from: CORE,
+    never: [...FACES, ...PAGES, ...SHARED_HTTP, ...FEATURES],
+    why: 'the core serves the faces and the features built on it, and knows none of them',
+  },
+  {
+    from: FEATURES,
+    never: [...FACES, ...PAGES, ...SHARED_HTTP],
+    why: 'jobs, watches and webhooks run beside the faces (in workers too), not through them',
+  },
 ];
 
 /** src/lookup/live.ts → lookup; src/config.ts → config. */
-export const folderOf = (file: string): string => (file.includes('/') ? file.slice(0, file.indexOf('/')) : file.replace(/\.ts$/, ''));
+export const folderOf = (file: string): string =>
+  file.includes('/') ? file.slice(0, file.indexOf('/')) : file.replace(/\.ts$/, '');
 
 /** Every import of `graph` (files relative to src/) that breaks a rule: `from → to (why)`. */
-export function levelViolations(graph: ReadonlyMap<string, readonly string[]>, rules: readonly LevelRule[] = LEVEL_RULES): string[] {
+export function levelViolations(
+  graph: ReadonlyMap<string, readonly string[]>,
+  rules: readonly LevelRule[] = LEVEL_RULES,
+): string[] {
   const out: string[] = [];
   for (const [file, imports] of graph) {
     const from = folderOf(file);

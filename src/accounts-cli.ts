@@ -7,7 +7,8 @@ import { describeRedisTarget } from './store/redis-connection.js';
 
 async function main(argv: string[]): Promise<number> {
   const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
-  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help') return runAdmin(argv, { store: null as never, secret: '' }, io);
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help')
+    return runAdmin(argv, { store: null as never, secret: '' }, io);
 
   let config;
   try {
@@ -19,13 +20,19 @@ async function main(argv: string[]): Promise<number> {
   }
   const backend = backendFor(config);
   if (!backend.shared) {
-    io.err('Error: REDIS_URL is not set. Without Redis, accounts live only inside a running service (see ACCOUNTS_FILE);');
-    io.err('set REDIS_URL or REDIS_CLUSTER_NODES (and the same API_KEY_SECRET and REDIS_PREFIX as the service) to manage accounts.');
+    io.err(
+      'Error: REDIS_URL is not set. Without Redis, accounts live only inside a running service (see ACCOUNTS_FILE);',
+    );
+    io.err(
+      'set REDIS_URL or REDIS_CLUSTER_NODES (and the same API_KEY_SECRET and REDIS_PREFIX as the service) to manage accounts.',
+    );
     io.err(USAGE.split('\n')[0]!);
     return EXIT.usage;
   }
   if (usesDevSecret(config)) {
-    io.err('Warning: API_KEY_SECRET is not set or is the development default; keys are hashed with the development secret and work only with a service that also uses it.');
+    io.err(
+      'Warning: API_KEY_SECRET is not set or is the development default; keys are hashed with the development secret and work only with a service that also uses it.',
+    );
   }
   const store = await backend.store();
   try {

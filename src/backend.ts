@@ -31,13 +31,20 @@ export interface Backend {
 const failFast = (config: Config) => new FailFastRedis(config, config.redisCommandTimeoutMs);
 
 export function backendFor(config: Config): Backend {
-  const limits = { perMinute: config.rateLimitPerMinute, maxLive: config.maxLivePerKey, maxBackgroundLive: config.backgroundMaxLivePerKey };
+  const limits = {
+    perMinute: config.rateLimitPerMinute,
+    maxLive: config.maxLivePerKey,
+    maxBackgroundLive: config.backgroundMaxLivePerKey,
+  };
   if (!usesRedis(config)) {
     return {
       shared: false,
       store: async () => new MemoryStore(Date.now, config.memoryCacheBytes, config.ledgerRetentionMs),
       rateLimiter: (_logger, now) => new MemoryRateLimiter(limits, now),
-      jobs: (logger, now) => ({ store: new MemoryJobStore(now), runner: new MemoryChunkRunner(config.jobConcurrency, logger) }),
+      jobs: (logger, now) => ({
+        store: new MemoryJobStore(now),
+        runner: new MemoryChunkRunner(config.jobConcurrency, logger),
+      }),
       watches: (_logger, newId) => {
         const store = new MemoryWatchStore();
         return { store: () => store, scheduler: new TimerScheduler(newId) };
@@ -49,11 +56,16 @@ export function backendFor(config: Config): Backend {
     shared: true,
     async store() {
       const { RedisStore } = await import('./store/redis.js');
-      return RedisStore.connect(config, { prefix: config.redisPrefix, commandTimeoutMs: config.redisCommandTimeoutMs, ledgerRetentionMs: config.ledgerRetentionMs });
+      return RedisStore.connect(config, {
+        prefix: config.redisPrefix,
+        commandTimeoutMs: config.redisCommandTimeoutMs,
+        ledgerRetentionMs: config.ledgerRetentionMs,
+      });
     },
     rateLimiter(logger, now) {
       // Without limits there is nothing to share: no connection of its own.
-      if (limits.perMinute === 0 && limits.maxLive === 0 && limits.maxBackgroundLive === 0) return new MemoryRateLimiter(limits, now);
+      if (limits.perMinute === 0 && limits.maxLive === 0 && limits.maxBackgroundLive === 0)
+        return new MemoryRateLimiter(limits, now);
       return new RedisRateLimiter(limits, {
         url: config.redisUrl,
         clusterNodes: config.redisClusterNodes,
@@ -65,7 +77,10 @@ export function backendFor(config: Config): Backend {
     },
     jobs(logger) {
       const redis = failFast(config);
-      return { store: new RedisJobStore(redis.client, config.redisPrefix, JOB_TTL_MS, redis.run), runner: new BullChunkRunner(config, logger) };
+      return {
+        store: new RedisJobStore(redis.client, config.redisPrefix, JOB_TTL_MS, redis.run),
+        runner: new BullChunkRunner(config, logger),
+      };
     },
     watches(logger) {
       let store: WatchStore | null = null;

@@ -32,7 +32,11 @@ export function createBackground(core: CoreDeps): Background {
       const webhooks = createWebhooks(core, backend.webhookRunner(core, core.logger.child({ component: 'webhooks' })));
       parts = {
         webhooks,
-        jobs: createJobs(core, webhooks, backend.jobs(core.logger.child({ component: 'jobs' }), () => core.clock().getTime())),
+        jobs: createJobs(
+          core,
+          webhooks,
+          backend.jobs(core.logger.child({ component: 'jobs' }), () => core.clock().getTime()),
+        ),
         watches: createWatches(core, webhooks, backend.watches(core.logger, core.newId)),
       };
     }

@@ -53,6 +53,8 @@ export function createCore(parts: CoreParts): CoreDeps {
     flights: new SingleFlight(),
     auth: new AuthCache(parts.config.authCacheTtlMs),
     metrics,
-    limits: parts.limits ?? backendFor(parts.config).rateLimiter(logger, parts.clock ? () => parts.clock!().getTime() : Date.now),
+    limits:
+      parts.limits ??
+      backendFor(parts.config).rateLimiter(logger, parts.clock ? () => parts.clock!().getTime() : Date.now),
   };
 }

@@ -18,7 +18,10 @@ const dir = await mkdtemp(join(tmpdir(), 'portal-demo-'));
 const accountsFile = join(dir, 'accounts.json');
 // The demo account's webhook signing secret, known to the receiver: a new one each run.
 const webhookSecret = newWebhookSecret();
-await writeFile(accountsFile, JSON.stringify([{ key: DEMO_KEY, plan: 'free', allotment: 50, label: 'demo', webhook_secret: webhookSecret }]));
+await writeFile(
+  accountsFile,
+  JSON.stringify([{ key: DEMO_KEY, plan: 'free', allotment: 50, label: 'demo', webhook_secret: webhookSecret }]),
+);
 const receiver = await startDemoReceiver(webhookSecret, (line) => process.stdout.write(`${line}\n`));
 
 const config = loadConfigOrExit({
@@ -35,7 +38,9 @@ const config = loadConfigOrExit({
   LOG_PRETTY: process.env.LOG_PRETTY ?? 'true',
 });
 const service = await startService(config);
-stopOnSignals(service, config.shutdownGraceMs, () => Promise.all([replay.close(), receiver.close()]).then(() => undefined));
+stopOnSignals(service, config.shutdownGraceMs, () =>
+  Promise.all([replay.close(), receiver.close()]).then(() => undefined),
+);
 
 const base = service.url;
 const q = (s: string) => encodeURIComponent(s);

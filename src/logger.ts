@@ -16,15 +16,29 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     level,
     redact: {
       paths: [
-        'req.headers["x-api-key"]', 'headers["x-api-key"]', 'apiKey', 'apiKeySecret', 'token',
-        'config.apiKeySecret', 'config.fallback.token', 'config.metricsToken', 'err.config.apiKeySecret', 'err.token',
+        'req.headers["x-api-key"]',
+        'headers["x-api-key"]',
+        'apiKey',
+        'apiKeySecret',
+        'token',
+        'config.apiKeySecret',
+        'config.fallback.token',
+        'config.metricsToken',
+        'err.config.apiKeySecret',
+        'err.token',
       ],
       censor: '[redacted]',
     },
   };
   if (prettyLines) {
     if (destination) return pino(options, pretty({ ...PRETTY_OPTIONS, colorize: false, destination, sync: true }));
-    return pino(options, pino.transport({ target: 'pino-pretty', options: { ...PRETTY_OPTIONS, colorize: process.stdout.isTTY === true } }));
+    return pino(
+      options,
+      pino.transport({
+        target: 'pino-pretty',
+        options: { ...PRETTY_OPTIONS, colorize: process.stdout.isTTY === true },
+      }),
+    );
   }
   return destination ? pino(options, destination) : pino(options);
 }

@@ -23,12 +23,17 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
-export async function startService(config: Config, logger: Logger = createLogger(config.logLevel, undefined, config.logPretty)): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel, undefined, config.logPretty),
+): Promise<RunningService> {
   warnIfDevSecret(config, logger);
   warnIfNoProxy(config, logger);
   const backend = backendFor(config);
   const store = await backend.store();
-  const seeding = config.accountsFile ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger) : null;
+  const seeding = config.accountsFile
+    ? await seedWhenReachable(store, config.accountsFile, config.apiKeySecret, logger)
+    : null;
   if (config.accountsFile) reseedOnStoreReset(store, config.accountsFile, config.apiKeySecret, logger);
   const collector = createCollector(config, { logger, canary: true });
   const app = await buildApp({ config, store, collector, logger });
@@ -115,7 +120,12 @@ const SEED_RETRY_MS = 2_000;
  * the service starts (and reports not ready) rather than dying with its store. A bad file still
  * stops the start-up, with its reason.
  */
-async function seedWhenReachable(store: AccountStore, file: string, secret: string, logger: Logger): Promise<{ stop(): void }> {
+async function seedWhenReachable(
+  store: AccountStore,
+  file: string,
+  secret: string,
+  logger: Logger,
+): Promise<{ stop(): void }> {
   let timer: NodeJS.Timeout | undefined;
   const attempt = async (): Promise<void> => {
     try {
@@ -125,8 +135,16 @@ async function seedWhenReachable(store: AccountStore, file: string, secret: stri
       // An unreachable store, or one this process was too busy to hear (shed): try again later.
       const shed = isInstanceBusy(e, 'overloaded');
       if (!shed && (!isLookupError(e) || e.code !== 'store_unavailable')) throw e;
-      logger.warn({ file }, shed ? 'too busy to seed: accounts will be seeded shortly' : 'store unreachable: accounts will be seeded when it answers');
-      timer = setTimeout(() => void attempt().catch((err: unknown) => logger.error({ err }, 'seeding accounts failed')), SEED_RETRY_MS);
+      logger.warn(
+        { file },
+        shed
+          ? 'too busy to seed: accounts will be seeded shortly'
+          : 'store unreachable: accounts will be seeded when it answers',
+      );
+      timer = setTimeout(
+        () => void attempt().catch((err: unknown) => logger.error({ err }, 'seeding accounts failed')),
+        SEED_RETRY_MS,
+      );
       timer.unref();
     }
   };
@@ -146,10 +164,18 @@ export const FAULT_SIGNALS = ['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGTRAP'
  * second signal exits at once with 1; so does a stop still running past SHUTDOWN_GRACE_MS plus the
  * aborted requests' answer time plus STOP_MARGIN_MS, as a backstop for a close that hangs.
  */
-export function stopOnSignals(service: RunningService, graceMs: number, extra: () => Promise<void> = async () => {}): void {
+export function stopOnSignals(
+  service: RunningService,
+  graceMs: number,
+  extra: () => Promise<void> = async () => {},
+): void {
   const log = service.app.log;
   closeWithGrace(
-    { delay: graceMs + ABORTED_ANSWER_MS + STOP_MARGIN_MS, skip: [...FAULT_SIGNALS], logger: { error: (m: unknown) => log.error(m) } },
+    {
+      delay: graceMs + ABORTED_ANSWER_MS + STOP_MARGIN_MS,
+      skip: [...FAULT_SIGNALS],
+      logger: { error: (m: unknown) => log.error(m) },
+    },
     async ({ signal, err }) => {
       if (err) log.error({ err }, 'stopping after an uncaught error');
       else log.info({ signal }, 'stopping');
@@ -166,5 +192,10 @@ export function stopOnSignals(service: RunningService, graceMs: number, extra: (
  */
 export function logProcessWarnings(logger: Logger): void {
   process.removeAllListeners('warning');
-  process.on('warning', (w) => logger.warn({ warning: { name: w.name, message: w.message, code: (w as NodeJS.ErrnoException).code } }, 'process warning'));
+  process.on('warning', (w) =>
+    logger.warn(
+      { warning: { name: w.name, message: w.message, code: (w as NodeJS.ErrnoException).code } },
+      'process warning',
+    ),
+  );
 }

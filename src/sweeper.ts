@@ -9,12 +9,15 @@ const SWEEP_EVERY_MS = 60_000;
 
 /** Sweeps every lease (at most every minute) until the returned stop is called; never keeps the process alive. */
 export function startSweeper(store: Pick<Store, 'sweep'>, leaseTtlMs: number, logger: Logger): () => void {
-  const sweeper = setInterval(() => {
-    store.sweep().then(
-      (n) => n > 0 && logger.warn({ released: n }, 'released reservations left by a crashed lookup'),
-      () => undefined,
-    );
-  }, Math.min(SWEEP_EVERY_MS, leaseTtlMs));
+  const sweeper = setInterval(
+    () => {
+      store.sweep().then(
+        (n) => n > 0 && logger.warn({ released: n }, 'released reservations left by a crashed lookup'),
+        () => undefined,
+      );
+    },
+    Math.min(SWEEP_EVERY_MS, leaseTtlMs),
+  );
   sweeper.unref();
   return () => clearInterval(sweeper);
 }

@@ -9,8 +9,10 @@ const { backendFor } = await import('./backend.js');
 const backend = backendFor(config);
 // Workers get their work through Redis: on an in-memory store one would run alone, never given any.
 if (!backend.shared) {
-  process.stderr.write('Configuration refused (1 problem; see docs/configuration.md):\n'
-    + '  npm run worker needs REDIS_URL or REDIS_CLUSTER_NODES (without Redis, jobs run in the service process)\n');
+  process.stderr.write(
+    'Configuration refused (1 problem; see docs/configuration.md):\n' +
+      '  npm run worker needs REDIS_URL or REDIS_CLUSTER_NODES (without Redis, jobs run in the service process)\n',
+  );
   process.exit(EXIT_CONFIG);
 }
 const { createLogger } = await import('./logger.js');
@@ -40,7 +42,11 @@ const stopSweeper = startSweeper(store, config.leaseTtlMs, logger);
 logger.info('worker started');
 
 closeWithGrace(
-  { delay: config.shutdownGraceMs + STOP_AFTER_GRACE_MS, skip: [...FAULT_SIGNALS], logger: { error: (m: unknown) => logger.error(m) } },
+  {
+    delay: config.shutdownGraceMs + STOP_AFTER_GRACE_MS,
+    skip: [...FAULT_SIGNALS],
+    logger: { error: (m: unknown) => logger.error(m) },
+  },
   async ({ signal, err }) => {
     if (err) logger.error({ err }, 'stopping after an uncaught error');
     else logger.info({ signal }, 'stopping');

@@ -87,7 +87,10 @@ function unwrap<T>({ data, error, response }: Outcome<T>): T {
   if (data !== undefined) return data;
   if (isEnvelope(error)) throw new PortalApiError(error.error, response);
   // openapi-fetch hands over the body parsed when it was JSON, as text otherwise, undefined when empty.
-  throw new PortalHttpError(response, error === undefined ? '' : typeof error === 'string' ? error : JSON.stringify(error));
+  throw new PortalHttpError(
+    response,
+    error === undefined ? '' : typeof error === 'string' ? error : JSON.stringify(error),
+  );
 }
 
 /** openapi-fetch's call, its thrown failures (fetch's TypeError and the like) as PortalNetworkError. */
@@ -102,7 +105,10 @@ async function send<T>(method: string, path: string, call: () => Promise<Outcome
 }
 
 const isEnvelope = (e: unknown): e is { error: ErrorBody } =>
-  typeof e === 'object' && e !== null && 'error' in e && typeof (e as { error: { code?: unknown } }).error?.code === 'string';
+  typeof e === 'object' &&
+  e !== null &&
+  'error' in e &&
+  typeof (e as { error: { code?: unknown } }).error?.code === 'string';
 
 export class PortalClient {
   readonly api: Client<paths>;
@@ -117,7 +123,9 @@ export class PortalClient {
 
   /** One home (GET /v1/portal/property). */
   async property(locator: Locator, options: LookupOptions = {}): Promise<PropertyResponse> {
-    return send('GET', '/v1/portal/property', () => this.api.GET('/v1/portal/property', { params: { query: { ...locator, ...options } } }));
+    return send('GET', '/v1/portal/property', () =>
+      this.api.GET('/v1/portal/property', { params: { query: { ...locator, ...options } } }),
+    );
   }
 
   /**
@@ -125,10 +133,16 @@ export class PortalClient {
    * (the Idempotency-Key header), sending the same batch again with the same key is safe: it gets the first
    * answer back, billed once (docs/idempotency.md).
    */
-  async batch(items: BatchItem[], options: BatchOptions = {}, { idempotencyKey }: { idempotencyKey?: string } = {}): Promise<BatchResponse> {
+  async batch(
+    items: BatchItem[],
+    options: BatchOptions = {},
+    { idempotencyKey }: { idempotencyKey?: string } = {},
+  ): Promise<BatchResponse> {
     const header = idempotencyKey === undefined ? {} : { params: { header: { 'Idempotency-Key': idempotencyKey } } };
     // The route's 200 is either shape (OpenAPI cannot tie a response to a parameter); without dry_run it is this one.
-    const answer = await send('POST', '/v1/portal/batch', () => this.api.POST('/v1/portal/batch', { ...header, body: { ...options, items } }));
+    const answer = await send('POST', '/v1/portal/batch', () =>
+      this.api.POST('/v1/portal/batch', { ...header, body: { ...options, items } }),
+    );
     return answer as BatchResponse;
   }
 

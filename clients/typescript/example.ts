@@ -8,16 +8,29 @@ const client = new PortalClient({
   baseUrl: process.env.PORTAL_URL ?? 'http://127.0.0.1:4000',
   apiKey: process.env.PORTAL_API_KEY ?? 'demo_key_local_only',
 });
-const print = (step: string, value: unknown) => process.stdout.write(`${JSON.stringify({ step, ...(value as object) })}\n`);
+const print = (step: string, value: unknown) =>
+  process.stdout.write(`${JSON.stringify({ step, ...(value as object) })}\n`);
 
 // One home: the typed record and how it was served.
 const { data: home, meta } = await client.property({ zpid: '114303858' });
-print('property', { zpid: home.zpid, price: home.price, homeStatus: home.homeStatus, credits: meta.credits, cached: meta.cached });
+print('property', {
+  zpid: home.zpid,
+  price: home.price,
+  homeStatus: home.homeStatus,
+  credits: meta.credits,
+  cached: meta.cached,
+});
 
 // A batch: each result is a success or a failure, told apart by `ok`.
-const batch = await client.batch([{ zpid: '114303858' }, '661 Lakeview Ave, San Francisco, CA 94112', { zpid: 'not-a-zpid' }]);
+const batch = await client.batch([
+  { zpid: '114303858' },
+  '661 Lakeview Ave, San Francisco, CA 94112',
+  { zpid: 'not-a-zpid' },
+]);
 print('batch', {
-  results: batch.data.map((r) => (r.ok ? { ok: true, zpid: r.data.zpid, credits: r.meta.credits } : { ok: false, code: r.error.code })),
+  results: batch.data.map((r) =>
+    r.ok ? { ok: true, zpid: r.data.zpid, credits: r.meta.credits } : { ok: false, code: r.error.code },
+  ),
   credits: batch.meta.credits,
 });
 

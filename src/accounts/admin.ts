@@ -62,7 +62,13 @@ export interface ParsedArgs {
  * without its value is an error. Which flags a command accepts is checked by the command.
  */
 export function parseArgs(argv: readonly string[]): ParsedArgs {
-  const { tokens } = splitArgs({ args: [...argv], options: FLAG_OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const { tokens } = splitArgs({
+    args: [...argv],
+    options: FLAG_OPTIONS,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   const positional: string[] = [];
   const flags = new Map<string, string>();
   for (const t of tokens) {
@@ -76,15 +82,20 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       flags.set(t.name, 'true');
     } else {
       // `--plan --label x`: the next word is a flag, not --plan's value.
-      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--'))) throw new UsageError(`--${t.name} needs a value`);
+      if (t.value === undefined || (!t.inlineValue && t.value.startsWith('--')))
+        throw new UsageError(`--${t.name} needs a value`);
       flags.set(t.name, t.value);
     }
   }
   return { command: positional.shift() ?? null, positional, flags };
 }
 
-export type AccountPatch = Partial<Pick<Account,
-  'plan' | 'allotment' | 'included' | 'overage' | 'overageRateUsd' | 'spendLimitUsd' | 'paymentFailing' | 'label'>>;
+export type AccountPatch = Partial<
+  Pick<
+    Account,
+    'plan' | 'allotment' | 'included' | 'overage' | 'overageRateUsd' | 'spendLimitUsd' | 'paymentFailing' | 'label'
+  >
+>;
 
 const PLAN_FLAGS = ['plan', 'allotment', 'included', 'overage', 'rate', 'spend-limit', 'payment-failing', 'label'];
 
@@ -103,7 +114,8 @@ function wholeNumber(v: string, flag: string): number {
 
 function usd(v: string, flag: string): number {
   const n = Number(v.trim().replace(/^\$/, ''));
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0) throw new UsageError(`--${flag} must be an amount in USD >= 0 (got "${v}")`);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0)
+    throw new UsageError(`--${flag} must be an amount in USD >= 0 (got "${v}")`);
   return n;
 }
 
@@ -135,11 +147,13 @@ export function parsePlanFlags(flags: Map<string, string>, also: readonly string
   const rate = get('rate');
   if (rate !== undefined) patch.overageRateUsd = usd(rate, 'rate');
   const limit = get('spend-limit');
-  if (limit !== undefined) patch.spendLimitUsd = limit.trim().toLowerCase() === 'none' ? null : usd(limit, 'spend-limit');
+  if (limit !== undefined)
+    patch.spendLimitUsd = limit.trim().toLowerCase() === 'none' ? null : usd(limit, 'spend-limit');
   const failing = get('payment-failing');
   if (failing !== undefined) patch.paymentFailing = bool(failing, 'payment-failing');
   const label = get('label');
-  if (label !== undefined) patch.label = label.trim() === '' || label.trim().toLowerCase() === 'none' ? null : label.trim();
+  if (label !== undefined)
+    patch.label = label.trim() === '' || label.trim().toLowerCase() === 'none' ? null : label.trim();
   return patch;
 }
 
@@ -197,7 +211,11 @@ export async function setPlan(store: AccountStore, id: string, patch: AccountPat
   return account;
 }
 
-export async function rotateKey(store: AccountStore, secret: string, id: string): Promise<{ account: Account; key: string }> {
+export async function rotateKey(
+  store: AccountStore,
+  secret: string,
+  id: string,
+): Promise<{ account: Account; key: string }> {
   const current = await mustGet(store, id);
   if (current.revoked) throw new UsageError(`Account ${id} is revoked; create a new account instead`);
   const key = generateApiKey();
@@ -211,13 +229,24 @@ export async function rotateKey(store: AccountStore, secret: string, id: string)
  * one's signature and, for WEBHOOK_SECRET_GRACE_MS, the previous one's too (Standard Webhooks' several
  * signatures), so a receiver still on the previous secret verifies until it is updated.
  */
-export async function rotateWebhookSecret(store: AccountStore, id: string, now = new Date()): Promise<{ account: Account; secret: string }> {
+export async function rotateWebhookSecret(
+  store: AccountStore,
+  id: string,
+  now = new Date(),
+): Promise<{ account: Account; secret: string }> {
   const current = await mustGet(store, id);
   if (current.revoked) throw new UsageError(`Account ${id} is revoked; create a new account instead`);
   const secret = newWebhookSecret();
   const { previousWebhookSecret: _replaced, ...rest } = current;
   const account: Account = isWebhookSecret(current.webhookSecret)
-    ? { ...rest, webhookSecret: secret, previousWebhookSecret: { secret: current.webhookSecret, until: new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS).toISOString() } }
+    ? {
+        ...rest,
+        webhookSecret: secret,
+        previousWebhookSecret: {
+          secret: current.webhookSecret,
+          until: new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS).toISOString(),
+        },
+      }
     : { ...rest, webhookSecret: secret };
   await store.putAccount(account);
   return { account, secret };
@@ -240,13 +269,15 @@ export function publicView(a: Account, used?: { period: string; used: number; re
     keyPrefix: a.keyPrefix,
     revoked: a.revoked,
     createdAt: a.createdAt,
-    ...(a.plan === 'free' ? { allotment: a.allotment } : {
-      included: a.included,
-      overage: a.overage,
-      overageRateUsd: a.overageRateUsd,
-      spendLimitUsd: a.spendLimitUsd,
-      paymentFailing: a.paymentFailing,
-    }),
+    ...(a.plan === 'free'
+      ? { allotment: a.allotment }
+      : {
+          included: a.included,
+          overage: a.overage,
+          overageRateUsd: a.overageRateUsd,
+          spendLimitUsd: a.spendLimitUsd,
+          paymentFailing: a.paymentFailing,
+        }),
     ...(used ? { usage: used } : {}),
   };
 }
@@ -283,7 +314,8 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
       if (positional.length > n) throw new UsageError(`Unexpected argument "${positional[n]}"`);
     };
     const onlyFlags = (allowed: string[]) => {
-      for (const name of flags.keys()) if (!allowed.includes(name)) throw new UsageError(`Unknown flag --${name} for ${command}`);
+      for (const name of flags.keys())
+        if (!allowed.includes(name)) throw new UsageError(`Unknown flag --${name} for ${command}`);
     };
     switch (command) {
       case null:
@@ -305,7 +337,9 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
       case 'list': {
         noPositional(0);
         onlyFlags(['json']);
-        const accounts = (await store.listAccounts()).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+        const accounts = (await store.listAccounts()).sort(
+          (a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id),
+        );
         const rows = [];
         for (const a of accounts) {
           const period = periodOf(a, now());
@@ -313,7 +347,13 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
           rows.push({ a, period, u });
         }
         if (flags.has('json')) {
-          io.out(JSON.stringify(rows.map(({ a, period, u }) => publicView(a, { period, ...u })), null, 2));
+          io.out(
+            JSON.stringify(
+              rows.map(({ a, period, u }) => publicView(a, { period, ...u })),
+              null,
+              2,
+            ),
+          );
           return EXIT.ok;
         }
         if (rows.length === 0) {
@@ -322,7 +362,11 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         }
         for (const { a, period, u } of rows) {
           const status = a.revoked ? 'REVOKED' : 'active';
-          io.out([a.id, a.plan, `${a.keyPrefix}…`, status, `${u.used}/${includedOf(a)} used (${period})`, a.label ?? ''].join('\t').trimEnd());
+          io.out(
+            [a.id, a.plan, `${a.keyPrefix}…`, status, `${u.used}/${includedOf(a)} used (${period})`, a.label ?? '']
+              .join('\t')
+              .trimEnd(),
+          );
         }
         return EXIT.ok;
       }
@@ -341,8 +385,10 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         io.out(`Key       ${a.keyPrefix}… (prefix only)`);
         io.out(`Plan      ${planLine(a)}`);
         io.out(`Created   ${a.createdAt}`);
-        io.out(`Usage     ${u.used} used of ${includedOf(a)} included in ${period}` +
-          `${u.overageUsed > 0 ? `, ${u.overageUsed} past the plan` : ''}${u.reserved > 0 ? `, ${u.reserved} in flight` : ''}`);
+        io.out(
+          `Usage     ${u.used} used of ${includedOf(a)} included in ${period}` +
+            `${u.overageUsed > 0 ? `, ${u.overageUsed} past the plan` : ''}${u.reserved > 0 ? `, ${u.reserved} in flight` : ''}`,
+        );
         return EXIT.ok;
       }
       case 'set-plan': {
@@ -364,14 +410,20 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         onlyFlags([]);
         const { account, secret } = await rotateWebhookSecret(store, positional[0] ?? '', now());
         io.out(`New webhook signing secret for ${account.id}: ${secret}`);
-        io.out('Webhooks are signed with it from now on (retries of earlier ones too), and for 24 hours with the previous secret as well: update your receiver within that time. Store it now: it is shown only this once.');
+        io.out(
+          'Webhooks are signed with it from now on (retries of earlier ones too), and for 24 hours with the previous secret as well: update your receiver within that time. Store it now: it is shown only this once.',
+        );
         return EXIT.ok;
       }
       case 'revoke': {
         noPositional(1);
         onlyFlags([]);
         const { account, already } = await revokeAccount(store, positional[0] ?? '');
-        io.out(already ? `Account ${account.id} was already revoked.` : `Revoked account ${account.id}: its key no longer works.`);
+        io.out(
+          already
+            ? `Account ${account.id} was already revoked.`
+            : `Revoked account ${account.id}: its key no longer works.`,
+        );
         return EXIT.ok;
       }
       default:
@@ -388,7 +440,9 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
       return EXIT.notFound;
     }
     if (isLookupError(e) && e.code === 'store_unavailable') {
-      io.err('Error: the account store (Redis) cannot be reached. Check REDIS_URL and try again (for create, rotate-key and rotate-webhook-secret, check with list whether the account changed).');
+      io.err(
+        'Error: the account store (Redis) cannot be reached. Check REDIS_URL and try again (for create, rotate-key and rotate-webhook-secret, check with list whether the account changed).',
+      );
       return EXIT.storeUnavailable;
     }
     io.err(`Error: ${(e as Error)?.message ?? String(e)}`);

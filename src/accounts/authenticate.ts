@@ -8,7 +8,12 @@ import { hashApiKey, sameDigest } from './keys.js';
  * store_unavailable (503), never a 401. A key checked moments ago is answered from `cache`;
  * refused keys are never remembered.
  */
-export async function authenticate(store: AccountStore, secret: string, header: string | string[] | undefined, cache?: AuthCache): Promise<Account> {
+export async function authenticate(
+  store: AccountStore,
+  secret: string,
+  header: string | string[] | undefined,
+  cache?: AuthCache,
+): Promise<Account> {
   const raw = Array.isArray(header) ? header[0] : header;
   const key = raw?.trim();
   if (!key) throw new LookupError('missing_api_key');

@@ -16,7 +16,8 @@ export function periodEnd(account: Account, now: Date): Date | null {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 }
 
-export const includedOf = (account: Account): number => (account.plan === 'free' ? account.allotment : account.included);
+export const includedOf = (account: Account): number =>
+  account.plan === 'free' ? account.allotment : account.included;
 
 /** What a live lookup of the account may draw on now: the plan's terms of a reservation, without its id and lease. */
 export type ReserveTerms = Omit<ReserveRequest, 'reservationId' | 'ttlMs'>;
@@ -42,12 +43,7 @@ export function reserveTerms(account: Account, config: Config, now: Date): Reser
   };
 }
 
-export function reserveRequest(
-  account: Account,
-  config: Config,
-  now: Date,
-  reservationId: string,
-): ReserveRequest {
+export function reserveRequest(account: Account, config: Config, now: Date, reservationId: string): ReserveRequest {
   return {
     reservationId,
     ...reserveTerms(account, config, now),
@@ -81,12 +77,19 @@ export function lookupsAffordable(terms: ReserveTerms, u: UsageCounters, budgetU
 
 const usd = (amount: number): number => Math.round(amount * 100) / 100;
 
-const nextMidnightUtc = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+const nextMidnightUtc = (now: Date): Date =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 
-export const secondsToMidnightUtc = (now: Date): number => Math.max(1, Math.ceil((nextMidnightUtc(now).getTime() - now.getTime()) / 1000));
+export const secondsToMidnightUtc = (now: Date): number =>
+  Math.max(1, Math.ceil((nextMidnightUtc(now).getTime() - now.getTime()) / 1000));
 
 /** A refused reservation as the spec's error. */
-export function refusal(result: Exclude<ReserveResult, { ok: true }>, account: Account, config: Config, now: Date): LookupError {
+export function refusal(
+  result: Exclude<ReserveResult, { ok: true }>,
+  account: Account,
+  config: Config,
+  now: Date,
+): LookupError {
   switch (result.reason) {
     case 'credits_exhausted':
       return new LookupError('credits_exhausted', {

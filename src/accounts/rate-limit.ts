@@ -22,7 +22,6 @@ import { createRedisClient, type RedisClient } from '../store/redis-connection.j
 export { WINDOW_SECONDS, type RateWindow } from '../contract/rate-limit.js';
 const WINDOW_MS = WINDOW_SECONDS * 1000;
 
-
 export interface RateLimitSettings {
   /** Units per account and minute; 0: no limit. */
   perMinute: number;
@@ -55,7 +54,6 @@ export interface RateLimiter {
   holdLive(accountId: string, wait?: AbortSignal, pool?: SlotPool): Promise<(() => void) | null>;
   close(): Promise<void>;
 }
-
 
 /** The refusal of a request whose units do not fit in its window. */
 export function rateLimitedError(window: RateWindow, cost: number): LookupError {
@@ -221,40 +219,50 @@ export class RedisRateLimiter implements RateLimiter {
     readonly settings: RateLimitSettings,
     private readonly opts: RedisRateLimiterOptions,
   ) {
-    this.redis = createRedisClient({ redisUrl: opts.url, redisClusterNodes: opts.clusterNodes ?? null }, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      autoResendUnfulfilledCommands: false,
-      commandTimeout: opts.commandTimeoutMs,
-      connectTimeout: 1000,
-      retryStrategy: (times: number) => Math.min(times * 100, 1000),
-      lazyConnect: true,
-    });
+    this.redis = createRedisClient(
+      { redisUrl: opts.url, redisClusterNodes: opts.clusterNodes ?? null },
+      {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        autoResendUnfulfilledCommands: false,
+        commandTimeout: opts.commandTimeoutMs,
+        connectTimeout: 1000,
+        retryStrategy: (times: number) => Math.min(times * 100, 1000),
+        lazyConnect: true,
+      },
+    );
     this.redis.on('error', () => undefined); // it reconnects by itself; a failed call lets the request through
     this.redis.defineCommand('plRateTake', { numberOfKeys: 1, lua: LUA_TAKE });
     this.redis.defineCommand('plRateGive', { numberOfKeys: 1, lua: LUA_GIVE });
     this.redis.defineCommand('plLiveHold', { numberOfKeys: 1, lua: LUA_HOLD_LIVE });
     this.redis.defineCommand('plLiveRenew', { numberOfKeys: 1, lua: LUA_RENEW_LIVE });
     this.scripts = this.redis as unknown as RateScripts;
-    this.firstConnect = this.redis.connect().then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      this.connected = true;
-    });
+    this.firstConnect = this.redis
+      .connect()
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.connected = true;
+      });
   }
 
   /** Before the first connection has settled: wait for it, at most a command's timeout. */
   private async untilConnected(): Promise<void> {
     if (this.connected) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.firstConnect, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.opts.commandTimeoutMs)))]);
+    await Promise.race([
+      this.firstConnect,
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, this.opts.commandTimeoutMs))),
+    ]);
     clearTimeout(timer);
   }
 
   // Hash tags keep an account's keys in one slot of a Redis Cluster.
   private windowKey = (accountId: string) => `${this.opts.prefix}rl:{${accountId}}:window`;
-  private liveKey = (accountId: string, pool: SlotPool) => `${this.opts.prefix}rl:{${accountId}}:${pool === 'background' ? 'live-bg' : 'live'}`;
+  private liveKey = (accountId: string, pool: SlotPool) =>
+    `${this.opts.prefix}rl:{${accountId}}:${pool === 'background' ? 'live-bg' : 'live'}`;
 
   async take(accountId: string, cost: number): Promise<{ allowed: boolean; window: RateWindow | null }> {
     const limit = this.settings.perMinute;
@@ -262,7 +270,14 @@ export class RedisRateLimiter implements RateLimiter {
     await this.untilConnected();
     try {
       const [ok, used, resetMs] = await this.scripts.plRateTake(this.windowKey(accountId), cost, limit, WINDOW_MS);
-      return { allowed: ok === 1, window: { limit, remaining: Math.max(0, limit - Number(used)), resetSeconds: Math.ceil(Number(resetMs) / 1000) } };
+      return {
+        allowed: ok === 1,
+        window: {
+          limit,
+          remaining: Math.max(0, limit - Number(used)),
+          resetSeconds: Math.ceil(Number(resetMs) / 1000),
+        },
+      };
     } catch (err) {
       this.unreachable(err);
       return { allowed: true, window: null };
@@ -271,7 +286,9 @@ export class RedisRateLimiter implements RateLimiter {
 
   async give(accountId: string, cost: number): Promise<void> {
     if (this.settings.perMinute === 0) return;
-    await this.scripts.plRateGive(this.windowKey(accountId), cost, WINDOW_MS).catch((err: unknown) => this.unreachable(err));
+    await this.scripts
+      .plRateGive(this.windowKey(accountId), cost, WINDOW_MS)
+      .catch((err: unknown) => this.unreachable(err));
   }
 
   async holdLive(accountId: string, wait?: AbortSignal, pool: SlotPool = 'interactive'): Promise<(() => void) | null> {

@@ -23,7 +23,8 @@ export interface AccountSeed {
 
 const nonNegative = (v: unknown, name: string, i: number): number | undefined => {
   if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`ACCOUNTS_FILE[${i}].${name} must be a number >= 0`);
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw new Error(`ACCOUNTS_FILE[${i}].${name} must be a number >= 0`);
   return v;
 };
 
@@ -32,7 +33,8 @@ export function parseSeeds(json: unknown): AccountSeed[] {
   return json.map((s, i) => {
     if (!s || typeof s !== 'object') throw new Error(`ACCOUNTS_FILE[${i}] must be an object`);
     const o = s as Record<string, unknown>;
-    if (typeof o.key !== 'string' || o.key.length < 8) throw new Error(`ACCOUNTS_FILE[${i}].key must be a string of 8+ characters`);
+    if (typeof o.key !== 'string' || o.key.length < 8)
+      throw new Error(`ACCOUNTS_FILE[${i}].key must be a string of 8+ characters`);
     if (o.plan !== 'free' && o.plan !== 'paid') throw new Error(`ACCOUNTS_FILE[${i}].plan must be "free" or "paid"`);
     const seed: AccountSeed = { key: o.key, plan: o.plan };
     const allotment = nonNegative(o.allotment, 'allotment', i);
@@ -47,7 +49,8 @@ export function parseSeeds(json: unknown): AccountSeed[] {
     if (typeof o.paymentFailing === 'boolean') seed.paymentFailing = o.paymentFailing;
     if (typeof o.label === 'string') seed.label = o.label;
     if (o.webhook_secret !== undefined) {
-      if (!isWebhookSecret(o.webhook_secret)) throw new Error(`ACCOUNTS_FILE[${i}].webhook_secret must be whsec_ followed by the base64 of 24 to 64 bytes`);
+      if (!isWebhookSecret(o.webhook_secret))
+        throw new Error(`ACCOUNTS_FILE[${i}].webhook_secret must be whsec_ followed by the base64 of 24 to 64 bytes`);
       seed.webhookSecret = o.webhook_secret;
     }
     return seed;
@@ -56,9 +59,13 @@ export function parseSeeds(json: unknown): AccountSeed[] {
 
 export function accountFromSeed(seed: AccountSeed, secret: string, existing: Account | null, now: Date): Account {
   const keyHash = hashApiKey(seed.key, secret);
-  const webhookSecret = seed.webhookSecret ?? (isWebhookSecret(existing?.webhookSecret) ? existing.webhookSecret : newWebhookSecret());
+  const webhookSecret =
+    seed.webhookSecret ?? (isWebhookSecret(existing?.webhookSecret) ? existing.webhookSecret : newWebhookSecret());
   // A re-seed keeping the rotated secret keeps the rotation's grace too (a restart must not end it early).
-  const previous = existing?.previousWebhookSecret && webhookSecret === existing.webhookSecret ? { previousWebhookSecret: existing.previousWebhookSecret } : {};
+  const previous =
+    existing?.previousWebhookSecret && webhookSecret === existing.webhookSecret
+      ? { previousWebhookSecret: existing.previousWebhookSecret }
+      : {};
   return {
     id: existing?.id ?? seededAccountId(keyHash),
     keyHash,
@@ -79,7 +86,12 @@ export function accountFromSeed(seed: AccountSeed, secret: string, existing: Acc
 }
 
 /** Upserts every seed; returns how many. Usage already recorded is kept. */
-export async function seedAccounts(store: AccountStore, seeds: AccountSeed[], secret: string, now = new Date()): Promise<number> {
+export async function seedAccounts(
+  store: AccountStore,
+  seeds: AccountSeed[],
+  secret: string,
+  now = new Date(),
+): Promise<number> {
   for (const seed of seeds) {
     const existing = await store.getAccount(seededAccountId(hashApiKey(seed.key, secret)));
     await store.putAccount(accountFromSeed(seed, secret, existing, now));
@@ -102,7 +114,12 @@ export async function seedAccountsFromFile(store: AccountStore, path: string, se
  * Seeds the accounts file again (read afresh) whenever the store is found to have lost its data
  * (Store.onReset: Redis restarted empty). Until that succeeds the store reports store_unavailable.
  */
-export function reseedOnStoreReset(store: AccountStore & Pick<StoreConnection, 'onReset'>, file: string, secret: string, logger: Logger): void {
+export function reseedOnStoreReset(
+  store: AccountStore & Pick<StoreConnection, 'onReset'>,
+  file: string,
+  secret: string,
+  logger: Logger,
+): void {
   store.onReset(async () => {
     try {
       const n = await seedAccountsFromFile(store, file, secret);

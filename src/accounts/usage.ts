@@ -26,7 +26,12 @@ export async function accountUsage(store: BillingStore, account: Account, now: D
  * Live lookups the account could pay for now (null: no limit), read from the same counters and plan
  * terms a reservation checks; nothing is held (a cost preview).
  */
-export async function creditsAvailable(store: BillingStore, account: Account, config: Config, now: Date): Promise<number | null> {
+export async function creditsAvailable(
+  store: BillingStore,
+  account: Account,
+  config: Config,
+  now: Date,
+): Promise<number | null> {
   const terms = reserveTerms(account, config, now);
   const [u, budgetUsed] = await Promise.all([
     store.usage(account.id, terms.period),

@@ -2,13 +2,28 @@
 // parser (parseStreetLine, on parse-address), so "North Main Street" and "N Main St" compare equal.
 import { houseNumberKey, placeName, zip5 } from './normalize.js';
 import { parseStreetLine } from './parse.js';
-import { MISMATCH_PARTS, type AddressParts, type AddressPieces, type MismatchPart, type StreetLineParts } from './parts.js';
+import {
+  MISMATCH_PARTS,
+  type AddressParts,
+  type AddressPieces,
+  type MismatchPart,
+  type StreetLineParts,
+} from './parts.js';
 import { STATE_NAMES, stateCode } from './states.js';
 import { UNIT_DESIGNATORS, normalizeUnit, unnumbered } from './units.js';
 
 /** Parses a street line (`2435 Aspen Rd UNIT 104`) plus separate city/state/ZIP into comparable parts. */
-export function partsFromStreetLine(streetLine: string, city?: string | null, state?: string | null, zip?: string | null): AddressParts {
-  const where = { city: placeName(city), state: stateCode(state) ?? (state?.trim().toUpperCase() || null), zip: zip5(zip) };
+export function partsFromStreetLine(
+  streetLine: string,
+  city?: string | null,
+  state?: string | null,
+  zip?: string | null,
+): AddressParts {
+  const where = {
+    city: placeName(city),
+    state: stateCode(state) ?? (state?.trim().toUpperCase() || null),
+    zip: zip5(zip),
+  };
   const parsed = parseStreetLine(streetLine);
   if (parsed) return { ...parsed, ...where };
   // The parser gave up: keep the number, the rest is the street; a doubtful match errs towards a 409.
@@ -17,7 +32,13 @@ export function partsFromStreetLine(streetLine: string, city?: string | null, st
 }
 
 /** A street line and a separate unit as comparable parts: the unit field wins over a unit written in the line. */
-export function partsWithUnit(streetLine: string, unit: string | null | undefined, city?: string | null, state?: string | null, zip?: string | null): AddressParts {
+export function partsWithUnit(
+  streetLine: string,
+  unit: string | null | undefined,
+  city?: string | null,
+  state?: string | null,
+  zip?: string | null,
+): AddressParts {
   const parts = partsFromStreetLine(streetLine, city, state, zip);
   return { ...parts, unit: normalizeUnit(unit) ?? parts.unit };
 }
@@ -38,7 +59,8 @@ export function compareAddress(input: AddressParts, candidate: AddressParts): Mi
   const out: MismatchPart[] = [];
   if (houseNumberKey(input.number) !== houseNumberKey(candidate.number)) out.push('number');
   const streetDiffers =
-    placeName(input.street) !== placeName(candidate.street) || (!!input.type && !!candidate.type && input.type !== candidate.type);
+    placeName(input.street) !== placeName(candidate.street) ||
+    (!!input.type && !!candidate.type && input.type !== candidate.type);
   if (streetDiffers) out.push('street');
   const dirIn = directionals(input);
   if (dirIn.length > 0 && dirIn.join() !== directionals(candidate).join()) out.push('directional');
@@ -65,7 +87,11 @@ export interface Ranked<T> {
  * not give, the first of them comes back with those parts as `mismatch`: picking one would be a
  * guess. Null when there are no candidates.
  */
-export function bestCandidate<T>(input: AddressParts, candidates: readonly T[], partsOf: (c: T) => AddressParts): Ranked<T> | null {
+export function bestCandidate<T>(
+  input: AddressParts,
+  candidates: readonly T[],
+  partsOf: (c: T) => AddressParts,
+): Ranked<T> | null {
   let best: Ranked<T> | null = null;
   const exact: Array<{ candidate: T; parts: AddressParts }> = [];
   for (const candidate of candidates) {
@@ -77,9 +103,13 @@ export function bestCandidate<T>(input: AddressParts, candidates: readonly T[], 
   const [first, ...others] = exact;
   if (!first) return best;
   // Both directions: what either side has and the other lacks or has otherwise.
-  const apart = new Set(others.flatMap((o) => [...compareAddress(first.parts, o.parts), ...compareAddress(o.parts, first.parts)]));
+  const apart = new Set(
+    others.flatMap((o) => [...compareAddress(first.parts, o.parts), ...compareAddress(o.parts, first.parts)]),
+  );
   const mismatch = MISMATCH_PARTS.filter((p) => apart.has(p));
-  return mismatch.length > 0 ? { candidate: first.candidate, mismatch, ambiguous: true } : { candidate: first.candidate, mismatch: [] };
+  return mismatch.length > 0
+    ? { candidate: first.candidate, mismatch, ambiguous: true }
+    : { candidate: first.candidate, mismatch: [] };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,7 +118,15 @@ export function bestCandidate<T>(input: AddressParts, candidates: readonly T[], 
 
 /** The parts a difference can be in. */
 export const DIFFERENCE_FIELDS = [
-  'house_number', 'street_name', 'street_type', 'directional', 'unit', 'unit_designator', 'city', 'state', 'zipcode',
+  'house_number',
+  'street_name',
+  'street_type',
+  'directional',
+  'unit',
+  'unit_designator',
+  'city',
+  'state',
+  'zipcode',
 ] as const;
 export type DifferenceField = (typeof DIFFERENCE_FIELDS)[number];
 
@@ -122,9 +160,14 @@ export interface MatchScore {
 // (another street may differ only in it); parts missing or different on the matched side can only
 // come from the site's record disagreeing with its own suggestion, and cost most.
 const FIELD_CLASS: Record<DifferenceField, 'identity' | 'qualifier' | 'place' | 'designator'> = {
-  house_number: 'identity', street_name: 'identity', unit: 'identity',
-  street_type: 'qualifier', directional: 'qualifier',
-  city: 'place', state: 'place', zipcode: 'place',
+  house_number: 'identity',
+  street_name: 'identity',
+  unit: 'identity',
+  street_type: 'qualifier',
+  directional: 'qualifier',
+  city: 'place',
+  state: 'place',
+  zipcode: 'place',
   unit_designator: 'designator',
 };
 export const DIFFERENCE_WEIGHTS: Record<(typeof FIELD_CLASS)[DifferenceField], Record<DifferenceKind, number>> = {
@@ -157,19 +200,30 @@ interface AsWritten {
 }
 
 const DIRECTION_WORDS: Record<string, string> = {
-  NORTH: 'N', SOUTH: 'S', EAST: 'E', WEST: 'W', NORTHEAST: 'NE', NORTHWEST: 'NW', SOUTHEAST: 'SE', SOUTHWEST: 'SW',
+  NORTH: 'N',
+  SOUTH: 'S',
+  EAST: 'E',
+  WEST: 'W',
+  NORTHEAST: 'NE',
+  NORTHWEST: 'NW',
+  SOUTHEAST: 'SE',
+  SOUTHWEST: 'SW',
 };
 /** Upper case without punctuation: how written forms are compared (case and punctuation are no difference). */
 const canon = (w: string): string => w.toUpperCase().replace(/[^A-Z0-9#]/g, '');
 const isDirectional = (w: string, code: string) => (DIRECTION_WORDS[canon(w)] ?? canon(w)) === code;
-const isDesignatorWord = (w: string) => w === '#' || UNIT_DESIGNATORS.includes(canon(w)) || unnumbered(canon(w)) === 'PH';
+const isDesignatorWord = (w: string) =>
+  w === '#' || UNIT_DESIGNATORS.includes(canon(w)) || unnumbered(canon(w)) === 'PH';
 
 /**
  * Lines the words of a street line up with its parsed parts (number, prefix, street, type, suffix,
  * unit) to read how each was written. Stops at the first part whose words do not line up.
  */
 function writtenStreetLine(text: string, parts: StreetLineParts): AsWritten {
-  const words = text.replace(/#/g, ' # ').split(/[\s,]+/).filter(Boolean);
+  const words = text
+    .replace(/#/g, ' # ')
+    .split(/[\s,]+/)
+    .filter(Boolean);
   const out: AsWritten = {};
   const n = parts.number.split(' ').length;
   if (houseNumberKey(words.slice(0, n).join(' ')) !== houseNumberKey(parts.number)) return out;
@@ -207,24 +261,34 @@ function writtenStreetLine(text: string, parts: StreetLineParts): AsWritten {
 
 /** `words` as the text writes them (case and punctuation kept), last occurrence; undefined when absent. */
 function findWritten(text: string, words: string): string | undefined {
-  const pattern = words.split(/\s+/).map((w) => w.replace(/[^A-Z0-9]/gi, '')).filter(Boolean).join('[\\s.,\']+');
+  const pattern = words
+    .split(/\s+/)
+    .map((w) => w.replace(/[^A-Z0-9]/gi, ''))
+    .filter(Boolean)
+    .join("[\\s.,']+");
   if (!pattern) return undefined;
   const all = [...text.matchAll(new RegExp(`(?<![A-Z0-9])${pattern}(?![A-Z0-9])`, 'gi'))];
   return all.at(-1)?.[0];
 }
 
 const NAMES_BY_CODE = new Map<string, string[]>();
-for (const [name, code] of Object.entries(STATE_NAMES)) NAMES_BY_CODE.set(code, [...(NAMES_BY_CODE.get(code) ?? []), name]);
+for (const [name, code] of Object.entries(STATE_NAMES))
+  NAMES_BY_CODE.set(code, [...(NAMES_BY_CODE.get(code) ?? []), name]);
 
 /** The input's state as written: its code, else its name. */
 function writtenState(text: string, code: string): string | undefined {
-  return findWritten(text, code) ?? (NAMES_BY_CODE.get(code) ?? []).map((name) => findWritten(text, name)).find((w) => w !== undefined);
+  return (
+    findWritten(text, code) ??
+    (NAMES_BY_CODE.get(code) ?? []).map((name) => findWritten(text, name)).find((w) => w !== undefined)
+  );
 }
 
 function asWritten(a: WrittenAddress): AsWritten {
   const street = writtenStreetLine(a.text, a.parts);
-  const city = a.city !== undefined ? (a.city ?? undefined) : a.parts.city ? findWritten(a.text, a.parts.city) : undefined;
-  const state = a.state !== undefined ? (a.state ?? undefined) : a.parts.state ? writtenState(a.text, a.parts.state) : undefined;
+  const city =
+    a.city !== undefined ? (a.city ?? undefined) : a.parts.city ? findWritten(a.text, a.parts.city) : undefined;
+  const state =
+    a.state !== undefined ? (a.state ?? undefined) : a.parts.state ? writtenState(a.text, a.parts.state) : undefined;
   return { ...street, ...(city ? { city } : {}), ...(state ? { state } : {}) };
 }
 
@@ -240,10 +304,21 @@ export function scoreMatch(input: WrittenAddress, matched: WrittenAddress): Matc
   const wa = asWritten(input);
   const wb = asWritten(matched);
   const out: AddressDifference[] = [];
-  const add = (field: DifferenceField, kind: DifferenceKind, inputValue: string | null | undefined, matchedValue: string | null | undefined) =>
-    out.push({ field, kind, input: inputValue ?? null, matched: matchedValue ?? null });
+  const add = (
+    field: DifferenceField,
+    kind: DifferenceKind,
+    inputValue: string | null | undefined,
+    matchedValue: string | null | undefined,
+  ) => out.push({ field, kind, input: inputValue ?? null, matched: matchedValue ?? null });
   // A part both sides have, equal after `same`: a spelling when both are written and the words differ.
-  const part = (field: DifferenceField, x: string | null, y: string | null, same: (x: string, y: string) => boolean, xw?: string, yw?: string) => {
+  const part = (
+    field: DifferenceField,
+    x: string | null,
+    y: string | null,
+    same: (x: string, y: string) => boolean,
+    xw?: string,
+    yw?: string,
+  ) => {
     if (!x && !y) return;
     if (!x) return add(field, 'missing_in_input', null, yw ?? y);
     if (!y) return add(field, 'missing_in_match', xw ?? x, null);
@@ -256,10 +331,18 @@ export function scoreMatch(input: WrittenAddress, matched: WrittenAddress): Matc
   part('street_type', a.type, b.type, equal, wa.type, wb.type);
   const dirs = (p: AddressParts) => directionals(p).join(' ') || null;
   const dirsWritten = (w: AsWritten, p: AddressParts) =>
-    (p.prefix && w.prefix === undefined) || (p.suffix && w.suffix === undefined) ? undefined : [w.prefix, w.suffix].filter(Boolean).join(' ');
+    (p.prefix && w.prefix === undefined) || (p.suffix && w.suffix === undefined)
+      ? undefined
+      : [w.prefix, w.suffix].filter(Boolean).join(' ');
   part('directional', dirs(a), dirs(b), equal, dirsWritten(wa, a), dirsWritten(wb, b));
   part('unit', a.unit, b.unit, (x, y) => normalizeUnit(x) === normalizeUnit(y));
-  if (a.unit && b.unit && wa.designator !== undefined && wb.designator !== undefined && canon(wa.designator) !== canon(wb.designator)) {
+  if (
+    a.unit &&
+    b.unit &&
+    wa.designator !== undefined &&
+    wb.designator !== undefined &&
+    canon(wa.designator) !== canon(wb.designator)
+  ) {
     const kind = !wa.designator ? 'missing_in_input' : !wb.designator ? 'missing_in_match' : 'spelling';
     add('unit_designator', kind, wa.designator || null, wb.designator || null);
   }

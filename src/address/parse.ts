@@ -12,9 +12,7 @@ import type { AddressParts, StreetLineParts } from './parts.js';
 import { STATE_CODES, STATE_NAMES, STATE_NAME_AT_END } from './states.js';
 import { UNIT_DESIGNATOR_AT_END, UNIT_GROUP, normalizeUnit, splitUnit, unnumbered } from './units.js';
 
-export type AddressCheck =
-  | { ok: true; parts: AddressParts; normalized: string }
-  | { ok: false; reason: string };
+export type AddressCheck = { ok: true; parts: AddressParts; normalized: string } | { ok: false; reason: string };
 
 export const ADDRESS_MIN = 5;
 export const ADDRESS_MAX = 200;
@@ -48,7 +46,9 @@ export function parseStreetLine(line: string): StreetLineParts | null {
   let fed = text;
   if (house) {
     const [all, digits, tail, fraction] = house;
-    number = [dropLeadingZeros(digits!) + (tail ?? '').toUpperCase().replace(/^-(?=[A-Z])/, ''), fraction].filter(Boolean).join(' ');
+    number = [dropLeadingZeros(digits!) + (tail ?? '').toUpperCase().replace(/^-(?=[A-Z])/, ''), fraction]
+      .filter(Boolean)
+      .join(' ');
     // The parser gets a plain number: it would read `1A Main` as number 1 on street "A Main".
     fed = `${digits} ${text.slice(all.length).trim()}`;
   }
@@ -111,7 +111,9 @@ function takeState(line: string): Tail {
     const state = STATE_NAMES[name[1]!.toUpperCase().replace(/\s+/g, ' ')]!;
     const rest = trimEnd(line.slice(0, name.index));
     const cityBefore =
-      lastComma >= 0 ? lastPiece.length > name[1]!.length || line.slice(0, lastComma).includes(',') : !!splitGluedCity(rest, state).city;
+      lastComma >= 0
+        ? lastPiece.length > name[1]!.length || line.slice(0, lastComma).includes(',')
+        : !!splitGluedCity(rest, state).city;
     if (cityBefore) return { rest, state };
   }
   const code = CODE_AT_END.exec(line);
@@ -171,7 +173,10 @@ export function checkAddress(input: string): AddressCheck {
   const state = tail.state;
   line = tail.rest;
 
-  const pieces = line.split(',').map((s) => s.trim()).filter(Boolean);
+  const pieces = line
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   let streetLine: string;
   let city: string | null = null;
   if (pieces.length >= 2) {

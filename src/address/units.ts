@@ -4,8 +4,29 @@ import { dropUnitLeadingZeros } from './normalize.js';
 
 /** The USPS secondary unit designators (Publication 28, appendix C2) that take a number. */
 export const UNIT_DESIGNATORS: readonly string[] = [
-  'APT', 'APARTMENT', 'BLDG', 'BUILDING', 'DEPT', 'FL', 'FLOOR', 'HNGR', 'HANGAR', 'LOT', 'PH', 'PIER',
-  'RM', 'ROOM', 'SLIP', 'SPC', 'SPACE', 'STE', 'SUITE', 'STOP', 'TRLR', 'TRAILER', 'UNIT',
+  'APT',
+  'APARTMENT',
+  'BLDG',
+  'BUILDING',
+  'DEPT',
+  'FL',
+  'FLOOR',
+  'HNGR',
+  'HANGAR',
+  'LOT',
+  'PH',
+  'PIER',
+  'RM',
+  'ROOM',
+  'SLIP',
+  'SPC',
+  'SPACE',
+  'STE',
+  'SUITE',
+  'STOP',
+  'TRLR',
+  'TRAILER',
+  'UNIT',
 ];
 const DESIGNATORS = UNIT_DESIGNATORS.join('|');
 const DESIGNATOR = new RegExp(`^(?:${DESIGNATORS})$`);
@@ -20,15 +41,26 @@ const NAMED_UNIT_ID = `[A-Z]{2,}\\s+${UNIT_ID}`;
 export const UNIT_GROUP = `(?:(?:${DESIGNATORS})\\b\\.?\\s*#?\\s*${UNIT_ID}|#\\s*(?:${NAMED_UNIT_ID}|${UNIT_ID}))`;
 /** A line that ends in a designator or `#` with nothing after it (`… Apt`, `… Unit #`). */
 export const UNIT_DESIGNATOR_AT_END = new RegExp(`(?:^|\\s)(?:${DESIGNATORS})\\.?\\s*#?$|#$`, 'i');
-const UNIT_AT_END = new RegExp(`\\s+(?:(?:${DESIGNATORS})\\b\\.?\\s*#?\\s*(${UNIT_ID})|#\\s*(${NAMED_UNIT_ID}|${UNIT_ID}))$`, 'i');
+const UNIT_AT_END = new RegExp(
+  `\\s+(?:(?:${DESIGNATORS})\\b\\.?\\s*#?\\s*(${UNIT_ID})|#\\s*(${NAMED_UNIT_ID}|${UNIT_ID}))$`,
+  'i',
+);
 
 // Units without a number, as parse-address reads them, with their USPS abbreviation.
 const UNNUMBERED: Array<[RegExp, string]> = [
-  [/^BA?SE?ME?N?T$/, 'BSMT'], [/^FRO?NT$/, 'FRNT'], [/^LO?BBY$/, 'LBBY'], [/^LOWE?R$/, 'LOWR'], [/^OFF?I?CE?$/, 'OFC'],
-  [/^PE?N?T?HO?U?S?E?$/, 'PH'], [/^REAR$/, 'REAR'], [/^SIDE$/, 'SIDE'], [/^UPPE?R$/, 'UPPR'],
+  [/^BA?SE?ME?N?T$/, 'BSMT'],
+  [/^FRO?NT$/, 'FRNT'],
+  [/^LO?BBY$/, 'LBBY'],
+  [/^LOWE?R$/, 'LOWR'],
+  [/^OFF?I?CE?$/, 'OFC'],
+  [/^PE?N?T?HO?U?S?E?$/, 'PH'],
+  [/^REAR$/, 'REAR'],
+  [/^SIDE$/, 'SIDE'],
+  [/^UPPE?R$/, 'UPPR'],
 ];
 /** The USPS abbreviation of a unit that takes no number (`Penthouse` → `PH`, `Rear`), else null. */
-export const unnumbered = (word: string): string | null => UNNUMBERED.find(([re]) => re.test(word.toUpperCase()))?.[1] ?? null;
+export const unnumbered = (word: string): string | null =>
+  UNNUMBERED.find(([re]) => re.test(word.toUpperCase()))?.[1] ?? null;
 
 // A word naming a unit (`TOWNHOUSE` of `TOWNHOUSE 1`) keeps a space before its number; ids are joined (`4 B` → `4B`).
 const isUnitName = (id: string) => /^[A-Z]{3,}$/.test(id);

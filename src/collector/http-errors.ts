@@ -27,16 +27,24 @@ export function cancelled(signal: AbortSignal, cause: unknown): LookupError {
 export function transportError(e: unknown, signal: AbortSignal): unknown {
   if (e instanceof LookupError) return e;
   if (signal.aborted) return cancelled(signal, e);
-  if (e instanceof TimeoutError) return new LookupError('upstream_timeout', { details: { reason: 'timeout', phase: e.event }, cause: e });
-  if (e instanceof MaxRedirectsError) return new LookupError('upstream_bad_response', { details: { reason: 'too_many_redirects' }, cause: e });
+  if (e instanceof TimeoutError)
+    return new LookupError('upstream_timeout', { details: { reason: 'timeout', phase: e.event }, cause: e });
+  if (e instanceof MaxRedirectsError)
+    return new LookupError('upstream_bad_response', { details: { reason: 'too_many_redirects' }, cause: e });
   // Details say what happened in words a client can use; the transport's own code stays in the cause.
-  if (e instanceof ReadError) return new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
-  if (e instanceof RequestError) return new LookupError('upstream_unreachable', { details: { reason: 'connection_failed' }, cause: e });
+  if (e instanceof ReadError)
+    return new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
+  if (e instanceof RequestError)
+    return new LookupError('upstream_unreachable', { details: { reason: 'connection_failed' }, cause: e });
   return e;
 }
 
 /** Seconds from a retry-after header (seconds or an HTTP date), else the fallback. */
-export function retryAfterSeconds(header: string | string[] | null | undefined, fallback: number, now = Date.now()): number {
+export function retryAfterSeconds(
+  header: string | string[] | null | undefined,
+  fallback: number,
+  now = Date.now(),
+): number {
   const v = Array.isArray(header) ? header[0] : header;
   if (!v) return fallback;
   if (/^\d+$/.test(v.trim())) return Math.max(1, Number(v.trim()));

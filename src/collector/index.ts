@@ -13,7 +13,13 @@ import { WithFallback } from './with-fallback.js';
 export type * from './types.js';
 export { FallbackProvider, type FallbackProviderOptions } from './fallback/index.js';
 export { SelfHostedCollector, SELF_HOSTED, type SelfHostedOptions } from './self-hosted.js';
-export { SiteClient, type SiteClientOptions, type SiteStatus, type AttemptEvent, type AttemptOutcome } from './site/client.js';
+export {
+  SiteClient,
+  type SiteClientOptions,
+  type SiteStatus,
+  type AttemptEvent,
+  type AttemptOutcome,
+} from './site/client.js';
 export { PagePool, type PagePoolOptions } from './page-pool.js';
 export { WithFallback, type FallbackObserver } from './with-fallback.js';
 
@@ -33,7 +39,11 @@ export interface CollectorDeps {
 /** Every call fails with one code: live lookups are off or impossible with this configuration. */
 const unavailable = (code: ErrorCode, reason: string): Collector => {
   const fail = () => Promise.reject(new LookupError(code, { details: { reason } }));
-  return { read: fail, resolveAddress: fail, status: () => ({ selfHosted: null, fallback: null, unavailable: { code, reason } }) };
+  return {
+    read: fail,
+    resolveAddress: fail,
+    status: () => ({ selfHosted: null, fallback: null, unavailable: { code, reason } }),
+  };
 };
 
 /** The fallback provider from the config: null when none is set up, a failing stub when half set up. */
@@ -44,12 +54,23 @@ function providerFrom(config: Config, clock: () => Date, deps: CollectorDeps): C
     return unavailable('upstream_misconfigured', 'FALLBACK_URL, FALLBACK_TOKEN and FALLBACK_ACTOR must all be set');
   }
   // Without a positive cap a run could spend without limit.
-  if (!(maxCostUsd > 0)) return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_USD must be a positive number');
+  if (!(maxCostUsd > 0))
+    return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_USD must be a positive number');
   if (!(maxCostCeilingUsd >= maxCostUsd)) {
-    return unavailable('upstream_misconfigured', 'FALLBACK_MAX_COST_CEILING_USD must be a number no lower than FALLBACK_MAX_COST_USD');
+    return unavailable(
+      'upstream_misconfigured',
+      'FALLBACK_MAX_COST_CEILING_USD must be a number no lower than FALLBACK_MAX_COST_USD',
+    );
   }
   const provider = new FallbackProvider({
-    url, token, actor, maxCostUsd, maxCostCeilingUsd, name, timeoutMs: config.lookupTimeoutMs, clock,
+    url,
+    token,
+    actor,
+    maxCostUsd,
+    maxCostCeilingUsd,
+    name,
+    timeoutMs: config.lookupTimeoutMs,
+    clock,
     ...(deps.logger ? { logger: deps.logger } : {}),
     ...(deps.fallbackBackoffMs === undefined ? {} : { backoffMs: deps.fallbackBackoffMs }),
   });
@@ -66,7 +87,8 @@ export function createCollector(config: Config, deps: CollectorDeps = {}): Colle
   if (!config.liveLookupsEnabled) return unavailable('live_lookups_disabled', 'LIVE_LOOKUPS_ENABLED is false');
   const clock = deps.clock ?? (() => new Date());
   const provider = providerFrom(config, clock, deps);
-  if (!config.selfHostedEnabled) return provider ?? unavailable('no_api_keys', 'the own collector is off and no fallback provider is set up');
+  if (!config.selfHostedEnabled)
+    return provider ?? unavailable('no_api_keys', 'the own collector is off and no fallback provider is set up');
   trustExtraCertificates();
   const { site } = config;
   const own = new SelfHostedCollector({
@@ -78,11 +100,24 @@ export function createCollector(config: Config, deps: CollectorDeps = {}): Colle
       proxyUrls: config.portalProxyUrls,
       maxConcurrency: site.maxConcurrency,
       retries: site.retries,
-      sessions: { maxDocuments: site.sessionDocuments, maxAgeMs: site.sessionMaxAgeMs, gapMs: site.sessionGapMs, warmUp: site.warmUp },
+      sessions: {
+        maxDocuments: site.sessionDocuments,
+        maxAgeMs: site.sessionMaxAgeMs,
+        gapMs: site.sessionGapMs,
+        warmUp: site.warmUp,
+      },
       breaker: { probeMs: site.breakerProbeMs },
     }),
     pages: deps.pages ?? new PagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax }),
-    ...(deps.canary ? { canary: { zpids: site.canaryZpids, intervalMs: site.canaryIntervalMs, readTimeoutMs: Math.min(site.budgetMs, config.lookupTimeoutMs) } } : {}),
+    ...(deps.canary
+      ? {
+          canary: {
+            zpids: site.canaryZpids,
+            intervalMs: site.canaryIntervalMs,
+            readTimeoutMs: Math.min(site.budgetMs, config.lookupTimeoutMs),
+          },
+        }
+      : {}),
     clock,
   });
   return new WithFallback(own, provider);

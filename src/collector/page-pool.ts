@@ -31,11 +31,14 @@ const WORKER = new URL(import.meta.url.endsWith('.ts') ? './page-worker.ts' : '.
 // Run from TypeScript (tsx, vitest) the worker is a .ts file and needs tsx's loader; run from the
 // compiled build it is the .js file beside this one.
 const execArgvFor = (worker: URL): string[] =>
-  worker.pathname.endsWith('.ts') ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href] : [];
+  worker.pathname.endsWith('.ts')
+    ? ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href]
+    : [];
 
 /** The page as a Uint8Array owning its whole ArrayBuffer, which can be transferred (a pooled slice cannot). */
 function transferable(page: Buffer): Uint8Array {
-  if (page.byteOffset === 0 && page.byteLength === page.buffer.byteLength) return new Uint8Array(page.buffer, 0, page.byteLength);
+  if (page.byteOffset === 0 && page.byteLength === page.buffer.byteLength)
+    return new Uint8Array(page.buffer, 0, page.byteLength);
   return new Uint8Array(page);
 }
 
@@ -50,7 +53,8 @@ export class PagePool {
    * An abort of `signal` ends the read with the lookup's abort reason.
    */
   async read(page: Buffer, task: Omit<PageTask, 'page'>, signal?: AbortSignal): Promise<PageRead> {
-    if (this.closed) throw instanceBusy('shutting_down', { message: 'The page readers are stopped: this instance is shutting down.' });
+    if (this.closed)
+      throw instanceBusy('shutting_down', { message: 'The page readers are stopped: this instance is shutting down.' });
     const pool = (this.pool ??= this.start());
     if (pool.queueSize >= this.opts.maxQueue) {
       throw new LookupError('upstream_busy', {
@@ -62,7 +66,10 @@ export class PagePool {
     const bytes = transferable(page);
     let outcome: PageRead | PageFailure;
     try {
-      outcome = await pool.run({ ...task, page: bytes }, { transferList: [bytes.buffer as ArrayBuffer], signal: signal ?? null });
+      outcome = await pool.run(
+        { ...task, page: bytes },
+        { transferList: [bytes.buffer as ArrayBuffer], signal: signal ?? null },
+      );
     } catch (e) {
       if (signal?.aborted) throw transportError(e, signal);
       // The worker died on this page (out of memory, a crash): piscina replaces it; the page is unreadable.
@@ -73,7 +80,13 @@ export class PagePool {
   }
 
   status(): PageWorkersStatus {
-    return { threads: this.threads, maxThreads: this.opts.workers, queued: this.pool?.queueSize ?? 0, maxQueue: this.opts.maxQueue, closed: this.closed };
+    return {
+      threads: this.threads,
+      maxThreads: this.opts.workers,
+      queued: this.pool?.queueSize ?? 0,
+      maxQueue: this.opts.maxQueue,
+      closed: this.closed,
+    };
   }
 
   /** Worker threads running: none before the first read and after close. */

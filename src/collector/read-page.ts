@@ -21,7 +21,14 @@ export interface PageTask {
 export type PageRead =
   | { kind: 'blocked' }
   | { kind: 'building'; property: MappedProperty; sections: Sections; rawJson: string; zpid: string | null }
-  | { kind: 'property'; property: MappedProperty; sections: Sections; rawJson: string; zpid: string | null; generation: string };
+  | {
+      kind: 'property';
+      property: MappedProperty;
+      sections: Sections;
+      rawJson: string;
+      zpid: string | null;
+      generation: string;
+    };
 
 /** A LookupError as plain data, so it survives the thread boundary with its code. */
 export interface PageFailure {
@@ -36,12 +43,25 @@ export function readPage(task: PageTask): PageRead {
       return data;
     case 'building': {
       const property = mapBuilding(data.building, { now: new Date(task.now), scrapedAt: task.scrapedAt });
-      return { kind: 'building', property, sections: buildingSections(data.building), rawJson: JSON.stringify(data.building), zpid: property.zpid };
+      return {
+        kind: 'building',
+        property,
+        sections: buildingSections(data.building),
+        rawJson: JSON.stringify(data.building),
+        zpid: property.zpid,
+      };
     }
     case 'property': {
       const property = mapProperty(data.property, data.extras, { scrapedAt: task.scrapedAt });
       const sections = propertySections(data.property, data.extras);
-      return { kind: 'property', property, sections, rawJson: JSON.stringify(data.property), zpid: data.zpid ?? property.zpid, generation: data.generation };
+      return {
+        kind: 'property',
+        property,
+        sections,
+        rawJson: JSON.stringify(data.property),
+        zpid: data.zpid ?? property.zpid,
+        generation: data.generation,
+      };
     }
   }
 }
@@ -53,10 +73,16 @@ export function readPageSafely(task: PageTask): PageRead | PageFailure {
   } catch (e) {
     if (!isLookupError(e)) throw e;
     const { code, message, details, retryAfter } = e;
-    return { failure: { code, message, ...(details ? { details } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) } };
+    return {
+      failure: { code, message, ...(details ? { details } : {}), ...(retryAfter !== undefined ? { retryAfter } : {}) },
+    };
   }
 }
 
 /** The LookupError a PageFailure stands for. */
 export const failureError = ({ failure: f }: PageFailure): LookupError =>
-  new LookupError(f.code, { message: f.message, ...(f.details ? { details: f.details } : {}), ...(f.retryAfter !== undefined ? { retryAfter: f.retryAfter } : {}) });
+  new LookupError(f.code, {
+    message: f.message,
+    ...(f.details ? { details: f.details } : {}),
+    ...(f.retryAfter !== undefined ? { retryAfter: f.retryAfter } : {}),
+  });

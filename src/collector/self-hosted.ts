@@ -5,7 +5,15 @@ import { addressAmbiguous } from './address-ambiguous.js';
 import type { PagePool } from './page-pool.js';
 import { Canary } from './site/canary.js';
 import type { AttemptOutcome, SiteClient } from './site/client.js';
-import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
+import type {
+  AddressQuery,
+  Collected,
+  Collector,
+  CollectorStatus,
+  ReadContext,
+  ReadTarget,
+  ResolvedAddress,
+} from './types.js';
 
 export const SELF_HOSTED = 'self_hosted';
 
@@ -36,15 +44,20 @@ export class SelfHostedCollector implements Collector {
 
   constructor(private readonly opts: SelfHostedOptions) {
     const c = opts.canary;
-    this.#canary = c && c.zpids.length > 0
-      ? new Canary({
-          ...c,
-          read: (zpid, signal) => this.read({ path: homePathForZpid(zpid), zpid, building: false }, { signal, now: opts.clock(), probe: true }),
-          onRead: (outcome) => {
-            for (const l of this.#canaryListeners) l(outcome);
-          },
-        })
-      : null;
+    this.#canary =
+      c && c.zpids.length > 0
+        ? new Canary({
+            ...c,
+            read: (zpid, signal) =>
+              this.read(
+                { path: homePathForZpid(zpid), zpid, building: false },
+                { signal, now: opts.clock(), probe: true },
+              ),
+            onRead: (outcome) => {
+              for (const l of this.#canaryListeners) l(outcome);
+            },
+          })
+        : null;
     this.#canary?.start();
   }
 
@@ -65,7 +78,8 @@ export class SelfHostedCollector implements Collector {
       scrapedAt: this.opts.clock().toISOString(),
       now: ctx.now.toISOString(),
     });
-    if (data.kind === 'blocked') throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });
+    if (data.kind === 'blocked')
+      throw new LookupError('upstream_blocked', { details: { reason: 'bot_wall', status: page.status } });
     const { property, rawJson, sections, zpid } = data;
     const source =
       data.kind === 'building'
@@ -109,7 +123,9 @@ export class SelfHostedCollector implements Collector {
 }
 
 const siteRequest = (ctx: ReadContext) => ({
-  signal: ctx.signal, ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }), ...(ctx.probe ? { probe: true } : {}),
+  signal: ctx.signal,
+  ...(ctx.deadlineAt === undefined ? {} : { deadlineAt: ctx.deadlineAt }),
+  ...(ctx.probe ? { probe: true } : {}),
 });
 
 const str = (v: unknown): string | null =>

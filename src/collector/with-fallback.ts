@@ -7,7 +7,15 @@
 import { isFallbackEligible, isLookupError, type LookupError } from '../contract/index.js';
 import { SELF_HOSTED, SelfHostedCollector } from './self-hosted.js';
 import { OWN_QUEUE, type AttemptEvent, type AttemptOutcome } from './site/client.js';
-import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from './types.js';
+import type {
+  AddressQuery,
+  Collected,
+  Collector,
+  CollectorStatus,
+  ReadContext,
+  ReadTarget,
+  ResolvedAddress,
+} from './types.js';
 
 /** Told of each failure of the own collector (a bot wall, say) and of each read handed to the provider. */
 export interface FallbackObserver {
@@ -27,7 +35,9 @@ const OWN_OVERLOAD = new Set(['page_readers_busy', OWN_QUEUE]);
 
 /** Own-collector failures the provider may get past (the error table's `fallback` column), but our own overload. */
 const mayFallBack = (e: unknown): boolean =>
-  isLookupError(e) && isFallbackEligible(e.code) && !(e.code === 'upstream_busy' && OWN_OVERLOAD.has(String(e.details?.reason)));
+  isLookupError(e) &&
+  isFallbackEligible(e.code) &&
+  !(e.code === 'upstream_busy' && OWN_OVERLOAD.has(String(e.details?.reason)));
 
 const marked = (c: Collected): Collected => ({ ...c, source: { ...c.source, fallback_from: SELF_HOSTED } });
 
@@ -54,11 +64,20 @@ export class WithFallback implements Collector {
 
   status(): CollectorStatus {
     const own = this.own.status?.();
-    return { selfHosted: own?.selfHosted ?? null, fallback: this.provider?.status?.().fallback ?? null, ...(own?.site ? { site: own.site } : {}) };
+    return {
+      selfHosted: own?.selfHosted ?? null,
+      fallback: this.provider?.status?.().fallback ?? null,
+      ...(own?.site ? { site: own.site } : {}),
+    };
   }
 
   read(target: ReadTarget, ctx: ReadContext): Promise<Collected> {
-    return this.attempt('read', ctx, () => this.own.read(target, ctx), async (p) => marked(await p.read(target, ctx)));
+    return this.attempt(
+      'read',
+      ctx,
+      () => this.own.read(target, ctx),
+      async (p) => marked(await p.read(target, ctx)),
+    );
   }
 
   resolveAddress(address: AddressQuery, ctx: ReadContext): Promise<ResolvedAddress> {
@@ -77,7 +96,12 @@ export class WithFallback implements Collector {
     await Promise.all([this.own.close?.(), this.provider?.close?.()]);
   }
 
-  private async attempt<T>(operation: 'read' | 'resolve', ctx: ReadContext, first: () => Promise<T>, fallback: (p: Collector) => Promise<T>): Promise<T> {
+  private async attempt<T>(
+    operation: 'read' | 'resolve',
+    ctx: ReadContext,
+    first: () => Promise<T>,
+    fallback: (p: Collector) => Promise<T>,
+  ): Promise<T> {
     try {
       return await first();
     } catch (e) {

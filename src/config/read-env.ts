@@ -38,7 +38,10 @@ export const text = (o: Doc & { default?: string }) => Type.String({ minLength: 
 export const httpUrl = (o: Doc & { default?: string }) => Type.String({ format: 'http-url', ...o });
 export const redisUrl = (o: Doc) => Type.String({ format: 'redis-url', ...o });
 export const oneOf = <T extends string>(values: readonly T[], o: Doc & { default?: T }) =>
-  Type.Union(values.map((v) => Type.Literal(v)), o);
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    o,
+  );
 
 const TRUE = ['1', 'true', 'yes', 'on'];
 const FALSE = ['0', 'false', 'no', 'off'];
@@ -58,7 +61,11 @@ function coerce(schema: TSchema, raw: string): unknown {
 function expectation(schema: TSchema): string {
   if (schema.type === 'integer' || schema.type === 'number') {
     const bounds = [
-      schema.minimum !== undefined ? `>= ${schema.minimum}` : schema.exclusiveMinimum !== undefined ? `> ${schema.exclusiveMinimum}` : null,
+      schema.minimum !== undefined
+        ? `>= ${schema.minimum}`
+        : schema.exclusiveMinimum !== undefined
+          ? `> ${schema.exclusiveMinimum}`
+          : null,
       schema.maximum !== undefined ? `<= ${schema.maximum}` : null,
     ].filter((b) => b !== null);
     return [schema.type === 'integer' ? 'an integer' : 'a number', bounds.join(' and ')].filter(Boolean).join(' ');
@@ -95,7 +102,11 @@ export interface EnvRule<T> {
  * The environment read against `schema`: unset and blank variables take their defaults; wrong types,
  * ranges, URLs and failed rules are all collected and thrown together as one ConfigError.
  */
-export function readEnv<S extends TObject>(schema: S, env: Env, rules: ReadonlyArray<EnvRule<Static<S>>> = []): Static<S> {
+export function readEnv<S extends TObject>(
+  schema: S,
+  env: Env,
+  rules: ReadonlyArray<EnvRule<Static<S>>> = [],
+): Static<S> {
   const value: Record<string, unknown> = {};
   const raw: Record<string, string> = {};
   for (const [name, entry] of Object.entries(schema.properties)) {

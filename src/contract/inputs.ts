@@ -23,7 +23,11 @@ export const LOCATOR_FIELDS = {
     description: `A home-details link ending in \`<zpid>_zpid/\`, or an apartment-building link (/apartments/…). At most ${URL_MAX} characters.`,
     examples: ['https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/'],
   }),
-  zpid: Type.String({ pattern: ZPID_PATTERN, description: 'The property ID, 1 to 12 digits.', examples: ['2146993218'] }),
+  zpid: Type.String({
+    pattern: ZPID_PATTERN,
+    description: 'The property ID, 1 to 12 digits.',
+    examples: ['2146993218'],
+  }),
   address: Type.String({
     minLength: ADDRESS_MIN,
     maxLength: ADDRESS_MAX,
@@ -37,14 +41,18 @@ export const LOCATOR_KEYS = Object.keys(LOCATOR_FIELDS) as LocatorKey[];
 /** How to read the home, for a single lookup and for every item of a batch alike. */
 export const OPTION_FIELDS = {
   status: Type.Optional(
-    Type.Union(STATUS_HINTS.map((s) => Type.Literal(s)), {
-      description: 'Hint for which listing to read (a batch: for every item). Detected automatically when omitted.',
-    }),
+    Type.Union(
+      STATUS_HINTS.map((s) => Type.Literal(s)),
+      {
+        description: 'Hint for which listing to read (a batch: for every item). Detected automatically when omitted.',
+      },
+    ),
   ),
   // No `default` keyword: generated client types would make the field required (openapi-typescript).
   raw: Type.Optional(
     Type.Boolean({
-      description: 'Add data.raw, the unmapped source record (a batch: for every item; GraphQL: built only when data.raw is selected). False when omitted.',
+      description:
+        'Add data.raw, the unmapped source record (a batch: for every item; GraphQL: built only when data.raw is selected). False when omitted.',
     }),
   ),
   max_age: Type.Optional(
@@ -92,7 +100,11 @@ export const LOOKUP_QUERY_KEYS: readonly string[] = [...LOCATOR_KEYS, ...Object.
 /** A batch item: a link or address as a string, or an object with exactly one locator (and its own max_age). */
 export const BatchItem = Type.Union(
   [
-    Type.String({ minLength: ADDRESS_MIN, maxLength: URL_MAX, description: 'A listing-site property link (http or https) or a one-line address' }),
+    Type.String({
+      minLength: ADDRESS_MIN,
+      maxLength: URL_MAX,
+      description: 'A listing-site property link (http or https) or a one-line address',
+    }),
     ...oneLocator(ITEM_OPTION_FIELDS),
   ],
   {

@@ -31,11 +31,16 @@ export const JOB_MEDIA_TYPES: Readonly<Record<string, JobFormat>> = {
   'application/x-jsonlines': 'ndjson',
 };
 
-const badBody = (reason: string, message = `The body is not a lookup job: ${reason}.`) => new LookupError('bad_body', { message, details: { reason } });
-const bad = (param: string, reason: string) => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
+const badBody = (reason: string, message = `The body is not a lookup job: ${reason}.`) =>
+  new LookupError('bad_body', { message, details: { reason } });
+const bad = (param: string, reason: string) =>
+  new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
 export const tooManyJobItems = (received: number): LookupError =>
-  new LookupError('too_many_items', { message: `At most ${MAX_JOB_ITEMS.toLocaleString('en-US')} items per job.`, details: { max: MAX_JOB_ITEMS, received } });
+  new LookupError('too_many_items', {
+    message: `At most ${MAX_JOB_ITEMS.toLocaleString('en-US')} items per job.`,
+    details: { max: MAX_JOB_ITEMS, received },
+  });
 
 /**
  * The format of a body by its content-type (parameters such as charset aside); a body sent without
@@ -89,7 +94,8 @@ export function parseJobOptions(input: Record<string, unknown>): Pick<JobRequest
 
 /** A JSON job body, parsed or not (GraphQL's arguments under the contract's names are one too). */
 export function parseJobJson(body: unknown): JobRequest {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badBody('body must be a JSON object with an items array');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw badBody('body must be a JSON object with an items array');
   const b = body as Record<string, unknown>;
   if (!Array.isArray(b.items)) throw badBody('items must be a non-empty array');
   checkCount(b.items);
@@ -154,7 +160,8 @@ export function parseCsvRows(text: string, firstLine = 1): string[][] {
       }
       line += (value.match(/\n/g) ?? []).length;
       const next = text[i];
-      if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n') throw badBody(`CSV: line ${at}: text after a closing quote (a quote inside a quoted field is written "")`);
+      if (next !== undefined && next !== ',' && next !== '\r' && next !== '\n')
+        throw badBody(`CSV: line ${at}: text after a closing quote (a quote inside a quoted field is written "")`);
       row.push(value);
     } else {
       let end = i;
@@ -330,7 +337,9 @@ export class CsvJobReader implements JobBodyReader {
     this.#rows += 1;
     if (this.#headerError || this.#rowError || this.#rows > MAX_JOB_ITEMS) return;
     if (cells.length > this.#header.length) {
-      this.#rowError = badBody(`CSV: data row ${this.#rows} has ${cells.length} fields, the header ${this.#header.length} (quote a value that holds a comma)`);
+      this.#rowError = badBody(
+        `CSV: data row ${this.#rows} has ${cells.length} fields, the header ${this.#header.length} (quote a value that holds a comma)`,
+      );
       return;
     }
     const item: Record<string, string> = {};
@@ -352,8 +361,13 @@ export class CsvJobReader implements JobBodyReader {
       if (this.#columns.size === 0) {
         // Spreadsheets set to a European locale save "CSV" with semicolons: say so rather than only "no column".
         const separator = [';', '\t'].find((c) => header.some((name) => name.includes(c)));
-        const hint = separator ? ` (the header is separated by ${separator === ';' ? 'semicolons' : 'tabs'}: send comma-separated values)` : '';
-        throw badBody(`CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}${hint}`, `A CSV job needs a header row naming a url, zpid or address column${hint}.`);
+        const hint = separator
+          ? ` (the header is separated by ${separator === ';' ? 'semicolons' : 'tabs'}: send comma-separated values)`
+          : '';
+        throw badBody(
+          `CSV: the header row names none of ${LOCATOR_KEYS.join(', ')}${hint}`,
+          `A CSV job needs a header row naming a url, zpid or address column${hint}.`,
+        );
       }
     } catch (e) {
       this.#headerError = e as LookupError;
@@ -364,7 +378,8 @@ export class CsvJobReader implements JobBodyReader {
     if (!this.#syntax && this.#pending !== '') this.#rowsOf(this.#pending);
     this.#pending = '';
     if (this.#syntax) throw this.#syntax;
-    if (!this.#header) throw badBody('CSV: no header row', 'A CSV job needs a header row naming a url, zpid or address column.');
+    if (!this.#header)
+      throw badBody('CSV: no header row', 'A CSV job needs a header row naming a url, zpid or address column.');
     if (this.#headerError) throw this.#headerError;
     if (this.#rows === 0) checkCount([]);
     if (this.#rows > MAX_JOB_ITEMS) throw tooManyJobItems(this.#rows);

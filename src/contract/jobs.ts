@@ -47,7 +47,12 @@ export const JobRequest = Type.Object(
     }),
     ...JOB_OPTION_FIELDS,
   },
-  { $id: 'JobRequest', additionalProperties: false, description: 'A lookup job as JSON (POST /v1/portal/jobs); also accepted as text/csv and NDJSON, options then in the query string.' },
+  {
+    $id: 'JobRequest',
+    additionalProperties: false,
+    description:
+      'A lookup job as JSON (POST /v1/portal/jobs); also accepted as text/csv and NDJSON, options then in the query string.',
+  },
 );
 export const JOB_BODY_KEYS: readonly string[] = Object.keys(JobRequest.properties);
 
@@ -57,23 +62,39 @@ const maybeTime = (description: string) => Type.Union([time(description), Type.N
 export const JobView = Type.Object(
   {
     id: Type.String({ description: 'The job id' }),
-    status: Type.Union(JOB_STATUSES.map((s) => Type.Literal(s)), {
-      description: 'queued (no item started), running, completed (every item has its result), cancelled (DELETE: the items not started have none), failed (the job itself could not run)',
-    }),
+    status: Type.Union(
+      JOB_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description:
+          'queued (no item started), running, completed (every item has its result), cancelled (DELETE: the items not started have none), failed (the job itself could not run)',
+      },
+    ),
     count: Type.Integer({ description: 'Items in the job' }),
     done: Type.Integer({ description: 'Items with a result so far' }),
     succeeded: Type.Integer({ description: 'Items found (ok)' }),
     failed: Type.Integer({ description: 'Items that failed (their result says why)' }),
     cache_hits: Type.Integer({ description: 'Succeeded items served from the cache (0 credits)' }),
-    credits: Type.Integer({ description: 'Credits charged so far: successful live lookups only, each item at most once' }),
+    credits: Type.Integer({
+      description: 'Credits charged so far: successful live lookups only, each item at most once',
+    }),
     created_at: time('When the job was made'),
     started_at: maybeTime('When its first item started; null while queued'),
-    finished_at: maybeTime('When it became completed or failed, or, cancelled, once no chunk of it ran any more; null before'),
-    webhook_url: Type.Union([Type.String(), Type.Null()], { description: 'Where job.completed / job.failed is sent; null: no webhook' }),
-    waiting: Type.Integer({ description: "Items held for the daily live-lookup limit (live_lookups_capped): read again at waiting_until, not failed" }),
+    finished_at: maybeTime(
+      'When it became completed or failed, or, cancelled, once no chunk of it ran any more; null before',
+    ),
+    webhook_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where job.completed / job.failed is sent; null: no webhook',
+    }),
+    waiting: Type.Integer({
+      description:
+        'Items held for the daily live-lookup limit (live_lookups_capped): read again at waiting_until, not failed',
+    }),
     waiting_until: maybeTime('When held items run again (00:00 UTC); null when none is held'),
   },
-  { $id: 'JobView', description: `A lookup job. Kept, with its results, for ${JOB_TTL_MS / (24 * 3600_000)} days after it was made.` },
+  {
+    $id: 'JobView',
+    description: `A lookup job. Kept, with its results, for ${JOB_TTL_MS / (24 * 3600_000)} days after it was made.`,
+  },
 );
 
 /** A job as GET /v1/portal/jobs/<id> shows it (snake_case; GraphQL shows the same fields in camelCase). */
@@ -100,7 +121,9 @@ export const JobListResponse = Type.Object(
   {
     data: Type.Array(Type.Ref(JobView), { description: "The account's jobs, newest first" }),
     meta: Type.Object({
-      next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next (older) page; null: no more' }),
+      next_cursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as cursor for the next (older) page; null: no more',
+      }),
       took_ms: tookMeta.properties.took_ms,
     }),
   },
@@ -111,7 +134,15 @@ export const JOB_SCHEMAS = [JobRequest, JobView, JobCreated, JobResponse, JobLis
 
 /** A value a CSV cell can hold as it is: a string, number, integer or boolean, or a union of those with null (an enum too). */
 function isScalar(s: TSchema): boolean {
-  if (KindGuard.IsString(s) || KindGuard.IsNumber(s) || KindGuard.IsInteger(s) || KindGuard.IsBoolean(s) || KindGuard.IsLiteral(s) || KindGuard.IsNull(s)) return true;
+  if (
+    KindGuard.IsString(s) ||
+    KindGuard.IsNumber(s) ||
+    KindGuard.IsInteger(s) ||
+    KindGuard.IsBoolean(s) ||
+    KindGuard.IsLiteral(s) ||
+    KindGuard.IsNull(s)
+  )
+    return true;
   return KindGuard.IsUnion(s) && s.anyOf.every(isScalar);
 }
 

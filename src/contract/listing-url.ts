@@ -29,10 +29,15 @@ export function checkListingUrl(input: string): ListingLink {
   const pathname = u.pathname.endsWith('/') ? u.pathname : `${u.pathname}/`;
   const path = pathname + u.search;
   const home = HOME_PATH.exec(pathname);
-  if (home && /^\/(homedetails|community|b)\//.test(pathname)) return { ok: true, kind: 'home', zpid: canonicalZpid(home[1]!), path };
+  if (home && /^\/(homedetails|community|b)\//.test(pathname))
+    return { ok: true, kind: 'home', zpid: canonicalZpid(home[1]!), path };
   const building = BUILDING_PATH.exec(pathname);
   if (building) return { ok: true, kind: 'building', buildingKey: (building[1] ?? building[2])!, path };
-  return { ok: false, reason: 'url is not a property link: expected a home-details link ending in <zpid>_zpid/ or an apartment-building link' };
+  return {
+    ok: false,
+    reason:
+      'url is not a property link: expected a home-details link ending in <zpid>_zpid/ or an apartment-building link',
+  };
 }
 
 /** One spelling per home: `007` and `7` name the same zpid. */

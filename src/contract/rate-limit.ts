@@ -14,7 +14,8 @@ export interface RateWindow {
 }
 
 /** The policy as the RateLimit-Policy field states it: null without a limit. */
-export const rateLimitPolicy = (perMinute: number): string | null => (perMinute > 0 ? `"default";q=${perMinute};w=${WINDOW_SECONDS}` : null);
+export const rateLimitPolicy = (perMinute: number): string | null =>
+  perMinute > 0 ? `"default";q=${perMinute};w=${WINDOW_SECONDS}` : null;
 
 /** The key's window as the RateLimit field states it: units remaining, seconds until the window starts again. */
 export const rateLimitField = (w: RateWindow): string => `"default";r=${w.remaining};t=${w.resetSeconds}`;

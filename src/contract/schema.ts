@@ -5,17 +5,29 @@ import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typeb
 import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../address/index.js';
 import { REST_ERROR_CODES } from './errors.js';
 import { INPUT_SCHEMAS } from './inputs.js';
-import { SECTION_DESCRIPTIONS, SECTION_NAMES, SECTION_STATE_DESCRIPTIONS, SECTION_STATES, type SectionName } from './sections.js';
+import {
+  SECTION_DESCRIPTIONS,
+  SECTION_NAMES,
+  SECTION_STATE_DESCRIPTIONS,
+  SECTION_STATES,
+  type SectionName,
+} from './sections.js';
 
-const nullable = <T extends TSchema>(t: T, description: string) =>
-  Type.Union([t, Type.Null()], { description });
+const nullable = <T extends TSchema>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
 
 const str = (d: string) => nullable(Type.String(), d);
 const num = (d: string) => nullable(Type.Number(), d);
 const int = (d: string) => nullable(Type.Integer(), d);
 
 export const HOME_STATUSES = [
-  'FOR_SALE', 'FOR_RENT', 'RECENTLY_SOLD', 'PENDING', 'COMING_SOON', 'FORECLOSURE', 'OFF_MARKET', 'OTHER',
+  'FOR_SALE',
+  'FOR_RENT',
+  'RECENTLY_SOLD',
+  'PENDING',
+  'COMING_SOON',
+  'FORECLOSURE',
+  'OFF_MARKET',
+  'OTHER',
 ] as const;
 export type HomeStatus = (typeof HOME_STATUSES)[number];
 
@@ -32,8 +44,16 @@ export const HOME_STATUS_DESCRIPTIONS: Record<HomeStatus, string> = {
 };
 
 export const STATUS_TEXTS = [
-  'For sale', 'Pending', 'Coming soon', 'New construction', 'For sale by owner', 'Foreclosure', 'Auction',
-  'For rent', 'Sold', 'Off market',
+  'For sale',
+  'Pending',
+  'Coming soon',
+  'New construction',
+  'For sale by owner',
+  'Foreclosure',
+  'Auction',
+  'For rent',
+  'Sold',
+  'Off market',
 ] as const;
 export type StatusText = (typeof STATUS_TEXTS)[number];
 
@@ -46,7 +66,10 @@ export const PortalPriceEvent = Type.Object(
     priceChangeRate: num('Change versus the previous event, as a fraction'),
     source: str('Where the event was reported, e.g. the MLS'),
   },
-  { $id: 'PortalPriceEvent', description: 'One event of the price history. Every field is null when the page does not show it.' },
+  {
+    $id: 'PortalPriceEvent',
+    description: 'One event of the price history. Every field is null when the page does not show it.',
+  },
 );
 
 export const PortalTaxEvent = Type.Object(
@@ -57,7 +80,10 @@ export const PortalTaxEvent = Type.Object(
     taxIncreaseRate: num('Change of the tax versus the previous year, as a fraction'),
     valueIncreaseRate: num('Change of the assessed value versus the previous year, as a fraction'),
   },
-  { $id: 'PortalTaxEvent', description: 'One year of the tax history. Every field is null when the page does not show it.' },
+  {
+    $id: 'PortalTaxEvent',
+    description: 'One year of the tax history. Every field is null when the page does not show it.',
+  },
 );
 
 export const PortalSchool = Type.Object(
@@ -70,7 +96,10 @@ export const PortalSchool = Type.Object(
     grades: str('Grade range, e.g. K-5'),
     link: str('School page'),
   },
-  { $id: 'PortalSchool', description: 'A nearby school as listed on the page. Every field is null when the page does not show it.' },
+  {
+    $id: 'PortalSchool',
+    description: 'A nearby school as listed on the page. Every field is null when the page does not show it.',
+  },
 );
 
 export const PortalProperty = Type.Object(
@@ -87,10 +116,18 @@ export const PortalProperty = Type.Object(
     neighborhood: str('Neighborhood'),
     latitude: num('Latitude'),
     longitude: num('Longitude'),
-    price: num('List price; monthly rent for rentals; sale price for sold homes. Never 0; null when not shown or undisclosed'),
+    price: num(
+      'List price; monthly rent for rentals; sale price for sold homes. Never 0; null when not shown or undisclosed',
+    ),
     currency: str('Currency code of price'),
-    homeStatus: nullable(Type.Union(HOME_STATUSES.map((s) => Type.Literal(s))), 'One of FOR_SALE, FOR_RENT, RECENTLY_SOLD, PENDING, COMING_SOON, FORECLOSURE, OFF_MARKET, OTHER'),
-    statusText: nullable(Type.Union(STATUS_TEXTS.map((s) => Type.Literal(s))), 'Readable status; null when the status is unclear'),
+    homeStatus: nullable(
+      Type.Union(HOME_STATUSES.map((s) => Type.Literal(s))),
+      'One of FOR_SALE, FOR_RENT, RECENTLY_SOLD, PENDING, COMING_SOON, FORECLOSURE, OFF_MARKET, OTHER',
+    ),
+    statusText: nullable(
+      Type.Union(STATUS_TEXTS.map((s) => Type.Literal(s))),
+      'Readable status; null when the status is unclear',
+    ),
     homeType: str('e.g. SINGLE_FAMILY, CONDO, TOWNHOUSE, MULTI_FAMILY, APARTMENT, LOT, MANUFACTURED'),
     beds: num('Bedrooms; null when not listed'),
     baths: num('Bathrooms; null when not listed'),
@@ -113,7 +150,9 @@ export const PortalProperty = Type.Object(
     parcelId: str('Parcel (APN) number'),
     description: str('Listing description'),
     imgSrc: str('Main photo URL'),
-    photos: Type.Array(Type.String({ format: 'uri' }), { description: 'Photo URLs as published on the listing, never re-hosted; may be empty' }),
+    photos: Type.Array(Type.String({ format: 'uri' }), {
+      description: 'Photo URLs as published on the listing, never re-hosted; may be empty',
+    }),
     photoCount: int('Number of photos the page reports'),
     brokerName: str('Listing broker; null when none is named or the home is not listed'),
     brokerPhone: str('Broker phone'),
@@ -127,9 +166,17 @@ export const PortalProperty = Type.Object(
     schools: Type.Array(Type.Ref(PortalSchool), { description: 'Nearby schools; may be empty' }),
     virtualTourUrl: str('Virtual tour link'),
     scrapedAt: str('When the data was collected, ISO 8601'),
-    raw: Type.Optional(Type.Unknown({ description: 'Present only when raw=true was requested: the unmapped source record. Its shape is unspecified and may change' })),
+    raw: Type.Optional(
+      Type.Unknown({
+        description:
+          'Present only when raw=true was requested: the unmapped source record. Its shape is unspecified and may change',
+      }),
+    ),
   },
-  { $id: 'PortalProperty', description: 'One home. Every field is present; null means the listing site does not display it, never zero.' },
+  {
+    $id: 'PortalProperty',
+    description: 'One home. Every field is present; null means the listing site does not display it, never zero.',
+  },
 );
 
 export const LookupSource = Type.Object(
@@ -138,17 +185,35 @@ export const LookupSource = Type.Object(
     note: Type.String({ description: 'How the record was collected' }),
     fallback_from: Type.Optional(Type.String({ description: 'self_hosted when the fallback provider was used' })),
   },
-  { $id: 'LookupSource', additionalProperties: true, description: 'Who collected the record, plus provider-specific descriptors' },
+  {
+    $id: 'LookupSource',
+    additionalProperties: true,
+    description: 'Who collected the record, plus provider-specific descriptors',
+  },
 );
 
 /** The fields meta.changes reports, in the order it lists them. */
-export const CHANGE_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee', 'photoCount', 'daysOnPortal', 'priceHistory'] as const;
+export const CHANGE_FIELDS = [
+  'price',
+  'homeStatus',
+  'estimate',
+  'rentEstimate',
+  'monthlyHoaFee',
+  'photoCount',
+  'daysOnPortal',
+  'priceHistory',
+] as const;
 export type ChangeField = (typeof CHANGE_FIELDS)[number];
 
 export const FieldChange = Type.Object(
   {
-    field: Type.Union(CHANGE_FIELDS.map((f) => Type.Literal(f)), { description: 'The PortalProperty field that changed' }),
-    from: Type.Unknown({ description: "The earlier snapshot's value (null when it had none; null for a new priceHistory event)" }),
+    field: Type.Union(
+      CHANGE_FIELDS.map((f) => Type.Literal(f)),
+      { description: 'The PortalProperty field that changed' },
+    ),
+    from: Type.Unknown({
+      description: "The earlier snapshot's value (null when it had none; null for a new priceHistory event)",
+    }),
     to: Type.Unknown({ description: 'The value now; for priceHistory, the new event' }),
   },
   {
@@ -160,15 +225,24 @@ export const FieldChange = Type.Object(
 
 export const AddressDifference = Type.Object(
   {
-    field: Type.Union(DIFFERENCE_FIELDS.map((f) => Type.Literal(f)), { description: 'The part of the address that differs' }),
-    kind: Type.Union(DIFFERENCE_KINDS.map((k) => Type.Literal(k)), {
-      description:
-        'spelling: written otherwise, the same after normalization (Street/St, North/N, #/APT, Saint/St, Illinois/IL); missing_in_input: the input left it out; missing_in_match: the matched address has none; different: different after normalization',
-    }),
+    field: Type.Union(
+      DIFFERENCE_FIELDS.map((f) => Type.Literal(f)),
+      { description: 'The part of the address that differs' },
+    ),
+    kind: Type.Union(
+      DIFFERENCE_KINDS.map((k) => Type.Literal(k)),
+      {
+        description:
+          'spelling: written otherwise, the same after normalization (Street/St, North/N, #/APT, Saint/St, Illinois/IL); missing_in_input: the input left it out; missing_in_match: the matched address has none; different: different after normalization',
+      },
+    ),
     input: str('As the input wrote it; null when the input left it out'),
     matched: str('As the matched address writes it; null when it has none'),
   },
-  { $id: 'AddressDifference', description: 'A part in which the matched address differs from the input and that was tolerated' },
+  {
+    $id: 'AddressDifference',
+    description: 'A part in which the matched address differs from the input and that was tolerated',
+  },
 );
 
 export const AddressMatch = Type.Object(
@@ -179,9 +253,13 @@ export const AddressMatch = Type.Object(
     confidence: Type.Number({
       minimum: 0,
       maximum: 1,
-      description: '1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (docs/address-match.md)',
+      description:
+        '1 when every part matches as written (case and punctuation aside) and the input left nothing out; each difference takes its weight off (docs/address-match.md)',
     }),
-    differences: Type.Array(Type.Ref(AddressDifference), { description: 'What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match' }),
+    differences: Type.Array(Type.Ref(AddressDifference), {
+      description:
+        'What differs, in the order house_number, street_name, street_type, directional, unit, unit_designator, city, state, zipcode; empty for an exact match',
+    }),
   },
   { $id: 'AddressMatch', description: "How the address given matches the answered home's address" },
 );
@@ -192,45 +270,79 @@ export const SectionStateSchema = Type.Union(
 );
 
 export const LookupSections = Type.Object(
-  Object.fromEntries(SECTION_NAMES.map((n) => [n, Type.Union(SectionStateSchema.anyOf, { description: `Whether the page held ${SECTION_DESCRIPTIONS[n]}` })])) as Record<
-    SectionName,
-    typeof SectionStateSchema
-  >,
+  Object.fromEntries(
+    SECTION_NAMES.map((n) => [
+      n,
+      Type.Union(SectionStateSchema.anyOf, { description: `Whether the page held ${SECTION_DESCRIPTIONS[n]}` }),
+    ]),
+  ) as Record<SectionName, typeof SectionStateSchema>,
   {
     $id: 'LookupSections',
     description:
-      'What the page (or the fallback provider\'s item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (docs/sections.md)',
+      "What the page (or the fallback provider's item) held of each section, decided from the page, not from the record: present, not_published (the page says there is none), not_found (no such section on this page generation or kind of property), extraction_failed (held but unreadable). A record with an extraction_failed section is cached only briefly (INCOMPLETE_TTL_MS) and billed only with its core fields (docs/sections.md)",
   },
 );
 
 export const LookupMeta = Type.Object(
   {
-    credits: Type.Integer({ description: 'Credits billed: 1 for a successful live lookup, 0 on a cache hit or a stale answer (and for a record read with a section in extraction_failed and without its core fields: see sections)' }),
-    cached: Type.Boolean({ description: 'True when served from the 24-hour cache (or, with stale, the last good record kept past it)' }),
+    credits: Type.Integer({
+      description:
+        'Credits billed: 1 for a successful live lookup, 0 on a cache hit or a stale answer (and for a record read with a section in extraction_failed and without its core fields: see sections)',
+    }),
+    cached: Type.Boolean({
+      description: 'True when served from the 24-hour cache (or, with stale, the last good record kept past it)',
+    }),
     cache_key: Type.String({ description: '`zpid:<zpid>` or `addr:<normalized address>`' }),
-    fetched_at: Type.String({ format: 'date-time', description: 'When the data was collected; a cache hit keeps the original time' }),
+    fetched_at: Type.String({
+      format: 'date-time',
+      description: 'When the data was collected; a cache hit keeps the original time',
+    }),
     source: Type.Ref(LookupSource),
     release: Type.Optional(Type.String({ description: 'Release label (v1)' })),
     took_ms: Type.Integer({ description: 'Milliseconds taken' }),
     warning: Type.Optional(Type.String({ description: 'Present only when something needs checking' })),
     sections: Type.Ref(LookupSections),
-    match: Type.Optional(Type.Ref(AddressMatch, { description: 'Address lookups only: how the address given matches the home answered, live or from the cache; absent for zpid and link lookups' })),
-    age_seconds: Type.Integer({ description: 'Seconds since this service read the record (0 for a live read); fetched_at can be earlier (a fallback provider\'s own collection time)' }),
-    stale: Type.Optional(Type.Boolean({ description: 'True when the live read failed (stale_reason) and the last good record was served instead (0 credits); absent otherwise' })),
-    stale_reason: Type.Optional(Type.String({ description: 'With stale: the error code the stale record stands in for (upstream_blocked, upstream_timeout, …)' })),
-    changes: Type.Optional(
-      Type.Array(Type.Ref(FieldChange), {
-        description: 'What changed since the earlier snapshot of this home that this record replaced; empty when nothing did; absent when it replaced none',
+    match: Type.Optional(
+      Type.Ref(AddressMatch, {
+        description:
+          'Address lookups only: how the address given matches the home answered, live or from the cache; absent for zpid and link lookups',
       }),
     ),
-    previous_fetched_at: Type.Optional(Type.String({ format: 'date-time', description: "With changes: the earlier snapshot's fetched_at" })),
+    age_seconds: Type.Integer({
+      description:
+        "Seconds since this service read the record (0 for a live read); fetched_at can be earlier (a fallback provider's own collection time)",
+    }),
+    stale: Type.Optional(
+      Type.Boolean({
+        description:
+          'True when the live read failed (stale_reason) and the last good record was served instead (0 credits); absent otherwise',
+      }),
+    ),
+    stale_reason: Type.Optional(
+      Type.String({
+        description:
+          'With stale: the error code the stale record stands in for (upstream_blocked, upstream_timeout, …)',
+      }),
+    ),
+    changes: Type.Optional(
+      Type.Array(Type.Ref(FieldChange), {
+        description:
+          'What changed since the earlier snapshot of this home that this record replaced; empty when nothing did; absent when it replaced none',
+      }),
+    ),
+    previous_fetched_at: Type.Optional(
+      Type.String({ format: 'date-time', description: "With changes: the earlier snapshot's fetched_at" }),
+    ),
   },
   { $id: 'LookupMeta' },
 );
 
 export const ErrorBody = Type.Object(
   {
-    code: Type.Union(REST_ERROR_CODES.map((c) => Type.Literal(c)), { description: 'Stable error code (spec section 7; the table in src/contract/errors.ts)' }),
+    code: Type.Union(
+      REST_ERROR_CODES.map((c) => Type.Literal(c)),
+      { description: 'Stable error code (spec section 7; the table in src/contract/errors.ts)' },
+    ),
     message: Type.String(),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
@@ -263,23 +375,34 @@ const PREVIEW_ITEM_FIELDS = {
       'Dry run: credits the item would cost now. 1 for a live read; 0 for a home the cache would serve (an address looked up before included), a later item naming the same home as an earlier one (billed once), or an item that would fail without a read',
   }),
   cache_key: Type.Optional(
-    Type.String({ description: 'Dry run: the key the home is known by (`zpid:…`, `addr:…`, `bldg:…`), as meta.cache_key reports it; items naming the same home share it; absent on a failing item' }),
+    Type.String({
+      description:
+        'Dry run: the key the home is known by (`zpid:…`, `addr:…`, `bldg:…`), as meta.cache_key reports it; items naming the same home share it; absent on a failing item',
+    }),
   ),
 };
 
 /** What a dry run adds to the batch's meta: REST's BatchPreviewMeta; in GraphQL, BatchMeta's fields (null unless dryRun). */
 const PREVIEW_META_FIELDS = {
-  credits_estimate: Type.Integer({ description: 'Dry run: the sum of would_cost, what the batch would charge now at most (a live read that fails is free)' }),
+  credits_estimate: Type.Integer({
+    description:
+      'Dry run: the sum of would_cost, what the batch would charge now at most (a live read that fails is free)',
+  }),
   credits_available: nullable(
     Type.Integer(),
     "Dry run: live lookups the account could pay for now (included lookups left, overage up to the spend limit, the daily live-lookup budget's room; lookups in flight hold theirs); null when nothing limits them",
   ),
-  affordable: Type.Boolean({ description: 'Dry run: true when credits_estimate is within credits_available (always when it is 0): the batch would not be refused 402 or live_lookups_capped' }),
+  affordable: Type.Boolean({
+    description:
+      'Dry run: true when credits_estimate is within credits_available (always when it is 0): the batch would not be refused 402 or live_lookups_capped',
+  }),
 };
 
 /** Every field of `fields` made Optional (absent, GraphQL null, where it does not apply). */
 function optional<T extends Record<string, TSchema>>(fields: T): { [K in keyof T]: TOptional<T[K]> } {
-  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as { [K in keyof T]: TOptional<T[K]> };
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, Type.Optional(v)])) as {
+    [K in keyof T]: TOptional<T[K]>;
+  };
 }
 
 /**
@@ -315,7 +438,11 @@ export const BatchItemSuccess = Type.Object(
 );
 
 export const BatchItemFailure = Type.Object(
-  { index: BatchResult.properties.index, ok: Type.Literal(false, { description: 'The item failed' }), error: present(BatchResult.properties.error) },
+  {
+    index: BatchResult.properties.index,
+    ok: Type.Literal(false, { description: 'The item failed' }),
+    error: present(BatchResult.properties.error),
+  },
   { $id: 'BatchItemFailure', description: 'An item that failed, on its own: the other items are unaffected' },
 );
 
@@ -333,7 +460,9 @@ export const BatchMeta = Type.Object(
 
 export const BatchResponse = Type.Object(
   {
-    data: Type.Array(Type.Union([Type.Ref(BatchItemSuccess), Type.Ref(BatchItemFailure)]), { description: 'One result per item, in item order' }),
+    data: Type.Array(Type.Union([Type.Ref(BatchItemSuccess), Type.Ref(BatchItemFailure)]), {
+      description: 'One result per item, in item order',
+    }),
     meta: Type.Ref(BatchMeta),
   },
   { $id: 'BatchResponse' },
@@ -343,9 +472,17 @@ export const BatchResponse = Type.Object(
 export const BatchPreviewItem = Type.Object(
   {
     index: BatchResult.properties.index,
-    ok: Type.Boolean({ description: 'True when the item would be looked up (from the cache or live), false when it would fail without a read (error)' }),
+    ok: Type.Boolean({
+      description:
+        'True when the item would be looked up (from the cache or live), false when it would fail without a read (error)',
+    }),
     ...PREVIEW_ITEM_FIELDS,
-    error: Type.Optional(Type.Ref(ErrorBody, { description: 'Why the item would fail: invalid input, an address known to be ambiguous (409), live lookups disabled' })),
+    error: Type.Optional(
+      Type.Ref(ErrorBody, {
+        description:
+          'Why the item would fail: invalid input, an address known to be ambiguous (409), live lookups disabled',
+      }),
+    ),
   },
   { $id: 'BatchPreviewItem' },
 );
@@ -355,7 +492,10 @@ export const BatchPreviewMeta = Type.Object(
     count: BatchMeta.properties.count,
     succeeded: Type.Integer({ description: 'Items that would be looked up (ok)' }),
     failed: Type.Integer({ description: 'Items that would fail without a read (not ok)' }),
-    cache_hits: Type.Integer({ description: 'Items that would be served at no cost: from the cache, or a later item naming a home read live for an earlier one' }),
+    cache_hits: Type.Integer({
+      description:
+        'Items that would be served at no cost: from the cache, or a later item naming a home read live for an earlier one',
+    }),
     credits: Type.Integer({ description: 'Credits charged: always 0, a dry run charges nothing' }),
     ...PREVIEW_META_FIELDS,
     took_ms: BatchMeta.properties.took_ms,
@@ -368,7 +508,10 @@ export const BatchPreviewResponse = Type.Object(
     data: Type.Array(Type.Ref(BatchPreviewItem), { description: 'One preview per item, in item order' }),
     meta: Type.Ref(BatchPreviewMeta),
   },
-  { $id: 'BatchPreviewResponse', description: 'The answer of a dry run: what the batch would cost now; nothing looked up, charged or held' },
+  {
+    $id: 'BatchPreviewResponse',
+    description: 'The answer of a dry run: what the batch would cost now; nothing looked up, charged or held',
+  },
 );
 
 /** A batch's meta in one object, the dry run's fields present or not: GraphQL's BatchMeta. */
@@ -376,13 +519,19 @@ export const BatchTotals = Type.Object({ ...BatchMeta.properties, ...optional(PR
 
 export const AccountUsage = Type.Object(
   {
-    plan: Type.Union([Type.Literal('free'), Type.Literal('paid')], { description: 'free (a one-time allotment) or paid (included lookups per billing period)' }),
+    plan: Type.Union([Type.Literal('free'), Type.Literal('paid')], {
+      description: 'free (a one-time allotment) or paid (included lookups per billing period)',
+    }),
     key_prefix: Type.String({ description: 'The visible prefix of the API key in use' }),
     used: Type.Integer({ description: 'Live lookups billed in the current period (free plan: ever)' }),
-    included: Type.Integer({ description: 'Lookups the plan includes in the period (free plan: the one-time allotment)' }),
+    included: Type.Integer({
+      description: 'Lookups the plan includes in the period (free plan: the one-time allotment)',
+    }),
     remaining: Type.Integer({ description: 'Included lookups left' }),
     period_end: nullable(Type.String({ format: 'date-time' }), 'End of the billing period; null for the free plan'),
-    overage_enabled: Type.Boolean({ description: 'True when lookups past the included ones are billed at the overage rate instead of refused' }),
+    overage_enabled: Type.Boolean({
+      description: 'True when lookups past the included ones are billed at the overage rate instead of refused',
+    }),
     overage_used: Type.Integer({ description: 'Lookups billed past the included ones in this period' }),
     overage_usd: Type.Number({ description: 'Overage charges so far in this period, USD' }),
     spend_limit_usd: nullable(Type.Number(), 'Monthly overage spend limit, USD; null when none is set'),
@@ -412,9 +561,28 @@ export type BatchResult =
 
 /** Every schema with an $id, for OpenAPI components (the inputs' are declared in inputs.ts). */
 export const CONTRACT_SCHEMAS = [
-  PortalPriceEvent, PortalTaxEvent, PortalSchool, PortalProperty, LookupSource, FieldChange, AddressDifference, AddressMatch, LookupSections, LookupMeta, ErrorBody,
-  ErrorEnvelope, PropertyResponse, ...INPUT_SCHEMAS, BatchItemSuccess, BatchItemFailure, BatchMeta, BatchResponse,
-  BatchPreviewItem, BatchPreviewMeta, BatchPreviewResponse, AccountUsage,
+  PortalPriceEvent,
+  PortalTaxEvent,
+  PortalSchool,
+  PortalProperty,
+  LookupSource,
+  FieldChange,
+  AddressDifference,
+  AddressMatch,
+  LookupSections,
+  LookupMeta,
+  ErrorBody,
+  ErrorEnvelope,
+  PropertyResponse,
+  ...INPUT_SCHEMAS,
+  BatchItemSuccess,
+  BatchItemFailure,
+  BatchMeta,
+  BatchResponse,
+  BatchPreviewItem,
+  BatchPreviewMeta,
+  BatchPreviewResponse,
+  AccountUsage,
 ] as const;
 
 /** The field names of PortalProperty that every response carries (raw is optional). */

@@ -2,7 +2,15 @@
 // one can be in. No imports: the page workers load this file, not the whole contract.
 
 export const SECTION_NAMES = [
-  'photos', 'priceHistory', 'taxHistory', 'schools', 'agent', 'broker', 'estimate', 'rentEstimate', 'description',
+  'photos',
+  'priceHistory',
+  'taxHistory',
+  'schools',
+  'agent',
+  'broker',
+  'estimate',
+  'rentEstimate',
+  'description',
 ] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];
 
@@ -14,7 +22,8 @@ export const SECTION_STATE_DESCRIPTIONS: Record<SectionState, string> = {
   present: 'The page holds the section and it was read',
   not_published: 'The page says there is none (an empty list, a null value), or does not show it for this home',
   not_found: "The page has no such section at all (this page generation, or this kind of property, doesn't carry it)",
-  extraction_failed: 'The page holds the section but it could not be read (an unexpected shape, a value that did not parse)',
+  extraction_failed:
+    'The page holds the section but it could not be read (an unexpected shape, a value that did not parse)',
 };
 
 /** Which record fields each section stands for. */

@@ -6,8 +6,19 @@ import { KindGuard } from '@sinclair/typebox';
 import { ADDRESS_MAX, checkAddress, type AddressParts } from '../address/index.js';
 import { LookupError } from './errors.js';
 import {
-  BATCH_BODY_KEYS, BATCH_QUERY_FIELDS, ITEM_OPTION_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, MAX_AGE_MAX, MAX_BATCH_ITEMS, OPTION_FIELDS, STATUS_HINTS, ZPID_PATTERN,
-  type LocatorKey, type OptionKey, type StatusHint,
+  BATCH_BODY_KEYS,
+  BATCH_QUERY_FIELDS,
+  ITEM_OPTION_KEYS,
+  LOCATOR_KEYS,
+  LOOKUP_QUERY_KEYS,
+  MAX_AGE_MAX,
+  MAX_BATCH_ITEMS,
+  OPTION_FIELDS,
+  STATUS_HINTS,
+  ZPID_PATTERN,
+  type LocatorKey,
+  type OptionKey,
+  type StatusHint,
 } from './inputs.js';
 import { canonicalZpid, checkListingUrl, homePathForZpid } from './listing-url.js';
 
@@ -17,7 +28,10 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** A request body past its limit (MAX_BODY_BYTES unless the route has its own), as both faces refuse it. */
 export const bodyTooLarge = (limitBytes = MAX_BODY_BYTES): LookupError => {
   const size = `${limitBytes / (1024 * 1024)} MB`;
-  return new LookupError('bad_body', { message: `The request body is larger than ${size}.`, details: { reason: `body is larger than ${size}` } });
+  return new LookupError('bad_body', {
+    message: `The request body is larger than ${size}.`,
+    details: { reason: `body is larger than ${size}` },
+  });
 };
 const ZPID = new RegExp(ZPID_PATTERN);
 const oneOfLocators = LOCATOR_KEYS.join(', ');
@@ -110,7 +124,12 @@ export function parseStale(value: unknown): boolean | undefined {
 }
 
 /** The options as a JSON body or GraphQL arguments (under the REST names) carry them (raw a boolean): the lookup options. */
-export function parseLookupOptions(input: { status?: unknown; raw?: unknown; max_age?: unknown; stale?: unknown }): LookupOptions {
+export function parseLookupOptions(input: {
+  status?: unknown;
+  raw?: unknown;
+  max_age?: unknown;
+  stale?: unknown;
+}): LookupOptions {
   const options: LookupOptions = { raw: parseRaw(input.raw) };
   const status = parseStatus(input.status);
   if (status) options.status = status;
@@ -137,7 +156,8 @@ function booleanFromQuery(key: string, value: unknown): boolean | undefined {
  * coerce query text (Ajv's coerceTypes: so the schema and this validator agree); other text is left
  * to the option's parser to refuse.
  */
-const numberFromQuery = (value: unknown): unknown => (typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value);
+const numberFromQuery = (value: unknown): unknown =>
+  typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : value;
 
 /** A query parameter's text as the option's type: booleans and integers from their text, strings as they are. */
 function fromQuery(key: OptionKey, value: unknown): unknown {
@@ -179,7 +199,11 @@ export function parseBatchItem(item: unknown): BatchItemResult {
     if (item && typeof item === 'object' && !Array.isArray(item)) {
       const obj = item as Record<string, unknown>;
       const unknown = Object.keys(obj).filter((k) => !ITEM_KEYS.includes(k));
-      if (unknown.length > 0) throw bad('item', `unknown field ${unknown.join(', ')} (expected one of ${oneOfLocators}, and optionally ${ITEM_OPTION_KEYS.join(', ')})`);
+      if (unknown.length > 0)
+        throw bad(
+          'item',
+          `unknown field ${unknown.join(', ')} (expected one of ${oneOfLocators}, and optionally ${ITEM_OPTION_KEYS.join(', ')})`,
+        );
       const locator = parseLocator(obj);
       const maxAge = parseMaxAge(obj.max_age);
       return maxAge === undefined ? { ok: true, locator } : { ok: true, locator, maxAge };

@@ -15,7 +15,8 @@ export const WATCH_MAX_INTERVAL_HOURS = 720;
 /** Watches one account may have at once (more: 400 too_many_items, delete one first). */
 export const MAX_WATCHES_PER_ACCOUNT = 1_000;
 
-const nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) => Type.Union([t, Type.Null()], { description });
+const nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) =>
+  Type.Union([t, Type.Null()], { description });
 
 /** The body of POST /v1/portal/watches (one locator, webhook_url, interval_hours). */
 export const WatchRequestBody = Type.Object(
@@ -25,7 +26,8 @@ export const WatchRequestBody = Type.Object(
     address: Type.Optional(LOCATOR_FIELDS.address),
     webhook_url: Type.String({
       maxLength: 2048,
-      description: 'Where property.changed events are sent (signed, Standard Webhooks): an http(s) URL of a public host.',
+      description:
+        'Where property.changed events are sent (signed, Standard Webhooks): an http(s) URL of a public host.',
       examples: ['https://crm.example.com/hooks/homes'],
     }),
     interval_hours: Type.Number({
@@ -35,7 +37,11 @@ export const WatchRequestBody = Type.Object(
       examples: [24],
     }),
   },
-  { $id: 'WatchRequest', additionalProperties: false, description: `Exactly one of ${LOCATOR_KEYS.join(', ')}, with webhook_url and interval_hours.` },
+  {
+    $id: 'WatchRequest',
+    additionalProperties: false,
+    description: `Exactly one of ${LOCATOR_KEYS.join(', ')}, with webhook_url and interval_hours.`,
+  },
 );
 const WATCH_BODY_KEYS: readonly string[] = Object.keys(WatchRequestBody.properties);
 
@@ -50,13 +56,23 @@ export const WatchView = Type.Object(
     address: Type.Optional(Type.String({ description: 'The locator as sent, when it was an address' })),
     webhook_url: Type.String({ description: 'Where property.changed events are sent' }),
     interval_hours: Type.Number({ description: 'Hours between two checks' }),
-    created_at: Type.String({ format: 'date-time', description: 'When the watch was made (its first check runs at once)' }),
+    created_at: Type.String({
+      format: 'date-time',
+      description: 'When the watch was made (its first check runs at once)',
+    }),
     home_zpid: nullable(Type.String(), "The home's zpid once a check found it"),
     last_checked_at: time('When the last check ran; null before the first'),
     next_check_at: time('When the next check is due; null when the watch stopped (its account was revoked)'),
-    last_error: nullable(Type.String(), "The last check's error code (it was not billed), or null when it found the home"),
+    last_error: nullable(
+      Type.String(),
+      "The last check's error code (it was not billed), or null when it found the home",
+    ),
   },
-  { $id: 'Watch', description: 'A watched home: read live every interval_hours; a property.changed event when price, status, estimate, rent estimate or HOA changed.' },
+  {
+    $id: 'Watch',
+    description:
+      'A watched home: read live every interval_hours; a property.changed event when price, status, estimate, rent estimate or HOA changed.',
+  },
 );
 export type WatchViewShape = Static<typeof WatchView>;
 
@@ -72,12 +88,18 @@ export interface ParsedWatchBody {
 /** POST /v1/portal/watches' JSON body, or watchProperty's arguments under the REST names. */
 export function parseWatchBody(body: unknown): ParsedWatchBody {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new LookupError('bad_body', { message: 'The body must be a JSON object with one locator, webhook_url and interval_hours.', details: { reason: 'not an object' } });
+    throw new LookupError('bad_body', {
+      message: 'The body must be a JSON object with one locator, webhook_url and interval_hours.',
+      details: { reason: 'not an object' },
+    });
   }
   const input = body as Record<string, unknown>;
   for (const k of Object.keys(input)) {
     if (!WATCH_BODY_KEYS.includes(k)) {
-      throw new LookupError('bad_param', { message: `Invalid ${k}: unknown field (expected ${WATCH_BODY_KEYS.join(', ')}).`, details: { param: k, reason: 'unknown field' } });
+      throw new LookupError('bad_param', {
+        message: `Invalid ${k}: unknown field (expected ${WATCH_BODY_KEYS.join(', ')}).`,
+        details: { param: k, reason: 'unknown field' },
+      });
     }
   }
   return { locator: parseLocator(input), webhookUrl: input.webhook_url, intervalHours: input.interval_hours };

@@ -23,7 +23,8 @@ function secretKey(secret: string): Buffer | null {
   return key.length >= 24 && key.length <= 64 ? key : null;
 }
 
-export const isWebhookSecret = (secret: unknown): secret is string => typeof secret === 'string' && secretKey(secret) !== null;
+export const isWebhookSecret = (secret: unknown): secret is string =>
+  typeof secret === 'string' && secretKey(secret) !== null;
 
 function mustKey(secret: string): Buffer {
   const key = secretKey(secret);
@@ -44,7 +45,12 @@ export interface WebhookHeaders {
  * The three signature headers of one attempt; `timestamp` in unix seconds (the attempt's time). Several
  * secrets (after a rotation): one space-separated `v1,…` signature each, as Standard Webhooks allows.
  */
-export function signWebhook(secrets: string | readonly string[], id: string, timestamp: number, body: string): WebhookHeaders {
+export function signWebhook(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): WebhookHeaders {
   const keys = (typeof secrets === 'string' ? [secrets] : secrets).map(mustKey);
   if (keys.length === 0) throw new Error('No webhook secret to sign with');
   return {

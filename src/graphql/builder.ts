@@ -34,4 +34,7 @@ export const builder = new SchemaBuilder<BuilderTypes>({ defaultFieldNullability
 
 builder.queryType({ description: "Property lookups (the same core as REST /v1), and the caller's account." });
 // Each schema file adds its own mutations (builder.mutationField): jobs, watches.
-builder.mutationType({ description: 'Work that outlives the request (lookup jobs, watched homes). A mutation is sent by POST; an Idempotency-Key header makes its retry safe.' });
+builder.mutationType({
+  description:
+    'Work that outlives the request (lookup jobs, watched homes). A mutation is sent by POST; an Idempotency-Key header makes its retry safe.',
+});

@@ -49,29 +49,39 @@ export function toGraphQLError(err: LookupError, opts: CodedErrorOptions = {}): 
  * how it applies come from the contract's table, like every other code's.
  */
 export function requestError(code: GraphqlOnlyCode, message?: string, details?: Record<string, unknown>): GraphQLError {
-  return toGraphQLError(new LookupError(code, { ...(message === undefined ? {} : { message }), ...(details === undefined ? {} : { details }) }));
+  return toGraphQLError(
+    new LookupError(code, {
+      ...(message === undefined ? {} : { message }),
+      ...(details === undefined ? {} : { details }),
+    }),
+  );
 }
 
 /**
  * A whole response body in GraphQL's format for a refusal that never reached Yoga's executor (the
  * HTTP layer's own answers on /graphql: a bad content-type, the drain, an empty 406/415 from Yoga).
  */
-export function graphqlErrorBody(err: LookupError): { errors: Array<{ message: string; extensions: Record<string, unknown> }> } {
+export function graphqlErrorBody(err: LookupError): {
+  errors: Array<{ message: string; extensions: Record<string, unknown> }>;
+} {
   const retryAfter = err.retryAfterSeconds;
   return {
-    errors: [{
-      message: err.message,
-      extensions: {
-        code: err.code,
-        ...(err.details === undefined ? {} : { details: err.details }),
-        ...(retryAfter === undefined ? {} : { retryAfter }),
+    errors: [
+      {
+        message: err.message,
+        extensions: {
+          code: err.code,
+          ...(err.details === undefined ? {} : { details: err.details }),
+          ...(retryAfter === undefined ? {} : { retryAfter }),
+        },
       },
-    }],
+    ],
   };
 }
 
 // The codes of Yoga, envelop and graphql-js become the table's here (see plugins/use-coded-errors.ts).
-export const inTable = (code: unknown): code is ErrorCode => typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
+export const inTable = (code: unknown): code is ErrorCode =>
+  typeof code === 'string' && Object.hasOwn(ERROR_CODES, code);
 
 /**
  * `whateverAccept`: the status holds under application/json too (a body that cannot be read is no
@@ -81,7 +91,10 @@ export type TableCode = { code: ErrorCode; details?: Record<string, unknown>; wh
 /** An error of a request parser (a multipart form it cannot read) that came without a code. */
 export const UNREADABLE_BODY: TableCode = { code: 'bad_body', whateverAccept: true };
 /** A validation error of graphql-js, which comes without a code. */
-export const INVALID_DOCUMENT: TableCode = { code: 'bad_param', details: { param: 'query', reason: 'does not fit the schema' } };
+export const INVALID_DOCUMENT: TableCode = {
+  code: 'bad_param',
+  details: { param: 'query', reason: 'does not fit the schema' },
+};
 
 /** The table's code (and details) for a framework's error: by its code, and for Yoga's BAD_REQUEST by its status. */
 function tableCodeOf(error: GraphQLError, uncoded?: TableCode): TableCode {
@@ -92,12 +105,20 @@ function tableCodeOf(error: GraphQLError, uncoded?: TableCode): TableCode {
     case 'GRAPHQL_VALIDATION_FAILED':
       return INVALID_DOCUMENT;
     case 'OPERATION_RESOLUTION_FAILURE':
-      return { code: 'bad_param', details: { param: 'operationName', reason: 'names no operation of the document, or the document has several and none is named' } };
+      return {
+        code: 'bad_param',
+        details: {
+          param: 'operationName',
+          reason: 'names no operation of the document, or the document has several and none is named',
+        },
+      };
     case 'PERSISTED_QUERY_NOT_FOUND':
       return { code: 'persisted_query_not_found' };
     case 'BAD_REQUEST':
       // Yoga's 405 is a mutation sent with GET; its other refusals are of a body it cannot read.
-      return status === 405 ? { code: 'method_not_allowed', details: { allowed: ['POST'] }, whateverAccept: true } : UNREADABLE_BODY;
+      return status === 405
+        ? { code: 'method_not_allowed', details: { allowed: ['POST'] }, whateverAccept: true }
+        : UNREADABLE_BODY;
     default:
       // No code, or one nobody here knows: the request's fault when it is not about a field.
       return uncoded ?? (error.path ? { code: 'internal' } : { code: 'bad_param' });
@@ -115,7 +136,9 @@ export function codeOf(error: GraphQLError, uncoded?: TableCode): GraphQLError {
   const { code, details, whateverAccept } = tableCodeOf(error, uncoded);
   const extensions = error.extensions as Record<string, unknown>;
   const was = extensions.http as { status?: number; headers?: Record<string, string> } | undefined;
-  const http = whateverAccept ? { status: was?.status ?? ERROR_CODES[code].status, ...(was?.headers ? { headers: was.headers } : {}) } : was;
+  const http = whateverAccept
+    ? { status: was?.status ?? ERROR_CODES[code].status, ...(was?.headers ? { headers: was.headers } : {}) }
+    : was;
   for (const key of Object.keys(extensions)) delete extensions[key];
   Object.assign(extensions, { code, ...(details ? { details } : {}), ...(http ? { http } : {}) });
   return error;

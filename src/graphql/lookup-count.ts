@@ -5,9 +5,16 @@
 // validation per document, so a validation rule could not see the variables). Also: which
 // operations need the API key (all but introspection-only ones).
 import {
-  getOperationAST, getVariableValues, Kind,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema,
-  type OperationDefinitionNode, type ValueNode,
+  getOperationAST,
+  getVariableValues,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValueNode,
 } from 'graphql';
 import { documentOf } from './documents.js';
 import type { OperationParams } from './persisted.js';
@@ -27,12 +34,16 @@ export function coerceVariables(
 
 const fragmentsOf = (document: DocumentNode): Record<string, FragmentDefinitionNode> =>
   Object.fromEntries(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
   );
 
 /** The root fields the operation executes, one per response key (the executor resolves merged fields once, with the first one's arguments). */
 const rootFields = (document: DocumentNode, op: OperationDefinitionNode, variables: Variables): FieldNode[] =>
-  [...collectFields([op.selectionSet], { fragments: fragmentsOf(document), variables }).values()].map((same) => same[0]!);
+  [...collectFields([op.selectionSet], { fragments: fragmentsOf(document), variables }).values()].map(
+    (same) => same[0]!,
+  );
 
 function itemsCount(node: ValueNode | undefined, variables: Variables): number {
   if (!node || node.kind === Kind.NULL) return 0;
@@ -53,7 +64,8 @@ function isTrue(node: ValueNode | undefined, variables: Variables): boolean {
   return node.kind === Kind.VARIABLE && variables[node.name.value] === true;
 }
 
-const argument = (field: FieldNode, name: string): ValueNode | undefined => field.arguments?.find((a) => a.name.value === name)?.value;
+const argument = (field: FieldNode, name: string): ValueNode | undefined =>
+  field.arguments?.find((a) => a.name.value === name)?.value;
 
 /**
  * Lookups an operation asks for (0 for anything but a query), with its variables as coerced by
@@ -65,7 +77,8 @@ export function countLookups(document: DocumentNode, op: OperationDefinitionNode
   for (const field of rootFields(document, op, coerced)) {
     if (field.name.value === 'property') n += 1;
     // A dry run looks nothing up: it counts as one, whatever its items (the core takes one unit for it).
-    else if (field.name.value === 'properties') n += isTrue(argument(field, 'dryRun'), coerced) ? 1 : itemsCount(argument(field, 'items'), coerced);
+    else if (field.name.value === 'properties')
+      n += isTrue(argument(field, 'dryRun'), coerced) ? 1 : itemsCount(argument(field, 'items'), coerced);
   }
   return n;
 }

@@ -3,8 +3,15 @@
 // `data.raw` was asked for (the core only builds `raw` then) and whether a list field is streamed.
 // Fields left out by @skip/@include are not selected, wherever the walk is used.
 import {
-  getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind,
-  type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionNode, type SelectionSetNode,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  type SelectionNode,
+  type SelectionSetNode,
 } from 'graphql';
 import type { LookupOptions } from '../contract/index.js';
 
@@ -71,7 +78,11 @@ export function selectsPath(info: ResolverSelection, path: readonly string[]): b
 }
 
 /** The lookup options with `raw` kept only when the field selects the record's raw at `rawPath`. */
-export const rawOnlyWhenSelected = (options: LookupOptions, info: ResolverSelection, rawPath: readonly string[]): LookupOptions => ({
+export const rawOnlyWhenSelected = (
+  options: LookupOptions,
+  info: ResolverSelection,
+  rawPath: readonly string[],
+): LookupOptions => ({
   ...options,
   raw: options.raw && selectsPath(info, rawPath),
 });

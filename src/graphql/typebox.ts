@@ -20,7 +20,8 @@ type Output = OutputType<Types>;
 type Input = InputType<Types>;
 
 /** `cache_key` → `cacheKey`; names already in camelCase are unchanged. */
-export const toGraphqlName = (restName: string): string => restName.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+export const toGraphqlName = (restName: string): string =>
+  restName.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** What a contract field becomes in GraphQL. */
 export interface FieldPlan {
@@ -64,7 +65,8 @@ function literalStrings(s: TSchema): string[] | null {
   return values;
 }
 
-const sameSet = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((v) => b.includes(v));
+const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((v) => b.includes(v));
 
 function leaf(s: TSchema, map: TypeMap, where: string): { type: Output } {
   if (KindGuard.IsString(s)) return { type: 'String' };
@@ -95,10 +97,24 @@ export function planFields(schema: TObject, map: TypeMap, where = schema.$id ?? 
     const { inner, nullable } = unwrapNullable(prop);
     const description = prop.description ?? inner.description ?? refDescription(inner, map);
     if (KindGuard.IsArray(inner)) {
-      return { restName, name, ...leaf(inner.items, map, `${at}[]`), list: true, nullable: nullable || optional, description };
+      return {
+        restName,
+        name,
+        ...leaf(inner.items, map, `${at}[]`),
+        list: true,
+        nullable: nullable || optional,
+        description,
+      };
     }
     // Unknown (JSON) is any JSON value, null among them.
-    return { restName, name, ...leaf(inner, map, at), list: false, nullable: nullable || optional || KindGuard.IsUnknown(inner), description };
+    return {
+      restName,
+      name,
+      ...leaf(inner, map, at),
+      list: false,
+      nullable: nullable || optional || KindGuard.IsUnknown(inner),
+      description,
+    };
   });
 }
 
@@ -165,7 +181,12 @@ function inputLeaf(s: TSchema, map: TypeMap, where: string): Input {
  * The GraphQL plan of contract input fields, in their order. `optional: true` makes every one
  * nullable (the locators: which one is sent is a rule of the validator, or of @oneOf).
  */
-export function planInputs(fields: Record<string, TSchema>, map: TypeMap, where: string, opts: { optional?: boolean } = {}): InputPlan[] {
+export function planInputs(
+  fields: Record<string, TSchema>,
+  map: TypeMap,
+  where: string,
+  opts: { optional?: boolean } = {},
+): InputPlan[] {
   return Object.entries(fields).map(([restName, schema]) => {
     const at = `${where}.${restName}`;
     const name = toGraphqlName(restName);
@@ -182,13 +203,23 @@ type InputOptions = { type: Input | [Input]; required: boolean; description?: st
 /** The Pothos inputs of a plan; `make` is `t.arg` for arguments or `t.field` of an input type. */
 function contractInputs<Ref>(plans: readonly InputPlan[], make: (options: InputOptions) => Ref): Record<string, Ref> {
   return Object.fromEntries(
-    plans.map((p) => [p.name, make({ type: p.list ? [p.type] : p.type, required: p.required, ...(p.description ? { description: p.description } : {}) })]),
+    plans.map((p) => [
+      p.name,
+      make({
+        type: p.list ? [p.type] : p.type,
+        required: p.required,
+        ...(p.description ? { description: p.description } : {}),
+      }),
+    ]),
   );
 }
 
 /** Field arguments from contract input fields. The types are only known at run time: the validator reads the values. */
 export function contractArgs(t: { arg: (options: never) => unknown }, plans: readonly InputPlan[]) {
-  return contractInputs(plans, (o) => t.arg(o as never)) as Record<string, ReturnType<ObjectFieldBuilder<Types, unknown>['arg']>>;
+  return contractInputs(plans, (o) => t.arg(o as never)) as Record<
+    string,
+    ReturnType<ObjectFieldBuilder<Types, unknown>['arg']>
+  >;
 }
 
 /** The fields of an input type from contract input fields. */

@@ -39,11 +39,13 @@ export interface ServerContext {
 
 function yogaLogger(core: CoreDeps): YogaLogger {
   const log = core.logger.child({ face: 'graphql' });
-  const at = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
-    const [first, ...rest] = args;
-    if (first instanceof Error) log[level]({ err: first }, typeof rest[0] === 'string' ? rest[0] : first.message);
-    else log[level]({ detail: rest.length > 0 ? rest : undefined }, String(first));
-  };
+  const at =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) => {
+      const [first, ...rest] = args;
+      if (first instanceof Error) log[level]({ err: first }, typeof rest[0] === 'string' ? rest[0] : first.message);
+      else log[level]({ detail: rest.length > 0 ? rest : undefined }, String(first));
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -123,7 +125,11 @@ export function buildYoga(core: CoreDeps, background: Background) {
     }),
     plugins: [
       useHttpRefusals(),
-      useKeylessBudget({ burst: core.config.keylessBurst, perSecond: core.config.keylessPerSecond, now: () => core.clock().getTime() }),
+      useKeylessBudget({
+        burst: core.config.keylessBurst,
+        perSecond: core.config.keylessPerSecond,
+        now: () => core.clock().getTime(),
+      }),
       useDeferStream(),
       useIntrospectionLimits(),
       useCodedErrors(),

@@ -54,7 +54,9 @@ export class Drain {
 
   /** Aborts the work of every request still running; the core releases their reservations. */
   abortAll(): void {
-    const reason = instanceBusy('shutting_down', { message: 'The instance stopped before the lookup finished. Retry; another instance answers.' });
+    const reason = instanceBusy('shutting_down', {
+      message: 'The instance stopped before the lookup finished. Retry; another instance answers.',
+    });
     for (const c of this.#working.values()) c.abort(reason);
   }
 }

@@ -31,6 +31,8 @@ export function sendError(reply: FastifyReply, e: unknown): FastifyReply {
   (reply.request.stats as FastifyReply['request']['stats'] | null)?.answered(err.code);
   const retryAfter = err.retryAfterSeconds;
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-  reply.code(err.status).send({ error: err.toBody(), meta: { took_ms: tookMs(reply), request_id: String(reply.request.id) } });
+  reply
+    .code(err.status)
+    .send({ error: err.toBody(), meta: { took_ms: tookMs(reply), request_id: String(reply.request.id) } });
   return reply;
 }

@@ -43,16 +43,24 @@ export function frameworkError(error: FastifyError, request: FastifyRequest, rep
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
     // A path segment longer than any id (a job's, a watch's): nothing is there, the URL itself is fine.
     const path = request.url.split('?')[0]!;
-    answerError(request, reply, new LookupError('route_not_found', {
-      message: `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`,
-      details: { reason: 'a path segment is longer than 100 characters' },
-    }));
+    answerError(
+      request,
+      reply,
+      new LookupError('route_not_found', {
+        message: `No route ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}.`,
+        details: { reason: 'a path segment is longer than 100 characters' },
+      }),
+    );
     return;
   }
-  answerError(request, reply, new LookupError('bad_param', {
-    message: 'The request URL is malformed.',
-    details: { param: 'url', reason: 'the path or query is not valid percent-encoded UTF-8' },
-  }));
+  answerError(
+    request,
+    reply,
+    new LookupError('bad_param', {
+      message: 'The request URL is malformed.',
+      details: { param: 'url', reason: 'the path or query is not valid percent-encoded UTF-8' },
+    }),
+  );
 }
 
 /** What a client can change, for each way Node's parser refuses a request. */
@@ -63,15 +71,27 @@ function parserRefusal(code: string | undefined): LookupError {
     case 'HPE_HEADER_OVERFLOW':
       return new LookupError('headers_too_large');
     case 'HPE_INVALID_METHOD':
-      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'unknown HTTP method' } });
+      return new LookupError('bad_param', {
+        message: 'The request could not be parsed.',
+        details: { reason: 'unknown HTTP method' },
+      });
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'invalid content-length header' } });
+      return new LookupError('bad_param', {
+        message: 'The request could not be parsed.',
+        details: { reason: 'invalid content-length header' },
+      });
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_INVALID_CHUNK_SIZE':
-      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'invalid chunked body' } });
+      return new LookupError('bad_param', {
+        message: 'The request could not be parsed.',
+        details: { reason: 'invalid chunked body' },
+      });
     default:
-      return new LookupError('bad_param', { message: 'The request could not be parsed.', details: { reason: 'not a valid HTTP/1.1 request' } });
+      return new LookupError('bad_param', {
+        message: 'The request could not be parsed.',
+        details: { reason: 'not a valid HTTP/1.1 request' },
+      });
   }
 }
 
@@ -88,7 +108,8 @@ function rawHead(e: LookupError, length: number, requestId: string): Record<stri
   };
 }
 
-const envelopeText = (e: LookupError, requestId: string): string => JSON.stringify({ error: e.toBody(), meta: { took_ms: 0, request_id: requestId } });
+const envelopeText = (e: LookupError, requestId: string): string =>
+  JSON.stringify({ error: e.toBody(), meta: { took_ms: 0, request_id: requestId } });
 
 /** Fastify's `clientErrorHandler`: the raw socket, as Node's parser gave up on the request. */
 export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
@@ -96,7 +117,9 @@ export function clientError(err: NodeJS.ErrnoException, socket: Socket): void {
   const e = parserRefusal(err.code);
   const id = randomUUID();
   const body = envelopeText(e, id);
-  const head = Object.entries(rawHead(e, Buffer.byteLength(body), id)).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const head = Object.entries(rawHead(e, Buffer.byteLength(body), id))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${e.status} ${e.code}\r\n${head}\r\n${body}`);
 }
 
@@ -122,11 +145,17 @@ function fromFastifyError(error: FastifyError, request: FastifyRequest): LookupE
   if (error instanceof LookupError) return error;
   const status = error.statusCode ?? 500;
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return bodyTooLarge();
-  if (status === 415) return new LookupError('unsupported_media_type', { details: { header: 'content-type', supported: ['application/json'] } });
+  if (status === 415)
+    return new LookupError('unsupported_media_type', {
+      details: { header: 'content-type', supported: ['application/json'] },
+    });
   if (status >= 400 && status < 500) {
     // Only the batch route and /graphql read bodies; anything wrong while reading one is the body's fault.
     const code = request.method === 'POST' ? 'bad_body' : 'bad_param';
-    return new LookupError(code, { message: 'The request could not be read.', details: { reason: 'the body ended early or does not match its content-length' } });
+    return new LookupError(code, {
+      message: 'The request could not be read.',
+      details: { reason: 'the body ended early or does not match its content-length' },
+    });
   }
   return toLookupError(error);
 }
@@ -147,23 +176,37 @@ export function fallbackHandlers(app: FastifyInstance): void {
       return next();
     }
     const reason = host === undefined ? 'missing' : 'not a valid host[:port]';
-    answerError(request, reply, new LookupError('bad_param', { message: 'Send a valid Host header.', details: { header: 'host', reason } }));
+    answerError(
+      request,
+      reply,
+      new LookupError('bad_param', { message: 'Send a valid Host header.', details: { header: 'host', reason } }),
+    );
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!;
     // hasRoute reads its url as a route pattern: a path with a wildcard or parameter mark is no route of ours.
-    const allowed = /[*:]/.test(path) ? [] : (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).filter((m) => app.hasRoute({ url: path, method: m }));
+    const allowed = /[*:]/.test(path)
+      ? []
+      : (['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const).filter((m) => app.hasRoute({ url: path, method: m }));
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
       // The server's own 405, in the envelope on every path (/graphql included: docs/graphql.md).
-      return sendError(reply, new LookupError('method_not_allowed', {
-        message: `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`,
-        details: { allowed },
-      }));
+      return sendError(
+        reply,
+        new LookupError('method_not_allowed', {
+          message: `${request.method} is not allowed on ${path}; use ${allowed.join(' or ')}.`,
+          details: { allowed },
+        }),
+      );
     }
-    return sendError(reply, new LookupError('route_not_found', { message: `No route ${request.method} ${path}.`, details: { path } }));
+    return sendError(
+      reply,
+      new LookupError('route_not_found', { message: `No route ${request.method} ${path}.`, details: { path } }),
+    );
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => answerError(request, reply, fromFastifyError(error, request)));
+  app.setErrorHandler((error: FastifyError, request, reply) =>
+    answerError(request, reply, fromFastifyError(error, request)),
+  );
 }

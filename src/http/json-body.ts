@@ -11,15 +11,21 @@ export function bodyAsText(scope: FastifyInstance): void {
     next();
   });
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) => done(null, body));
+  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_req, body, done) =>
+    done(null, body),
+  );
 }
 
 /** The body's JSON; an empty or unreadable body is bad_body (with the route's own message, when it has one). */
 export function parseJsonBody(text: unknown, message?: string): unknown {
-  if (typeof text !== 'string' || text.trim() === '') throw new LookupError('bad_body', { ...(message ? { message } : {}), details: { reason: 'body is empty' } });
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new LookupError('bad_body', { ...(message ? { message } : {}), details: { reason: 'body is empty' } });
   try {
     return JSON.parse(text);
   } catch {
-    throw new LookupError('bad_body', { ...(message ? { message } : {}), details: { reason: 'body is not valid JSON' } });
+    throw new LookupError('bad_body', {
+      ...(message ? { message } : {}),
+      details: { reason: 'body is not valid JSON' },
+    });
   }
 }

@@ -8,7 +8,8 @@ export function clientGone(request: FastifyRequest, reply: FastifyReply): AbortS
   // The request's stop controller: the drain aborts it too, when it gives up on the request at shutdown.
   const controller = request.server.drain.controllerOf(request);
   // Made late (on a miss): the client may already be gone.
-  if (request.raw.socket?.destroyed && !reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
+  if (request.raw.socket?.destroyed && !reply.raw.writableFinished)
+    controller.abort(new Error('client closed the connection'));
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
   });

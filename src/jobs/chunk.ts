@@ -26,12 +26,20 @@ const LIVE_SLOT_WAIT_MS = 1_000;
 export const chunkRequestId = (jobId: string, chunk: number): string => `job:${jobId}:${chunk}`;
 
 /** The next 00:00 UTC after `now`. */
-export const nextUtcMidnight = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+export const nextUtcMidnight = (now: Date): Date =>
+  new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 
-const isLiveSlotRefusal = (r: BatchItemOutcome): boolean => !r.ok && r.error.code === 'rate_limited' && r.error.details?.limit === 'live_lookups';
+const isLiveSlotRefusal = (r: BatchItemOutcome): boolean =>
+  !r.ok && r.error.code === 'rate_limited' && r.error.details?.limit === 'live_lookups';
 const isCapped = (r: BatchItemOutcome): boolean => !r.ok && r.error.code === 'live_lookups_capped';
 
-export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, account: Account, chunk: number): Promise<ChunkOutcome> {
+export async function runChunk(
+  deps: CoreDeps,
+  jobs: JobStore,
+  job: JobRecord,
+  account: Account,
+  chunk: number,
+): Promise<ChunkOutcome> {
   const now = deps.clock();
   const start = await jobs.startChunk(job.id, chunk, now.getTime(), now.toISOString());
   if (start.state !== 'run') return { kind: 'done', completed: false };
@@ -47,19 +55,25 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
   ctx.reservationIdFor = reservationIds(requestId);
   // A re-run of the round (a crash): reads since the round began are fresh enough.
   if (start.rerun) ctx.retrySince = start.roundStart;
-  const run = await lookupBatch(ctx, pending.map((index) => parseBatchItem(raw[index - base])), job.options);
+  const run = await lookupBatch(
+    ctx,
+    pending.map((index) => parseBatchItem(raw[index - base])),
+    job.options,
+  );
   const results = new Map<number, BatchItemOutcome>(run.data.map((r, i) => [pending[i]!, r]));
   // The store unreachable for an item: the chunk fails and is retried (a re-run of this round), so the
   // item is looked up again rather than ending as store_unavailable.
   const unreachable = run.data.find((r) => !r.ok && r.error.code === 'store_unavailable');
-  if (unreachable && !unreachable.ok) throw new LookupError('store_unavailable', { message: unreachable.error.message });
+  if (unreachable && !unreachable.ok)
+    throw new LookupError('store_unavailable', { message: unreachable.error.message });
 
   // The charges of this round already made (an earlier run that died): each one, once, to the first item
   // answered from that home's entry without a charge. Found under the chunk's request id, not in the ledger.
   const charges = start.rerun ? await deps.store.chargesOf(requestId) : [];
   const owed = chargesOwed(charges, start.billed);
   // This run's own charges are among them: they are reported as they are, not owed again.
-  for (const r of results.values()) if (r.ok && r.meta.credits > 0) owed.set(r.entryKey, (owed.get(r.entryKey) ?? 0) - 1);
+  for (const r of results.values())
+    if (r.ok && r.meta.credits > 0) owed.set(r.entryKey, (owed.get(r.entryKey) ?? 0) - 1);
   const charged = new Set(charges.map((e) => e.reservationId));
   const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
   const held = pending.filter((index) => isCapped(results.get(index)!));
@@ -79,7 +93,11 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
       if (meta.credits === 0 && left > 0) {
         owed.set(r.entryKey, left - 1);
         meta = { ...meta, credits: 1, cached: false };
-      } else if (meta.credits === 0 && start.rerun && (await chargeUnbilledRead(deps, account, requestId, items.get(index)!, r.entryKey, charged))) {
+      } else if (
+        meta.credits === 0 &&
+        start.rerun &&
+        (await chargeUnbilledRead(deps, account, requestId, items.get(index)!, r.entryKey, charged))
+      ) {
         // The dead run read and cached this home but died before its charge: that read is charged now.
         meta = { ...meta, credits: 1, cached: false };
       }
@@ -110,10 +128,24 @@ export async function runChunk(deps: CoreDeps, jobs: JobStore, job: JobRecord, a
     for (const e of await deps.store.chargesOf(requestId)) mine.set(e.cacheKey, (mine.get(e.cacheKey) ?? 0) + 1);
     const candidates = pending.flatMap((index) => {
       const r = results.get(index)!;
-      return r.ok ? [{ index, key: r.entryKey, line: batchItemJson(r, index, { ...r.meta, credits: 1, cached: false, age_seconds: 0 }) }] : [];
+      return r.ok
+        ? [
+            {
+              index,
+              key: r.entryKey,
+              line: batchItemJson(r, index, { ...r.meta, credits: 1, cached: false, age_seconds: 0 }),
+            },
+          ]
+        : [];
     });
-    const moved = await jobs.adjustChunk(job.id, chunk, (text, billedKeys) => adoptCharges(text, billedKeys, mine, candidates));
-    if (moved > 0) deps.logger.warn({ job: job.id, chunk, moved }, 'job chunk ran twice at once; charges of the dropped run moved onto the settled results');
+    const moved = await jobs.adjustChunk(job.id, chunk, (text, billedKeys) =>
+      adoptCharges(text, billedKeys, mine, candidates),
+    );
+    if (moved > 0)
+      deps.logger.warn(
+        { job: job.id, chunk, moved },
+        'job chunk ran twice at once; charges of the dropped run moved onto the settled results',
+      );
     return { kind: 'done', completed: false };
   }
   if (refused.length > 0) return { kind: 'later', at: Date.now() + LIVE_SLOT_WAIT_MS };
@@ -137,7 +169,10 @@ function mergeLines(partial: string, lines: string[]): string {
  * run, as billed) whose settled line is unbilled. Null when nothing is owed.
  */
 export function adoptCharges(
-  text: string, billed: string[], charged: Map<string, number>, candidates: { index: number; key: string; line: string }[],
+  text: string,
+  billed: string[],
+  charged: Map<string, number>,
+  candidates: { index: number; key: string; line: string }[],
 ): ChunkAdjust | null {
   const owed = new Map(charged);
   for (const key of billed) owed.set(key, (owed.get(key) ?? 0) - 1);
@@ -195,7 +230,12 @@ function reservationIds(requestId: string): (homeKey: string) => string {
  * under the same id.
  */
 async function chargeUnbilledRead(
-  deps: CoreDeps, account: Account, requestId: string, item: BatchItemResult, entryKey: string, charged: Set<string>,
+  deps: CoreDeps,
+  account: Account,
+  requestId: string,
+  item: BatchItemResult,
+  entryKey: string,
+  charged: Set<string>,
 ): Promise<boolean> {
   if (!item.ok) return false;
   const reservationId = `${requestId}|${homeKeyOf(item.locator)}`;
@@ -203,12 +243,23 @@ async function chargeUnbilledRead(
   const [entry] = await deps.store.getEntries([entryKey]).catch(() => [null]);
   if (entry?.readBy !== reservationId) return false;
   const charge = async (kind: LedgerEntry['kind']): Promise<boolean> => {
-    const done = await deps.store.commit({ reservationId, accountId: account.id, cacheKey: entryKey, requestId, kind, at: deps.clock().toISOString() }).catch(() => false);
+    const done = await deps.store
+      .commit({
+        reservationId,
+        accountId: account.id,
+        cacheKey: entryKey,
+        requestId,
+        kind,
+        at: deps.clock().toISOString(),
+      })
+      .catch(() => false);
     if (done) charged.add(reservationId);
     return done;
   };
   if (await charge('included')) return true;
-  const held = await deps.store.reserve(reserveRequest(account, deps.config, deps.clock(), reservationId)).catch(() => null);
+  const held = await deps.store
+    .reserve(reserveRequest(account, deps.config, deps.clock(), reservationId))
+    .catch(() => null);
   if (!held?.ok) return false;
   if (await charge(held.kind)) return true;
   await deps.store.release(reservationId).catch(() => undefined);

@@ -58,15 +58,15 @@ export function jobBoundError(refusal: JobRefusal): LookupError {
   const max = refusal.max.toLocaleString('en-US');
   return refusal.limit === 'jobs_active'
     ? new LookupError('rate_limited', {
-      message: `This account already has ${max} lookup jobs queued or running. Retry when one has finished.`,
-      retryAfter: JOBS_RETRY_AFTER_S,
-      details: { limit: refusal.limit, max: refusal.max, active: refusal.active },
-    })
+        message: `This account already has ${max} lookup jobs queued or running. Retry when one has finished.`,
+        retryAfter: JOBS_RETRY_AFTER_S,
+        details: { limit: refusal.limit, max: refusal.max, active: refusal.active },
+      })
     : new LookupError('rate_limited', {
-      message: `This account's queued and running jobs would hold more than ${max} items. Retry when one has finished.`,
-      retryAfter: JOBS_RETRY_AFTER_S,
-      details: { limit: refusal.limit, max: refusal.max, queued: refusal.queued },
-    });
+        message: `This account's queued and running jobs would hold more than ${max} items. Retry when one has finished.`,
+        retryAfter: JOBS_RETRY_AFTER_S,
+        details: { limit: refusal.limit, max: refusal.max, queued: refusal.queued },
+      });
 }
 
 export function eventStreamsError(max: number): LookupError {
@@ -116,7 +116,11 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
     if (!job.webhook_url || !isFinal(job)) return;
     if (!(await store.claimNotice(job.id))) return;
     try {
-      await webhooks.send({ id: job.accountId }, job.webhook_url, { type: job.status === 'failed' ? 'job.failed' : 'job.completed', id: job.id, data: viewOf(job) });
+      await webhooks.send({ id: job.accountId }, job.webhook_url, {
+        type: job.status === 'failed' ? 'job.failed' : 'job.completed',
+        id: job.id,
+        data: viewOf(job),
+      });
     } catch (e) {
       await store.releaseNotice(job.id).catch(() => undefined);
       throw e;
@@ -151,7 +155,9 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
       deps.metrics.jobChunkRuns.inc({ outcome: 'failed' });
       throw e;
     }
-    deps.metrics.jobChunkRuns.inc({ outcome: outcome.kind === 'later' ? 'waiting' : outcome.completed ? 'settled' : 'skipped' });
+    deps.metrics.jobChunkRuns.inc({
+      outcome: outcome.kind === 'later' ? 'waiting' : outcome.completed ? 'settled' : 'skipped',
+    });
     changed.emit(job.id);
     const after = await store.get(job.id);
     if (after && isFinal(after)) await notify(after);
@@ -164,28 +170,40 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
   function follow(id: string): Feed {
     let feed = feeds.get(id);
     if (!feed) {
-      const f: Feed = { job: null, version: 0, refs: 0, timer: undefined as unknown as NodeJS.Timeout, read: () => undefined, reading: false, again: false, wake: new Set() };
+      const f: Feed = {
+        job: null,
+        version: 0,
+        refs: 0,
+        timer: undefined as unknown as NodeJS.Timeout,
+        read: () => undefined,
+        reading: false,
+        again: false,
+        wake: new Set(),
+      };
       f.read = () => {
         if (f.reading) {
           f.again = true;
           return;
         }
         f.reading = true;
-        store.get(id).then(
-          (job) => {
-            f.job = job;
-            f.version += 1;
-          },
-          // A failed read is not an end: the next poll reads again.
-          (err: unknown) => log.warn({ err, job: id }, 'job progress read failed'),
-        ).finally(() => {
-          f.reading = false;
-          for (const wake of [...f.wake]) wake();
-          if (f.again && feeds.get(id) === f) {
-            f.again = false;
-            f.read();
-          }
-        });
+        store
+          .get(id)
+          .then(
+            (job) => {
+              f.job = job;
+              f.version += 1;
+            },
+            // A failed read is not an end: the next poll reads again.
+            (err: unknown) => log.warn({ err, job: id }, 'job progress read failed'),
+          )
+          .finally(() => {
+            f.reading = false;
+            for (const wake of [...f.wake]) wake();
+            if (f.again && feeds.get(id) === f) {
+              f.again = false;
+              f.read();
+            }
+          });
       };
       f.timer = setInterval(f.read, PROGRESS_POLL_MS);
       changed.on(id, f.read);
@@ -207,7 +225,9 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
   const streamsHeld = new Map<string, Set<string>>();
   const renewal = setInterval(() => {
     for (const [accountId, ids] of streamsHeld) {
-      store.renewStreams(accountId, [...ids], STREAM_LEASE_MS).catch((err: unknown) => log.warn({ err }, 'job event stream renewal failed'));
+      store
+        .renewStreams(accountId, [...ids], STREAM_LEASE_MS)
+        .catch((err: unknown) => log.warn({ err }, 'job event stream renewal failed'));
     }
   }, STREAM_LEASE_MS / 3);
   renewal.unref();
@@ -222,7 +242,9 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
       closed = true;
       ids.delete(streamId);
       if (ids.size === 0 && streamsHeld.get(accountId) === ids) streamsHeld.delete(accountId);
-      store.closeStream(accountId, streamId).catch((err: unknown) => log.warn({ err }, 'job event stream close failed'));
+      store
+        .closeStream(accountId, streamId)
+        .catch((err: unknown) => log.warn({ err }, 'job event stream close failed'));
     };
   }
 
@@ -235,11 +257,16 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
   return {
     async create(account, request) {
       const { items } = request;
-      if (!Array.isArray(items) || items.length === 0) throw new LookupError('bad_body', { details: { reason: 'items must be a non-empty array' } });
+      if (!Array.isArray(items) || items.length === 0)
+        throw new LookupError('bad_body', { details: { reason: 'items must be a non-empty array' } });
       if (items.length > MAX_JOB_ITEMS) {
-        throw new LookupError('too_many_items', { message: 'At most 10,000 items per job.', details: { max: MAX_JOB_ITEMS, received: items.length } });
+        throw new LookupError('too_many_items', {
+          message: 'At most 10,000 items per job.',
+          details: { max: MAX_JOB_ITEMS, received: items.length },
+        });
       }
-      const webhookUrl = request.webhookUrl === null ? null : await webhooks.checkUrl(request.webhookUrl, 'webhook_url');
+      const webhookUrl =
+        request.webhookUrl === null ? null : await webhooks.checkUrl(request.webhookUrl, 'webhook_url');
       const jobId = `job_${deps.newId().replace(/[^A-Za-z0-9]/g, '')}`;
       // Counted against the account's bounds before anything is written; released when the job is final.
       const refused = await store.admit(account.id, jobId, items.length, config.jobBounds);

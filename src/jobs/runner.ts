@@ -58,7 +58,12 @@ export class BullChunkRunner implements ChunkRunner {
   #q(): Queue {
     return (this.#queue ??= new Queue('jobs', {
       ...bullOptions(this.config, 'jobs', this.#conn()),
-      defaultJobOptions: { attempts: ATTEMPTS, backoff: { type: 'exponential', delay: BACKOFF_MS }, removeOnComplete: true, removeOnFail: { age: 7 * 24 * 3600 } },
+      defaultJobOptions: {
+        attempts: ATTEMPTS,
+        backoff: { type: 'exponential', delay: BACKOFF_MS },
+        removeOnComplete: true,
+        removeOnFail: { age: 7 * 24 * 3600 },
+      },
     }));
   }
 
@@ -66,7 +71,8 @@ export class BullChunkRunner implements ChunkRunner {
   async enqueue(job: string, chunks: number): Promise<void> {
     const refs = Array.from({ length: chunks }, (_, chunk) => ({ job, chunk }));
     await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () =>
-      this.#q().addBulk(refs.map((ref) => ({ name: 'chunk', data: ref, opts: { jobId: bullJobId(ref) } }))));
+      this.#q().addBulk(refs.map((ref) => ({ name: 'chunk', data: ref, opts: { jobId: bullJobId(ref) } }))),
+    );
   }
 
   async remove(job: string, chunks: number, keep: ReadonlySet<number> = new Set()): Promise<void> {
@@ -74,7 +80,14 @@ export class BullChunkRunner implements ChunkRunner {
     // a chunk left queued (the queue unreachable now) finds the job cancelled when it runs.
     const drop = Array.from({ length: chunks }, (_, chunk) => chunk).filter((chunk) => !keep.has(chunk));
     await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () =>
-      Promise.all(drop.map((chunk) => this.#q().remove(bullJobId({ job, chunk })).catch(() => 0)))).catch(() => undefined);
+      Promise.all(
+        drop.map((chunk) =>
+          this.#q()
+            .remove(bullJobId({ job, chunk }))
+            .catch(() => 0),
+        ),
+      ),
+    ).catch(() => undefined);
   }
 
   async start(handle: ChunkHandler, failed: ChunkFailure): Promise<void> {
@@ -98,7 +111,8 @@ export class BullChunkRunner implements ChunkRunner {
       },
     );
     worker.on('failed', (job, err) => {
-      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void failed(job.data, err).catch((e: unknown) => this.logger.error({ err: e }, 'job failure not recorded'));
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1))
+        void failed(job.data, err).catch((e: unknown) => this.logger.error({ err: e }, 'job failure not recorded'));
       else this.logger.warn({ err, chunk: job?.id }, 'job chunk failed; it is retried');
     });
     worker.on('error', (err) => this.logger.warn({ err }, 'job worker error'));
@@ -151,12 +165,15 @@ export class MemoryChunkRunner implements ChunkRunner {
   }
 
   #later(item: { ref: ChunkRef; attempt: number }, at: number): void {
-    const t = setTimeout(() => {
-      this.#timers.delete(t);
-      if (this.#removed.has(bullJobId(item.ref))) return;
-      this.#waiting.push(item);
-      this.#pump();
-    }, Math.max(0, at - Date.now()));
+    const t = setTimeout(
+      () => {
+        this.#timers.delete(t);
+        if (this.#removed.has(bullJobId(item.ref))) return;
+        this.#waiting.push(item);
+        this.#pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.#timers.add(t);
   }
 
@@ -190,7 +207,9 @@ export class MemoryChunkRunner implements ChunkRunner {
     } catch (err) {
       if (this.#closed) return;
       if (item.attempt + 1 >= ATTEMPTS) {
-        await this.#failed!(item.ref, err).catch((e: unknown) => this.logger.error({ err: e }, 'job failure not recorded'));
+        await this.#failed!(item.ref, err).catch((e: unknown) =>
+          this.logger.error({ err: e }, 'job failure not recorded'),
+        );
         return;
       }
       this.logger.warn({ err, job: item.ref.job, chunk: item.ref.chunk }, 'job chunk failed; it is retried');

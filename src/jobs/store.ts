@@ -111,7 +111,11 @@ export interface JobStore {
    * Changes a settled chunk's lines and counters by `adopt` (given its result lines and billed keys; null:
    * nothing to change), atomically; the number of charges it moved in.
    */
-  adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number>;
+  adjustChunk(
+    id: string,
+    chunk: number,
+    adopt: (text: string, billed: string[]) => ChunkAdjust | null,
+  ): Promise<number>;
   /** The chunk's result lines: all of a settled chunk, or the lines settled so far. */
   results(id: string, chunk: number): Promise<string>;
   /** The chunks whose round has begun and not settled (a run under way, dead, or waiting for its retry). */
@@ -140,7 +144,10 @@ interface MemoryChunk {
 
 /** Jobs in this process (no Redis): lost on restart, as docs/jobs.md says. */
 export class MemoryJobStore implements JobStore {
-  readonly #jobs = new Map<string, { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean; expiresAt: number }>();
+  readonly #jobs = new Map<
+    string,
+    { job: JobRecord; items: unknown[][]; chunks: MemoryChunk[]; notice: boolean; expiresAt: number }
+  >();
   readonly #byAccount = new Map<string, string[]>();
   /** Per account: its counted jobs (id to items) and their items together. */
   readonly #counted = new Map<string, { jobs: Map<string, number>; items: number }>();
@@ -165,7 +172,8 @@ export class MemoryJobStore implements JobStore {
     const c = this.#counted.get(accountId) ?? { jobs: new Map<string, number>(), items: 0 };
     if (c.jobs.has(jobId)) return null;
     if (c.jobs.size >= bounds.maxActive) return { limit: 'jobs_active', max: bounds.maxActive, active: c.jobs.size };
-    if (c.items + items > bounds.maxQueuedItems) return { limit: 'job_items_queued', max: bounds.maxQueuedItems, queued: c.items };
+    if (c.items + items > bounds.maxQueuedItems)
+      return { limit: 'job_items_queued', max: bounds.maxQueuedItems, queued: c.items };
     c.jobs.set(jobId, items);
     c.items += items;
     this.#counted.set(accountId, c);
@@ -213,8 +221,16 @@ export class MemoryJobStore implements JobStore {
   }
 
   async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
-    const chunks = chunkItems.map((): MemoryChunk => ({ round: 0, roundStart: null, partial: '', billed: [], held: 0, done: false, results: null }));
-    this.#jobs.set(job.id, { job: { ...job }, items: chunkItems, chunks, notice: false, expiresAt: this.now() + this.ttlMs });
+    const chunks = chunkItems.map(
+      (): MemoryChunk => ({ round: 0, roundStart: null, partial: '', billed: [], held: 0, done: false, results: null }),
+    );
+    this.#jobs.set(job.id, {
+      job: { ...job },
+      items: chunkItems,
+      chunks,
+      notice: false,
+      expiresAt: this.now() + this.ttlMs,
+    });
     const ids = (this.#byAccount.get(job.accountId) ?? []).filter((i) => this.#live(i));
     ids.push(job.id);
     this.#byAccount.set(job.accountId, ids);
@@ -242,7 +258,8 @@ export class MemoryJobStore implements JobStore {
     const c = j?.chunks[chunk];
     if (!j || !c) return { state: 'gone' };
     // A cancelled job's chunk that was running (its run died) is run again to settle what it began.
-    if (c.done || (isFinal(j.job.status) && !(j.job.status === 'cancelled' && c.roundStart !== null))) return { state: 'skip', status: j.job.status, settled: c.done };
+    if (c.done || (isFinal(j.job.status) && !(j.job.status === 'cancelled' && c.roundStart !== null)))
+      return { state: 'skip', status: j.job.status, settled: c.done };
     if (j.job.status === 'queued') Object.assign(j.job, { status: 'running', started_at: nowIso });
     const rerun = c.roundStart !== null;
     c.roundStart ??= now;
@@ -273,11 +290,20 @@ export class MemoryJobStore implements JobStore {
     }
     if (w.waitingUntil !== null) j.job.waiting_until = w.waitingUntil;
     if (j.job.waiting === 0) j.job.waiting_until = null;
-    if (j.job.status === 'cancelled' && j.job.finished_at === null && !j.chunks.some((x) => !x.done && x.roundStart !== null)) j.job.finished_at = w.now;
+    if (
+      j.job.status === 'cancelled' &&
+      j.job.finished_at === null &&
+      !j.chunks.some((x) => !x.done && x.roundStart !== null)
+    )
+      j.job.finished_at = w.now;
     return true;
   }
 
-  async adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number> {
+  async adjustChunk(
+    id: string,
+    chunk: number,
+    adopt: (text: string, billed: string[]) => ChunkAdjust | null,
+  ): Promise<number> {
     const j = this.#live(id);
     const c = j?.chunks[chunk];
     if (!j || !c) return 0;
@@ -401,9 +427,17 @@ export class RedisJobStore implements JobStore {
 
   async admit(accountId: string, jobId: string, items: number, bounds: JobBounds): Promise<JobRefusal | null> {
     const attempt = async (): Promise<JobRefusal | null> => {
-      const [verdict, now] = await this.#run(() => this.#redis.jobAdmit(
-        this.#account(accountId, 'counted'), this.#account(accountId, 'counted_items'), jobId, items, bounds.maxActive, bounds.maxQueuedItems, this.ttlMs,
-      ));
+      const [verdict, now] = await this.#run(() =>
+        this.#redis.jobAdmit(
+          this.#account(accountId, 'counted'),
+          this.#account(accountId, 'counted_items'),
+          jobId,
+          items,
+          bounds.maxActive,
+          bounds.maxQueuedItems,
+          this.ttlMs,
+        ),
+      );
       if (verdict === 'jobs_active') return { limit: verdict, max: bounds.maxActive, active: Number(now) };
       if (verdict === 'job_items_queued') return { limit: verdict, max: bounds.maxQueuedItems, queued: Number(now) };
       return null;
@@ -424,27 +458,40 @@ export class RedisJobStore implements JobStore {
     this.#reconciled.set(accountId, Date.now());
     if (this.#reconciled.size > 10_000) this.#reconciled.delete(this.#reconciled.keys().next().value!);
     const ids = await this.#run(() => this.#redis.hkeys(this.#account(accountId, 'counted')));
-    const statuses = await Promise.all(ids.map((id) => this.#run(() => this.#redis.hget(this.#key(id, 'job'), 'status'))));
+    const statuses = await Promise.all(
+      ids.map((id) => this.#run(() => this.#redis.hget(this.#key(id, 'job'), 'status'))),
+    );
     const over = ids.filter((_, i) => statuses[i] === null || isFinal(statuses[i] as JobStatus));
     for (const id of over) await this.release(accountId, id);
     return over.length > 0;
   }
 
   async release(accountId: string, jobId: string): Promise<void> {
-    await this.#run(() => this.#redis.jobRelease(this.#account(accountId, 'counted'), this.#account(accountId, 'counted_items'), jobId));
+    await this.#run(() =>
+      this.#redis.jobRelease(this.#account(accountId, 'counted'), this.#account(accountId, 'counted_items'), jobId),
+    );
   }
 
   async counted(accountId: string): Promise<{ jobs: number; items: number }> {
-    const [jobs, items] = await this.#run(() => Promise.all([this.#redis.hlen(this.#account(accountId, 'counted')), this.#redis.get(this.#account(accountId, 'counted_items'))]));
+    const [jobs, items] = await this.#run(() =>
+      Promise.all([
+        this.#redis.hlen(this.#account(accountId, 'counted')),
+        this.#redis.get(this.#account(accountId, 'counted_items')),
+      ]),
+    );
     return { jobs, items: Number(items ?? 0) };
   }
 
   async openStream(accountId: string, streamId: string, max: number, ttlMs: number): Promise<boolean> {
-    return (await this.#run(() => this.#redis.jobStreamOpen(this.#account(accountId, 'streams'), streamId, max, ttlMs))) === 1;
+    return (
+      (await this.#run(() => this.#redis.jobStreamOpen(this.#account(accountId, 'streams'), streamId, max, ttlMs))) ===
+      1
+    );
   }
 
   async renewStreams(accountId: string, streamIds: readonly string[], ttlMs: number): Promise<void> {
-    if (streamIds.length > 0) await this.#run(() => this.#redis.jobStreamRenew(this.#account(accountId, 'streams'), ttlMs, ...streamIds));
+    if (streamIds.length > 0)
+      await this.#run(() => this.#redis.jobStreamRenew(this.#account(accountId, 'streams'), ttlMs, ...streamIds));
   }
 
   async closeStream(accountId: string, streamId: string): Promise<void> {
@@ -455,8 +502,13 @@ export class RedisJobStore implements JobStore {
     const { options, ...rest } = job;
     const fields: Record<string, string> = { options: JSON.stringify(options) };
     for (const [k, v] of Object.entries(rest)) fields[k] = v === null ? '' : String(v);
-    const multi = this.#redis.multi().hset(this.#key(job.id, 'job'), fields).pexpire(this.#key(job.id, 'job'), this.ttlMs);
-    chunkItems.forEach((items, n) => multi.set(this.#key(job.id, `items:${n}`), JSON.stringify(items), 'PX', this.ttlMs));
+    const multi = this.#redis
+      .multi()
+      .hset(this.#key(job.id, 'job'), fields)
+      .pexpire(this.#key(job.id, 'job'), this.ttlMs);
+    chunkItems.forEach((items, n) =>
+      multi.set(this.#key(job.id, `items:${n}`), JSON.stringify(items), 'PX', this.ttlMs),
+    );
     await this.#run(() => multi.exec());
     await this.#run(() => this.#redis.jobIndex(this.#index(job.accountId), job.id, this.ttlMs));
   }
@@ -497,7 +549,9 @@ export class RedisJobStore implements JobStore {
       max = score;
     }
     // Members of one score come in reverse lexical order; those of the cursor's score up to it are skipped.
-    const raw = await this.#run(() => this.#redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1000));
+    const raw = await this.#run(() =>
+      this.#redis.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit + 1000),
+    );
     const ids: string[] = [];
     let past = cursor === null;
     for (let i = 0; i < raw.length; i += 2) {
@@ -518,24 +572,52 @@ export class RedisJobStore implements JobStore {
   }
 
   async startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart> {
-    const r = await this.#run(() => this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso));
+    const r = await this.#run(() =>
+      this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso),
+    );
     if (r[0] === 'gone') return { state: 'gone' };
     if (r[0] === 'skip') return { state: 'skip', status: r[1] as JobStatus, settled: r[2] === '1' };
-    return { state: 'run', round: Number(r[1]), roundStart: Number(r[2]), rerun: r[3] === '1', partial: r[4] ?? '', billed: r[5] ? r[5].split(' ') : [] };
+    return {
+      state: 'run',
+      round: Number(r[1]),
+      roundStart: Number(r[2]),
+      rerun: r[3] === '1',
+      partial: r[4] ?? '',
+      billed: r[5] ? r[5].split(' ') : [],
+    };
   }
 
   async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
     const c = w.counts;
-    const applied = await this.#run(() => this.#redis.jobSettle(
-      this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`),
-      w.round, w.final ? '1' : '0', w.text, c.done, c.succeeded, c.failed, c.cache_hits, c.credits, w.held, w.waitingUntil ?? '', w.billed.join(' '), w.now,
-    ));
+    const applied = await this.#run(() =>
+      this.#redis.jobSettle(
+        this.#key(id, 'job'),
+        this.#key(id, `chunk:${chunk}`),
+        this.#key(id, `results:${chunk}`),
+        w.round,
+        w.final ? '1' : '0',
+        w.text,
+        c.done,
+        c.succeeded,
+        c.failed,
+        c.cache_hits,
+        c.credits,
+        w.held,
+        w.waitingUntil ?? '',
+        w.billed.join(' '),
+        w.now,
+      ),
+    );
     // The write that completed the job returns its account: the job leaves the account's count.
     if (typeof applied === 'string') await this.release(applied, id);
     return applied !== 0;
   }
 
-  async adjustChunk(id: string, chunk: number, adopt: (text: string, billed: string[]) => ChunkAdjust | null): Promise<number> {
+  async adjustChunk(
+    id: string,
+    chunk: number,
+    adopt: (text: string, billed: string[]) => ChunkAdjust | null,
+  ): Promise<number> {
     const keys = [this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`)] as const;
     // Read, change, write if unchanged: another adjusting run in between makes this one read again.
     for (let attempt = 0; attempt < 10; attempt += 1) {
@@ -543,7 +625,19 @@ export class RedisJobStore implements JobStore {
       const change = adopt(text, billed ? billed.split(' ') : []);
       if (!change) return 0;
       const c = change.counts;
-      const adjusted = await this.#run(() => this.#redis.jobAdjust(...keys, text, billed, change.text, change.billed.join(' '), c.succeeded, c.failed, c.cache_hits, c.credits));
+      const adjusted = await this.#run(() =>
+        this.#redis.jobAdjust(
+          ...keys,
+          text,
+          billed,
+          change.text,
+          change.billed.join(' '),
+          c.succeeded,
+          c.failed,
+          c.cache_hits,
+          c.credits,
+        ),
+      );
       if (adjusted === 1) return change.billed.length;
     }
     throw new Error(`job ${id} chunk ${chunk}: adjust kept losing to other writes`);

@@ -26,8 +26,16 @@ function partsOfRecord(streetAddress: string, { unit, city, state, zipcode }: Po
 export function addressMatch(locator: AddressLocator, record: PortalProperty): AddressMatch | undefined {
   const { streetAddress, city, state } = record;
   if (!streetAddress) return undefined;
-  const score = scoreMatch({ text: locator.input, parts: locator.parts }, { text: streetAddress, parts: partsOfRecord(streetAddress, record), city, state });
-  return { input: locator.input, normalized: locator.normalized, matched_address: record.address ?? streetAddress, ...score };
+  const score = scoreMatch(
+    { text: locator.input, parts: locator.parts },
+    { text: streetAddress, parts: partsOfRecord(streetAddress, record), city, state },
+  );
+  return {
+    input: locator.input,
+    normalized: locator.normalized,
+    matched_address: record.address ?? streetAddress,
+    ...score,
+  };
 }
 
 // Scoring is most of a match's cost even with the record's parts kept (tens of µs, beside a cache hit's
@@ -39,7 +47,11 @@ const matches = new LRUCache<string, AddressMatch | 'none'>({ max: 4096 });
  * addressMatch of the snapshot `snapshot` (its entry key and when it was read), remembered: a repeat
  * neither parses the record (`recordOf`, called only for a new pair) nor scores it again.
  */
-export function addressMatchOf(locator: AddressLocator, snapshot: string, recordOf: () => PortalProperty): AddressMatch | undefined {
+export function addressMatchOf(
+  locator: AddressLocator,
+  snapshot: string,
+  recordOf: () => PortalProperty,
+): AddressMatch | undefined {
   const key = `${snapshot}\u0000${locator.input}`;
   let match = matches.get(key);
   if (match === undefined) {

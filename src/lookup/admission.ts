@@ -16,7 +16,8 @@ export async function admitLookups(ctx: RequestContext, lookups: number): Promis
   // The answer's RateLimit header reports the key's window after this request's takes: the fewest left
   // (takes of one request may settle in any order), unless a later window has begun since.
   const prev = ctx.stats.rate;
-  if (window && (!prev || window.resetSeconds > prev.resetSeconds + 1 || window.remaining < prev.remaining)) ctx.stats.rate = window;
+  if (window && (!prev || window.resetSeconds > prev.resetSeconds + 1 || window.remaining < prev.remaining))
+    ctx.stats.rate = window;
   if (allowed) return;
   ctx.deps.metrics.rateLimited.inc({ limit: 'lookups_per_minute' });
   // Each refused lookup is an outcome the client sees, counted as a live-cap refusal is (lookups_total).

@@ -18,7 +18,8 @@ export interface Reservation {
 const CREDIT_POLL_MIN_MS = 50;
 const CREDIT_POLL_MAX_MS = 500;
 
-const holdings = (ctx: RequestContext): Holdings => holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
+const holdings = (ctx: RequestContext): Holdings =>
+  holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
 
 /** A refusal that may not be final: the account's lookups in flight hold what this one needs. */
 export class HeldInFlight extends Error {
@@ -27,7 +28,8 @@ export class HeldInFlight extends Error {
   }
 }
 
-const heldInFlight = (r: Exclude<ReserveResult, { ok: true }>): boolean => r.reason !== 'live_lookups_capped' && r.inFlight > 0;
+const heldInFlight = (r: Exclude<ReserveResult, { ok: true }>): boolean =>
+  r.reason !== 'live_lookups_capped' && r.inFlight > 0;
 
 /**
  * Waits for an account's lookups in flight to settle, so a lookup is refused only for credits that
@@ -66,7 +68,14 @@ export async function reserveOnce(ctx: RequestContext, homeKey: string): Promise
     throw heldInFlight(result) ? new HeldInFlight(err) : err;
   }
   holdings(ctx).holdReservation(id);
-  const ref: VoidRef = { reservationId: id, accountId: request.accountId, period: request.period, day: request.budget.day, scope: request.budget.scope, requestId: ctx.requestId };
+  const ref: VoidRef = {
+    reservationId: id,
+    accountId: request.accountId,
+    period: request.period,
+    day: request.budget.day,
+    scope: request.budget.scope,
+    requestId: ctx.requestId,
+  };
   return { id, kind: result.kind, ref };
 }
 
@@ -85,7 +94,11 @@ export async function reserve(ctx: RequestContext, homeKey: string): Promise<Res
 
 export async function release(ctx: RequestContext, r: Reservation): Promise<void> {
   holdings(ctx).dropReservation(r.id);
-  await ctx.deps.store.release(r.id).catch((e: unknown) => ctx.logger.warn({ err: e, reservationId: r.id }, 'release failed; the sweep will return it'));
+  await ctx.deps.store
+    .release(r.id)
+    .catch((e: unknown) =>
+      ctx.logger.warn({ err: e, reservationId: r.id }, 'release failed; the sweep will return it'),
+    );
 }
 
 /**

@@ -49,7 +49,11 @@ export interface Freshness {
   incompleteNotBefore: number;
 }
 
-export function freshnessFor(config: Pick<Config, 'cacheTtlMs' | 'incompleteTtlMs'>, now: number, maxAgeSeconds: number | undefined): Freshness {
+export function freshnessFor(
+  config: Pick<Config, 'cacheTtlMs' | 'incompleteTtlMs'>,
+  now: number,
+  maxAgeSeconds: number | undefined,
+): Freshness {
   const limit = maxAgeSeconds === undefined ? config.cacheTtlMs : Math.min(config.cacheTtlMs, maxAgeSeconds * 1000);
   return { notBefore: now - limit, incompleteNotBefore: now - Math.min(limit, config.incompleteTtlMs) };
 }
@@ -58,7 +62,9 @@ export const isFresh = (entry: CacheEntry, f: Freshness): boolean =>
   entry.storedAt >= (hasFailedSection(entry.sections) ? f.incompleteNotBefore : f.notBefore);
 
 /** A kept entry that may still stand in for a failed read: within its cache lifetime plus STALE_TTL_MS. */
-export const isKept = (config: Lifetimes, entry: CacheEntry, now: number): boolean => entry.storedAt + ttlFor(config, 'kept') > now;
+export const isKept = (config: Lifetimes, entry: CacheEntry, now: number): boolean =>
+  entry.storedAt + ttlFor(config, 'kept') > now;
 
 /** meta.age_seconds: whole seconds since this service read the record (never negative). */
-export const ageSeconds = (entry: CacheEntry, now: number): number => Math.max(0, Math.floor((now - entry.storedAt) / 1000));
+export const ageSeconds = (entry: CacheEntry, now: number): number =>
+  Math.max(0, Math.floor((now - entry.storedAt) / 1000));

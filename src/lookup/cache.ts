@@ -15,7 +15,11 @@ export function createCacheLoader(store: CacheStore): DataLoader<string, CacheHi
  * For each home key: its entry, following an alias when the key is one. `withRaw` (raw=true) reads
  * each entry together with its raw record; an entry without its own raw record is a miss.
  */
-export async function readCache(store: CacheStore, keys: readonly string[], withRaw = false): Promise<(CacheHit | null)[]> {
+export async function readCache(
+  store: CacheStore,
+  keys: readonly string[],
+  withRaw = false,
+): Promise<(CacheHit | null)[]> {
   const aliasKeys = keys.filter((k) => !isDirectKey(k));
   const targets = new Map<string, string>();
   if (aliasKeys.length > 0) {

@@ -3,7 +3,14 @@ import type { ChangeField, FieldChange, PortalPriceEvent, PortalProperty } from 
 import type { SectionName, Sections } from '../contract/sections.js';
 
 /** Fields compared by value: any difference (null to a value too) is a change. */
-const VALUE_FIELDS = ['price', 'homeStatus', 'estimate', 'rentEstimate', 'monthlyHoaFee', 'photoCount'] as const satisfies readonly ChangeField[];
+const VALUE_FIELDS = [
+  'price',
+  'homeStatus',
+  'estimate',
+  'rentEstimate',
+  'monthlyHoaFee',
+  'photoCount',
+] as const satisfies readonly ChangeField[];
 
 /** A snapshot as compared: the fields meta.changes reports, any of them missing (read as null). */
 export type Snapshot = Partial<Pick<PortalProperty, (typeof VALUE_FIELDS)[number] | 'daysOnPortal' | 'priceHistory'>>;
@@ -12,7 +19,12 @@ export type Snapshot = Partial<Pick<PortalProperty, (typeof VALUE_FIELDS)[number
 const eventKey = (e: PortalPriceEvent): string => JSON.stringify([e.date ?? null, e.event ?? null, e.price ?? null]);
 
 /** The section each compared field is read from, when it has one (meta.sections). */
-const SECTION_OF: Partial<Record<ChangeField, SectionName>> = { estimate: 'estimate', rentEstimate: 'rentEstimate', photoCount: 'photos', priceHistory: 'priceHistory' };
+const SECTION_OF: Partial<Record<ChangeField, SectionName>> = {
+  estimate: 'estimate',
+  rentEstimate: 'rentEstimate',
+  photoCount: 'photos',
+  priceHistory: 'priceHistory',
+};
 const READ: ReadonlySet<string> = new Set(['present', 'not_published']);
 
 /**
@@ -35,7 +47,11 @@ export function unreadFields(...snapshots: Sections[]): Set<ChangeField> {
  * - priceHistory: each event of `after` that `before` did not have (same date, event and price),
  *   newest first as the record lists them, as `{ field: 'priceHistory', from: null, to: event }`.
  */
-export function changesBetween(before: Snapshot, after: Snapshot, unread: ReadonlySet<ChangeField> = new Set()): FieldChange[] {
+export function changesBetween(
+  before: Snapshot,
+  after: Snapshot,
+  unread: ReadonlySet<ChangeField> = new Set(),
+): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const field of VALUE_FIELDS) {
     if (unread.has(field)) continue;

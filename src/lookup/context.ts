@@ -13,7 +13,11 @@ import type { ContextOptions, CoreDeps, Loaded, RequestContext } from './types.j
  * Opens a request for either face: who is calling (spec 5: before any validation; a store that
  * cannot be reached is store_unavailable, never a 401), then their context.
  */
-export async function openRequest(deps: CoreDeps, apiKey: string | string[] | undefined, opts: ContextOptions): Promise<RequestContext> {
+export async function openRequest(
+  deps: CoreDeps,
+  apiKey: string | string[] | undefined,
+  opts: ContextOptions,
+): Promise<RequestContext> {
   const account = await authenticate(deps.store, deps.config.apiKeySecret, apiKey, deps.auth);
   return createRequestContext(deps, account, opts);
 }
@@ -61,7 +65,10 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
  */
 function deadlineSignal(at: number): AbortSignal {
   const left = Math.ceil(at - performance.now());
-  const signal = left > 0 ? AbortSignal.timeout(left) : AbortSignal.abort(new DOMException('The request deadline passed.', 'TimeoutError'));
+  const signal =
+    left > 0
+      ? AbortSignal.timeout(left)
+      : AbortSignal.abort(new DOMException('The request deadline passed.', 'TimeoutError'));
   setMaxListeners(0, signal);
   return signal;
 }

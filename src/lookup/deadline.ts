@@ -8,7 +8,8 @@ import type { RequestContext } from './types.js';
 export const aborted = (ctx: RequestContext): boolean => ctx.signal.aborted || (ctx.deadline?.aborted ?? false);
 
 export function deadlineError(ctx: RequestContext, cause: unknown): LookupError {
-  if (ctx.deadline?.aborted) return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
+  if (ctx.deadline?.aborted)
+    return new LookupError('batch_deadline', { cause, details: { reason: 'aborted at the deadline' } });
   // The face's own reason when it has one (the drain at shutdown: upstream_busy, reason shutting_down).
   if (ctx.signal.reason instanceof LookupError) return ctx.signal.reason;
   return new LookupError('upstream_timeout', { cause, details: { reason: 'client_closed' } });
@@ -34,12 +35,21 @@ export function sleep(ms: number, ctx: RequestContext): Promise<void> {
 
 /** A signal for one lookup's upstream work starting now: aborted when the client goes, the request's deadline passes or the lookup timeout (LOOKUP_TIMEOUT_MS) runs out. */
 export const lookupSignal = (ctx: RequestContext): AbortSignal =>
-  AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.deps.config.lookupTimeoutMs), ...(ctx.deadline ? [ctx.deadline] : [])]);
+  AbortSignal.any([
+    ctx.signal,
+    AbortSignal.timeout(ctx.deps.config.lookupTimeoutMs),
+    ...(ctx.deadline ? [ctx.deadline] : []),
+  ]);
 
 /**
  * The context of one upstream read (a home's page, an address's resolution) starting now, under
  * lookupSignal; `now` is the lookup date, the status hint the lookup's own.
  */
 export function readContextFor(ctx: RequestContext, options: LookupOptions, now: Date): ReadContext {
-  return { signal: lookupSignal(ctx), now, deadlineAt: Date.now() + ctx.deps.config.lookupTimeoutMs, ...(options.status ? { status: options.status } : {}) };
+  return {
+    signal: lookupSignal(ctx),
+    now,
+    deadlineAt: Date.now() + ctx.deps.config.lookupTimeoutMs,
+    ...(options.status ? { status: options.status } : {}),
+  };
 }

@@ -8,7 +8,12 @@ export interface ErrorLog {
   error(obj: object, msg: string): void;
 }
 
-export function failureOf(e: unknown, log: ErrorLog, msg = 'internal error', bindings: Record<string, unknown> = {}): LookupError {
+export function failureOf(
+  e: unknown,
+  log: ErrorLog,
+  msg = 'internal error',
+  bindings: Record<string, unknown> = {},
+): LookupError {
   const err = toLookupError(e);
   if (err.code === 'internal') log.error({ err: e, ...bindings }, msg);
   return err;

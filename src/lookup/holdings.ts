@@ -72,7 +72,10 @@ export class Holdings {
     this.dropReservation(ref.reservationId);
     if (this.voids.size >= MAX_PENDING_VOIDS) {
       // The sweep only frees what is still held: a charge that was recorded stays until reconciled.
-      this.logger.error({ reservationId: ref.reservationId }, 'too many unanswered commits pending: this one is not taken back; reconcile it against the ledger');
+      this.logger.error(
+        { reservationId: ref.reservationId },
+        'too many unanswered commits pending: this one is not taken back; reconcile it against the ledger',
+      );
       return;
     }
     this.voids.set(ref.reservationId, ref);
@@ -114,7 +117,10 @@ export class Holdings {
       // A lapsed idempotency key may be claimed by a retry meanwhile: this run's answer is then not kept.
       for (const c of claims) if (lostClaims.includes(c.token)) this.claims.delete(c);
       if (lostReservations.length + lostLocks.length + lostClaims.length > 0) {
-        this.logger.warn({ reservations: lostReservations.length, locks: lostLocks.length, idempotencyKeys: lostClaims.length }, 'leases lapsed before their renewal');
+        this.logger.warn(
+          { reservations: lostReservations.length, locks: lostLocks.length, idempotencyKeys: lostClaims.length },
+          'leases lapsed before their renewal',
+        );
       }
       this.stopRenewingIfIdle();
     } catch (err) {
@@ -184,7 +190,11 @@ export const pendingVoidsIn = (store: LeaseStore): number => byStore.get(underly
  */
 export async function settleVoids(store: LeaseStore, until: number, logger: Logger): Promise<void> {
   const left = (await byStore.get(underlyingStore(store))?.flushVoids(until)) ?? [];
-  for (const reservationId of left) logger.error({ reservationId }, 'unanswered commit not taken back before shutdown: reconcile it against the ledger');
+  for (const reservationId of left)
+    logger.error(
+      { reservationId },
+      'unanswered commit not taken back before shutdown: reconcile it against the ledger',
+    );
 }
 
 /** The holdings of this process in `store` (one per store, shared by every request). */

@@ -48,7 +48,8 @@ export interface IdempotentAnswer {
 /** The values of the Idempotency-Key header lines among Node's raw headers (name, value, name, value, …). */
 export function idempotencyHeaderLines(rawHeaders: readonly string[]): string[] {
   const lines: string[] = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === IDEMPOTENCY_HEADER) lines.push(rawHeaders[i + 1]!);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === IDEMPOTENCY_HEADER) lines.push(rawHeaders[i + 1]!);
   return lines;
 }
 
@@ -60,10 +61,16 @@ export function idempotencyHeaderLines(rawHeaders: readonly string[]): string[] 
 export function idempotencyKeyOf(header: string | readonly string[] | null | undefined): string | null {
   if (header === undefined || header === null || (typeof header !== 'string' && header.length === 0)) return null;
   const value = typeof header === 'string' ? header : header[0]!;
-  const reason = typeof header !== 'string' && header.length > 1 ? 'sent more than once'
-    : value.length === 0 ? 'empty'
-    : value.length > MAX_IDEMPOTENCY_KEY_LENGTH ? `${value.length} characters, more than ${MAX_IDEMPOTENCY_KEY_LENGTH}`
-    : /^[\x20-\x7e]+$/.test(value) ? null : 'not printable ASCII';
+  const reason =
+    typeof header !== 'string' && header.length > 1
+      ? 'sent more than once'
+      : value.length === 0
+        ? 'empty'
+        : value.length > MAX_IDEMPOTENCY_KEY_LENGTH
+          ? `${value.length} characters, more than ${MAX_IDEMPOTENCY_KEY_LENGTH}`
+          : /^[\x20-\x7e]+$/.test(value)
+            ? null
+            : 'not printable ASCII';
   if (reason === null) return value;
   throw new LookupError('bad_param', {
     message: `The Idempotency-Key header must be sent once, with 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters.`,
@@ -75,7 +82,8 @@ export function idempotencyKeyOf(header: string | readonly string[] | null | und
  * The identity of a request, what a retry must repeat: the face's parts (which operation, its query
  * string, its body in a canonical form), hashed.
  */
-export const requestIdentity = (parts: readonly string[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+export const requestIdentity = (parts: readonly string[]): string =>
+  createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 
 /**
  * A parsed body's JSON for requestIdentity. JSON.parse reads a value nested a million deep, but
@@ -86,7 +94,10 @@ export function identityJson(value: unknown): string {
     return JSON.stringify(value);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    throw new LookupError('bad_body', { message: 'The body is nested too deep to be read.', details: { reason: 'nested too deep' } });
+    throw new LookupError('bad_body', {
+      message: 'The body is nested too deep to be read.',
+      details: { reason: 'nested too deep' },
+    });
   }
 }
 
@@ -100,7 +111,9 @@ export const isKept = (a: RunAnswer): boolean =>
  */
 export function retryFreshness(ctx: RequestContext, f: Freshness): Freshness {
   const since = ctx.retrySince;
-  return since === undefined ? f : { notBefore: Math.min(f.notBefore, since), incompleteNotBefore: Math.min(f.incompleteNotBefore, since) };
+  return since === undefined
+    ? f
+    : { notBefore: Math.min(f.notBefore, since), incompleteNotBefore: Math.min(f.incompleteNotBefore, since) };
 }
 
 /** Wakes the retries waiting on this instance when a run with their key ends here. */
@@ -112,9 +125,19 @@ const slotOf = (ref: ClaimRef): string => `${ref.accountId}\u0000${ref.key}`;
  * the key: see the top of this file. Throws idempotency_key_reused (the key was used for another
  * request) and idempotency_key_in_use (the first run did not answer within IDEMPOTENCY_WAIT_MS).
  */
-export async function runIdempotent(ctx: RequestContext, key: string, identity: string, run: () => Promise<RunAnswer>): Promise<IdempotentAnswer> {
+export async function runIdempotent(
+  ctx: RequestContext,
+  key: string,
+  identity: string,
+  run: () => Promise<RunAnswer>,
+): Promise<IdempotentAnswer> {
   const { store, config, metrics } = ctx.deps;
-  const ref: ClaimRef = { accountId: ctx.account.id, key, token: ctx.deps.newId(), startedAt: ctx.deps.clock().getTime() };
+  const ref: ClaimRef = {
+    accountId: ctx.account.id,
+    key,
+    token: ctx.deps.newId(),
+    startedAt: ctx.deps.clock().getTime(),
+  };
   const waitUntil = performance.now() + config.idempotencyWaitMs;
   for (;;) {
     const found = await store.claimIdempotency(ref, identity, config.leaseTtlMs);
@@ -124,7 +147,11 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
     }
     if (found.bodyHash !== identity) {
       metrics.idempotentRequests.inc({ outcome: 'key_reused' });
-      throw new LookupError('idempotency_key_reused', { details: { reason: found.state === 'done' ? 'answered another request' : 'another request with this key is running' } });
+      throw new LookupError('idempotency_key_reused', {
+        details: {
+          reason: found.state === 'done' ? 'answered another request' : 'another request with this key is running',
+        },
+      });
     }
     if (found.state === 'done') {
       metrics.idempotentRequests.inc({ outcome: 'replayed' });
@@ -151,8 +178,10 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
   // item's error as data, its code unselected).
   // A larger answer is not kept (free answers of cached homes, raw records above all, would otherwise
   // fill the store under fresh keys); its retry runs again, billing nothing this run billed.
-  const kept = isKept({ ...answer, codes: [...answer.codes, ...ctx.stats.failedCodes] }) && !ctx.signal.aborted
-    && Buffer.byteLength(answer.body) <= config.idempotencyMaxAnswerBytes;
+  const kept =
+    isKept({ ...answer, codes: [...answer.codes, ...ctx.stats.failedCodes] }) &&
+    !ctx.signal.aborted &&
+    Buffer.byteLength(answer.body) <= config.idempotencyMaxAnswerBytes;
   metrics.idempotentRequests.inc({ outcome: kept ? 'ran' : 'not_kept' });
   await settle(ctx, ref, kept ? answer : null);
   return { answer: { status: answer.status, headers: answer.headers, body: answer.body }, replayed: false };
@@ -165,7 +194,12 @@ export async function runIdempotent(ctx: RequestContext, key: string, identity: 
 async function settle(ctx: RequestContext, ref: ClaimRef, answer: RunAnswer | null): Promise<void> {
   const { store } = ctx.deps;
   try {
-    if (answer) await store.completeIdempotency(ref, { status: answer.status, headers: answer.headers, body: answer.body }, IDEMPOTENCY_TTL_MS);
+    if (answer)
+      await store.completeIdempotency(
+        ref,
+        { status: answer.status, headers: answer.headers, body: answer.body },
+        IDEMPOTENCY_TTL_MS,
+      );
     // The run's start stays with the key: its retry takes the homes read since as fresh (retryFreshness).
     else await store.releaseIdempotency(ref, IDEMPOTENCY_TTL_MS);
   } catch (err) {

@@ -1,6 +1,16 @@
 export { createRequestContext, openRequest } from './context.js';
 export type { CoreDeps, RequestContext, ContextOptions } from './types.js';
-export { batchItemJson, lookupOne, lookupBatch, parsedLookup, startBatch, RELEASE, LookupOutcome, type BatchItemOutcome, type BatchRun } from './lookup.js';
+export {
+  batchItemJson,
+  lookupOne,
+  lookupBatch,
+  parsedLookup,
+  startBatch,
+  RELEASE,
+  LookupOutcome,
+  type BatchItemOutcome,
+  type BatchRun,
+} from './lookup.js';
 export { SingleFlight } from './single-flight.js';
 export { homeKeyOf } from './keys.js';
 export { failureOf } from './failure.js';

@@ -40,4 +40,3 @@ export async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
   if (ctx.budget === 'interactive') await limits.give(ctx.account.id, 1);
   throw liveCapError(maxLiveOf(limits.settings, ctx.budget));
 }
-

@@ -1,7 +1,14 @@
 // A live lookup: reserve → single flight → read → cache → commit (or release on any failure); the
 // reserving, committing and releasing are billing.ts's. Reservations and locks are leases renewed while
 // this process lives (holdings.ts).
-import { isAskerOnly, isStaleEligible, LookupError, toLookupError, type LookupOptions, type PortalProperty } from '../contract/index.js';
+import {
+  isAskerOnly,
+  isStaleEligible,
+  LookupError,
+  toLookupError,
+  type LookupOptions,
+  type PortalProperty,
+} from '../contract/index.js';
 import type { Collected, ReadTarget } from '../collector/types.js';
 import { missingCoreFields } from '../collector/mapping/sections.js';
 import { hasFailedSection } from '../contract/sections.js';
@@ -38,7 +45,8 @@ export interface LiveRequest {
 
 const POLL_MS = 150;
 
-const holdings = (ctx: RequestContext): Holdings => holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
+const holdings = (ctx: RequestContext): Holdings =>
+  holdingsOf(ctx.deps.store, ctx.deps.config.leaseTtlMs, ctx.deps.logger);
 
 /**
  * The last good record of `homeKey` (still within its cache lifetime plus STALE_TTL_MS) answering for
@@ -47,7 +55,12 @@ const holdings = (ctx: RequestContext): Holdings => holdingsOf(ctx.deps.store, c
  * when the store cannot say. Free (the caller's reservation is released), cached as nothing.
  */
 export async function standIn(
-  ctx: RequestContext, e: unknown, options: LookupOptions, homeKey: string, previous: CacheHit | null | undefined, reportAs?: string,
+  ctx: RequestContext,
+  e: unknown,
+  options: LookupOptions,
+  homeKey: string,
+  previous: CacheHit | null | undefined,
+  reportAs?: string,
 ): Promise<Loaded | null> {
   if (options.stale === false || aborted(ctx)) return null;
   const code = toLookupError(e).code;
@@ -56,8 +69,16 @@ export async function standIn(
   if (!isStaleEligible(code)) return null;
   const kept = (await readLastGood(ctx.deps.store, homeKey).catch(() => null)) ?? previous;
   // A record with a section we could not read is not a last good record (docs/sections.md).
-  if (!kept || hasFailedSection(kept.entry.sections) || !isKept(ctx.deps.config, kept.entry, ctx.deps.clock().getTime())) return null;
-  return { ...loadedFromHit({ entry: kept.entry, entryKey: kept.entryKey }, reportAs ?? kept.entryKey), staleReason: code };
+  if (
+    !kept ||
+    hasFailedSection(kept.entry.sections) ||
+    !isKept(ctx.deps.config, kept.entry, ctx.deps.clock().getTime())
+  )
+    return null;
+  return {
+    ...loadedFromHit({ entry: kept.entry, entryKey: kept.entryKey }, reportAs ?? kept.entryKey),
+    staleReason: code,
+  };
 }
 
 /**
@@ -122,7 +143,11 @@ function notOurs(e: unknown): boolean {
   return isAskerOnly(le.code) || liveCap || (le.code === 'upstream_timeout' && le.details?.reason === 'client_closed');
 }
 
-async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: () => Reservation | undefined): Promise<Loaded> {
+async function leadAcrossInstances(
+  ctx: RequestContext,
+  req: LiveRequest,
+  take: () => Reservation | undefined,
+): Promise<Loaded> {
   const { store, config } = ctx.deps;
   const token = ctx.deps.newId();
   const lock = lockKey(req.homeKey);
@@ -140,7 +165,13 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
         // resolution already read, prefetched, is not read again).
         const releaseLive = req.prefetched ? () => undefined : await holdLiveSlot(ctx);
         try {
-          return await readAndCharge(ctx, req, take() ?? (await reserveOnce(ctx, req.homeKey)), { key: lock, token }, previous ?? req.previous ?? null);
+          return await readAndCharge(
+            ctx,
+            req,
+            take() ?? (await reserveOnce(ctx, req.homeKey)),
+            { key: lock, token },
+            previous ?? req.previous ?? null,
+          );
         } finally {
           releaseLive();
         }
@@ -152,27 +183,43 @@ async function leadAcrossInstances(ctx: RequestContext, req: LiveRequest, take: 
     // Another instance is reading this home: its result arrives in the cache.
     const { hit } = await readHome(store, req.homeKey, req.options.raw, req.freshness);
     if (hit) return loadedFromHit(hit, req.reportAs ?? hit.entryKey);
-    if (Date.now() > waitUntil) throw new LookupError('upstream_timeout', { details: { reason: 'waited for another instance' } });
+    if (Date.now() > waitUntil)
+      throw new LookupError('upstream_timeout', { details: { reason: 'waited for another instance' } });
     await sleep(POLL_MS, ctx);
   }
 }
 
 /** Reads the home live, caches it (with what changed since `previous`, the earlier snapshot) and charges it. */
-async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation: Reservation, lock: LockRef, previous: CacheHit | null): Promise<Loaded> {
+async function readAndCharge(
+  ctx: RequestContext,
+  req: LiveRequest,
+  reservation: Reservation,
+  lock: LockRef,
+  previous: CacheHit | null,
+): Promise<Loaded> {
   const { store, config, collector, clock } = ctx.deps;
   const now = clock();
   // Once a commit has been sent it may have been applied, so the reservation is no longer ours to release.
   let commitSent = false;
   try {
-    const collected = req.prefetched ?? (await timeUpstream(ctx.stats, collector.read(req.target, readContextFor(ctx, req.options, now))).catch((e: unknown) => {
-      throw aborted(ctx) ? deadlineError(ctx, e) : e;
-    }));
+    const collected =
+      req.prefetched ??
+      (await timeUpstream(ctx.stats, collector.read(req.target, readContextFor(ctx, req.options, now))).catch(
+        (e: unknown) => {
+          throw aborted(ctx) ? deadlineError(ctx, e) : e;
+        },
+      ));
 
     // A different home than asked for is cached under its own zpid only, never under the one asked for.
     // A building stays under its link's key: its page's zpid can be one of its units' zpids.
     const entryKey = collected.zpid && !req.target.building ? zpidKey(collected.zpid) : req.homeKey;
     // The earlier snapshot of this home (of another one when the site answered with another: read its own).
-    const prior = previous?.entryKey === entryKey ? previous.entry : entryKey === req.homeKey ? null : ((await store.getEntries([entryKey]))[0] ?? null);
+    const prior =
+      previous?.entryKey === entryKey
+        ? previous.entry
+        : entryKey === req.homeKey
+          ? null
+          : ((await store.getEntries([entryKey]))[0] ?? null);
     const entry: CacheEntry = {
       record: JSON.stringify(collected.property),
       fetchedAt: collected.property.scrapedAt ?? now.toISOString(),
@@ -183,7 +230,11 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
       readBy: reservation.id,
       ...(prior
         ? {
-            changes: changesBetween(JSON.parse(prior.record) as PortalProperty, collected.property, unreadFields(prior.sections, collected.sections)),
+            changes: changesBetween(
+              JSON.parse(prior.record) as PortalProperty,
+              collected.property,
+              unreadFields(prior.sections, collected.sections),
+            ),
             previousFetchedAt: prior.fetchedAt,
           }
         : {}),
@@ -202,7 +253,9 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     }
 
     // Cache before charging: once the charge may be recorded, the home can always be served.
-    const rawJson = collected.rawJson ?? (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
+    const rawJson =
+      collected.rawJson ??
+      (collected.raw === undefined || collected.raw === null ? null : JSON.stringify(collected.raw));
     // A section the page held and we could not read (docs/sections.md): the record is
     // cached only briefly, and billed only with its core fields; without them it is answered free and
     // not cached (the reservation is released below).
@@ -224,7 +277,14 @@ async function readAndCharge(ctx: RequestContext, req: LiveRequest, reservation:
     if (req.aliasKey) await putAliasOrLog(ctx, req.aliasKey, entryKey);
     commitSent = true;
     const charged = await commit(ctx, reservation, entryKey);
-    const loaded: Loaded = { entry, entryKey, cacheKey: req.reportAs ?? entryKey, cached: false, credits: charged ? 1 : 0, rawJson };
+    const loaded: Loaded = {
+      entry,
+      entryKey,
+      cacheKey: req.reportAs ?? entryKey,
+      cached: false,
+      credits: charged ? 1 : 0,
+      rawJson,
+    };
     return warning && charged ? { ...loaded, warning } : loaded;
   } finally {
     if (!commitSent) await release(ctx, reservation);
@@ -247,7 +307,9 @@ async function lockLost(ctx: RequestContext, lock: LockRef): Promise<boolean> {
 export async function putAliasOrLog(ctx: RequestContext, aliasKey: string, entryKey: string): Promise<void> {
   await ctx.deps.store
     .putAlias(aliasKey, entryKey, ttlFor(ctx.deps.config, 'alias'))
-    .catch((err: unknown) => ctx.logger.warn({ err, aliasKey, entryKey }, 'address alias not written; the home is served without it'));
+    .catch((err: unknown) =>
+      ctx.logger.warn({ err, aliasKey, entryKey }, 'address alias not written; the home is served without it'),
+    );
 }
 
 /** Someone else's read of the same home, served as a cache hit. */

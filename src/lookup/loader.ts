@@ -39,7 +39,9 @@ export function loadHome(ctx: RequestContext, req: HomeRequest): Promise<Loaded>
 
 async function loadOne(ctx: RequestContext, req: HomeRequest, freshness: Freshness): Promise<Loaded> {
   // raw=true reads the entry with its raw record (rare: not batched); one without its own is a miss.
-  const seen = req.options.raw ? await readHome(ctx.deps.store, req.key, true, freshness) : seenAs(await ctx.cache.load(req.key), freshness);
+  const seen = req.options.raw
+    ? await readHome(ctx.deps.store, req.key, true, freshness)
+    : seenAs(await ctx.cache.load(req.key), freshness);
   if (seen.hit) return loadedFromHit(seen.hit, req.locator.kind === 'address' ? req.key : seen.hit.entryKey);
   return loadUncached(ctx, req, freshness, seen);
 }
@@ -54,7 +56,11 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest, freshness: Fr
   if (!config.liveLookupsEnabled) throw new LookupError('live_lookups_disabled');
   if (locator.kind === 'address') {
     const memo = await ctx.deps.store.getMemo(req.key);
-    if (memo) throw new LookupError('address_ambiguous', { message: memo.message, ...(memo.details ? { details: memo.details } : {}) });
+    if (memo)
+      throw new LookupError('address_ambiguous', {
+        message: memo.message,
+        ...(memo.details ? { details: memo.details } : {}),
+      });
   }
   const release = await ctx.limiter.acquire(ctx.deadline ?? undefined).catch(() => {
     throw new LookupError('batch_deadline', { details: { reason: 'not started before the deadline' } });
@@ -80,7 +86,11 @@ const targetOf = (locator: Exclude<Locator, { kind: 'address' }>): ReadTarget =>
  * (`seen.previous`, through its alias) stands in for it as a stale answer.
  */
 async function lookupAddress(
-  ctx: RequestContext, req: HomeRequest, locator: Extract<Locator, { kind: 'address' }>, freshness: Freshness, seen: Seen,
+  ctx: RequestContext,
+  req: HomeRequest,
+  locator: Extract<Locator, { kind: 'address' }>,
+  freshness: Freshness,
+  seen: Seen,
 ): Promise<Loaded> {
   const { store, collector, clock, config } = ctx.deps;
   // Reserved before resolving: resolving can start the fallback provider's paid read, and an account
@@ -93,10 +103,17 @@ async function lookupAddress(
     // Resolving reads upstream (the suggestion endpoint, or the fallback provider): a live slot while it does.
     const releaseLive = await holdLiveSlot(ctx);
     try {
-      resolved = await timeUpstream(ctx.stats, collector.resolveAddress({ input: locator.input, normalized: locator.normalized, parts: locator.parts }, readCtx));
+      resolved = await timeUpstream(
+        ctx.stats,
+        collector.resolveAddress(
+          { input: locator.input, normalized: locator.normalized, parts: locator.parts },
+          readCtx,
+        ),
+      );
     } catch (e) {
       const err = toLookupError(e);
-      if (err.code === 'address_ambiguous') await store.putMemo(addressKey(locator.normalized), err.toBody(), ttlFor(config, 'ambiguity'));
+      if (err.code === 'address_ambiguous')
+        await store.putMemo(addressKey(locator.normalized), err.toBody(), ttlFor(config, 'ambiguity'));
       const stale = await standIn(ctx, err, req.options, req.key, seen.previous, req.key);
       if (stale) return stale;
       throw err;

@@ -1,7 +1,16 @@
 // One lookup and a batch of them, as both faces call them.
 import {
-  itemOptions, toLookupError, type BatchItemResult, type ErrorBody, type LookupError, type BatchMeta, type BatchResult, type Locator, type LookupMeta,
-  type LookupOptions, type PortalProperty,
+  itemOptions,
+  toLookupError,
+  type BatchItemResult,
+  type ErrorBody,
+  type LookupError,
+  type BatchMeta,
+  type BatchResult,
+  type Locator,
+  type LookupMeta,
+  type LookupOptions,
+  type PortalProperty,
 } from '../contract/index.js';
 import { LRUCache } from 'lru-cache';
 import { addressMatchOf } from './address-match.js';
@@ -71,7 +80,12 @@ export const RELEASE = 'v1';
  * One home (spec 4.1), one unit of the key's rate window (drawn from `admission` when its operation
  * took its units as a whole). Throws a LookupError.
  */
-export async function lookupOne(ctx: RequestContext, locator: Locator, options: LookupOptions, admission?: Admission): Promise<LookupOutcome> {
+export async function lookupOne(
+  ctx: RequestContext,
+  locator: Locator,
+  options: LookupOptions,
+  admission?: Admission,
+): Promise<LookupOutcome> {
   await (admission ? admission.draw(1) : admitLookups(ctx, 1));
   return findOne(ctx, locator, options);
 }
@@ -130,7 +144,11 @@ async function loadOne(ctx: RequestContext, locator: Locator, options: LookupOpt
   };
   if (locator.kind === 'address') {
     // By the snapshot answered (entry key, read time): a repeat hit neither parses nor scores the record.
-    const match = addressMatchOf(locator, `${loaded.entryKey}\u0000${loaded.entry.storedAt}\u0000${loaded.entry.fetchedAt}`, () => parseRecord(record));
+    const match = addressMatchOf(
+      locator,
+      `${loaded.entryKey}\u0000${loaded.entry.storedAt}\u0000${loaded.entry.fetchedAt}`,
+      () => parseRecord(record),
+    );
     if (match) meta.match = match;
   }
   return new LookupOutcome(dataJson, meta, loaded.entryKey);
@@ -140,7 +158,11 @@ async function loadOne(ctx: RequestContext, locator: Locator, options: LookupOpt
  * How old the record is, whether it stands in for a failed read, and what changed since the snapshot
  * it replaced (kept with the entry: every answer of one snapshot carries the same changes).
  */
-function freshnessMeta(ctx: RequestContext, loaded: Loaded, cached: boolean): Pick<LookupMeta, 'age_seconds' | 'stale' | 'stale_reason' | 'changes' | 'previous_fetched_at'> {
+function freshnessMeta(
+  ctx: RequestContext,
+  loaded: Loaded,
+  cached: boolean,
+): Pick<LookupMeta, 'age_seconds' | 'stale' | 'stale_reason' | 'changes' | 'previous_fetched_at'> {
   const { entry } = loaded;
   return {
     age_seconds: cached ? ageSeconds(entry, ctx.deps.clock().getTime()) : 0,
@@ -154,7 +176,9 @@ export type BatchItemOutcome = FoundItem | Extract<BatchResult, { ok: false }>;
 
 /** An item's result as JSON (a batch's data item, a job's result line); a found home's record is spliced in as the cache keeps it. */
 export const batchItemJson = (r: BatchItemOutcome, index = r.index, meta = r.ok ? r.meta : undefined): string =>
-  r.ok ? `{"index":${index},"ok":true,"data":${r.dataJson},"meta":${JSON.stringify(meta)}}` : JSON.stringify({ ...r, index });
+  r.ok
+    ? `{"index":${index},"ok":true,"data":${r.dataJson},"meta":${JSON.stringify(meta)}}`
+    : JSON.stringify({ ...r, index });
 
 /** A batch under way: each item's result as it settles (in item order), and the totals once all have. */
 export interface BatchRun {
@@ -169,16 +193,29 @@ const lookupsIn = (items: readonly BatchItemResult[]): number => items.reduce((n
  * Starts up to 50 lookups (spec 4.2); one failed item never fails the batch. The batch takes one unit
  * of the key's rate window per valid item, all or none: refused, every such item fails rate_limited.
  */
-export function startBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admission?: Admission): BatchRun {
+export function startBatch(
+  ctx: RequestContext,
+  items: readonly BatchItemResult[],
+  options: LookupOptions,
+  admission?: Admission,
+): BatchRun {
   const lookups = lookupsIn(items);
   return runBatch(ctx, items, options, admission ? admission.draw(lookups) : admitLookups(ctx, lookups));
 }
 
-function runBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admitted: Promise<void>): BatchRun {
+function runBatch(
+  ctx: RequestContext,
+  items: readonly BatchItemResult[],
+  options: LookupOptions,
+  admitted: Promise<void>,
+): BatchRun {
   const started = performance.now();
   ctx.deps.metrics.batchSize.observe(items.length);
   // Settled as a value, so a refusal no item waits for (every item invalid) is never unhandled.
-  const refusal = admitted.then(() => null, (e: unknown) => e);
+  const refusal = admitted.then(
+    () => null,
+    (e: unknown) => e,
+  );
   const results = items.map(async (item, index): Promise<BatchItemOutcome> => {
     if (!item.ok) {
       recordFailed(ctx.deps.metrics, ctx.stats, item.error.code);

@@ -3,7 +3,15 @@
 // reservation terms), read-only: no lookup, no upstream call, no charge, no reservation. REST
 // (?dry_run=true) and GraphQL (dryRun: true) both call previewBatch.
 import { creditsAvailable } from '../accounts/index.js';
-import { itemOptions, LookupError, type BatchItemResult, type BatchPreviewItem, type BatchPreviewMeta, type ErrorBody, type LookupOptions } from '../contract/index.js';
+import {
+  itemOptions,
+  LookupError,
+  type BatchItemResult,
+  type BatchPreviewItem,
+  type BatchPreviewMeta,
+  type ErrorBody,
+  type LookupOptions,
+} from '../contract/index.js';
 import { admitLookups, type Admission } from './admission.js';
 import { readCache, seenAs, type Seen } from './cache.js';
 import { freshnessFor } from './cache-policy.js';
@@ -24,13 +32,20 @@ type Verdict = { ok: true; live: boolean; cacheKey: string; billedAs: string } |
  * The store is read once for all items: the cache (aliases, then entries), the ambiguity memos of
  * the addresses, the account's usage and the daily budget, all at once.
  */
-export async function previewBatch(ctx: RequestContext, items: readonly BatchItemResult[], options: LookupOptions, admission?: Admission): Promise<BatchPreview> {
+export async function previewBatch(
+  ctx: RequestContext,
+  items: readonly BatchItemResult[],
+  options: LookupOptions,
+  admission?: Admission,
+): Promise<BatchPreview> {
   const started = performance.now();
   await (admission ? admission.draw(1) : admitLookups(ctx, 1));
   const { store, config, clock } = ctx.deps;
   const keyOf = items.map((item) => (item.ok ? homeKeyOf(item.locator) : null));
   const keys = [...new Set(keyOf.filter((k) => k !== null))];
-  const addressKeys = [...new Set(items.flatMap((item, i) => (item.ok && item.locator.kind === 'address' ? [keyOf[i]!] : [])))];
+  const addressKeys = [
+    ...new Set(items.flatMap((item, i) => (item.ok && item.locator.kind === 'address' ? [keyOf[i]!] : []))),
+  ];
   const now = clock();
   const [found, memos, available] = await Promise.all([
     // raw=true: an entry without its own raw record is a miss, as the batch reads it.

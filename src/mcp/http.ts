@@ -24,7 +24,10 @@ export const MCP_PATH = '/mcp';
 export const BATCH_REFUSED = {
   jsonrpc: '2.0',
   id: null,
-  error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per HTTP request.' },
+  error: {
+    code: -32600,
+    message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per HTTP request.',
+  },
 } as const;
 
 /** The request as the SDK's web-standard transport reads it; the body is handed over already parsed. */
@@ -54,7 +57,10 @@ export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
           ...(deadlineMs === undefined ? {} : { deadlineMs }),
         });
       const server = buildMcpServer(deps, open);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       await server.connect(transport);
       try {
         const response = await transport.handleRequest(webRequest(request), { parsedBody: request.body });

@@ -10,15 +10,25 @@ import { toolDefinitions, toolError, unknownTool, type OpenContext } from './too
 export const MCP_SERVER_NAME = 'portal-lookup';
 
 const instructions = (cacheTtlMs: number): string =>
-  'Property data for US homes from a listing site: price, status, beds, baths, living area, the site\'s value and rent ' +
+  "Property data for US homes from a listing site: price, status, beds, baths, living area, the site's value and rent " +
   'estimates. Look homes up by listing link, zpid or one-line address. Live lookups cost credits (see account_usage); ' +
   `homes read in the last ${humanMs(cacheTtlMs)} are free. Answers are compact unless full: true is passed.`;
 
 export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
-  const server = new McpServer({ name: MCP_SERVER_NAME, version: RELEASE }, { instructions: instructions(deps.config.cacheTtlMs) });
-  const tools = new Map(Object.entries(toolDefinitions(open, deps.config)).map(([name, tool]) => [name, { ...tool, log: deps.logger.child({ tool: name }) }]));
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: RELEASE },
+    { instructions: instructions(deps.config.cacheTtlMs) },
+  );
+  const tools = new Map(
+    Object.entries(toolDefinitions(open, deps.config)).map(([name, tool]) => [
+      name,
+      { ...tool, log: deps.logger.child({ tool: name }) },
+    ]),
+  );
   for (const [name, tool] of tools) {
-    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) => tool.handler(args, extra.signal, tool.log));
+    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) =>
+      tool.handler(args, extra.signal, tool.log),
+    );
   }
   // tools/call is answered here, not by the SDK's handler (registerTool installed it; the listing stays the
   // SDK's): an unknown tool name is then a tool error in the documented coded form (bad_param), like every

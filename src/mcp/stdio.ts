@@ -25,7 +25,14 @@ const replay = demo ? await startReplayServer({ host: '127.0.0.1', port: 0 }) : 
 // A refused configuration is listed on stderr, one problem a line, and the process exits (as npm start does).
 const config = loadConfigOrExit(
   replay
-    ? { ...process.env, REDIS_URL: '', REDIS_CLUSTER_NODES: '', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' }
+    ? {
+        ...process.env,
+        REDIS_URL: '',
+        REDIS_CLUSTER_NODES: '',
+        PORTAL_ORIGIN: replay.origin,
+        PORTAL_SUGGEST_URL: replay.suggestUrl,
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      }
     : process.env,
 );
 // LOG_PRETTY's readable lines go to stderr too, written in this thread (stdout is the protocol's).
@@ -42,7 +49,11 @@ const stopWatching = store.watchAccounts(() => core.auth.forgetAll());
 
 const apiKey = config.portalApiKey ?? undefined;
 const server = buildMcpServer(core, ({ signal, deadlineMs }) =>
-  openRequest(core, apiKey, { requestId: core.newId(), signal: () => signal, ...(deadlineMs === undefined ? {} : { deadlineMs }) }),
+  openRequest(core, apiKey, {
+    requestId: core.newId(),
+    signal: () => signal,
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+  }),
 );
 
 let closing: Promise<void> | undefined;

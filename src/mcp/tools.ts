@@ -6,12 +6,32 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
 import { accountUsage } from '../accounts/index.js';
 import {
-  BATCH_QUERY_FIELDS, BatchItem, BatchRequest, humanMs, LOCATOR_FIELDS, LookupError, MAX_BATCH_ITEMS, OPTION_FIELDS, parseBatchBody,
-  parseDryRun, parseLocator, parseLookupOptions,
-  type AccountUsage, type LookupMeta, type PortalProperty,
+  BATCH_QUERY_FIELDS,
+  BatchItem,
+  BatchRequest,
+  humanMs,
+  LOCATOR_FIELDS,
+  LookupError,
+  MAX_BATCH_ITEMS,
+  OPTION_FIELDS,
+  parseBatchBody,
+  parseDryRun,
+  parseLocator,
+  parseLookupOptions,
+  type AccountUsage,
+  type LookupMeta,
+  type PortalProperty,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
-import { failureOf, lookupBatch, lookupOne, parsedLookup, previewBatch, type BatchItemOutcome, type RequestContext } from '../lookup/index.js';
+import {
+  failureOf,
+  lookupBatch,
+  lookupOne,
+  parsedLookup,
+  previewBatch,
+  type BatchItemOutcome,
+  type RequestContext,
+} from '../lookup/index.js';
 import type { ErrorLog } from '../lookup/failure.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
@@ -19,11 +39,29 @@ export type OpenContext = (opts: { signal: AbortSignal; deadlineMs?: number }) =
 
 /** The record fields an agent usually needs; `full: true` returns the whole record instead. */
 export const COMPACT_FIELDS = [
-  'zpid', 'address', 'price', 'homeStatus', 'beds', 'baths', 'livingArea', 'estimate', 'rentEstimate', 'detailUrl',
+  'zpid',
+  'address',
+  'price',
+  'homeStatus',
+  'beds',
+  'baths',
+  'livingArea',
+  'estimate',
+  'rentEstimate',
+  'detailUrl',
 ] as const satisfies ReadonlyArray<keyof PortalProperty>;
 // stale and stale_reason only on a stale answer: an agent must be able to tell the last good record from a fresh one.
-const COMPACT_META = ['credits', 'cached', 'fetched_at', 'warning', 'stale', 'stale_reason'] as const satisfies ReadonlyArray<keyof LookupMeta>;
-const COMPACT_USAGE = ['plan', 'used', 'included', 'remaining', 'period_end'] as const satisfies ReadonlyArray<keyof AccountUsage>;
+const COMPACT_META = [
+  'credits',
+  'cached',
+  'fetched_at',
+  'warning',
+  'stale',
+  'stale_reason',
+] as const satisfies ReadonlyArray<keyof LookupMeta>;
+const COMPACT_USAGE = ['plan', 'used', 'included', 'remaining', 'period_end'] as const satisfies ReadonlyArray<
+  keyof AccountUsage
+>;
 
 const pick = <T extends object, K extends keyof T>(from: T, keys: readonly K[]): Pick<T, K> => {
   const out = {} as Pick<T, K>;
@@ -59,13 +97,20 @@ const itemsArg = described({
   description: BatchRequest.properties.items.description,
 });
 const fullArg = (what: string) =>
-  described({ type: 'boolean', default: false, description: `true: ${what}. Default: the fields an agent usually needs.` });
+  described({
+    type: 'boolean',
+    default: false,
+    description: `true: ${what}. Default: the fields an agent usually needs.`,
+  });
 
 /** `full` is this face's own option: a boolean, like `raw` in a JSON body. */
 function parseFull(value: unknown): boolean {
   if (value === undefined || value === null) return false;
   if (typeof value === 'boolean') return value;
-  throw new LookupError('bad_param', { message: 'Invalid full: must be a boolean.', details: { param: 'full', reason: 'must be a boolean' } });
+  throw new LookupError('bad_param', {
+    message: 'Invalid full: must be a boolean.',
+    details: { param: 'full', reason: 'must be a boolean' },
+  });
 }
 
 /** A tool's successful answer: the JSON as text (for any client) and as structured content. */
@@ -111,8 +156,13 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
           'One home by listing link, zpid or one-line US address (send exactly one). A live lookup costs 1 credit; ' +
           `a home read in the last ${humanMs(cacheTtlMs)} is served from the cache for 0 credits (meta.credits, meta.cached; max_age asks for a fresher one). ` +
           'When a live read is blocked, the last good record answers for 0 credits with meta.stale (stale: false for the error instead). ' +
-          'Failures are tool errors with the API\'s error code (e.g. not_found, bad_param, credits_exhausted).',
-        inputSchema: { ...locatorArgs, status: statusArg, ...freshnessArgs, full: fullArg('the whole record (history, schools, photos, agent) and the whole meta') },
+          "Failures are tool errors with the API's error code (e.g. not_found, bad_param, credits_exhausted).",
+        inputSchema: {
+          ...locatorArgs,
+          status: statusArg,
+          ...freshnessArgs,
+          full: fullArg('the whole record (history, schools, photos, agent) and the whole meta'),
+        },
         annotations: { readOnlyHint: true, openWorldHint: true },
       },
       async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
@@ -135,7 +185,7 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
         title: 'Look up several homes',
         description:
           `Up to ${MAX_BATCH_ITEMS} homes at once. Each item is a link or an address as a string, or an object with one of url, zpid, address. ` +
-          'One failed item never fails the others: each result has ok and either data or error (with the API\'s error code). ' +
+          "One failed item never fails the others: each result has ok and either data or error (with the API's error code). " +
           'Credits: 1 per live lookup, 0 for cached homes; a home asked twice is billed once. max_age and stale as for lookup_property (an item object may carry its own max_age). ' +
           'dry_run: true answers what the batch would cost now (per item would_cost, meta.credits_estimate, meta.affordable) without looking anything up or charging.',
         inputSchema: {
@@ -150,7 +200,12 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
       async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal, deadlineMs: batchDeadlineMs });
-          const { items, options } = parseBatchBody({ items: args.items, status: args.status, max_age: args.max_age, stale: args.stale });
+          const { items, options } = parseBatchBody({
+            items: args.items,
+            status: args.status,
+            max_age: args.max_age,
+            stale: args.stale,
+          });
           const full = parseFull(args.full);
           // The cost preview as REST's ?dry_run=true answers it (nothing to make compact).
           if (parseDryRun(args.dry_run, false)) return answer({ ...(await previewBatch(ctx, items, options)) });
@@ -164,7 +219,8 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
     account_usage: {
       config: {
         title: 'Account usage',
-        description: "The caller's plan and usage: lookups used, included and remaining, and when the period ends. Free of charge.",
+        description:
+          "The caller's plan and usage: lookups used, included and remaining, and when the period ends. Free of charge.",
         inputSchema: { full: fullArg('also the key prefix and overage figures') },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },

@@ -71,7 +71,10 @@ function refusal(authorization: string | undefined, token: string): LookupError 
     });
   }
   if (!sameToken(match[1]!, token)) {
-    return new LookupError('invalid_api_key', { message: 'The metrics token is not valid.', details: { header: 'authorization', scheme: 'Bearer' } });
+    return new LookupError('invalid_api_key', {
+      message: 'The metrics token is not valid.',
+      details: { header: 'authorization', scheme: 'Bearer' },
+    });
   }
   return null;
 }
@@ -108,7 +111,11 @@ export async function startMetricsListener(metrics: ServiceMetrics, port: number
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       const e = new LookupError(path === '/metrics' ? 'method_not_allowed' : 'route_not_found', { details: { path } });
       const body = JSON.stringify({ error: e.toBody(), meta: { took_ms: 0 } });
-      res.writeHead(e.status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...(path === '/metrics' ? { allow: 'GET' } : {}) });
+      res.writeHead(e.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        ...(path === '/metrics' ? { allow: 'GET' } : {}),
+      });
       res.end(body);
       return;
     }

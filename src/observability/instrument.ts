@@ -19,7 +19,8 @@ const MEASURED_FROM = Symbol('the store a measured store wraps');
  * The store itself behind a measured one: what is kept per store in this process (the lookups'
  * held leases and unanswered commits) belongs to the store, whoever measures the calls to it.
  */
-export const underlyingStore = <T extends object>(store: T): T => (store as { [MEASURED_FROM]?: T })[MEASURED_FROM] ?? store;
+export const underlyingStore = <T extends object>(store: T): T =>
+  (store as { [MEASURED_FROM]?: T })[MEASURED_FROM] ?? store;
 
 /**
  * The store as the core sees it: each asynchronous method timed (store_command_seconds by method)
@@ -59,12 +60,14 @@ export function instrumentStore(store: Store, metrics: ServiceMetrics): Store {
 }
 
 /** self_hosted, or fallback for anything a provider read (the own collector's records say self_hosted). */
-export const sourceOf = (provider: string): 'self_hosted' | 'fallback' => (provider === 'self_hosted' ? 'self_hosted' : 'fallback');
+export const sourceOf = (provider: string): 'self_hosted' | 'fallback' =>
+  provider === 'self_hosted' ? 'self_hosted' : 'fallback';
 
 interface Observable {
   observe(observer: FallbackObserver): () => void;
 }
-const isObservable = (c: Collector): c is Collector & Observable => typeof (c as Partial<Observable>).observe === 'function';
+const isObservable = (c: Collector): c is Collector & Observable =>
+  typeof (c as Partial<Observable>).observe === 'function';
 
 /**
  * The collector as the core sees it: each read and address resolution timed (upstream_read_seconds by
@@ -72,7 +75,11 @@ const isObservable = (c: Collector): c is Collector & Observable => typeof (c as
  * collector falls back (WithFallback), bot walls and fallbacks counted. Returns the wrapper and how
  * to stop observing.
  */
-export function instrumentCollector(collector: Collector, metrics: ServiceMetrics, warnings: UpstreamWarnings): { collector: Collector; stop(): void } {
+export function instrumentCollector(
+  collector: Collector,
+  metrics: ServiceMetrics,
+  warnings: UpstreamWarnings,
+): { collector: Collector; stop(): void } {
   const stop = isObservable(collector)
     ? collector.observe({
         ownFailed(e, operation) {
@@ -96,7 +103,11 @@ export function instrumentCollector(collector: Collector, metrics: ServiceMetric
       })
     : () => undefined;
 
-  async function timed<T>(operation: 'read' | 'resolve', run: () => Promise<T>, collectedOf: (v: T) => Collected | undefined): Promise<T> {
+  async function timed<T>(
+    operation: 'read' | 'resolve',
+    run: () => Promise<T>,
+    collectedOf: (v: T) => Collected | undefined,
+  ): Promise<T> {
     const started = performance.now();
     try {
       const v = await run();
@@ -105,15 +116,28 @@ export function instrumentCollector(collector: Collector, metrics: ServiceMetric
       metrics.upstreamSeconds.observe({ operation, provider, outcome: 'ok' }, (performance.now() - started) / 1000);
       return v;
     } catch (e) {
-      metrics.upstreamSeconds.observe({ operation, provider: 'none', outcome: codeOf(e) }, (performance.now() - started) / 1000);
+      metrics.upstreamSeconds.observe(
+        { operation, provider: 'none', outcome: codeOf(e) },
+        (performance.now() - started) / 1000,
+      );
       warnings.failed(e, operation);
       throw e;
     }
   }
 
   const wrapper: Collector = {
-    read: (target, ctx) => timed('read', () => collector.read(target, ctx), (c) => c),
-    resolveAddress: (address, ctx) => timed('resolve', () => collector.resolveAddress(address, ctx), (r) => r.collected),
+    read: (target, ctx) =>
+      timed(
+        'read',
+        () => collector.read(target, ctx),
+        (c) => c,
+      ),
+    resolveAddress: (address, ctx) =>
+      timed(
+        'resolve',
+        () => collector.resolveAddress(address, ctx),
+        (r) => r.collected,
+      ),
     ...(collector.close ? { close: () => collector.close!() } : {}),
     ...(collector.status ? { status: () => collector.status!() } : {}),
   };

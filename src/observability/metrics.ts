@@ -55,7 +55,10 @@ export class ServiceMetrics {
   constructor(sources: MetricsSources = {}) {
     const registers = [this.registry];
     this.httpRequests = new Counter({
-      name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', labelNames: ['route', 'method', 'status'], registers,
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
     });
     this.lookups = new Counter({
       name: 'lookups_total',
@@ -70,15 +73,47 @@ export class ServiceMetrics {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.botWalls = new Counter({ name: 'upstream_bot_walls_total', help: 'Reads of the own collector refused by the bot wall', registers });
-    this.fallbacks = new Counter({ name: 'upstream_fallbacks_total', help: 'Reads handed to the fallback provider', labelNames: ['operation'], registers });
-    this.creditsBilled = new Counter({ name: 'credits_billed_total', help: 'Credits charged (successful live lookups)', registers });
-    this.batchSize = new Histogram({ name: 'batch_size', help: 'Items per batch (REST batch, GraphQL properties)', buckets: SIZE_BUCKETS, registers });
-    this.storeSeconds = new Histogram({
-      name: 'store_command_seconds', help: 'Store calls (one or more Redis commands each), by store method', labelNames: ['command'], buckets: STORE_BUCKETS, registers,
+    this.botWalls = new Counter({
+      name: 'upstream_bot_walls_total',
+      help: 'Reads of the own collector refused by the bot wall',
+      registers,
     });
-    this.storeErrors = new Counter({ name: 'store_errors_total', help: 'Store calls that failed, by method and error code', labelNames: ['command', 'code'], registers });
-    this.rateLimited = new Counter({ name: 'rate_limited_total', help: 'Requests and lookups refused by a per-key limit', labelNames: ['limit'], registers });
+    this.fallbacks = new Counter({
+      name: 'upstream_fallbacks_total',
+      help: 'Reads handed to the fallback provider',
+      labelNames: ['operation'],
+      registers,
+    });
+    this.creditsBilled = new Counter({
+      name: 'credits_billed_total',
+      help: 'Credits charged (successful live lookups)',
+      registers,
+    });
+    this.batchSize = new Histogram({
+      name: 'batch_size',
+      help: 'Items per batch (REST batch, GraphQL properties)',
+      buckets: SIZE_BUCKETS,
+      registers,
+    });
+    this.storeSeconds = new Histogram({
+      name: 'store_command_seconds',
+      help: 'Store calls (one or more Redis commands each), by store method',
+      labelNames: ['command'],
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+    this.storeErrors = new Counter({
+      name: 'store_errors_total',
+      help: 'Store calls that failed, by method and error code',
+      labelNames: ['command', 'code'],
+      registers,
+    });
+    this.rateLimited = new Counter({
+      name: 'rate_limited_total',
+      help: 'Requests and lookups refused by a per-key limit',
+      labelNames: ['limit'],
+      registers,
+    });
     this.idempotentRequests = new Counter({
       name: 'idempotent_requests_total',
       help: 'Requests sent with an Idempotency-Key, by outcome: ran (answer kept), not_kept (key released), replayed, key_reused (422), key_in_use (409)',
@@ -92,15 +127,28 @@ export class ServiceMetrics {
       labelNames: ['outcome', 'kind'],
       registers,
     });
-    this.siteProxyRequests = new Counter({ name: 'site_proxy_requests_total', help: 'Requests of the own collector sent through the proxy', registers });
-    this.siteProxyBytes = new Counter({ name: 'site_proxy_bytes_total', help: 'Body bytes received through the proxy (decompressed: the wire carries fewer)', registers });
+    this.siteProxyRequests = new Counter({
+      name: 'site_proxy_requests_total',
+      help: 'Requests of the own collector sent through the proxy',
+      registers,
+    });
+    this.siteProxyBytes = new Counter({
+      name: 'site_proxy_bytes_total',
+      help: 'Body bytes received through the proxy (decompressed: the wire carries fewer)',
+      registers,
+    });
     this.jobChunkRuns = new Counter({
       name: 'job_chunk_runs_total',
       help: 'Runs of job chunks in this process, by outcome (settled, waiting: settled in part and delayed, skipped, failed: to be retried)',
       labelNames: ['outcome'],
       registers,
     });
-    this.canaryReads = new Counter({ name: 'site_canary_reads_total', help: 'Canary reads of the own collector alone (never billed or cached), by outcome', labelNames: ['outcome'], registers });
+    this.canaryReads = new Counter({
+      name: 'site_canary_reads_total',
+      help: 'Canary reads of the own collector alone (never billed or cached), by outcome',
+      labelNames: ['outcome'],
+      registers,
+    });
 
     this.loopDelay = monitorEventLoopDelay({ resolution: 10 });
     this.loopDelay.enable();

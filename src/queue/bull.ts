@@ -15,16 +15,25 @@ export type QueueName = 'jobs' | 'webhooks' | 'watches';
  * keeps a connection that outlives them (closed queue, reconnecting) from printing ioredis' unhandled-error noise.
  */
 export function bullConnection(config: Pick<Config, 'redisUrl' | 'redisClusterNodes'>): RedisClient {
-  const client = createRedisClient(config, { maxRetriesPerRequest: null, enableReadyCheck: true, connectTimeout: 2_000 });
+  const client = createRedisClient(config, {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    connectTimeout: 2_000,
+  });
   client.on('error', () => undefined);
   return client;
 }
 
 /** The queue's key prefix: REDIS_PREFIX, then the queue's hash tag. */
-export const bullPrefix = (config: Pick<Config, 'redisPrefix'>, queue: QueueName): string => `${config.redisPrefix}{${queue}}`;
+export const bullPrefix = (config: Pick<Config, 'redisPrefix'>, queue: QueueName): string =>
+  `${config.redisPrefix}{${queue}}`;
 
 /** Options of a Queue, Worker or QueueEvents of `queue` over `connection`. */
-export const bullOptions = (config: Pick<Config, 'redisPrefix'>, queue: QueueName, connection: RedisClient): Pick<QueueOptions, 'connection' | 'prefix'> => ({
+export const bullOptions = (
+  config: Pick<Config, 'redisPrefix'>,
+  queue: QueueName,
+  connection: RedisClient,
+): Pick<QueueOptions, 'connection' | 'prefix'> => ({
   connection,
   prefix: bullPrefix(config, queue),
 });

@@ -40,7 +40,8 @@ export interface CatalogEntry {
 
 export type Catalog = CatalogEntry[];
 
-const readJson = (dir: string, name: string): Record<string, unknown> => JSON.parse(readFileSync(join(dir, name), 'utf8'));
+const readJson = (dir: string, name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(dir, name), 'utf8'));
 
 /** The fields of a hand-checked record (`expected/<fixture>.json`) the catalogue uses. */
 interface CheckedRecord {
@@ -56,7 +57,7 @@ interface CheckedRecord {
 /** The hand-checked record of a fixture file; null when it has none (a malformed page). */
 function checkedRecord(dir: string, source: string): CheckedRecord | null {
   const file = join(dir, 'expected', `${basename(source).replace(/\.(?:html|json)$/, '')}.json`);
-  return existsSync(file) ? ((JSON.parse(readFileSync(file, 'utf8')) as { expected: CheckedRecord }).expected) : null;
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { expected: CheckedRecord }).expected : null;
 }
 
 // The designators the fixtures' street lines write before a unit (`APT O31`, `UNIT 104`, `#111`).
@@ -75,12 +76,26 @@ function addressOf(r: CheckedRecord): CatalogAddress | null {
   if (unitInLine) line = line.slice(0, -r.unit!.length).replace(DESIGNATOR_AT_END, '');
   const m = /^(\S+)\s+(.+)$/.exec(line);
   if (!m) return null;
-  return { streetNumber: m[1]!, streetName: m[2]!, ...(unitInLine ? { unitNumber: r.unit! } : {}), city: r.city, state: r.state, zipCode: r.zipcode };
+  return {
+    streetNumber: m[1]!,
+    streetName: m[2]!,
+    ...(unitInLine ? { unitNumber: r.unit! } : {}),
+    city: r.city,
+    state: r.state,
+    zipCode: r.zipcode,
+  };
 }
 
 const pathOf = (url: string | null): string | null => (url ? new URL(url, 'https://www.zillow.com').pathname : null);
 
-function entry(dir: string, html: string, label: CatalogLabel, source: string, fallbackPath?: string, note?: string): CatalogEntry {
+function entry(
+  dir: string,
+  html: string,
+  label: CatalogLabel,
+  source: string,
+  fallbackPath?: string,
+  note?: string,
+): CatalogEntry {
   const record = checkedRecord(dir, source);
   const canonical = /<link\b[^>]*rel="canonical"[^>]*href="([^"]+)"/i.exec(html)?.[1] ?? null;
   const path = pathOf(record?.detailUrl ?? null) ?? pathOf(canonical) ?? fallbackPath;
@@ -107,11 +122,25 @@ const WALL_PAGES = [
 function build(dir: string): Catalog {
   const out: Catalog = [];
 
-  out.push(entry(dir, readFileSync(join(dir, 'hdp-2146993218-condo-for-sale-2024.html'), 'utf8'), 'real', 'hdp-2146993218-condo-for-sale-2024.html'));
+  out.push(
+    entry(
+      dir,
+      readFileSync(join(dir, 'hdp-2146993218-condo-for-sale-2024.html'), 'utf8'),
+      'real',
+      'hdp-2146993218-condo-for-sale-2024.html',
+    ),
+  );
 
   // Property objects: the 2023 one as some 2023 builds placed the cache (pageProps); the sold one as usual.
   const forSale = readJson(dir, 'property-15192198-for-sale-2023.json');
-  out.push(entry(dir, wrapPropertyPage(forSale, { placement: 'pageProps' }), 'excerpt-wrapped', 'property-15192198-for-sale-2023.json'));
+  out.push(
+    entry(
+      dir,
+      wrapPropertyPage(forSale, { placement: 'pageProps' }),
+      'excerpt-wrapped',
+      'property-15192198-for-sale-2023.json',
+    ),
+  );
   const sold = readJson(dir, 'property-114303858-sold-condo-2024.json').property as Record<string, unknown>;
   out.push(entry(dir, wrapPropertyPage(sold), 'excerpt-wrapped', 'property-114303858-sold-condo-2024.json'));
 
@@ -122,21 +151,52 @@ function build(dir: string): Catalog {
   });
   out.push(entry(dir, rentPage, 'excerpt-wrapped', 'excerpt-rent-unit-450233440-2026-10.json'));
 
-  for (const name of ['excerpt-building-apartments-lenox-grand-2026-10.json', 'excerpt-building-b-CvBTSB-2026-10.json']) {
+  for (const name of [
+    'excerpt-building-apartments-lenox-grand-2026-10.json',
+    'excerpt-building-b-CvBTSB-2026-10.json',
+  ]) {
     const excerpt = readJson(dir, name);
     const context = excerpt.pageContext as Record<string, unknown>;
-    out.push(entry(dir, wrapBuildingPage(excerpt.building as Record<string, unknown>, context), 'excerpt-wrapped', name, pathOf(context.canonical as string) ?? undefined));
+    out.push(
+      entry(
+        dir,
+        wrapBuildingPage(excerpt.building as Record<string, unknown>, context),
+        'excerpt-wrapped',
+        name,
+        pathOf(context.canonical as string) ?? undefined,
+      ),
+    );
   }
 
   for (const wall of WALL_PAGES) {
     const html = readFileSync(join(dir, wall.file), 'utf8');
-    out.push({ path: wall.path, status: wall.status, html, zpid: /(\d+)_zpid/.exec(wall.path)![1]!, address: null, label: 'real', source: wall.file, note: 'bot wall; the path is ours' });
+    out.push({
+      path: wall.path,
+      status: wall.status,
+      html,
+      zpid: /(\d+)_zpid/.exec(wall.path)![1]!,
+      address: null,
+      label: 'real',
+      source: wall.file,
+      note: 'bot wall; the path is ours',
+    });
   }
 
   const syntheticDir = join(dir, 'synthetic');
-  for (const name of readdirSync(syntheticDir).filter((n) => n.endsWith('.html')).sort()) {
+  for (const name of readdirSync(syntheticDir)
+    .filter((n) => n.endsWith('.html'))
+    .sort()) {
     const html = readFileSync(join(syntheticDir, name), 'utf8');
-    out.push(entry(dir, html, 'synthetic', `synthetic/${name}`, undefined, name.startsWith('malformed-') ? 'malformed on purpose' : undefined));
+    out.push(
+      entry(
+        dir,
+        html,
+        'synthetic',
+        `synthetic/${name}`,
+        undefined,
+        name.startsWith('malformed-') ? 'malformed on purpose' : undefined,
+      ),
+    );
   }
   return out;
 }

@@ -67,7 +67,11 @@ function display(a: CatalogAddress): string {
 }
 
 // Lower-case words and numbers (`1/2` stays one token).
-const tokens = (s: string): string[] => s.toLowerCase().split(/[^a-z0-9/]+/).filter(Boolean);
+const tokens = (s: string): string[] =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9/]+/)
+    .filter(Boolean);
 
 /**
  * How many of a home's tokens the query contains: its street number, its street name without the last
@@ -77,7 +81,11 @@ const tokens = (s: string): string[] => s.toLowerCase().split(/[^a-z0-9/]+/).fil
 export function tokenOverlap(query: string, a: CatalogAddress): number {
   const asked = new Set(tokens(query));
   const name = tokens(a.streetName);
-  const own = new Set([...tokens(a.streetNumber), ...(name.length > 1 ? name.slice(0, -1) : name), ...tokens(a.zipCode)]);
+  const own = new Set([
+    ...tokens(a.streetNumber),
+    ...(name.length > 1 ? name.slice(0, -1) : name),
+    ...tokens(a.zipCode),
+  ]);
   return [...own].filter((t) => asked.has(t)).length;
 }
 
@@ -114,7 +122,11 @@ function suggest(catalog: Catalog, q: string, count: number): { results: unknown
 function answer(catalog: Catalog, url: URL): Answer {
   if (url.pathname === SUGGEST_PATH) {
     const count = Math.max(1, Math.min(10, Number(url.searchParams.get('resultCount')) || 5));
-    return { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(suggest(catalog, url.searchParams.get('q') ?? '', count)) };
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(suggest(catalog, url.searchParams.get('q') ?? '', count)),
+    };
   }
   const path = url.pathname.endsWith('/') ? url.pathname : `${url.pathname}/`;
   const entry = catalog.find((e) => e.path === path + url.search) ?? catalog.find((e) => e.path === path);

@@ -20,9 +20,13 @@ export interface WrapPropertyOptions {
 
 /** JSON safe inside a <script>: `<` escaped as Next.js does, so `</script>` cannot end the block. */
 const scriptJson = (v: unknown): string =>
-  JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
-const escapeHtml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeHtml = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const MARK = '<!-- Built by src/replay/wrap.ts (portal-lookup), not captured from the listing site. -->';
 
@@ -45,7 +49,10 @@ function defaultCacheKey(property: Json, generation: 'full' | 'legacy'): string 
 /** A home page embedding `property`; the cache is a JSON string inside the page's JSON, as on the site. */
 export function wrapPropertyPage(property: Json, opts: WrapPropertyOptions = {}): string {
   const generation = opts.generation ?? 'full';
-  const cache = { ...opts.otherCacheEntries, [opts.cacheKey ?? defaultCacheKey(property, generation)]: { property, viewer: null } };
+  const cache = {
+    ...opts.otherCacheEntries,
+    [opts.cacheKey ?? defaultCacheKey(property, generation)]: { property, viewer: null },
+  };
   const zpid = property.zpid === undefined ? null : String(property.zpid);
   const head = opts.head ?? '';
   if (generation === 'legacy') {
@@ -70,7 +77,10 @@ export function wrapPropertyPage(property: Json, opts: WrapPropertyOptions = {})
  */
 export function wrapBuildingPage(building: Json, pageContext: Json = {}): string {
   const title = typeof pageContext.title === 'string' ? `<title>${escapeHtml(pageContext.title)}</title>` : '';
-  const canonical = typeof pageContext.canonical === 'string' ? `<link rel="canonical" href="${escapeHtml(pageContext.canonical)}"/>` : '';
+  const canonical =
+    typeof pageContext.canonical === 'string'
+      ? `<link rel="canonical" href="${escapeHtml(pageContext.canonical)}"/>`
+      : '';
   const query = pageContext['componentProps.query'] ?? {};
   const nextData = {
     props: { pageProps: { componentProps: { query, initialReduxState: { gdp: { building } } } } },

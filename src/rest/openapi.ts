@@ -8,7 +8,15 @@ import { CONTRACT_SCHEMAS, ERROR_CODES } from '../contract/index.js';
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
 import { webhooksOpenApi } from '../webhooks/openapi.js';
-import { HTTP_LAYER_CODES, httpLayerResponses, TAGS, toOpenApi, type Json, type OpenApiConfig, type OpenApiPaths } from './openapi/shared.js';
+import {
+  HTTP_LAYER_CODES,
+  httpLayerResponses,
+  TAGS,
+  toOpenApi,
+  type Json,
+  type OpenApiConfig,
+  type OpenApiPaths,
+} from './openapi/shared.js';
 import { accountPaths } from './routes/account.js';
 import { batchPaths } from './routes/batch.js';
 import { jobsPaths } from './routes/jobs.openapi.js';
@@ -18,7 +26,13 @@ import { watchesPaths } from './routes/watches.js';
 export { exampleProperty } from './openapi/examples.js';
 
 /** Every route file's part of `paths`, in the document's order (the order of its operations in clients). */
-const ROUTE_PATHS: readonly ((config: OpenApiConfig) => OpenApiPaths)[] = [propertyPaths, batchPaths, jobsPaths, watchesPaths, accountPaths];
+const ROUTE_PATHS: readonly ((config: OpenApiConfig) => OpenApiPaths)[] = [
+  propertyPaths,
+  batchPaths,
+  jobsPaths,
+  watchesPaths,
+  accountPaths,
+];
 
 /** The routes' parts as one `paths`: a path is one route file's, never described twice. */
 function routePaths(config: OpenApiConfig): OpenApiPaths {
@@ -34,7 +48,9 @@ function routePaths(config: OpenApiConfig): OpenApiPaths {
 
 /** The document of a service: its descriptions say the configured cache lifetime. */
 export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
-  const schemas = Object.fromEntries([...CONTRACT_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]));
+  const schemas = Object.fromEntries(
+    [...CONTRACT_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]),
+  );
   return {
     openapi: '3.1.0',
     info: {
@@ -47,12 +63,23 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
     servers: [{ url: '/' }],
     tags: [
       { name: TAGS.lookups, description: 'Homes by link, zpid or address: one, or up to 50 in a batch' },
-      { name: TAGS.jobs, description: `Bulk lookups of up to ${MAX_JOB_ITEMS.toLocaleString('en-US')} homes that run in the background, billed as lookups; results kept ${JOB_RETENTION_DAYS} days` },
-      { name: TAGS.watches, description: 'Homes read live on a schedule, billed per check, with a property.changed webhook when price, status, estimates or HOA change' },
+      {
+        name: TAGS.jobs,
+        description: `Bulk lookups of up to ${MAX_JOB_ITEMS.toLocaleString('en-US')} homes that run in the background, billed as lookups; results kept ${JOB_RETENTION_DAYS} days`,
+      },
+      {
+        name: TAGS.watches,
+        description:
+          'Homes read live on a schedule, billed per check, with a property.changed webhook when price, status, estimates or HOA change',
+      },
       { name: TAGS.account, description: "The caller's plan and usage" },
     ],
     security: [{ apiKey: [] }],
-    components: { schemas, responses: httpLayerResponses(), securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+    components: {
+      schemas,
+      responses: httpLayerResponses(),
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+    },
     // The events a webhook_url receives (job.completed, job.failed, property.changed).
     webhooks: webhooksOpenApi(),
     paths: routePaths(config),

@@ -10,7 +10,13 @@ export const badParam = (param: string, reason: string): LookupError =>
 export function queryOf(request: FastifyRequest, allowed: readonly string[]): Record<string, string> {
   const query = request.query as Record<string, unknown>;
   for (const [k, v] of Object.entries(query)) {
-    if (!allowed.includes(k)) throw badParam(k, allowed.length === 0 ? 'this route takes no query parameters' : `unknown parameter (expected ${allowed.join(', ')})`);
+    if (!allowed.includes(k))
+      throw badParam(
+        k,
+        allowed.length === 0
+          ? 'this route takes no query parameters'
+          : `unknown parameter (expected ${allowed.join(', ')})`,
+      );
     if (Array.isArray(v)) throw badParam(k, 'sent more than once');
   }
   return query as Record<string, string>;

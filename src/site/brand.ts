@@ -6,14 +6,21 @@ export const SERVICE_NAME = 'Property lookup API';
 
 /** The pages a visitor can go to, in the header of each page and on the landing page. */
 export const LINKS = [
-  { href: '/docs', label: 'REST docs', what: 'every operation with request and response examples; try it with your key' },
+  {
+    href: '/docs',
+    label: 'REST docs',
+    what: 'every operation with request and response examples; try it with your key',
+  },
   { href: '/openapi.json', label: 'OpenAPI document', what: 'OpenAPI 3.1, for code generators and agents' },
   { href: '/graphql', label: 'GraphQL', what: 'the same lookups over GraphQL; GraphiQL in a browser' },
   { href: '/llms.txt', label: 'llms.txt', what: 'this guide as plain text, for language-model agents' },
 ] as const;
 
 export function brandBar(current: 'home' | 'docs'): string {
-  const nav = LINKS.map((l) => `<a href="${l.href}"${l.href === '/docs' && current === 'docs' ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a>`).join('');
+  const nav = LINKS.map(
+    (l) =>
+      `<a href="${l.href}"${l.href === '/docs' && current === 'docs' ? ' aria-current="page"' : ''}>${escapeHtml(l.label)}</a>`,
+  ).join('');
   return `<header class="brand-bar">
       <a class="logo" href="/"${current === 'home' ? ' aria-current="page"' : ''}><span class="logo-mark" aria-hidden="true">⌂</span>${escapeHtml(SERVICE_NAME)}</a>
       <nav>${nav}</nav>

@@ -8,7 +8,13 @@ export interface SiteAssets {
   registry: AssetRegistry;
   site: { css: Asset; icon: Asset; landingJs: Asset };
   docs: { swaggerCss: Asset; swaggerJs: Asset; initJs: Asset };
-  graphiql: { css: Asset; js: Asset; initJs: Asset; favicon: Asset; workers: Record<'editorWorkerService' | 'json' | 'graphql', Asset> };
+  graphiql: {
+    css: Asset;
+    js: Asset;
+    initJs: Asset;
+    favicon: Asset;
+    workers: Record<'editorWorkerService' | 'json' | 'graphql', Asset>;
+  };
 }
 
 /** A data: URL's bytes (Yoga ships GraphiQL's favicon as one). */
@@ -16,14 +22,20 @@ function dataUrlBytes(url: string): Buffer {
   const comma = url.indexOf(',');
   if (!url.startsWith('data:') || comma < 0) throw new Error('not a data: URL');
   const payload = url.slice(comma + 1);
-  return url.slice(0, comma).endsWith(';base64') ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload));
+  return url.slice(0, comma).endsWith(';base64')
+    ? Buffer.from(payload, 'base64')
+    : Buffer.from(decodeURIComponent(payload));
 }
 
 function build(): SiteAssets {
   const registry = new AssetRegistry();
   return {
     registry,
-    site: { css: registry.add('site.css', SITE_CSS), icon: registry.add('icon.svg', FAVICON_SVG), landingJs: registry.add('landing.js', LANDING_JS) },
+    site: {
+      css: registry.add('site.css', SITE_CSS),
+      icon: registry.add('icon.svg', FAVICON_SVG),
+      landingJs: registry.add('landing.js', LANDING_JS),
+    },
     docs: {
       swaggerCss: registry.add('swagger-ui.css', packageFile('swagger-ui-dist/swagger-ui.css')),
       swaggerJs: registry.add('swagger-ui-bundle.js', packageFile('swagger-ui-dist/swagger-ui-bundle.js')),

@@ -42,15 +42,18 @@ export async function encodeEntry(entry: CacheEntry, rawJson: string | null): Pr
 function decode(text: string | null): { entry: CacheEntry; rawId: string | null } | null {
   if (text === null || !text.startsWith(TAG)) return null;
   const end = text.indexOf('\n', TAG.length);
-  if (end < 0 || text.charCodeAt(end + 1) !== 123 /* { */ || text.charCodeAt(text.length - 1) !== 125 /* } */) return null;
+  if (end < 0 || text.charCodeAt(end + 1) !== 123 /* { */ || text.charCodeAt(text.length - 1) !== 125 /* } */)
+    return null;
   let details: Details;
   try {
     details = JSON.parse(text.slice(TAG.length, end)) as Details;
   } catch {
     return null;
   }
-  if (typeof details?.fetchedAt !== 'string' || typeof details.source !== 'object' || details.source === null) return null;
-  if (typeof details.storedAt !== 'number' || (details.changes !== undefined && !Array.isArray(details.changes))) return null;
+  if (typeof details?.fetchedAt !== 'string' || typeof details.source !== 'object' || details.source === null)
+    return null;
+  if (typeof details.storedAt !== 'number' || (details.changes !== undefined && !Array.isArray(details.changes)))
+    return null;
   if (typeof details.sections !== 'object' || details.sections === null) return null;
   if (details.len !== text.length - end - 1 || (details.raw !== null && typeof details.raw !== 'string')) return null;
   const { len: _len, raw: rawId, ...rest } = details;

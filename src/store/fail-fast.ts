@@ -136,12 +136,15 @@ export class FailFastRedis {
     // Reported by the calls that fail; the client reconnects by itself.
     this.client.on('error', () => undefined);
     // The first attempt may fail (Redis down): the retry strategy keeps trying in the background.
-    this.#firstConnect = this.client.connect().then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      this.#connected = true;
-    });
+    this.#firstConnect = this.client
+      .connect()
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.#connected = true;
+      });
   }
 
   /** One call under the rule. */

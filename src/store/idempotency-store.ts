@@ -74,7 +74,8 @@ export async function unpackAnswer(packed: Buffer): Promise<StoredAnswer | null>
     const text = (await decompress(packed)).toString('utf8');
     const end = text.indexOf('\n');
     const head = JSON.parse(text.slice(0, end)) as { status?: unknown; headers?: unknown };
-    if (end < 0 || typeof head.status !== 'number' || typeof head.headers !== 'object' || head.headers === null) return null;
+    if (end < 0 || typeof head.status !== 'number' || typeof head.headers !== 'object' || head.headers === null)
+      return null;
     return { status: head.status, headers: head.headers as Record<string, string>, body: text.slice(end + 1) };
   } catch {
     return null;

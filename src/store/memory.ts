@@ -9,12 +9,26 @@ import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
 import { LRUCache } from 'lru-cache';
 import type {
-  Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
-  UsageCounters, VoidRef,
+  Account,
+  CacheEntry,
+  ClaimRef,
+  ClaimResult,
+  EntryWithRaw,
+  LedgerEntry,
+  LockRef,
+  ReserveRequest,
+  ReserveResult,
+  StoredAnswer,
+  Store,
+  UsageCounters,
+  VoidRef,
 } from './types.js';
 import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
 
-interface Expiring<T> { value: T; expiresAt: number }
+interface Expiring<T> {
+  value: T;
+  expiresAt: number;
+}
 /** What expiry needs of a Map or an LRUCache. */
 interface Keyed<V> extends Iterable<[string, V]> {
   get(key: string): V | undefined;
@@ -25,7 +39,12 @@ interface Keyed<V> extends Iterable<[string, V]> {
  * A cache entry as kept (entry-format.ts), with its compressed raw record: one key, so they are
  * evicted together. `entry` is the text decoded on its first read, then shared (frozen) by every hit.
  */
-interface Kept { text: string; raw: Buffer | null; entry?: CacheEntry | null; rawExpiresAt: number }
+interface Kept {
+  text: string;
+  raw: Buffer | null;
+  entry?: CacheEntry | null;
+  rawExpiresAt: number;
+}
 
 /** Default bound of the cache entries' size (MEMORY_CACHE_MB). */
 const DEFAULT_MEMORY_CACHE_BYTES = 128 * 1024 * 1024;
@@ -48,7 +67,12 @@ const BUDGET_KEY_TTL_MS = 48 * 3600_000;
  * An idempotency key: claimed (a token, until its lease ends), answered (the packed answer, for a day) or
  * released (neither: the start of the run it had, `since`, for its retry).
  */
-interface IdempotencyRecord { bodyHash: string; token: string | null; answer: Buffer | null; since?: number }
+interface IdempotencyRecord {
+  bodyHash: string;
+  token: string | null;
+  answer: Buffer | null;
+  since?: number;
+}
 
 interface Reservation {
   accountId: string;
@@ -94,11 +118,20 @@ export class MemoryStore implements Store {
     private readonly ledgerRetentionMs = DEFAULT_LEDGER_RETENTION_MS,
   ) {
     // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
-    this.entries = new LRUCache({ maxSize: maxCacheBytes, sizeCalculation: (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0) });
+    this.entries = new LRUCache({
+      maxSize: maxCacheBytes,
+      sizeCalculation: (e) => 2 * e.value.text.length + (e.value.raw?.length ?? 0),
+    });
     const maxKeyBytes = Math.max(1, Math.floor(maxCacheBytes * KEY_SHARE_OF_CACHE));
     this.aliases = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, e.value) });
-    this.memos = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, JSON.stringify(e.value)) });
-    this.answers = new LRUCache({ maxSize: maxKeyBytes, sizeCalculation: (e, key) => keyBytes(key, e.value.bodyHash) + (e.value.answer?.length ?? 0) });
+    this.memos = new LRUCache({
+      maxSize: maxKeyBytes,
+      sizeCalculation: (e, key) => keyBytes(key, JSON.stringify(e.value)),
+    });
+    this.answers = new LRUCache({
+      maxSize: maxKeyBytes,
+      sizeCalculation: (e, key) => keyBytes(key, e.value.bodyHash) + (e.value.answer?.length ?? 0),
+    });
   }
 
   async ping(): Promise<void> {}
@@ -144,7 +177,10 @@ export class MemoryStore implements Store {
   async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number, keepMs = ttlMs): Promise<void> {
     const { text, raw } = await encodeEntry(entry, rawJson);
     const now = this.clock();
-    this.entries.set(key, { value: { text, raw, rawExpiresAt: now + ttlMs }, expiresAt: now + Math.max(ttlMs, keepMs) });
+    this.entries.set(key, {
+      value: { text, raw, rawExpiresAt: now + ttlMs },
+      expiresAt: now + Math.max(ttlMs, keepMs),
+    });
   }
 
   async getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]> {
@@ -190,8 +226,13 @@ export class MemoryStore implements Store {
     this.budgets.set(budgetKey, { value: spent + 1, expiresAt: now + BUDGET_KEY_TTL_MS });
     u.reserved += 1;
     this.reservations.set(req.reservationId, {
-      accountId: req.accountId, period: req.period, kind: decision, included: req.included,
-      day: req.budget.day, scope: req.budget.scope, expiresAt: now + req.ttlMs,
+      accountId: req.accountId,
+      period: req.period,
+      kind: decision,
+      included: req.included,
+      day: req.budget.day,
+      scope: req.budget.scope,
+      expiresAt: now + req.ttlMs,
     });
     return { ok: true, kind: decision };
   }
@@ -229,7 +270,9 @@ export class MemoryStore implements Store {
 
   async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
     if (await this.release(ref.reservationId)) return 'released';
-    const i = this.ledgerEntries.findIndex((e) => e.reservationId === ref.reservationId && e.requestId === ref.requestId);
+    const i = this.ledgerEntries.findIndex(
+      (e) => e.reservationId === ref.reservationId && e.requestId === ref.requestId,
+    );
     if (i < 0) return 'none';
     const [charge] = this.ledgerEntries.splice(i, 1);
     const u = this.bucket(charge!.accountId, ref.period);
@@ -256,9 +299,18 @@ export class MemoryStore implements Store {
     const expired = [...this.reservations.entries()].filter(([, r]) => r.expiresAt <= now).map(([id]) => id);
     let released = 0;
     // Checked again at each release: its holder may have renewed it since the list was taken.
-    for (const id of expired) if ((this.reservations.get(id)?.expiresAt ?? Infinity) <= now && (await this.release(id))) released++;
+    for (const id of expired)
+      if ((this.reservations.get(id)?.expiresAt ?? Infinity) <= now && (await this.release(id))) released++;
     // Keys listed first, then deleted: reading through the cache's get() would refresh their recency.
-    for (const map of [this.entries, this.aliases, this.memos, this.locks, this.budgets, this.answers, this.claims] as Keyed<Expiring<unknown>>[]) {
+    for (const map of [
+      this.entries,
+      this.aliases,
+      this.memos,
+      this.locks,
+      this.budgets,
+      this.answers,
+      this.claims,
+    ] as Keyed<Expiring<unknown>>[]) {
       for (const key of [...map].filter(([, e]) => e.expiresAt <= now).map(([k]) => k)) map.delete(key);
     }
     // An entry kept past its raw record's lifetime holds only its text (set again: its size counted anew).
@@ -269,7 +321,15 @@ export class MemoryStore implements Store {
   }
 
   /** How many keys of each kind are held (for diagnostics and tests). */
-  stats(): { entries: number; aliases: number; memos: number; locks: number; budgets: number; reservations: number; ledger: number } {
+  stats(): {
+    entries: number;
+    aliases: number;
+    memos: number;
+    locks: number;
+    budgets: number;
+    reservations: number;
+    ledger: number;
+  } {
     return {
       entries: this.entries.size,
       aliases: this.aliases.size,
@@ -294,7 +354,9 @@ export class MemoryStore implements Store {
   }
 
   async ledger(accountId?: string): Promise<LedgerEntry[]> {
-    return this.ledgerEntries.filter((e) => accountId === undefined || e.accountId === accountId).map((e) => ({ ...e }));
+    return this.ledgerEntries
+      .filter((e) => accountId === undefined || e.accountId === accountId)
+      .map((e) => ({ ...e }));
   }
 
   async tryLock(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -332,7 +394,10 @@ export class MemoryStore implements Store {
     // A released run of the same request: this is its retry, begun when that run began.
     const earlier = done && done.value.bodyHash === bodyHash ? done.value.since : undefined;
     if (done) this.answers.delete(slot);
-    this.claims.set(slot, { value: { bodyHash, token: ref.token, answer: null, since: earlier ?? ref.startedAt }, expiresAt: this.clock() + leaseMs });
+    this.claims.set(slot, {
+      value: { bodyHash, token: ref.token, answer: null, since: earlier ?? ref.startedAt },
+      expiresAt: this.clock() + leaseMs,
+    });
     return earlier === undefined ? { state: 'claimed' } : { state: 'claimed', since: earlier };
   }
 
@@ -342,7 +407,10 @@ export class MemoryStore implements Store {
     const claim = this.liveEntry(this.claims, slot);
     if (!claim || claim.value.token !== ref.token) return false;
     this.claims.delete(slot);
-    this.answers.set(slot, { value: { bodyHash: claim.value.bodyHash, token: null, answer: packed }, expiresAt: this.clock() + ttlMs });
+    this.answers.set(slot, {
+      value: { bodyHash: claim.value.bodyHash, token: null, answer: packed },
+      expiresAt: this.clock() + ttlMs,
+    });
     return true;
   }
 
@@ -352,7 +420,11 @@ export class MemoryStore implements Store {
     if (claim?.value.token !== ref.token) return;
     this.claims.delete(slot);
     const { bodyHash, since } = claim.value;
-    if (keepMs && since !== undefined) this.answers.set(slot, { value: { bodyHash, token: null, answer: null, since }, expiresAt: this.clock() + keepMs });
+    if (keepMs && since !== undefined)
+      this.answers.set(slot, {
+        value: { bodyHash, token: null, answer: null, since },
+        expiresAt: this.clock() + keepMs,
+      });
   }
 
   async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
@@ -417,7 +489,13 @@ function decideReserve(
   const limit = req.overage.spendLimitMicroUsd;
   const overageInFlight = u.reserved - remaining;
   if (limit !== null && (u.overageUsed + overageInFlight + 1) * req.overage.rateMicroUsd > limit) {
-    return { ok: false, reason: 'spend_limit_reached', overageUsed: u.overageUsed, overageInFlight, inFlight: u.reserved };
+    return {
+      ok: false,
+      reason: 'spend_limit_reached',
+      overageUsed: u.overageUsed,
+      overageInFlight,
+      inFlight: u.reserved,
+    };
   }
   return 'overage';
 }

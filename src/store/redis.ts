@@ -39,8 +39,19 @@ import { firstConnection, openRedis, RedisConnection, type RedisStoreOptions } f
 import { RedisIdempotency } from './redis/idempotency.js';
 import { RedisLocks } from './redis/locks.js';
 import type {
-  Account, CacheEntry, ClaimRef, ClaimResult, EntryWithRaw, LedgerEntry, LockRef, ReserveRequest, ReserveResult, StoredAnswer, Store,
-  UsageCounters, VoidRef,
+  Account,
+  CacheEntry,
+  ClaimRef,
+  ClaimResult,
+  EntryWithRaw,
+  LedgerEntry,
+  LockRef,
+  ReserveRequest,
+  ReserveResult,
+  StoredAnswer,
+  Store,
+  UsageCounters,
+  VoidRef,
 } from './types.js';
 import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
 
@@ -84,7 +95,10 @@ export class RedisStore implements Store {
    */
   static async connect(target: string | RedisTarget, opts: RedisStoreOptions = {}): Promise<RedisStore> {
     const { redis, prefix } = openRedis(target, opts);
-    const store = new RedisStore(new RedisConnection(redis, prefix, opts.commandTimeoutMs ?? 1000), opts.ledgerRetentionMs ?? DEFAULT_LEDGER_RETENTION_MS);
+    const store = new RedisStore(
+      new RedisConnection(redis, prefix, opts.commandTimeoutMs ?? 1000),
+      opts.ledgerRetentionMs ?? DEFAULT_LEDGER_RETENTION_MS,
+    );
     await firstConnection(redis, opts.startupWaitMs);
     return store;
   }

@@ -3,7 +3,15 @@
 // check's. Kept and scheduled on Redis (BullMQ job schedulers) when the service uses Redis, else in
 // this process (lost on restart). The faces (REST routes/watches.ts, GraphQL schema/watches.ts) parse
 // the body with the contract's parseWatchBody; the rest of the rules are here.
-import { hasFailedSection, LookupError, MAX_WATCHES_PER_ACCOUNT, WATCH_MAX_INTERVAL_HOURS, toLookupError, type PortalProperty, type Sections } from '../contract/index.js';
+import {
+  hasFailedSection,
+  LookupError,
+  MAX_WATCHES_PER_ACCOUNT,
+  WATCH_MAX_INTERVAL_HOURS,
+  toLookupError,
+  type PortalProperty,
+  type Sections,
+} from '../contract/index.js';
 import { unreadFields } from '../lookup/changes.js';
 import { createRequestContext } from '../lookup/context.js';
 import { lookupOne } from '../lookup/lookup.js';
@@ -42,20 +50,26 @@ const notFound = (): LookupError => new LookupError('not_found', { message: 'No 
  */
 const stored = classifiedCall;
 
-const bad = (param: string, reason: string): LookupError => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
+const bad = (param: string, reason: string): LookupError =>
+  new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
 /** interval_hours as sent: a number from the configured minimum to WATCH_MAX_INTERVAL_HOURS. */
 function checkInterval(value: unknown, minSeconds: number): number {
   const min = minSeconds / 3600;
   const shown = Number(min.toFixed(6));
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw bad('interval_hours', `must be a number of hours from ${shown} to ${WATCH_MAX_INTERVAL_HOURS}`);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw bad('interval_hours', `must be a number of hours from ${shown} to ${WATCH_MAX_INTERVAL_HOURS}`);
   if (value < min) throw bad('interval_hours', `must be at least ${shown} (the shortest interval this service allows)`);
   if (value > WATCH_MAX_INTERVAL_HOURS) throw bad('interval_hours', `must be at most ${WATCH_MAX_INTERVAL_HOURS}`);
   return value;
 }
 
 function viewOf(w: StoredWatch): WatchView {
-  const next = w.stopped ? null : w.last_checked_at === null ? w.created_at : new Date(Date.parse(w.last_checked_at) + w.interval_hours * HOUR_MS).toISOString();
+  const next = w.stopped
+    ? null
+    : w.last_checked_at === null
+      ? w.created_at
+      : new Date(Date.parse(w.last_checked_at) + w.interval_hours * HOUR_MS).toISOString();
   return {
     id: w.id,
     [w.locator.kind]: w.locator.input,
@@ -76,14 +90,22 @@ function viewOf(w: StoredWatch): WatchView {
  */
 function watchedValues(record: PortalProperty, sections: Sections): Record<string, unknown> {
   const unread: Set<string> = unreadFields(sections);
-  if (hasFailedSection(sections) && record.price == null && record.homeStatus == null) unread.add('price').add('homeStatus');
-  return Object.fromEntries(WATCHED_FIELDS.filter((f) => !unread.has(f)).map((f) => [f, (record as Record<string, unknown>)[f] ?? null]));
+  if (hasFailedSection(sections) && record.price == null && record.homeStatus == null)
+    unread.add('price').add('homeStatus');
+  return Object.fromEntries(
+    WATCHED_FIELDS.filter((f) => !unread.has(f)).map((f) => [f, (record as Record<string, unknown>)[f] ?? null]),
+  );
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** `core` is the whole core (a check makes a request context from it). */
-export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: WatchesParts, opts: WatchesOptions = {}): Watches {
+export function createWatches(
+  core: CoreDeps,
+  webhooks: Webhooks,
+  parts: WatchesParts,
+  opts: WatchesOptions = {},
+): Watches {
   const deps = core;
   const maxPerAccount = opts.maxPerAccount ?? MAX_WATCHES_PER_ACCOUNT;
   const { scheduler } = parts;
@@ -94,7 +116,11 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
   };
 
   /** Writes `change` onto the kept watch (compare-and-store, again on a race); false when the watch is gone. */
-  async function amend(account: string, id: string, change: (w: StoredWatch) => StoredWatch | null): Promise<StoredWatch | null> {
+  async function amend(
+    account: string,
+    id: string,
+    change: (w: StoredWatch) => StoredWatch | null,
+  ): Promise<StoredWatch | null> {
     for (let attempt = 0; attempt < MAX_STORE_ATTEMPTS; attempt++) {
       const kept = await watchStore().get(account, id);
       if (!kept) return null;
@@ -122,7 +148,10 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
     if (!account) return;
     const checkedAt = deps.clock().toISOString();
     // The iteration names the ledger entry: a check's charge leads back to its watch and scheduler run.
-    const ctx = createRequestContext(deps, account, { requestId: `watch:${run.watchId}:${run.iteration}`, budget: 'background' });
+    const ctx = createRequestContext(deps, account, {
+      requestId: `watch:${run.watchId}:${run.iteration}`,
+      budget: 'background',
+    });
     if (run.rerunSince !== undefined) ctx.retrySince = run.rerunSince;
     let record: PortalProperty;
     let sections: Sections;
@@ -137,7 +166,9 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
       // answer. The iteration fails and the scheduler runs it again shortly; the watch keeps its record.
       if (RETRIED.has(code)) throw new CheckLater(code, { cause: e });
       if (code === 'internal') ctx.logger.error({ err: e, watch: run.watchId }, 'watch check failed');
-      await amend(run.account, run.watchId, (w) => (later(w, checkedAt) ? null : { ...w, last_checked_at: checkedAt, last_error: code }));
+      await amend(run.account, run.watchId, (w) =>
+        later(w, checkedAt) ? null : { ...w, last_checked_at: checkedAt, last_error: code },
+      );
       return;
     }
     const values = watchedValues(record, sections);
@@ -150,13 +181,26 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
       // are a first sighting of that home, not changes of the one watched.
       const last = w.home_zpid === null || w.home_zpid === record.zpid ? w.last_values : null;
       // Only what both this read and the last one said something about is compared.
-      changes = last ? WATCHED_FIELDS.filter((f) => f in values && f in last && !same(last[f], values[f])).map((f) => ({ field: f, from: last[f] ?? null, to: values[f] })) : [];
+      changes = last
+        ? WATCHED_FIELDS.filter((f) => f in values && f in last && !same(last[f], values[f])).map((f) => ({
+            field: f,
+            from: last[f] ?? null,
+            to: values[f],
+          }))
+        : [];
       // A re-run of the iteration that recorded a change (its worker died before queuing the event) finds
       // nothing new: it queues that change again, under the same event id, so it is delivered once, not lost.
       if (changes.length === 0 && w.last_change?.iteration === run.iteration) changes = w.last_change.changes;
       before = w;
       const lastChange = changes.length > 0 ? { iteration: run.iteration, changes } : (w.last_change ?? null);
-      return { ...w, last_values: { ...(last ?? {}), ...values }, home_zpid: record.zpid, last_checked_at: checkedAt, last_error: null, last_change: lastChange };
+      return {
+        ...w,
+        last_values: { ...(last ?? {}), ...values },
+        home_zpid: record.zpid,
+        last_checked_at: checkedAt,
+        last_error: null,
+        last_change: lastChange,
+      };
     });
     // Only the check whose compare-and-store recorded the change announces it: exactly once per change.
     if (!stored || changes.length === 0) return;
@@ -169,17 +213,27 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
       });
     } catch (e) {
       // Not queued: the old values go back, so the next check finds the change again and announces it.
-      ctx.logger.warn({ err: e, watch: run.watchId }, 'property.changed could not be queued; the next check tries again');
+      ctx.logger.warn(
+        { err: e, watch: run.watchId },
+        'property.changed could not be queued; the next check tries again',
+      );
       const previous = before as StoredWatch | null;
       await amend(run.account, run.watchId, (w) =>
         w.last_checked_at === checkedAt
-          ? { ...w, last_values: previous?.last_values ?? null, home_zpid: previous?.home_zpid ?? null, last_change: previous?.last_change ?? null, last_error: 'store_unavailable' }
+          ? {
+              ...w,
+              last_values: previous?.last_values ?? null,
+              home_zpid: previous?.home_zpid ?? null,
+              last_change: previous?.last_change ?? null,
+              last_error: 'store_unavailable',
+            }
           : null,
       );
     }
   }
 
-  const later = (w: StoredWatch, checkedAt: string): boolean => w.last_checked_at !== null && w.last_checked_at > checkedAt;
+  const later = (w: StoredWatch, checkedAt: string): boolean =>
+    w.last_checked_at !== null && w.last_checked_at > checkedAt;
 
   async function runCheck(run: CheckRun): Promise<void> {
     try {
@@ -220,14 +274,18 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
       try {
         await stored(() => scheduler.schedule(account.id, watch.id, Math.round(intervalHours * HOUR_MS)));
       } catch (e) {
-        await watchStore().remove(account.id, watch.id).catch(() => undefined);
+        await watchStore()
+          .remove(account.id, watch.id)
+          .catch(() => undefined);
         throw e;
       }
       return viewOf(watch);
     },
     async list(account: Account): Promise<WatchView[]> {
       const all = await stored(() => watchStore().list(account.id));
-      return all.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? 1 : -1)).map(viewOf);
+      return all
+        .sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? 1 : -1))
+        .map(viewOf);
     },
     async get(account: Account, id: string): Promise<WatchView> {
       const kept = await stored(() => watchStore().get(account.id, id));
@@ -238,7 +296,9 @@ export function createWatches(core: CoreDeps, webhooks: Webhooks, parts: Watches
       if (!(await stored(() => watchStore().remove(account.id, id)))) throw notFound();
       // The watch is gone; a schedule that cannot be reached now is left behind: its next check finds no
       // watch and removes it.
-      await stored(() => scheduler.unschedule(id)).catch((e: unknown) => deps.logger.warn({ err: e, watch: id }, 'watch schedule not removed now'));
+      await stored(() => scheduler.unschedule(id)).catch((e: unknown) =>
+        deps.logger.warn({ err: e, watch: id }, 'watch schedule not removed now'),
+      );
     },
     startWorker: () => scheduler.start(runCheck),
     async close() {

@@ -11,7 +11,10 @@ import type { RedisClient } from '../store/redis-connection.js';
 
 /** Thrown by a check that must run again shortly (refused for a budget, the store unreachable). */
 export class CheckLater extends Error {
-  constructor(readonly code: string, opts?: ErrorOptions) {
+  constructor(
+    readonly code: string,
+    opts?: ErrorOptions,
+  ) {
     super(`watch check to run again: ${code}`, opts);
   }
 }
@@ -88,18 +91,26 @@ export class TimerScheduler implements WatchScheduler {
   /** Waits for `next` (in steps a timer can take), runs the check unless the last is still running, and again. */
   #arm(watchId: string, timed: Timed): void {
     const wait = Math.max(0, timed.next - Date.now());
-    timed.timer = setTimeout(() => {
-      if (this.#watches.get(watchId) !== timed || !this.#run) return;
-      if (Date.now() < timed.next) return this.#arm(watchId, timed);
-      const scheduled = timed.next;
-      timed.next += timed.everyMs;
-      if (!timed.running) {
-        timed.running = true;
-        this.#due.push({ watchId, timed, check: { account: timed.account, watchId, iteration: `${this.newId()}:${scheduled}` }, attempt: 0 });
-        this.#pump();
-      }
-      this.#arm(watchId, timed);
-    }, Math.min(wait, MAX_TIMER_MS));
+    timed.timer = setTimeout(
+      () => {
+        if (this.#watches.get(watchId) !== timed || !this.#run) return;
+        if (Date.now() < timed.next) return this.#arm(watchId, timed);
+        const scheduled = timed.next;
+        timed.next += timed.everyMs;
+        if (!timed.running) {
+          timed.running = true;
+          this.#due.push({
+            watchId,
+            timed,
+            check: { account: timed.account, watchId, iteration: `${this.newId()}:${scheduled}` },
+            attempt: 0,
+          });
+          this.#pump();
+        }
+        this.#arm(watchId, timed);
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
     timed.timer.unref();
   }
 
@@ -110,15 +121,20 @@ export class TimerScheduler implements WatchScheduler {
       if (this.#watches.get(due.watchId) !== due.timed) continue;
       this.#running += 1;
       const run = this.#run;
-      void run(due.attempt === 0 ? due.check : { ...due.check, rerunSince: Number(due.check.iteration.split(':').pop()) })
+      void run(
+        due.attempt === 0 ? due.check : { ...due.check, rerunSince: Number(due.check.iteration.split(':').pop()) },
+      )
         .then(
           () => (due.timed.running = false),
           (e: unknown) => {
             if (!(e instanceof CheckLater) || due.attempt + 1 >= CHECK_ATTEMPTS) return (due.timed.running = false);
-            const retry = setTimeout(() => {
-              this.#due.push({ ...due, attempt: due.attempt + 1 });
-              this.#pump();
-            }, RETRY_BASE_MS * 2 ** due.attempt);
+            const retry = setTimeout(
+              () => {
+                this.#due.push({ ...due, attempt: due.attempt + 1 });
+                this.#pump();
+              },
+              RETRY_BASE_MS * 2 ** due.attempt,
+            );
             retry.unref();
             return undefined;
           },
@@ -157,12 +173,22 @@ export class BullScheduler implements WatchScheduler {
   // A request waits on these two: bounded as any store call (store/fail-fast.ts), never through a reconnection.
   async schedule(account: string, watchId: string, everyMs: number): Promise<void> {
     await boundQueueCall(this.#conn(), this.config.redisCommandTimeoutMs, () =>
-      this.#q().upsertJobScheduler(watchId, { every: everyMs }, {
-        name: 'check',
-        data: { account, watchId },
-        // A check that throws CheckLater (a budget, an outage) is run again with backoff, a few times.
-        opts: { removeOnComplete: true, removeOnFail: 100, attempts: CHECK_ATTEMPTS, backoff: { type: 'exponential', delay: RETRY_BASE_MS } },
-      }));
+      this.#q().upsertJobScheduler(
+        watchId,
+        { every: everyMs },
+        {
+          name: 'check',
+          data: { account, watchId },
+          // A check that throws CheckLater (a budget, an outage) is run again with backoff, a few times.
+          opts: {
+            removeOnComplete: true,
+            removeOnFail: 100,
+            attempts: CHECK_ATTEMPTS,
+            backoff: { type: 'exponential', delay: RETRY_BASE_MS },
+          },
+        },
+      ),
+    );
   }
 
   async unschedule(watchId: string): Promise<void> {

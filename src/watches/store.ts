@@ -109,7 +109,17 @@ export class RedisWatchStore implements WatchStore {
   #key = (account: string, id: string): string => `${this.#tag(account)}:w:${id}`;
 
   async add(watch: StoredWatch, cap: number): Promise<boolean> {
-    const added = await this.run(() => this.redis.eval(ADD, 2, this.#ids(watch.account), this.#key(watch.account, watch.id), cap, watch.id, JSON.stringify(watch)));
+    const added = await this.run(() =>
+      this.redis.eval(
+        ADD,
+        2,
+        this.#ids(watch.account),
+        this.#key(watch.account, watch.id),
+        cap,
+        watch.id,
+        JSON.stringify(watch),
+      ),
+    );
     return added === 1;
   }
 
@@ -133,7 +143,11 @@ export class RedisWatchStore implements WatchStore {
   }
 
   async update(watch: StoredWatch, version: number): Promise<boolean> {
-    return (await this.run(() => this.redis.eval(UPDATE, 1, this.#key(watch.account, watch.id), String(version), JSON.stringify(watch)))) === 1;
+    return (
+      (await this.run(() =>
+        this.redis.eval(UPDATE, 1, this.#key(watch.account, watch.id), String(version), JSON.stringify(watch)),
+      )) === 1
+    );
   }
 
   async close(): Promise<void> {

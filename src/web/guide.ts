@@ -1,7 +1,14 @@
 // What the landing page and /llms.txt tell a newcomer, read from the code that decides it: the
 // operations from the OpenAPI document, the error codes from the one table, the limits and cache
 // lifetime from the contract and the configuration. Nothing here is a second copy to keep in step.
-import { ERROR_CODES, humanMs, MAX_AGE_MAX, MAX_BATCH_ITEMS, REST_ERROR_CODES, type RestErrorCode } from '../contract/index.js';
+import {
+  ERROR_CODES,
+  humanMs,
+  MAX_AGE_MAX,
+  MAX_BATCH_ITEMS,
+  REST_ERROR_CODES,
+  type RestErrorCode,
+} from '../contract/index.js';
 import type { Config } from '../config.js';
 import { IDEMPOTENCY_TTL_MS, MAX_IDEMPOTENCY_KEY_LENGTH, REPLAYED_HEADER } from '../lookup/idempotency.js';
 import { buildOpenApi } from '../rest/openapi.js';
@@ -20,7 +27,6 @@ export interface ErrorRow {
   message: string;
   retryAfter?: number;
 }
-
 
 interface OpenApiOperation {
   summary?: string;
@@ -46,7 +52,12 @@ export function operations(config: Pick<Config, 'cacheTtlMs'>): Operation[] {
 export const errorRows = (): ErrorRow[] =>
   REST_ERROR_CODES.map((code) => {
     const entry: { status: number; message: string; retryAfter?: number } = ERROR_CODES[code];
-    return { code, status: entry.status, message: entry.message, ...(entry.retryAfter === undefined ? {} : { retryAfter: entry.retryAfter }) };
+    return {
+      code,
+      status: entry.status,
+      message: entry.message,
+      ...(entry.retryAfter === undefined ? {} : { retryAfter: entry.retryAfter }),
+    };
   });
 
 /** How billing works, one sentence each. */

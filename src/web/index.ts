@@ -23,13 +23,20 @@ export interface PageBuilders {
 }
 const BUILDERS: PageBuilders = { landing: landingPage, llms: llmsText };
 
-export function registerWeb(app: FastifyInstance, core: Pick<CoreDeps, 'config'>, build: PageBuilders = BUILDERS): void {
+export function registerWeb(
+  app: FastifyInstance,
+  core: Pick<CoreDeps, 'config'>,
+  build: PageBuilders = BUILDERS,
+): void {
   assetRoutes(app, () => siteAssets().registry);
   // Both read the OpenAPI document, the contract's schemas and the error table: built once per app.
   const landing = once(() => build.landing(core.config));
   const llms = once(() => build.llms(core.config));
   app.get('/', async (request, reply) =>
     // The router also hands the asterisk form (`GET *`, meant for OPTIONS) to `/`: that is no page.
-    request.url.startsWith('/') ? reply.type('text/html; charset=utf-8').send(landing()) : sendError(reply, new LookupError('route_not_found')));
+    request.url.startsWith('/')
+      ? reply.type('text/html; charset=utf-8').send(landing())
+      : sendError(reply, new LookupError('route_not_found')),
+  );
   app.get('/llms.txt', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(llms()));
 }

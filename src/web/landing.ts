@@ -7,14 +7,25 @@ import { escapeHtml, siteAssets } from '../site/site-assets.js';
 import { costs, operations } from './guide.js';
 import { MCP_PATH, MCP_STDIO_COMMAND, mcpTools } from './mcp-tools.js';
 
-
 /** The header shared by our pages: the logo and the links. */
 export function landingPage(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>): string {
   const { site } = siteAssets();
-  const cards = LINKS.map((l) => `<a class="card" href="${l.href}"><strong>${escapeHtml(l.href)}</strong>${escapeHtml(l.label)}: ${escapeHtml(l.what)}</a>`).join('\n        ');
-  const rows = operations(config).map((op) => `<tr><td><code>${op.method} ${escapeHtml(op.path)}</code></td><td>${escapeHtml(op.summary)}${op.params.length ? ` <small>(${op.params.map((p) => `<code>${escapeHtml(p)}</code>`).join(', ')})</small>` : ''}</td></tr>`).join('\n          ');
-  const billing = costs(config).map((c) => `<li>${escapeHtml(c)}</li>`).join('\n          ');
-  const tools = mcpTools(config).map((t) => `<li><code>${escapeHtml(t.name)}</code>: ${escapeHtml(t.description)}</li>`).join('\n          ');
+  const cards = LINKS.map(
+    (l) =>
+      `<a class="card" href="${l.href}"><strong>${escapeHtml(l.href)}</strong>${escapeHtml(l.label)}: ${escapeHtml(l.what)}</a>`,
+  ).join('\n        ');
+  const rows = operations(config)
+    .map(
+      (op) =>
+        `<tr><td><code>${op.method} ${escapeHtml(op.path)}</code></td><td>${escapeHtml(op.summary)}${op.params.length ? ` <small>(${op.params.map((p) => `<code>${escapeHtml(p)}</code>`).join(', ')})</small>` : ''}</td></tr>`,
+    )
+    .join('\n          ');
+  const billing = costs(config)
+    .map((c) => `<li>${escapeHtml(c)}</li>`)
+    .join('\n          ');
+  const tools = mcpTools(config)
+    .map((t) => `<li><code>${escapeHtml(t.name)}</code>: ${escapeHtml(t.description)}</li>`)
+    .join('\n          ');
   return `<!doctype html>
 <html lang="en">
   <head>

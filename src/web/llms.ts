@@ -11,7 +11,9 @@ export function llmsText(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs'>)
     const params = op.params.length ? ` (query: ${op.params.join(', ')})` : '';
     return `- ${op.method} ${op.path}${params}: ${op.summary}.${op.description ? ` ${op.description}` : ''}`;
   });
-  const errors = errorRows().map((e) => `- ${e.status} ${e.code}: ${e.message}${e.retryAfter === undefined ? '' : ' (retry-after header)'}`);
+  const errors = errorRows().map(
+    (e) => `- ${e.status} ${e.code}: ${e.message}${e.retryAfter === undefined ? '' : ' (retry-after header)'}`,
+  );
   const links = LINKS.filter((l) => l.href !== '/llms.txt').map((l) => `- [${l.label}](${l.href}): ${l.what}`);
   return [
     `# ${SERVICE_NAME}`,

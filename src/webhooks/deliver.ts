@@ -33,7 +33,10 @@ export interface AttemptOptions {
 
 export class AttemptError extends Error {
   override name = 'AttemptError';
-  constructor(message: string, readonly status: number | null = null) {
+  constructor(
+    message: string,
+    readonly status: number | null = null,
+  ) {
     super(message);
   }
 }
@@ -41,7 +44,11 @@ export class AttemptError extends Error {
 /** A lookup that answers only with the checked addresses. */
 function pinnedLookup(addresses: CheckedAddress[]): LookupFunction {
   return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    if (options?.all)
+      callback(
+        null,
+        addresses.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, addresses[0]!.address, addresses[0]!.family);
   }) as LookupFunction;
 }
@@ -60,7 +67,9 @@ export async function attemptDelivery(d: Delivery, o: AttemptOptions): Promise<n
     ]);
   } catch (e) {
     if (e instanceof AttemptError) throw e;
-    throw new AttemptError(`URL refused: ${(e as { details?: { reason?: string } }).details?.reason ?? (e as Error).message}`);
+    throw new AttemptError(
+      `URL refused: ${(e as { details?: { reason?: string } }).details?.reason ?? (e as Error).message}`,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -73,7 +82,13 @@ export async function attemptDelivery(d: Delivery, o: AttemptOptions): Promise<n
   };
   const send = checked.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<number>((resolve, reject) => {
-    const req = send(checked.url, { method: 'POST', headers, agent: false, lookup: pinnedLookup(checked.addresses), signal: o.signal });
+    const req = send(checked.url, {
+      method: 'POST',
+      headers,
+      agent: false,
+      lookup: pinnedLookup(checked.addresses),
+      signal: o.signal,
+    });
     const timer = setTimeout(() => req.destroy(late()), Math.max(1, deadline - Date.now()));
     const done = () => clearTimeout(timer);
     req.on('response', (res: IncomingMessage) => {

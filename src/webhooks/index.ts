@@ -42,7 +42,12 @@ export function createWebhooks(deps: Deps, runner: WebhookRunner): Webhooks {
   const { config } = deps;
   return {
     async checkUrl(raw, param) {
-      return (await checkWebhookUrl(raw, param, { allowPrivate: config.webhookAllowPrivate, timeoutMs: config.webhookTimeoutMs })).url.href;
+      return (
+        await checkWebhookUrl(raw, param, {
+          allowPrivate: config.webhookAllowPrivate,
+          timeoutMs: config.webhookTimeoutMs,
+        })
+      ).url.href;
     },
     async send(account, url, event) {
       const delivery: Delivery = {
@@ -90,7 +95,10 @@ async function runAttempt(deps: Deps, log: Logger, d: Delivery, attempt: number,
   }
   try {
     const status = await attemptDelivery(d, {
-      secrets, allowPrivate: deps.config.webhookAllowPrivate, timeoutMs: deps.config.webhookTimeoutMs, signal,
+      secrets,
+      allowPrivate: deps.config.webhookAllowPrivate,
+      timeoutMs: deps.config.webhookTimeoutMs,
+      signal,
     });
     log.info({ ...fields, status }, 'webhook delivered');
   } catch (e) {
@@ -129,7 +137,8 @@ export function memoryWebhookRunner(deps: Deps, log: Logger): WebhookRunner {
     const timer = setTimeout(() => {
       timers.delete(timer);
       runAttempt(deps, log, d, attempt, aborter.signal).catch((e: unknown) => {
-        if (!(e instanceof GiveUp) && attempt < WEBHOOK_ATTEMPTS) schedule(d, attempt + 1, retryDelayMs(deps.config, attempt));
+        if (!(e instanceof GiveUp) && attempt < WEBHOOK_ATTEMPTS)
+          schedule(d, attempt + 1, retryDelayMs(deps.config, attempt));
       });
     }, delayMs);
     timers.add(timer);
@@ -172,13 +181,15 @@ export function bullWebhookRunner(deps: Deps, log: Logger): WebhookRunner {
     async enqueue(d) {
       // jobId = webhook-id: a second add of the same id is ignored while the first is kept. Bounded as any
       // store call (store/fail-fast.ts): a request (a job's DELETE sends its event) never waits through an outage.
-      await boundQueueCall(conn(), config.redisCommandTimeoutMs, () => getQueue().add(d.type, d, {
-        jobId: d.id,
-        attempts: WEBHOOK_ATTEMPTS,
-        backoff: { type: 'custom' },
-        removeOnComplete: KEEP,
-        removeOnFail: KEEP,
-      }));
+      await boundQueueCall(conn(), config.redisCommandTimeoutMs, () =>
+        getQueue().add(d.type, d, {
+          jobId: d.id,
+          attempts: WEBHOOK_ATTEMPTS,
+          backoff: { type: 'custom' },
+          removeOnComplete: KEEP,
+          removeOnFail: KEEP,
+        }),
+      );
     },
     async start() {
       if (worker) return;

@@ -10,13 +10,23 @@ const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
 const HEADERS: Json[] = [
   {
-    name: 'webhook-id', in: 'header', required: true,
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
     description: 'msg_…: the same on every attempt of one event. Deliveries come at least once: dedupe on it.',
     schema: { type: 'string', pattern: '^msg_' },
   },
-  { name: 'webhook-timestamp', in: 'header', required: true, description: "The attempt's time, unix seconds. Refuse one over 5 minutes from your clock.", schema: { type: 'string', pattern: '^[0-9]+$' } },
   {
-    name: 'webhook-signature', in: 'header', required: true,
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: "The attempt's time, unix seconds. Refuse one over 5 minutes from your clock.",
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
     description:
       '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account\'s secret after whsec_ ' +
       '(npm run accounts -- create / rotate-webhook-secret). For 24 h after a rotation a second `v1,…` signature, with the previous secret, ' +
@@ -32,7 +42,11 @@ function envelope(type: WebhookEventType, data: Json, description: string): Json
     additionalProperties: false,
     properties: {
       type: { type: 'string', const: type },
-      timestamp: { type: 'string', format: 'date-time', description: 'When the event happened (the same on every attempt)' },
+      timestamp: {
+        type: 'string',
+        format: 'date-time',
+        description: 'When the event happened (the same on every attempt)',
+      },
       data: { ...(data as Record<string, Json>), description },
     },
   };
@@ -66,7 +80,10 @@ function event(type: WebhookEventType, summary: string, data: Json, dataDescript
         `is delivered; anything else (redirects are not followed) is retried with doubling delays, ${WEBHOOK_ATTEMPTS} attempts over about a day.`,
       security: [],
       parameters: HEADERS,
-      requestBody: { required: true, content: { 'application/json': { schema: envelope(type, data, dataDescription) } } },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: envelope(type, data, dataDescription) } },
+      },
       responses: {
         '2XX': { description: 'Delivered: no more attempts' },
         default: { description: 'Not delivered: retried later' },
@@ -77,8 +94,23 @@ function event(type: WebhookEventType, summary: string, data: Json, dataDescript
 
 export function webhooksOpenApi(): Record<string, Json> {
   return {
-    'job.completed': event('job.completed', 'A lookup job finished (or was cancelled and its running chunks settled)', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
-    'job.failed': event('job.failed', 'A lookup job could not run', ref('JobView'), 'The job, as GET /v1/portal/jobs/{id} shows it'),
-    'property.changed': event('property.changed', "A watched home's price, status, estimate, rent estimate or HOA changed", PROPERTY_CHANGED, 'The home and what changed since the last check'),
+    'job.completed': event(
+      'job.completed',
+      'A lookup job finished (or was cancelled and its running chunks settled)',
+      ref('JobView'),
+      'The job, as GET /v1/portal/jobs/{id} shows it',
+    ),
+    'job.failed': event(
+      'job.failed',
+      'A lookup job could not run',
+      ref('JobView'),
+      'The job, as GET /v1/portal/jobs/{id} shows it',
+    ),
+    'property.changed': event(
+      'property.changed',
+      "A watched home's price, status, estimate, rent estimate or HOA changed",
+      PROPERTY_CHANGED,
+      'The home and what changed since the last check',
+    ),
   };
 }

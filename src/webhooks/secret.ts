@@ -23,17 +23,30 @@ const secretOf = (account: Account, serverSecret: string | undefined): string =>
  * when the account is gone. Without `serverSecret` (tests reading a created or seeded account's) an
  * account without a stored secret is an error.
  */
-export async function accountWebhookSecret(store: AccountStore, accountId: string, serverSecret?: string): Promise<string | null> {
+export async function accountWebhookSecret(
+  store: AccountStore,
+  accountId: string,
+  serverSecret?: string,
+): Promise<string | null> {
   const account = await store.getAccount(accountId);
   return account ? secretOf(account, serverSecret) : null;
 }
 
 /** What an attempt signs with at `now`: the account's secret, then the one a rotation replaced while its grace lasts. */
-export async function accountWebhookSecrets(store: AccountStore, accountId: string, serverSecret: string, now: Date): Promise<string[] | null> {
+export async function accountWebhookSecrets(
+  store: AccountStore,
+  accountId: string,
+  serverSecret: string,
+  now: Date,
+): Promise<string[] | null> {
   const account = await store.getAccount(accountId);
   if (!account) return null;
   const current = secretOf(account, serverSecret);
   const previous = account.previousWebhookSecret;
-  const lasts = previous && isWebhookSecret(previous.secret) && previous.secret !== current && Date.parse(previous.until) > now.getTime();
+  const lasts =
+    previous &&
+    isWebhookSecret(previous.secret) &&
+    previous.secret !== current &&
+    Date.parse(previous.until) > now.getTime();
   return lasts ? [current, previous.secret] : [current];
 }

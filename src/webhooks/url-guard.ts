@@ -23,7 +23,10 @@ export interface CheckedUrl {
 export type Resolver = (host: string) => Promise<CheckedAddress[]>;
 
 const systemResolver: Resolver = async (host) =>
-  (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+  (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
 
 const bad = (param: string, reason: string): LookupError =>
   new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
@@ -41,7 +44,8 @@ export function parseWebhookUrl(raw: unknown, param: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(param, 'must use http or https');
   if (url.username !== '' || url.password !== '') throw bad(param, 'must not carry credentials');
   if (url.hostname === '') throw bad(param, 'must name a host');
-  if (url.href.length > MAX_WEBHOOK_URL_LENGTH) throw bad(param, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  if (url.href.length > MAX_WEBHOOK_URL_LENGTH)
+    throw bad(param, `must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   return url;
 }
 
@@ -98,8 +102,12 @@ function ipv6Refusal(ip: string): string | null {
   const mapped = zeroTo(10) && b[10] === 0xff && b[11] === 0xff;
   const translated = zeroTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0;
   const nat64 = b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
-  const v4 = mapped || translated || zeroTo(12) || (nat64 && b.slice(4, 12).every((x) => x === 0)) ? embedded
-    : b[0] === 0x20 && b[1] === 0x02 ? b.slice(2, 6).join('.') : null;
+  const v4 =
+    mapped || translated || zeroTo(12) || (nat64 && b.slice(4, 12).every((x) => x === 0))
+      ? embedded
+      : b[0] === 0x20 && b[1] === 0x02
+        ? b.slice(2, 6).join('.')
+        : null;
   if (v4 !== null) {
     const why = ipv4Refusal(v4);
     return why === null ? null : `${why} (IPv4 in IPv6)`;
@@ -154,7 +162,12 @@ export async function checkWebhookUrl(raw: unknown, param: string, options: Guar
     try {
       addresses = await within((options.resolve ?? systemResolver)(host), options.timeoutMs);
     } catch (e) {
-      throw bad(param, (e as Error).message === 'resolution timed out' ? `host ${host} did not resolve within ${options.timeoutMs} ms` : `host ${host} does not resolve`);
+      throw bad(
+        param,
+        (e as Error).message === 'resolution timed out'
+          ? `host ${host} did not resolve within ${options.timeoutMs} ms`
+          : `host ${host} does not resolve`,
+      );
     }
     if (addresses.length === 0) throw bad(param, `host ${host} does not resolve`);
   }

@@ -21,15 +21,23 @@ afterAll(async () => {
   await disposeRedisServer(server);
 });
 
-interface Run { code: number; out: string; err: string }
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
 
 async function run(store: Store, ...argv: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runAdmin(argv, { store, secret: SECRET, now: () => new Date('2026-03-15T10:00:00Z') }, {
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
+  const code = await runAdmin(
+    argv,
+    { store, secret: SECRET, now: () => new Date('2026-03-15T10:00:00Z') },
+    {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+    },
+  );
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -63,8 +71,22 @@ describe('parseArgs / parsePlanFlags', () => {
 
   it('parses plan flags strictly', () => {
     const f = (o: Record<string, string>) => parsePlanFlags(new Map(Object.entries(o)));
-    expect(f({ plan: 'paid', included: '100', overage: 'true', rate: '0.05', 'spend-limit': 'none', 'payment-failing': 'false' })).toEqual({
-      plan: 'paid', included: 100, overage: true, overageRateUsd: 0.05, spendLimitUsd: null, paymentFailing: false,
+    expect(
+      f({
+        plan: 'paid',
+        included: '100',
+        overage: 'true',
+        rate: '0.05',
+        'spend-limit': 'none',
+        'payment-failing': 'false',
+      }),
+    ).toEqual({
+      plan: 'paid',
+      included: 100,
+      overage: true,
+      overageRateUsd: 0.05,
+      spendLimitUsd: null,
+      paymentFailing: false,
     });
     expect(f({ 'spend-limit': '$25.50', allotment: '10' })).toEqual({ spendLimitUsd: 25.5, allotment: 10 });
     expect(() => f({ plan: 'gold' })).toThrow(/free or paid/);
@@ -99,15 +121,42 @@ for (const [label, factory] of factories) {
       const id = idOf(r);
       expect(r.out).toContain('shown only this once');
       const account = await authenticate(store, SECRET, key);
-      expect(account).toMatchObject({ id, plan: 'free', allotment: 50, label: 'Acme Realty', revoked: false, keyPrefix: key.slice(0, 12) });
+      expect(account).toMatchObject({
+        id,
+        plan: 'free',
+        allotment: 50,
+        label: 'Acme Realty',
+        revoked: false,
+        keyPrefix: key.slice(0, 12),
+      });
       expect(account.keyHash).toBe(hashApiKey(key, SECRET));
     });
 
     it('creates a paid account with every plan flag', async () => {
-      const r = await run(store, 'create', '--plan', 'paid', '--included', '1000', '--overage', 'true', '--rate', '0.04', '--spend-limit', '25', '--payment-failing', 'false');
+      const r = await run(
+        store,
+        'create',
+        '--plan',
+        'paid',
+        '--included',
+        '1000',
+        '--overage',
+        'true',
+        '--rate',
+        '0.04',
+        '--spend-limit',
+        '25',
+        '--payment-failing',
+        'false',
+      );
       expect(r.code).toBe(EXIT.ok);
       expect(await store.getAccount(idOf(r))).toMatchObject({
-        plan: 'paid', included: 1000, overage: true, overageRateUsd: 0.04, spendLimitUsd: 25, paymentFailing: false,
+        plan: 'paid',
+        included: 1000,
+        overage: true,
+        overageRateUsd: 0.04,
+        spendLimitUsd: 25,
+        paymentFailing: false,
       });
     });
 
@@ -135,9 +184,29 @@ for (const [label, factory] of factories) {
 
     it('set-plan changes the plan and validates it', async () => {
       const id = idOf(await run(store, 'create'));
-      let r = await run(store, 'set-plan', id, '--plan', 'paid', '--included', '200', '--overage', 'true', '--rate', '0.05', '--spend-limit', '10');
+      let r = await run(
+        store,
+        'set-plan',
+        id,
+        '--plan',
+        'paid',
+        '--included',
+        '200',
+        '--overage',
+        'true',
+        '--rate',
+        '0.05',
+        '--spend-limit',
+        '10',
+      );
       expect(r.code).toBe(EXIT.ok);
-      expect(await store.getAccount(id)).toMatchObject({ plan: 'paid', included: 200, overage: true, overageRateUsd: 0.05, spendLimitUsd: 10 });
+      expect(await store.getAccount(id)).toMatchObject({
+        plan: 'paid',
+        included: 200,
+        overage: true,
+        overageRateUsd: 0.05,
+        spendLimitUsd: 10,
+      });
       r = await run(store, 'set-plan', id, '--spend-limit', 'none', '--payment-failing', 'true');
       expect(r.code).toBe(EXIT.ok);
       expect(await store.getAccount(id)).toMatchObject({ spendLimitUsd: null, paymentFailing: true, included: 200 });
@@ -205,7 +274,10 @@ for (const [label, factory] of factories) {
 
 describe('accounts admin when Redis is unreachable', () => {
   it('exits 4 with a clear message', async () => {
-    const store = await RedisStore.connect(`redis://127.0.0.1:${await freePort()}`, { prefix: 'x:', startupWaitMs: 200 });
+    const store = await RedisStore.connect(`redis://127.0.0.1:${await freePort()}`, {
+      prefix: 'x:',
+      startupWaitMs: 200,
+    });
     try {
       const r = await run(store, 'list');
       expect(r.code).toBe(EXIT.storeUnavailable);

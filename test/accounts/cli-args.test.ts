@@ -7,7 +7,10 @@ import { entryArgs } from '../helpers/compiled-src.js';
 
 describe('accounts command: parseArgs', () => {
   it('a value may start with a single dash or be empty when given inline; `--` ends the flags', () => {
-    expect(Object.fromEntries(parseArgs(['set-plan', 'a', '--rate', '-1', '--label=']).flags)).toEqual({ rate: '-1', label: '' });
+    expect(Object.fromEntries(parseArgs(['set-plan', 'a', '--rate', '-1', '--label=']).flags)).toEqual({
+      rate: '-1',
+      label: '',
+    });
     const p = parseArgs(['show', '--', '--plan']);
     expect(p).toMatchObject({ command: 'show', positional: ['--plan'] });
     expect(p.flags.size).toBe(0);

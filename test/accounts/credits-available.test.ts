@@ -15,8 +15,20 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 const PROBE = 60;
 
 const account = (over: Partial<Account>): Account => ({
-  id: `acct-${randomUUID().slice(0, 8)}`, keyHash: 'h', keyPrefix: 'test_', plan: 'free', allotment: 0, included: 0, overage: false,
-  overageRateUsd: 0, spendLimitUsd: null, paymentFailing: false, revoked: false, createdAt: NOW.toISOString(), label: null, ...over,
+  id: `acct-${randomUUID().slice(0, 8)}`,
+  keyHash: 'h',
+  keyPrefix: 'test_',
+  plan: 'free',
+  allotment: 0,
+  included: 0,
+  overage: false,
+  overageRateUsd: 0,
+  spendLimitUsd: null,
+  paymentFailing: false,
+  revoked: false,
+  createdAt: NOW.toISOString(),
+  label: null,
+  ...over,
 });
 
 interface Case {
@@ -30,45 +42,91 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { name: 'free: the allotment left, less what is in flight', account: { plan: 'free', allotment: 5 }, committed: 2, held: 1, expected: 2 },
+  {
+    name: 'free: the allotment left, less what is in flight',
+    account: { plan: 'free', allotment: 5 },
+    committed: 2,
+    held: 1,
+    expected: 2,
+  },
   { name: 'free, used up', account: { plan: 'free', allotment: 2 }, committed: 2, held: 0, expected: 0 },
-  { name: "free: the service's daily budget is tighter", account: { plan: 'free', allotment: 10 }, budgets: { free: 4 }, committed: 2, held: 0, expected: 2 },
+  {
+    name: "free: the service's daily budget is tighter",
+    account: { plan: 'free', allotment: 10 },
+    budgets: { free: 4 },
+    committed: 2,
+    held: 0,
+    expected: 2,
+  },
   { name: 'paid, no overage', account: { plan: 'paid', included: 3 }, committed: 1, held: 0, expected: 2 },
   {
     name: 'paid: overage up to the spend limit',
     account: { plan: 'paid', included: 3, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0.12 },
-    committed: 3, held: 0, expected: 2,
+    committed: 3,
+    held: 0,
+    expected: 2,
   },
   {
     name: 'paid: overage in flight counts against the spend limit',
     account: { plan: 'paid', included: 2, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0.2 },
-    committed: 3, held: 1, expected: 2,
+    committed: 3,
+    held: 1,
+    expected: 2,
   },
   {
     name: 'paid: included left and in flight, then overage',
     account: { plan: 'paid', included: 4, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0.1 },
-    committed: 1, held: 2, expected: 3,
+    committed: 1,
+    held: 2,
+    expected: 3,
   },
-  { name: 'paid: overage without a spend limit', account: { plan: 'paid', included: 2, overage: true, overageRateUsd: 0.05 }, committed: 5, held: 0, expected: null },
   {
-    name: "paid: overage without a limit, within the paid daily budget",
-    account: { plan: 'paid', included: 2, overage: true, overageRateUsd: 0.05 }, budgets: { paid: 6 }, committed: 1, held: 1, expected: 4,
+    name: 'paid: overage without a spend limit',
+    account: { plan: 'paid', included: 2, overage: true, overageRateUsd: 0.05 },
+    committed: 5,
+    held: 0,
+    expected: null,
+  },
+  {
+    name: 'paid: overage without a limit, within the paid daily budget',
+    account: { plan: 'paid', included: 2, overage: true, overageRateUsd: 0.05 },
+    budgets: { paid: 6 },
+    committed: 1,
+    held: 1,
+    expected: 4,
   },
   {
     name: 'paid: a failing payment pauses overage',
-    account: { plan: 'paid', included: 3, overage: true, overageRateUsd: 0.05, paymentFailing: true }, committed: 1, held: 0, expected: 2,
+    account: { plan: 'paid', included: 3, overage: true, overageRateUsd: 0.05, paymentFailing: true },
+    committed: 1,
+    held: 0,
+    expected: 2,
   },
 ];
 
 /** Reserves `n` (committing `commit` of them); then counts the further grants, up to PROBE. */
-async function grantsAfter(store: Store, acct: Account, config: Config, c: Case): Promise<{ available: number | null; granted: number }> {
+async function grantsAfter(
+  store: Store,
+  acct: Account,
+  config: Config,
+  c: Case,
+): Promise<{ available: number | null; granted: number }> {
   let seq = 0;
   const reserve = () => store.reserve(reserveRequest(acct, config, NOW, `${acct.id}-${seq++}`));
   for (let i = 0; i < c.committed + c.held; i++) {
     const id = `${acct.id}-${seq}`;
     expect((await reserve()).ok, `set-up reservation ${i}`).toBe(true);
     if (i < c.committed) {
-      expect(await store.commit({ reservationId: id, accountId: acct.id, cacheKey: `zpid:${i}`, requestId: 'r', kind: 'included', at: NOW.toISOString() })).toBe(true);
+      expect(
+        await store.commit({
+          reservationId: id,
+          accountId: acct.id,
+          cacheKey: `zpid:${i}`,
+          requestId: 'r',
+          kind: 'included',
+          at: NOW.toISOString(),
+        }),
+      ).toBe(true);
     }
   }
   const available = await creditsAvailable(store, acct, config, NOW);

@@ -90,16 +90,24 @@ for (const [label, factory] of factories) {
       const { secret } = await rotateWebhookSecret(store, account.id, at);
       const body = JSON.stringify({ type: 'job.completed', timestamp: at.toISOString(), data: {} });
       const day = 24 * 3600_000;
-      expect(await accountWebhookSecrets(store, account.id, SECRET, new Date(at.getTime() + day - 1000))).toEqual([secret, old]);
-      expect(await accountWebhookSecrets(store, account.id, SECRET, new Date(at.getTime() + day + 1000))).toEqual([secret]);
+      expect(await accountWebhookSecrets(store, account.id, SECRET, new Date(at.getTime() + day - 1000))).toEqual([
+        secret,
+        old,
+      ]);
+      expect(await accountWebhookSecrets(store, account.id, SECRET, new Date(at.getTime() + day + 1000))).toEqual([
+        secret,
+      ]);
       // The previous secret is never shown.
-      for (const argv of [['list'], ['list', '--json'], ['show', account.id, '--json']]) expect((await run(store, ...argv)).out).not.toContain(old);
+      for (const argv of [['list'], ['list', '--json'], ['show', account.id, '--json']])
+        expect((await run(store, ...argv)).out).not.toContain(old);
       // What a receiver sees (standardwebhooks checks the timestamp with the real clock): two v1 signatures,
       // each verifying with its secret; a rotation again within the day drops the oldest.
       const now = new Date();
       const fresh = await rotateWebhookSecret(store, account.id, now);
       const t = Math.floor(now.getTime() / 1000);
-      const live = { ...signWebhook((await accountWebhookSecrets(store, account.id, SECRET, now))!, 'msg_live', t, body) };
+      const live = {
+        ...signWebhook((await accountWebhookSecrets(store, account.id, SECRET, now))!, 'msg_live', t, body),
+      };
       expect(live['webhook-signature'].split(' ')).toHaveLength(2);
       expect(new Webhook(fresh.secret).verify(body, live)).toEqual(JSON.parse(body));
       expect(new Webhook(secret).verify(body, live)).toEqual(JSON.parse(body));
@@ -109,9 +117,19 @@ for (const [label, factory] of factories) {
 
     it('an account stored without a secret loads, and signs with a derived one, stable and its own, never stored', async () => {
       const old = {
-        id: 'acct_0123456789abcdef', keyHash: hashApiKey('pl_live_old', SECRET), keyPrefix: 'pl_live_old', plan: 'free',
-        allotment: 50, included: 0, overage: false, overageRateUsd: 0, spendLimitUsd: null, paymentFailing: false,
-        revoked: false, createdAt: '2026-01-01T00:00:00.000Z', label: null,
+        id: 'acct_0123456789abcdef',
+        keyHash: hashApiKey('pl_live_old', SECRET),
+        keyPrefix: 'pl_live_old',
+        plan: 'free',
+        allotment: 50,
+        included: 0,
+        overage: false,
+        overageRateUsd: 0,
+        spendLimitUsd: null,
+        paymentFailing: false,
+        revoked: false,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        label: null,
       } satisfies Account;
       await store.putAccount(old);
       expect(await store.getAccountByKeyHash(old.keyHash)).toEqual(old);
@@ -131,9 +149,19 @@ for (const [label, factory] of factories) {
 
     it('an account without a secret is never written by signing: a revoke landing meanwhile stays', async () => {
       const old = {
-        id: 'acct_00000000000000aa', keyHash: hashApiKey('pl_live_race', SECRET), keyPrefix: 'pl_live_rac', plan: 'free',
-        allotment: 50, included: 0, overage: false, overageRateUsd: 0, spendLimitUsd: null, paymentFailing: false,
-        revoked: false, createdAt: '2026-01-01T00:00:00.000Z', label: null,
+        id: 'acct_00000000000000aa',
+        keyHash: hashApiKey('pl_live_race', SECRET),
+        keyPrefix: 'pl_live_rac',
+        plan: 'free',
+        allotment: 50,
+        included: 0,
+        overage: false,
+        overageRateUsd: 0,
+        spendLimitUsd: null,
+        paymentFailing: false,
+        revoked: false,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        label: null,
       } satisfies Account;
       await store.putAccount(old);
       // The admin's revoke lands between the signer's read of the account and anything it would write.
@@ -181,7 +209,9 @@ describe('ACCOUNTS_FILE webhook_secret', () => {
       expect(parseSeeds([{ key: 'pl_seed_1234', plan: 'free', webhook_secret: ok }])[0]!.webhookSecret).toBe(ok);
     }
     for (const bad of [`whsec_${b64(23)}`, `whsec_${b64(65)}`, b64(32), 'whsec_not base64!', 42, '']) {
-      expect(() => parseSeeds([{ key: 'pl_seed_1234', plan: 'free', webhook_secret: bad }]), String(bad)).toThrow(/webhook_secret/);
+      expect(() => parseSeeds([{ key: 'pl_seed_1234', plan: 'free', webhook_secret: bad }]), String(bad)).toThrow(
+        /webhook_secret/,
+      );
     }
   });
 

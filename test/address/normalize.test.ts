@@ -1,6 +1,14 @@
 // The small normalizations every comparison and cache key shares.
 import { describe, expect, it } from 'vitest';
-import { dropLeadingZeros, dropUnitLeadingZeros, houseNumberKey, isZipCode, normalizeParts, placeName, zip5 } from '../../src/address/index.js';
+import {
+  dropLeadingZeros,
+  dropUnitLeadingZeros,
+  houseNumberKey,
+  isZipCode,
+  normalizeParts,
+  placeName,
+  zip5,
+} from '../../src/address/index.js';
 
 describe('normalizations', () => {
   it('dropLeadingZeros: a house number loses zeros before a digit only', () => {
@@ -47,8 +55,30 @@ describe('normalizations', () => {
 
   it('normalizeParts: lower case, fixed order, the unit after #', () => {
     expect(
-      normalizeParts({ number: '197', prefix: 'W', street: 'HOUSTON', type: 'ST', suffix: null, unit: 'TOWNHOUSE 1', city: 'NEW YORK', state: 'NY', zip: '10014' }),
+      normalizeParts({
+        number: '197',
+        prefix: 'W',
+        street: 'HOUSTON',
+        type: 'ST',
+        suffix: null,
+        unit: 'TOWNHOUSE 1',
+        city: 'NEW YORK',
+        state: 'NY',
+        zip: '10014',
+      }),
     ).toBe('197 w houston st #townhouse 1, new york, ny 10014');
-    expect(normalizeParts({ number: '1', prefix: null, street: 'MAIN', type: null, suffix: null, unit: null, city: null, state: null, zip: '62701' })).toBe('1 main, 62701');
+    expect(
+      normalizeParts({
+        number: '1',
+        prefix: null,
+        street: 'MAIN',
+        type: null,
+        suffix: null,
+        unit: null,
+        city: null,
+        state: null,
+        zip: '62701',
+      }),
+    ).toBe('1 main, 62701');
   });
 });

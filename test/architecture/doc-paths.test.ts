@@ -95,16 +95,26 @@ const pages = ['README.md', ...filesUnder('docs', (n) => n.endsWith('.md'))];
 
 describe('paths named in source comments and docs exist', () => {
   it('the helpers find comments, paths and links, and only those', () => {
-    const text = "// see src/lookup/live.ts and docs/jobs.md.\nconst s = 'src/nowhere.ts';\n/** (src/a/*.ts, src/<x>) */\n";
+    const text =
+      "// see src/lookup/live.ts and docs/jobs.md.\nconst s = 'src/nowhere.ts';\n/** (src/a/*.ts, src/<x>) */\n";
     const comments = commentsOf('x.ts', text);
     expect(comments).toHaveLength(2);
     expect(comments.flatMap((c) => pathsIn(c, ['src', 'docs']))).toEqual(['src/lookup/live.ts', 'docs/jobs.md']);
-    expect(relativeLinks('[a](jobs.md#x) [b](https://x.org) [c](#here)\n```\n[d](no.md)\n```\n')).toEqual(['jobs.md#x']);
+    expect(relativeLinks('[a](jobs.md#x) [b](https://x.org) [c](#here)\n```\n[d](no.md)\n```\n')).toEqual([
+      'jobs.md#x',
+    ]);
     expect(exists('src/nowhere.ts')).toBe(false);
     expect(exists('src/config.js')).toBe(true);
-    expect(pathsIn('10k scripts/s, `scripts/generate.ts`, `src/lookup`, src/web/ and (docs/jobs.md)', ['src', 'docs', 'scripts']))
-      .toEqual(['scripts/generate.ts', 'src/lookup', 'src/web', 'docs/jobs.md']);
-    expect(relativeSourcePathsIn('// (http/drain.ts), src/app.ts, @scope/pkg/x.js, dist/mcp/stdio.js, mcp/stdio.js')).toEqual(['http/drain.ts', 'mcp/stdio.js']);
+    expect(
+      pathsIn('10k scripts/s, `scripts/generate.ts`, `src/lookup`, src/web/ and (docs/jobs.md)', [
+        'src',
+        'docs',
+        'scripts',
+      ]),
+    ).toEqual(['scripts/generate.ts', 'src/lookup', 'src/web', 'docs/jobs.md']);
+    expect(
+      relativeSourcePathsIn('// (http/drain.ts), src/app.ts, @scope/pkg/x.js, dist/mcp/stdio.js, mcp/stdio.js'),
+    ).toEqual(['http/drain.ts', 'mcp/stdio.js']);
     expect(endsSomeSource('rest/drain.ts', sources)).toBe(false);
     expect(endsSomeSource('http/drain.ts', sources)).toBe(true);
     expect(endsSomeSource('mcp/stdio.js', sources)).toBe(true);

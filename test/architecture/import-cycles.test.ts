@@ -18,7 +18,15 @@ describe('import circles', () => {
     writeFileSync(join(scratch, 'lookup', 'b.ts'), "import type { a } from './index.js';\nexport type B = typeof a;\n");
     writeFileSync(join(scratch, 'leaf.ts'), "import { a } from './lookup/index.js';\nexport const leaf = a;\n");
     expect(findCycles(importGraph(scratch))).toEqual([['lookup/a.ts', 'lookup/b.ts', 'lookup/index.ts']]);
-    expect(findCycles(new Map([['x.ts', ['y.ts']], ['y.ts', ['z.ts']], ['z.ts', []]]))).toEqual([]);
+    expect(
+      findCycles(
+        new Map([
+          ['x.ts', ['y.ts']],
+          ['y.ts', ['z.ts']],
+          ['z.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
     expect(findCycles(new Map([['self.ts', ['self.ts']]]))).toEqual([['self.ts']]);
   });
 
@@ -32,6 +40,10 @@ describe('import circles', () => {
   it('no GraphQL plugin imports another', () => {
     const plugins = [...importGraph('src').entries()].filter(([file]) => file.startsWith('graphql/plugins/'));
     expect(plugins.length).toBeGreaterThan(5);
-    for (const [file, imports] of plugins) expect(imports.filter((i) => i.startsWith('graphql/plugins/')), file).toEqual([]);
+    for (const [file, imports] of plugins)
+      expect(
+        imports.filter((i) => i.startsWith('graphql/plugins/')),
+        file,
+      ).toEqual([]);
   });
 });

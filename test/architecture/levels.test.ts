@@ -24,11 +24,13 @@ function tree(files: Record<string, string>): string {
 describe('the level rules', () => {
   it('catch an upward import of each kind in a fixture tree, and let the allowed ones be', () => {
     const root = tree({
-      'contract/index.ts': "import { x } from '../jobs/types.js';\nimport { a } from '../address/index.js';\nexport const c = x + a;\n",
+      'contract/index.ts':
+        "import { x } from '../jobs/types.js';\nimport { a } from '../address/index.js';\nexport const c = x + a;\n",
       'address/index.ts': 'export const a = 1;\n',
       'jobs/types.ts': "import { c } from '../lookup/index.js';\nexport const x = 1;\nexport const y = c;\n",
       'lookup/index.ts': "import { r } from '../rest/index.js';\nexport const c = 1;\nexport const z = r;\n",
-      'rest/index.ts': "import { g } from '../graphql/index.js';\nimport { h } from '../http/index.js';\nimport { c } from '../lookup/index.js';\nexport const r = g + h + c;\n",
+      'rest/index.ts':
+        "import { g } from '../graphql/index.js';\nimport { h } from '../http/index.js';\nimport { c } from '../lookup/index.js';\nexport const r = g + h + c;\n",
       'graphql/index.ts': 'export const g = 1;\n',
       'http/index.ts': "import { r } from '../rest/index.js';\nexport const h = 1;\nexport const q = r;\n",
       'web/index.ts': "import { r } from '../rest/index.js';\nexport const w = r;\n",
@@ -49,7 +51,9 @@ describe('the level rules', () => {
 
   it('every folder of src/ has a kind, and the docs state every rule', () => {
     const known = new Set([...FACES, ...FEATURES, ...SHARED_HTTP, ...CORE, 'web', 'contract', 'replay', 'types']);
-    const folders = [...new Set([...importGraph('src').keys()].filter((f) => f.includes('/')).map((f) => f.split('/')[0]!))];
+    const folders = [
+      ...new Set([...importGraph('src').keys()].filter((f) => f.includes('/')).map((f) => f.split('/')[0]!)),
+    ];
     expect(folders.filter((f) => !known.has(f))).toEqual([]);
     const doc = readFileSync(new URL('../../docs/architecture.md', import.meta.url), 'utf8');
     for (const rule of LEVEL_RULES) expect(doc, rule.why).toContain(rule.why);

@@ -23,10 +23,18 @@ const scratchFile = (name: string, text: string): URL => {
 
 describe('the Lua loader', () => {
   it('leaves the header out and expands includes (nested, relative to the including file)', () => {
-    scratchFile('inner.lua', "--[[\n  KEYS: none\n  ARGV: none\n]]\nlocal function two() return 2 end\n");
-    scratchFile('middle.lua', "--[[\n  KEYS: none\n  ARGV: none\n]]\n--!include inner.lua\nlocal function one() return 1 end\n");
-    const outer = scratchFile('outer.lua', "--[[\n  KEYS[1] a key\n  ARGV[1] a value\n]]\n--!include middle.lua\nreturn one() + two()\n");
-    expect(lua(outer)).toBe('local function two() return 2 end\nlocal function one() return 1 end\nreturn one() + two()\n');
+    scratchFile('inner.lua', '--[[\n  KEYS: none\n  ARGV: none\n]]\nlocal function two() return 2 end\n');
+    scratchFile(
+      'middle.lua',
+      '--[[\n  KEYS: none\n  ARGV: none\n]]\n--!include inner.lua\nlocal function one() return 1 end\n',
+    );
+    const outer = scratchFile(
+      'outer.lua',
+      '--[[\n  KEYS[1] a key\n  ARGV[1] a value\n]]\n--!include middle.lua\nreturn one() + two()\n',
+    );
+    expect(lua(outer)).toBe(
+      'local function two() return 2 end\nlocal function one() return 1 end\nreturn one() + two()\n',
+    );
   });
 
   it('refuses a file without its header, and a file that includes itself', () => {

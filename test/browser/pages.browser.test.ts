@@ -15,8 +15,14 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 const SCREENSHOTS = new URL('./screenshots/', import.meta.url);
 const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 const ZPID = '2146993218';
 
@@ -30,7 +36,11 @@ beforeAll(async () => {
   profile = mkdtempSync(join(tmpdir(), 'pl-chromium-'));
   [svc, browser] = await Promise.all([
     startTestService(),
-    chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } }),
+    chromium.launchPersistentContext(profile, {
+      executablePath: '/usr/bin/chromium',
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    }),
   ]);
 });
 afterAll(async () => {
@@ -58,7 +68,8 @@ async function open(): Promise<Watched> {
   });
   page.on('pageerror', (e) => watched.errors.push(String(e)));
   page.on('response', (r) => {
-    if (r.status() >= 400 && new URL(r.url()).pathname.startsWith('/assets/')) watched.failed.push(`${r.status()} ${r.url()}`);
+    if (r.status() >= 400 && new URL(r.url()).pathname.startsWith('/assets/'))
+      watched.failed.push(`${r.status()} ${r.url()}`);
   });
   return watched;
 }
@@ -66,7 +77,8 @@ async function open(): Promise<Watched> {
 const offSite = (requested: string[]) =>
   requested.filter((u) => !u.startsWith(`${svc.url}/`) && !u.startsWith(`blob:${svc.url}/`) && !u.startsWith('data:'));
 
-const shot = (page: Page, name: string) => page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });
 
 /** What the test reads of Swagger UI's own state (docs.js keeps the instance as window.ui). */
 interface SwaggerWindow {
@@ -130,17 +142,32 @@ describe('the REST docs at /docs', () => {
 
       type Media = { example?: unknown; examples?: Record<string, { summary?: string; value?: unknown }> };
       const doc = buildOpenApi(svc.config) as {
-        paths: Record<string, Record<string, { requestBody?: { content: Record<string, Media> }; responses: Record<string, { content?: Record<string, Media> }> }>>;
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              requestBody?: { content: Record<string, Media> };
+              responses: Record<string, { content?: Record<string, Media> }>;
+            }
+          >
+        >;
         webhooks: Record<string, unknown>;
       };
-      const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+      const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, op]) => ({ path, method, op })),
+      );
       const shownPaths = (await w.page.locator('.opblock-summary-path').allInnerTexts()).map((p) => plain(p).trim());
       // In the document's order (the single lookup first), then the webhooks the service sends, by event name.
       expect(shownPaths).toEqual([...operations.map((o) => o.path), ...Object.keys(doc.webhooks)]);
 
       // The page resolves the operations' references together once it has shown them (docs.js); then each
       // opens without resolving the whole document again (about half a second of CPU apiece here).
-      await w.page.waitForFunction(() => (window as unknown as SwaggerWindow).ui.specSelectors.specResolvedSubtree(['paths']) !== undefined, null, { timeout: 30_000 });
+      await w.page.waitForFunction(
+        () => (window as unknown as SwaggerWindow).ui.specSelectors.specResolvedSubtree(['paths']) !== undefined,
+        null,
+        { timeout: 30_000 },
+      );
 
       // Authorize once with the key, then try the single lookup. Before the other operations are opened:
       // Swagger UI draws every open operation again on each change of its state (authorized, executed).
@@ -149,13 +176,18 @@ describe('the REST docs at /docs', () => {
       await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
       await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
       // The key stays in the page, never in the browser's storage (persistAuthorization off).
-      const stored = await w.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+      const stored = await w.page.evaluate(
+        () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+      );
       expect(stored).not.toContain(svc.keys.free!);
-      const property = w.page.locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) }).first();
+      const property = w.page
+        .locator('.opblock-get', { has: w.page.locator('.opblock-summary-path', { hasText: '/v1/portal/property' }) })
+        .first();
       await property.locator('.opblock-summary').first().click();
       // Executed as it opens: only one locator (zpid) has an example Swagger UI fills in.
       await expect(property.locator('tr[data-param-name="zpid"] input').inputValue()).resolves.toBe(ZPID);
-      for (const other of ['url', 'address']) await expect(property.locator(`tr[data-param-name="${other}"] input`).inputValue(), other).resolves.toBe('');
+      for (const other of ['url', 'address'])
+        await expect(property.locator(`tr[data-param-name="${other}"] input`).inputValue(), other).resolves.toBe('');
       await property.locator('.btn.execute').click();
       const live = property.locator('.live-responses-table');
       await live.locator('.response-col_status', { hasText: '200' }).waitFor({ timeout: 30_000 });
@@ -166,42 +198,74 @@ describe('the REST docs at /docs', () => {
       await w.page.screenshot({ path: new URL('docs.png', SCREENSHOTS).pathname });
       const [top, answer] = [await property.boundingBox(), await live.boundingBox()];
       await w.page.screenshot({
-        path: new URL('docs-try-it.png', SCREENSHOTS).pathname, fullPage: true,
+        path: new URL('docs-try-it.png', SCREENSHOTS).pathname,
+        fullPage: true,
         clip: { x: top!.x, y: top!.y, width: top!.width, height: answer!.y + answer!.height - top!.y },
       });
 
       // Every operation opened (the lookup's already is): each documented response has a row, and each
       // named example is offered. All opened at once, awaited together and read in one round trip.
-      const ids = await w.page.evaluate((ops) => ops.map(({ path, method }) => {
-        const blocks = [...document.querySelectorAll(`#swagger-ui .opblock-${method}`)].filter((b) =>
-          (b.querySelector('.opblock-summary-path') as HTMLElement | null)?.innerText.replace(/\u00a0/g, ' ').replace(/\u200b/g, '').trim() === path);
-        for (const b of blocks) if (!b.classList.contains('is-open')) (b.querySelector('.opblock-summary-control') as HTMLElement).click();
-        return blocks.map((b) => b.id);
-      }), operations.map(({ path, method }) => ({ path, method })));
-      expect(ids.map((found, i) => `${operations[i]!.method} ${operations[i]!.path}: ${found.length}`)).toEqual(operations.map((o) => `${o.method} ${o.path}: 1`));
+      const ids = await w.page.evaluate(
+        (ops) =>
+          ops.map(({ path, method }) => {
+            const blocks = [...document.querySelectorAll(`#swagger-ui .opblock-${method}`)].filter(
+              (b) =>
+                (b.querySelector('.opblock-summary-path') as HTMLElement | null)?.innerText
+                  .replace(/\u00a0/g, ' ')
+                  .replace(/\u200b/g, '')
+                  .trim() === path,
+            );
+            for (const b of blocks)
+              if (!b.classList.contains('is-open'))
+                (b.querySelector('.opblock-summary-control') as HTMLElement).click();
+            return blocks.map((b) => b.id);
+          }),
+        operations.map(({ path, method }) => ({ path, method })),
+      );
+      expect(ids.map((found, i) => `${operations[i]!.method} ${operations[i]!.path}: ${found.length}`)).toEqual(
+        operations.map((o) => `${o.method} ${o.path}: 1`),
+      );
       // Each open with its documented responses, and its request body editor where the body has an example.
-      const opened = operations.map((o, i) => ({ id: ids[i]![0]!, body: o.op.requestBody?.content['application/json']?.example !== undefined }));
-      await w.page.waitForFunction((blocks) => blocks.every(({ id, body }) => {
-        const block = document.getElementById(id);
-        return block?.querySelector('.responses-table:not(.live-responses-table)') && (!body || block.querySelector('textarea.body-param__text'));
-      }), opened, { timeout: 30_000 });
+      const opened = operations.map((o, i) => ({
+        id: ids[i]![0]!,
+        body: o.op.requestBody?.content['application/json']?.example !== undefined,
+      }));
+      await w.page.waitForFunction(
+        (blocks) =>
+          blocks.every(({ id, body }) => {
+            const block = document.getElementById(id);
+            return (
+              block?.querySelector('.responses-table:not(.live-responses-table)') &&
+              (!body || block.querySelector('textarea.body-param__text'))
+            );
+          }),
+        opened,
+        { timeout: 30_000 },
+      );
       // Each block's request body and documented response rows: each row's selects and highlighted examples.
-      const shown = await w.page.evaluate((blocks) => blocks.map(({ id }) => {
-        const block = document.getElementById(id)!;
-        return {
-          body: block.querySelector<HTMLTextAreaElement>('textarea.body-param__text')?.value,
-          rows: [...block.querySelectorAll('.responses-table:not(.live-responses-table) tr.response')].map((tr) => ({
-            code: tr.getAttribute('data-code'),
-            options: [...tr.querySelectorAll('select')].map((s) => (s as HTMLElement).innerText).join('\n'),
-            highlighted: tr.querySelectorAll('.highlight-code').length,
-          })),
-        };
-      }), opened);
+      const shown = await w.page.evaluate(
+        (blocks) =>
+          blocks.map(({ id }) => {
+            const block = document.getElementById(id)!;
+            return {
+              body: block.querySelector<HTMLTextAreaElement>('textarea.body-param__text')?.value,
+              rows: [...block.querySelectorAll('.responses-table:not(.live-responses-table) tr.response')].map(
+                (tr) => ({
+                  code: tr.getAttribute('data-code'),
+                  options: [...tr.querySelectorAll('select')].map((s) => (s as HTMLElement).innerText).join('\n'),
+                  highlighted: tr.querySelectorAll('.highlight-code').length,
+                }),
+              ),
+            };
+          }),
+        opened,
+      );
       for (const [i, { path, method, op }] of operations.entries()) {
         const { body, rows } = shown[i]!;
         // The request body's example is the body try-it-out starts with.
         const requestExample = op.requestBody?.content['application/json']?.example;
-        if (requestExample !== undefined) expect(JSON.parse(body ?? 'null'), `${method} ${path} request`).toEqual(requestExample);
+        if (requestExample !== undefined)
+          expect(JSON.parse(body ?? 'null'), `${method} ${path} request`).toEqual(requestExample);
         for (const [status, response] of Object.entries(op.responses)) {
           const matching = rows.filter((r) => r.code === status);
           expect(matching, `${method} ${path} ${status}`).toHaveLength(1);
@@ -211,7 +275,8 @@ describe('the REST docs at /docs', () => {
           if (named.length > 0) {
             // Swagger UI's media-type and example selects: the examples' summaries are the options.
             const options = plain(row.options);
-            for (const [key, example] of named) expect(options, `${method} ${path} ${status}: example ${key}`).toContain(example.summary ?? key);
+            for (const [key, example] of named)
+              expect(options, `${method} ${path} ${status}: example ${key}`).toContain(example.summary ?? key);
           } else if (json?.example !== undefined) {
             expect(row.highlighted, `${method} ${path} ${status}`).toBeGreaterThan(0);
           }
@@ -239,7 +304,8 @@ describe('GraphiQL at /graphql', () => {
       const pageIds: string[] = [];
       w.page.on('response', (r) => {
         requestIds.set(r.url(), [...(requestIds.get(r.url()) ?? []), r.headers()['x-request-id'] ?? '']);
-        if (r.request().resourceType() === 'document' && r.url() === `${svc.url}/graphql`) pageIds.push(r.headers()['x-request-id'] ?? '');
+        if (r.request().resourceType() === 'document' && r.url() === `${svc.url}/graphql`)
+          pageIds.push(r.headers()['x-request-id'] ?? '');
       });
 
       await w.page.goto(`${svc.url}/graphql`);

@@ -10,7 +10,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PortalApiError, PortalClient, PortalHttpError, PortalNetworkError, type ErrorCode } from '../../clients/typescript/client.js';
+import {
+  PortalApiError,
+  PortalClient,
+  PortalHttpError,
+  PortalNetworkError,
+  type ErrorCode,
+} from '../../clients/typescript/client.js';
 import type { RestErrorCode } from '../../src/contract/index.js';
 import { CLIENT_TYPES_FILE, generateClientTypes } from '../../scripts/client-types.js';
 import { entryArgs } from '../helpers/compiled-src.js';
@@ -47,7 +53,9 @@ async function startDemo(): Promise<{ url: string; stop(): Promise<void> }> {
       const found = /Property lookup API demo: (http:\/\/\S+)/.exec(banner);
       if (found) resolve(found[1]!);
     });
-    void exited.then(([code]) => reject(new Error(`the demo exited (${String(code)}) before printing its URL: ${banner}`)));
+    void exited.then(([code]) =>
+      reject(new Error(`the demo exited (${String(code)}) before printing its URL: ${banner}`)),
+    );
   });
   return {
     url,
@@ -71,23 +79,34 @@ describe('the example program against the demo (npm run demo)', { timeout: 120_0
 });
 
 async function checkExample(url: string): Promise<void> {
-  const get = async (path: string) => (await (await fetch(`${url}${path}`, { headers: { 'x-api-key': DEMO_KEY } })).json()) as any;
+  const get = async (path: string) =>
+    (await (await fetch(`${url}${path}`, { headers: { 'x-api-key': DEMO_KEY } })).json()) as any;
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'clients/typescript/example.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORTAL_URL: url, PORTAL_API_KEY: DEMO_KEY },
   });
   const steps = Object.fromEntries(
-    stdout.trim().split('\n').map((line) => {
-      const { step, ...rest } = JSON.parse(line) as { step: string } & Record<string, unknown>;
-      return [step, rest];
-    }),
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const { step, ...rest } = JSON.parse(line) as { step: string } & Record<string, unknown>;
+        return [step, rest];
+      }),
   );
   expect(Object.keys(steps)).toEqual(['property', 'batch', 'usage', 'error']);
 
   // Read back over REST (all cache hits now): the example printed what the service holds.
   const home = (await get('/v1/portal/property?zpid=114303858')).data;
-  const lakeview = (await get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`)).data;
-  expect(steps.property).toEqual({ zpid: '114303858', price: home.price, homeStatus: 'RECENTLY_SOLD', credits: 1, cached: false });
+  const lakeview = (await get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`))
+    .data;
+  expect(steps.property).toEqual({
+    zpid: '114303858',
+    price: home.price,
+    homeStatus: 'RECENTLY_SOLD',
+    credits: 1,
+    cached: false,
+  });
   expect(typeof home.price).toBe('number');
   expect(steps.batch).toEqual({
     results: [
@@ -120,7 +139,9 @@ describe('PortalClient errors', () => {
 
   it('a batch over 50 items throws too_many_items; a failed item is in its place, not thrown', async () => {
     const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
-    const e = await client.batch(Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) }))).catch((err: unknown) => err);
+    const e = await client
+      .batch(Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) })))
+      .catch((err: unknown) => err);
     expect(e).toMatchObject({ code: 'too_many_items', status: 400, details: { max: 50, received: 51 } });
     const r = await client.batch([{ zpid: '999999999' }]);
     expect(r.data[0]).toMatchObject({ index: 0, ok: false, error: { code: 'not_found' } });
@@ -133,7 +154,9 @@ describe('PortalClient errors', () => {
     const charged = (await svc.store.ledger()).length;
     expect(await client.batch([{ zpid: '114303858' }], {}, { idempotencyKey: 'client-order-1' })).toEqual(first);
     expect((await svc.store.ledger()).length).toBe(charged);
-    const e = await client.batch([{ zpid: '2146993218' }], {}, { idempotencyKey: 'client-order-1' }).catch((err: unknown) => err);
+    const e = await client
+      .batch([{ zpid: '2146993218' }], {}, { idempotencyKey: 'client-order-1' })
+      .catch((err: unknown) => err);
     expect(e).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
   });
 
@@ -150,8 +173,15 @@ describe('PortalClient errors', () => {
   it('property takes every option of the query: max_age=0 reads a cached home live again (typed: the type check fails without them)', async () => {
     const client = new PortalClient({ baseUrl: svc.url, apiKey: DEMO_KEY });
     await client.property({ zpid: '15192198' });
-    expect((await client.property({ zpid: '15192198' }, { stale: true })).meta).toMatchObject({ credits: 0, cached: true });
-    expect((await client.property({ zpid: '15192198' }, { max_age: 0, stale: false })).meta).toMatchObject({ credits: 1, cached: false, age_seconds: 0 });
+    expect((await client.property({ zpid: '15192198' }, { stale: true })).meta).toMatchObject({
+      credits: 0,
+      cached: true,
+    });
+    expect((await client.property({ zpid: '15192198' }, { max_age: 0, stale: false })).meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      age_seconds: 0,
+    });
   });
 
   it('a wait the service asks for is read from retry-after', async () => {
@@ -160,16 +190,31 @@ describe('PortalClient errors', () => {
       apiKey: DEMO_KEY,
       // A store outage as the service answers it (503 store_unavailable, retry-after 30), without breaking the store.
       fetch: async () =>
-        new Response(JSON.stringify({ error: { code: 'store_unavailable', message: 'The usage and cache store is unreachable.' }, meta: { took_ms: 1 } }), {
-          status: 503,
-          headers: { 'content-type': 'application/json', 'retry-after': '30', 'x-request-id': 'r-1' },
-        }),
+        new Response(
+          JSON.stringify({
+            error: { code: 'store_unavailable', message: 'The usage and cache store is unreachable.' },
+            meta: { took_ms: 1 },
+          }),
+          {
+            status: 503,
+            headers: { 'content-type': 'application/json', 'retry-after': '30', 'x-request-id': 'r-1' },
+          },
+        ),
     });
-    await expect(client.property({ zpid: '114303858' })).rejects.toMatchObject({ code: 'store_unavailable', status: 503, retryAfter: 30, requestId: 'r-1' });
+    await expect(client.property({ zpid: '114303858' })).rejects.toMatchObject({
+      code: 'store_unavailable',
+      status: 503,
+      retryAfter: 30,
+      requestId: 'r-1',
+    });
   });
 
   /** A loopback server that answers every request with the given status, headers and body. */
-  async function answering(status: number, headers: Record<string, string>, body: string): Promise<{ url: string; server: Server }> {
+  async function answering(
+    status: number,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ url: string; server: Server }> {
     const server = createServer((_req, res) => res.writeHead(status, headers).end(body));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -179,7 +224,9 @@ describe('PortalClient errors', () => {
     const page = '<html><body><h1>502 Bad Gateway</h1></body></html>';
     const { url, server } = await answering(502, { 'content-type': 'text/html' }, page);
     try {
-      const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY }).property({ zpid: '114303858' }).catch((err: unknown) => err);
+      const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY })
+        .property({ zpid: '114303858' })
+        .catch((err: unknown) => err);
       expect(e).toBeInstanceOf(PortalHttpError);
       expect(e).not.toBeInstanceOf(PortalApiError);
       expect(e).toMatchObject({ status: 502, body: page });
@@ -192,7 +239,9 @@ describe('PortalClient errors', () => {
   it('an empty 413 throws PortalHttpError with an empty body', async () => {
     const { url, server } = await answering(413, { 'content-length': '0' }, '');
     try {
-      const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY }).batch([{ zpid: '1' }]).catch((err: unknown) => err);
+      const e = await new PortalClient({ baseUrl: url, apiKey: DEMO_KEY })
+        .batch([{ zpid: '1' }])
+        .catch((err: unknown) => err);
       expect(e).toBeInstanceOf(PortalHttpError);
       expect(e).toMatchObject({ status: 413, body: '' });
     } finally {
@@ -200,7 +249,7 @@ describe('PortalClient errors', () => {
     }
   });
 
-  it('a closed port throws PortalNetworkError with fetch\'s failure as its cause', async () => {
+  it("a closed port throws PortalNetworkError with fetch's failure as its cause", async () => {
     // A port that was just listened on and closed: nothing answers there.
     const { url, server } = await answering(200, {}, '');
     await new Promise<void>((resolve) => server.close(() => resolve()));

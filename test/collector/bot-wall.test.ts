@@ -24,7 +24,9 @@ describe('isBotWall', () => {
   });
 
   it('does not flag a page that only inlines PerimeterX', () => {
-    expect(isBotWall(`<html><head><title>1 Main St | Zillow</title>${PX_SCRIPT}</head><body></body></html>`)).toBe(false);
+    expect(isBotWall(`<html><head><title>1 Main St | Zillow</title>${PX_SCRIPT}</head><body></body></html>`)).toBe(
+      false,
+    );
   });
 
   it('never flags a page with listing data, even with an injected captcha modal and the wall title', () => {
@@ -37,15 +39,23 @@ describe('isBotWall', () => {
   });
 
   it.each([
-    ['the wall title', '<html><head><title>\n Access to this page has been denied\n</title></head><body></body></html>'],
+    [
+      'the wall title',
+      '<html><head><title>\n Access to this page has been denied\n</title></head><body></body></html>',
+    ],
     ['the captcha div', '<html><body><div id="px-captcha"></div></body></html>'],
-    ['the captcha meta, either attribute order', '<html><head><meta content="px-captcha" name="description"/></head></html>'],
+    [
+      'the captcha meta, either attribute order',
+      '<html><head><meta content="px-captcha" name="description"/></head></html>',
+    ],
   ])('detects a wall by %s alone', (_, page) => {
     expect(isBotWall(page)).toBe(true);
   });
 
   it('does not take px-captcha-wrapper or a px-captcha class for the captcha div', () => {
-    expect(isBotWall('<html><body><div id="px-captcha-wrapper" class="px-captcha-container"></div></body></html>')).toBe(false);
+    expect(
+      isBotWall('<html><body><div id="px-captcha-wrapper" class="px-captcha-container"></div></body></html>'),
+    ).toBe(false);
   });
 
   it('makes the page reader answer blocked for both walls', () => {

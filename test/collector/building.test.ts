@@ -5,11 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { mapBuilding } from '../../src/collector/mapping/index.js';
 
 type Json = Record<string, unknown>;
-const excerpt = (name: string): Json => JSON.parse(readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8')).building;
+const excerpt = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8')).building;
 const LENOX = excerpt('excerpt-building-apartments-lenox-grand-2026-10.json');
 const B_PAGE = excerpt('excerpt-building-b-CvBTSB-2026-10.json');
 
-const on = (building: Json, isoDay: string) => mapBuilding(building, { now: new Date(`${isoDay}T12:00:00Z`), scrapedAt: `${isoDay}T12:00:00.000Z` });
+const on = (building: Json, isoDay: string) =>
+  mapBuilding(building, { now: new Date(`${isoDay}T12:00:00Z`), scrapedAt: `${isoDay}T12:00:00.000Z` });
 const picked = (building: Json, isoDay: string) => {
   const r = on(building, isoDay);
   return { unit: r.unit, price: r.price, beds: r.beds, baths: r.baths, livingArea: r.livingArea };
@@ -18,9 +20,21 @@ const picked = (building: Json, isoDay: string) => {
 // A small building of ungrouped units, the /b/ page shape.
 const ms = (isoDay: string) => String(Date.parse(`${isoDay}T07:00:00Z`));
 const unit = (unitNumber: string, price: number | null, extra: Json = {}): Json => ({
-  unitNumber, price, beds: 1, baths: 1, sqft: 500, listingType: 'FOR_RENT', availableFrom: '0', ...extra,
+  unitNumber,
+  price,
+  beds: 1,
+  baths: 1,
+  sqft: 500,
+  listingType: 'FOR_RENT',
+  availableFrom: '0',
+  ...extra,
 });
-const building = (units: Json[], extra: Json = {}): Json => ({ zpid: '1', currency: 'USD', ungroupedUnits: units, ...extra });
+const building = (units: Json[], extra: Json = {}): Json => ({
+  zpid: '1',
+  currency: 'USD',
+  ungroupedUnits: units,
+  ...extra,
+});
 
 describe('Lenox Grand (51 floor-plan units)', () => {
   it('on the capture day picks Unit 11303 at $1,426, moved in since 2026-09-16', () => {
@@ -64,7 +78,9 @@ describe('the /b/ page (27 ungrouped units: 5 for rent, 1 for sale, 1 sold, 20 o
   });
 
   it('moves to the next cheapest available unit when Unit 211 is gone', () => {
-    const units = (B_PAGE.ungroupedUnits as Json[]).filter((u) => !(u.listingType === 'FOR_RENT' && u.unitNumber === 'Unit 211'));
+    const units = (B_PAGE.ungroupedUnits as Json[]).filter(
+      (u) => !(u.listingType === 'FOR_RENT' && u.unitNumber === 'Unit 211'),
+    );
     expect(picked({ ...B_PAGE, ungroupedUnits: units }, '2026-10-09')).toMatchObject({ unit: '111', price: 1150 });
   });
 });
@@ -77,7 +93,10 @@ describe('the rule on small buildings', () => {
   });
 
   it('when nothing is available yet, takes the cheapest unit anyway', () => {
-    const b = building([unit('Unit 1', 1200, { availableFrom: ms('2027-01-01') }), unit('Unit 2', 900, { availableFrom: ms('2027-03-01') })]);
+    const b = building([
+      unit('Unit 1', 1200, { availableFrom: ms('2027-01-01') }),
+      unit('Unit 2', 900, { availableFrom: ms('2027-03-01') }),
+    ]);
     expect(picked(b, '2026-10-09')).toMatchObject({ unit: '2', price: 900 });
     expect(on(b, '2026-10-09').homeStatus).toBe('FOR_RENT');
   });
@@ -114,13 +133,23 @@ describe('the rule on small buildings', () => {
   });
 
   it('takes beds, baths and area from the floor plan when the unit lacks them', () => {
-    const b: Json = { floorPlans: [{ beds: 2, baths: 2, sqft: 990, units: [{ unitNumber: 'Unit 7', price: 2100, availableFrom: '0' }] }] };
+    const b: Json = {
+      floorPlans: [
+        { beds: 2, baths: 2, sqft: 990, units: [{ unitNumber: 'Unit 7', price: 2100, availableFrom: '0' }] },
+      ],
+    };
     expect(picked(b, '2026-10-09')).toEqual({ unit: '7', price: 2100, beds: 2, baths: 2, livingArea: 990 });
   });
 
   it('reports a building virtual tour and one home type, and none for a mixed building', () => {
-    const tour = building([unit('Unit 1', 1000)], { thirdPartyVirtualTours: [{ externalUrl: 'https://tours.example.com/b1' }], homeTypes: ['apartment'] });
-    expect(on(tour, '2026-10-09')).toMatchObject({ virtualTourUrl: 'https://tours.example.com/b1', homeType: 'APARTMENT' });
+    const tour = building([unit('Unit 1', 1000)], {
+      thirdPartyVirtualTours: [{ externalUrl: 'https://tours.example.com/b1' }],
+      homeTypes: ['apartment'],
+    });
+    expect(on(tour, '2026-10-09')).toMatchObject({
+      virtualTourUrl: 'https://tours.example.com/b1',
+      homeType: 'APARTMENT',
+    });
     expect(on(building([], { homeTypes: ['condo', 'apartment'] }), '2026-10-09').homeType).toBeNull();
   });
 });
@@ -128,13 +157,18 @@ describe('the rule on small buildings', () => {
 // Issue 10 §8 on a building. DERIVED inputs: the recorded /b/ page's building with the named fields changed.
 describe('fidelity (derived from the /b/ page excerpt)', () => {
   it('a ZIP code given as the neighbourhood is none', () => {
-    const zipAsNeighborhood = { ...B_PAGE, address: { ...(B_PAGE.address as Json), neighborhood: '78705' }, neighborhood: '78705' };
+    const zipAsNeighborhood = {
+      ...B_PAGE,
+      address: { ...(B_PAGE.address as Json), neighborhood: '78705' },
+      neighborhood: '78705',
+    };
     expect(on(B_PAGE, '2026-10-09').neighborhood).toBe('Hancock');
     expect(on(zipAsNeighborhood, '2026-10-09').neighborhood).toBeNull();
   });
 
   it('a building whose only image is a street-view link has no photo', () => {
-    const streetView = 'https://maps.googleapis.com/maps/api/streetview?location=710%20E%20Dean%20Keeton%20St&size=400x250&format=.jpg';
+    const streetView =
+      'https://maps.googleapis.com/maps/api/streetview?location=710%20E%20Dean%20Keeton%20St&size=400x250&format=.jpg';
     const derived = { ...B_PAGE, galleryPhotos: [], signaturePhotos: [], photos: [{ url: streetView }], photoCount: 1 };
     expect(on(derived, '2026-10-09')).toMatchObject({ photos: [], photoCount: 0, imgSrc: null });
     expect(on(B_PAGE, '2026-10-09').photoCount).toBe(11);

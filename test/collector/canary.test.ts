@@ -9,7 +9,14 @@ describe('the canary in a service', () => {
   let svc: TestService;
   beforeAll(async () => {
     // 2146993218 is a home of the recorded catalog; 999000401 its bot wall (403).
-    svc = await startTestService({ env: { PORTAL_CANARY_ZPIDS: '2146993218,999000401', PORTAL_CANARY_INTERVAL_MS: '1000', PORTAL_SESSION_RETRIES: '0', METRICS_TOKEN: 'canary' } });
+    svc = await startTestService({
+      env: {
+        PORTAL_CANARY_ZPIDS: '2146993218,999000401',
+        PORTAL_CANARY_INTERVAL_MS: '1000',
+        PORTAL_SESSION_RETRIES: '0',
+        METRICS_TOKEN: 'canary',
+      },
+    });
   });
   afterAll(() => svc?.close());
 
@@ -21,7 +28,9 @@ describe('the canary in a service', () => {
       if (!canary) await new Promise((r) => setTimeout(r, 50));
     }
     expect(canary).toMatchObject({ read: 2, served: 1, outcomes: { served: 1, wall: 1 } });
-    const metrics = await svc.fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer canary' } }).then((r) => r.text());
+    const metrics = await svc
+      .fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer canary' } })
+      .then((r) => r.text());
     expect(metrics).toMatch(/^site_canary_reads_total\{outcome="served"\} [1-9]/m);
     expect(metrics).toMatch(/^site_canary_reads_total\{outcome="wall"\} [1-9]/m);
     expect(await svc.store.ledger()).toEqual([]);
@@ -36,7 +45,9 @@ describe('Canary', () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const canary = new Canary({
-      zpids: ['1', '2'], intervalMs: 3_600_000, readTimeoutMs: 5_000,
+      zpids: ['1', '2'],
+      intervalMs: 3_600_000,
+      readTimeoutMs: 5_000,
       read: async (zpid) => {
         order.push(`start ${zpid}`);
         if (zpid === '1') await held;

@@ -36,8 +36,12 @@ describe('extractPage: the real 2024 page', () => {
   it('collects the secondary sources: JSON-LD, share meta tags, title, canonical link', () => {
     const { extras } = asProperty(extractPage(HDP, home));
     expect(extras.title).toBe('6851 Roswell Rd APT O31, Sandy Springs, GA 30328 | MLS #7477717 | Zillow');
-    expect(extras.canonical).toBe('https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/');
-    expect(extras.meta['og:image']).toBe('https://photos.zillowstatic.com/fp/6a8effb9d0a089d0ff529cc3916940be-cc_ft_1536.jpg');
+    expect(extras.canonical).toBe(
+      'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/',
+    );
+    expect(extras.meta['og:image']).toBe(
+      'https://photos.zillowstatic.com/fp/6a8effb9d0a089d0ff529cc3916940be-cc_ft_1536.jpg',
+    );
     expect(extras.meta['zillow_fb:beds']).toBe('2');
     expect(extras.meta.description).toMatch(/^Zillow has 42 photos of this \$265,000/);
     expect(extras.jsonLd.map((o) => o['@type'])).toEqual(['BreadcrumbList']);
@@ -50,8 +54,10 @@ describe('extractPage: the real 2024 page', () => {
   });
 
   it('reads the page when the data script is entity-escaped', () => {
-    const escaped = HDP.replace(/(<script id="__NEXT_DATA__" type="application\/json">)([\s\S]*?)(<\/script>)/, (_, open: string, body: string, close: string) =>
-      open + body.replace(/&/g, '&amp;').replace(/"/g, '&quot;') + close,
+    const escaped = HDP.replace(
+      /(<script id="__NEXT_DATA__" type="application\/json">)([\s\S]*?)(<\/script>)/,
+      (_, open: string, body: string, close: string) =>
+        open + body.replace(/&/g, '&amp;').replace(/"/g, '&quot;') + close,
     );
     expect(escaped).toContain('{&quot;props&quot;');
     expect(asProperty(extractPage(escaped, home)).property.zpid).toBe(2146993218);
@@ -91,7 +97,11 @@ describe('extractPage: generations and cache layouts', () => {
   it('merges a partial and a full entry of the same home, the fuller one winning', () => {
     const page = wrapPropertyPage(
       { zpid: 42, price: 100000, description: 'full', bedrooms: 3 },
-      { otherCacheEntries: { 'VariantQuery{"zpid":42}': { property: { zpid: 42, homeStatusForHDP: 'FOR_SALE', description: 'short' } } } },
+      {
+        otherCacheEntries: {
+          'VariantQuery{"zpid":42}': { property: { zpid: 42, homeStatusForHDP: 'FOR_SALE', description: 'short' } },
+        },
+      },
     );
     expect(asProperty(extractPage(page, home)).property).toEqual({
       zpid: 42,
@@ -120,13 +130,19 @@ describe('extractPage: generations and cache layouts', () => {
   });
 
   it('falls back to the zpid in the page query when the property has none', () => {
-    const page = wrapPropertyPage({ price: 5 }, { cacheKey: 'Q{}' }).replace('"query":{"zpid":null', '"query":{"zpid":"77"');
+    const page = wrapPropertyPage({ price: 5 }, { cacheKey: 'Q{}' }).replace(
+      '"query":{"zpid":null',
+      '"query":{"zpid":"77"',
+    );
     expect(asProperty(extractPage(page, home)).zpid).toBe('77');
   });
 });
 
 describe('extractPage: buildings', () => {
-  const lenox = JSON.parse(fixture('excerpt-building-apartments-lenox-grand-2026-10.json')) as Record<string, Record<string, unknown>>;
+  const lenox = JSON.parse(fixture('excerpt-building-apartments-lenox-grand-2026-10.json')) as Record<
+    string,
+    Record<string, unknown>
+  >;
   const page = wrapBuildingPage(lenox.building!, lenox.pageContext);
 
   it('returns the building node for a building link', () => {
@@ -180,12 +196,16 @@ describe('extractPage: malformed pages are upstream_bad_response, never a half r
   });
 
   it('refuses a data script without listing data', () => {
-    const page = '<html><body><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"searchPageState":{}}}}</script></body></html>';
+    const page =
+      '<html><body><script id="__NEXT_DATA__" type="application/json">{"props":{"pageProps":{"searchPageState":{}}}}</script></body></html>';
     expect(failure(() => extractPage(page, home)).details?.reason).toBe('no_listing_data');
   });
 
   it('refuses a gdpClientCache that is not an object', () => {
-    const page = wrapPropertyPage({ zpid: 1 }).replace(/"gdpClientCache":"(?:[^"\\]|\\.)*"/, '"gdpClientCache":"[1,2]"');
+    const page = wrapPropertyPage({ zpid: 1 }).replace(
+      /"gdpClientCache":"(?:[^"\\]|\\.)*"/,
+      '"gdpClientCache":"[1,2]"',
+    );
     expect(failure(() => extractPage(page, home)).details?.reason).toBe('gdpClientCache_not_an_object');
   });
 

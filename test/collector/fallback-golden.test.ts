@@ -12,7 +12,10 @@ import { TODAYS_KEYS, recordedBatch, recordedWrongUnit, todaysShape } from '../h
 import { expectSchema } from '../helpers/schema.js';
 
 const OPTS = { now: new Date('2026-08-10T00:00:00.000Z'), scrapedAt: '2026-08-10T12:00:00.000Z' };
-const expected = (zpid: unknown) => JSON.parse(readFileSync(new URL(`../../fixtures/fallback/expected/${String(zpid)}.json`, import.meta.url), 'utf8')) as unknown;
+const expected = (zpid: unknown) =>
+  JSON.parse(
+    readFileSync(new URL(`../../fixtures/fallback/expected/${String(zpid)}.json`, import.meta.url), 'utf8'),
+  ) as unknown;
 const items = [...recordedBatch(), recordedWrongUnit()];
 
 describe("today's shape, derived from the recorded items", () => {
@@ -20,7 +23,19 @@ describe("today's shape, derived from the recorded items", () => {
     for (const item of items) {
       const reduced = todaysShape(item);
       expect(Object.keys(reduced).every((k) => TODAYS_KEYS.includes(k))).toBe(true);
-      for (const gone of ['address', 'streetAddress', 'price', 'homeStatus', 'latitude', 'priceHistory', 'taxHistory', 'attributionInfo', 'hdpUrl', 'originalPhotos', 'schools']) {
+      for (const gone of [
+        'address',
+        'streetAddress',
+        'price',
+        'homeStatus',
+        'latitude',
+        'priceHistory',
+        'taxHistory',
+        'attributionInfo',
+        'hdpUrl',
+        'originalPhotos',
+        'schools',
+      ]) {
         expect(reduced).not.toHaveProperty(gone);
       }
     }
@@ -33,9 +48,12 @@ describe("today's shape, derived from the recorded items", () => {
     expect(missingCoreFields(property)).toEqual([]);
   });
 
-  it.each(items.map((i) => [String(i.zpid), i] as const))('zpid %s: the recorded item with its raw fields maps to the same record', (zpid, item) => {
-    expect(mapItem(item, OPTS).property).toEqual(expected(zpid));
-  });
+  it.each(items.map((i) => [String(i.zpid), i] as const))(
+    'zpid %s: the recorded item with its raw fields maps to the same record',
+    (zpid, item) => {
+      expect(mapItem(item, OPTS).property).toEqual(expected(zpid));
+    },
+  );
 });
 
 describe('every field the actor supplies is mapped', () => {
@@ -59,8 +77,21 @@ describe('every field the actor supplies is mapped', () => {
       detailUrl: 'https://www.zillow.com/homedetails/938-W-Portland-St-Phoenix-AZ-85007/7521381_zpid/',
     });
     expect(property.photos).toHaveLength(60);
-    expect(property.priceHistory[0]).toEqual({ date: '2026-07-06', event: 'Sold', price: 755000, pricePerSquareFoot: 568, priceChangeRate: -0.025806451612903226, source: 'ARMLS' });
-    expect(property.taxHistory[0]).toEqual({ year: 2025, taxPaid: 1637.14, value: 22100, taxIncreaseRate: 0.06222264, valueIncreaseRate: -0.0820353 });
+    expect(property.priceHistory[0]).toEqual({
+      date: '2026-07-06',
+      event: 'Sold',
+      price: 755000,
+      pricePerSquareFoot: 568,
+      priceChangeRate: -0.025806451612903226,
+      source: 'ARMLS',
+    });
+    expect(property.taxHistory[0]).toEqual({
+      year: 2025,
+      taxPaid: 1637.14,
+      value: 22100,
+      taxIncreaseRate: 0.06222264,
+      valueIncreaseRate: -0.0820353,
+    });
     expect(property.schools).toHaveLength(2);
   });
 
@@ -74,9 +105,12 @@ describe('every field the actor supplies is mapped', () => {
     }
   });
 
-  it('a neighbourhood that is the ZIP code is none (the item\'s region falls back to its ZIP)', () => {
+  it("a neighbourhood that is the ZIP code is none (the item's region falls back to its ZIP)", () => {
     const item = recordedBatch().find((i) => i.zpid === 2075961815)!;
-    expect(item).toMatchObject({ parentRegion: { name: '85390' }, listingAddress: { neighborhood: '85390', zipCode: '85390' } });
+    expect(item).toMatchObject({
+      parentRegion: { name: '85390' },
+      listingAddress: { neighborhood: '85390', zipCode: '85390' },
+    });
     for (const shape of [todaysShape(item), item]) expect(mapItem(shape, OPTS).property.neighborhood).toBeNull();
   });
 
@@ -87,7 +121,13 @@ describe('every field the actor supplies is mapped', () => {
 
   it('the old raw shape without any mapped field still maps (the property object the actor passed through)', () => {
     const { property } = mapItem(forSaleItem(), OPTS);
-    expect(property).toMatchObject({ zpid: '15192198', streetAddress: '661 Lakeview Ave', city: 'San Francisco', state: 'CA', zipcode: '94112' });
+    expect(property).toMatchObject({
+      zpid: '15192198',
+      streetAddress: '661 Lakeview Ave',
+      city: 'San Francisco',
+      state: 'CA',
+      zipcode: '94112',
+    });
     expect(missingCoreFields(property)).toEqual([]);
   });
 

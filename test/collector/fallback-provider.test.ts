@@ -9,17 +9,31 @@ import { UpstreamWarnings } from '../../src/observability/upstream-warnings.js';
 import type { AddressQuery, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { checkAddress } from '../../src/address/index.js';
 import {
-  PLATFORM_ERRORS, abortCalls, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform, type PlatformError,
+  PLATFORM_ERRORS,
+  abortCalls,
+  forSaleItem,
+  runStarts,
+  startFakeActorPlatform,
+  type FakeActorPlatform,
+  type PlatformError,
 } from '../fakes/fake-actor-platform.js';
 import { recordedBatch, recordedMiss, recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { failure } from '../helpers/lookup-error.js';
 import { closedPort } from '../helpers/replay.js';
 
 const NOW = new Date('2026-08-10T12:00:00.000Z');
-const PORTLAND = { zpid: '7521381', path: '/homedetails/938-W-Portland-St-Phoenix-AZ-85007/7521381_zpid/', address: '938 W Portland St, Phoenix, AZ 85007' };
+const PORTLAND = {
+  zpid: '7521381',
+  path: '/homedetails/938-W-Portland-St-Phoenix-AZ-85007/7521381_zpid/',
+  address: '938 W Portland St, Phoenix, AZ 85007',
+};
 const LAKEVIEW = { zpid: '15192198', path: '/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' };
 const home = (t: { zpid: string; path: string }): ReadTarget => ({ path: t.path, zpid: t.zpid, building: false });
-const ctx = (over: Partial<ReadContext> = {}): ReadContext => ({ signal: new AbortController().signal, now: NOW, ...over });
+const ctx = (over: Partial<ReadContext> = {}): ReadContext => ({
+  signal: new AbortController().signal,
+  now: NOW,
+  ...over,
+});
 const address = (line: string): AddressQuery => {
   const c = checkAddress(line);
   if (!c.ok) throw new Error(c.reason);
@@ -29,7 +43,14 @@ const todays = () => [...recordedBatch().map(todaysShape), todaysShape(recordedW
 const LENOX_PATH = '/apartments/austin-tx/lenox-grand/CmB93F/';
 /** An apartment building as the actor would send it (the site's building object, echoing its input). */
 const lenox = (): Record<string, unknown> => ({
-  ...(JSON.parse(readFileSync(new URL('../../fixtures/portal/excerpt-building-apartments-lenox-grand-2026-10.json', import.meta.url), 'utf8')) as { building: Record<string, unknown> }).building,
+  ...(
+    JSON.parse(
+      readFileSync(
+        new URL('../../fixtures/portal/excerpt-building-apartments-lenox-grand-2026-10.json', import.meta.url),
+        'utf8',
+      ),
+    ) as { building: Record<string, unknown> }
+  ).building,
   addressOrUrlFromInput: '',
 });
 
@@ -60,7 +81,11 @@ const provider = (over: Partial<FallbackProviderOptions> = {}) =>
 type Line = Record<string, unknown>;
 
 /** A logger whose lines the test can read, and wait for. */
-function capturingLogger(level: pino.Level = 'info'): { logger: pino.Logger; lines: Line[]; next: (match: (l: Line) => boolean) => Promise<Line> } {
+function capturingLogger(level: pino.Level = 'info'): {
+  logger: pino.Logger;
+  lines: Line[];
+  next: (match: (l: Line) => boolean) => Promise<Line>;
+} {
   const lines: Line[] = [];
   const waiters: Array<{ match: (l: Line) => boolean; found: (l: Line) => void }> = [];
   const sink = new Writable({
@@ -89,7 +114,13 @@ describe('a link, through the asynchronous run API', () => {
     const [run] = platform.runs;
     expect(got.zpid).toBe('7521381');
     expect(got.source).toEqual({ provider: 'apify', note: expect.any(String), actor: platform.actor, run_id: run!.id });
-    expect(got.property).toMatchObject({ zpid: '7521381', streetAddress: '938 W Portland Street', city: 'Phoenix', price: 755000, homeStatus: 'RECENTLY_SOLD' });
+    expect(got.property).toMatchObject({
+      zpid: '7521381',
+      streetAddress: '938 W Portland Street',
+      city: 'Phoenix',
+      price: 755000,
+      homeStatus: 'RECENTLY_SOLD',
+    });
 
     const calls = platform.calls.map((c) => `${c.method} ${c.path}`);
     expect(calls[0]).toBe('POST /v2/acts/maxcopell~zillow-detail-scraper/runs');
@@ -99,8 +130,15 @@ describe('a link, through the asynchronous run API', () => {
     expect(start.authorization).toBe(`Bearer ${platform.token}`);
     // The cap is a query parameter, the run's own timeout shorter than our 6 s wait; the input holds only what the actor knows.
     expect(start.query).toEqual({ timeout: '5', maxTotalChargeUsd: '0.05', waitForFinish: '0' });
-    expect(start.input).toEqual({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }], propertyStatus: 'RECENTLY_SOLD' });
-    expect(platform.calls.filter((c) => c.path === `/v2/actor-runs/${run!.id}`).every((c) => Number(c.query.waitForFinish) <= 60)).toBe(true);
+    expect(start.input).toEqual({
+      startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }],
+      propertyStatus: 'RECENTLY_SOLD',
+    });
+    expect(
+      platform.calls
+        .filter((c) => c.path === `/v2/actor-runs/${run!.id}`)
+        .every((c) => Number(c.query.waitForFinish) <= 60),
+    ).toBe(true);
   });
 
   it('at the default 60 s wait the run is given 50 s of its own', async () => {
@@ -113,22 +151,34 @@ describe('a link, through the asynchronous run API', () => {
     expect(platform.calls[0]!.input).toEqual({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }] });
   });
 
-  it('reads the old raw shape (the listing site\'s own property object) too', async () => {
+  it("reads the old raw shape (the listing site's own property object) too", async () => {
     const got = await provider().read(home(LAKEVIEW), ctx());
-    expect(got.property).toMatchObject({ zpid: '15192198', streetAddress: '661 Lakeview Ave', city: 'San Francisco', state: 'CA', zipcode: '94112' });
+    expect(got.property).toMatchObject({
+      zpid: '15192198',
+      streetAddress: '661 Lakeview Ave',
+      city: 'San Francisco',
+      state: 'CA',
+      zipcode: '94112',
+    });
     expect(got.raw).toEqual(forSaleItem());
   });
 
   it('picks its own item by zpid or input, never by position', async () => {
     platform.extraItems = recordedBatch().slice(0, 2).map(todaysShape);
-    const got = await provider().read(home({ zpid: '7536781', path: '/homedetails/522-W-Encanto-Blvd-Phoenix-AZ-85003/7536781_zpid/' }), ctx());
+    const got = await provider().read(
+      home({ zpid: '7536781', path: '/homedetails/522-W-Encanto-Blvd-Phoenix-AZ-85003/7536781_zpid/' }),
+      ctx(),
+    );
     expect(platform.runs[0]!.items.map((i) => i.zpid)).toEqual([7528947, 7521381, 7536781]);
     expect(got.zpid).toBe('7536781');
     expect(got.property.streetAddress).toBe('522 W ENCANTO Boulevard');
   });
 
   it("a run stopped at its cap after other inputs' items → upstream_cost_cap, never one of those homes", async () => {
-    platform.extraItems = recordedBatch().filter((i) => String(i.zpid) !== PORTLAND.zpid).slice(0, 2).map(todaysShape);
+    platform.extraItems = recordedBatch()
+      .filter((i) => String(i.zpid) !== PORTLAND.zpid)
+      .slice(0, 2)
+      .map(todaysShape);
     // Our own item is not pushed: the run ends at its cap right after the others' items.
     platform.resultPriceUsd = 0.02;
     const e = await failure(provider().read(home(PORTLAND), ctx()));
@@ -147,15 +197,23 @@ describe('a link, through the asynchronous run API', () => {
     const e = await failure(provider().read(home({ zpid: '1', path: '/homedetails/1_zpid/' }), ctx()));
     expect(e.code).toBe('not_found');
     expect(e.status).toBe(404);
-    expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'SUCCEEDED', reason: recordedMiss().invalidReason });
+    expect(e.details).toEqual({
+      run_id: platform.runs[0]!.id,
+      run_status: 'SUCCEEDED',
+      reason: recordedMiss().invalidReason,
+    });
   });
 
-  it('an item without the core fields → upstream_bad_response (the old mapping read on today\'s shape)', async () => {
+  it("an item without the core fields → upstream_bad_response (the old mapping read on today's shape)", async () => {
     // The raw property object cut to today's field list has no address, price or status the old names could find.
     platform.homes = [{ ...todaysShape(forSaleItem()), addressOrUrlFromInput: '' }];
     const e = await failure(provider().read(home(LAKEVIEW), ctx()));
     expect(e.code).toBe('upstream_bad_response');
-    expect(e.details).toEqual({ reason: 'item_without_core_fields', missing: ['streetAddress', 'city', 'state', 'price_or_status'], run_id: platform.runs[0]!.id });
+    expect(e.details).toEqual({
+      reason: 'item_without_core_fields',
+      missing: ['streetAddress', 'city', 'state', 'price_or_status'],
+      run_id: platform.runs[0]!.id,
+    });
   });
 
   it('an oversized answer → upstream_bad_response', async () => {
@@ -183,30 +241,47 @@ describe('how runs end, read from the run object', () => {
     expect(e.code).toBe('upstream_cost_cap');
     expect(e.status).toBe(502);
     expect(run.chargedEventCounts).toEqual({ 'apify-actor-start': 1 });
-    expect(e.details).toEqual({ run_id: run.id, run_status: run.status, usage_usd: 0.00001, max_total_charge_usd: 0.05 });
+    expect(e.details).toEqual({
+      run_id: run.id,
+      run_status: run.status,
+      usage_usd: 0.00001,
+      max_total_charge_usd: 0.05,
+    });
   });
 
-  it.each(['TIMED-OUT', 'ABORTED'] as const)('a run that ended %s after pushing our home (already paid for) → the home', async (ending) => {
-    platform.failRunsAs = ending;
-    platform.pushBeforeEnding = true;
-    const got = await provider().read(home(PORTLAND), ctx());
-    expect(platform.runs[0]!.status).toBe(ending);
-    expect(got.zpid).toBe(PORTLAND.zpid);
-    expect(got.source.run_id).toBe(platform.runs[0]!.id);
-  });
+  it.each(['TIMED-OUT', 'ABORTED'] as const)(
+    'a run that ended %s after pushing our home (already paid for) → the home',
+    async (ending) => {
+      platform.failRunsAs = ending;
+      platform.pushBeforeEnding = true;
+      const got = await provider().read(home(PORTLAND), ctx());
+      expect(platform.runs[0]!.status).toBe(ending);
+      expect(got.zpid).toBe(PORTLAND.zpid);
+      expect(got.source.run_id).toBe(platform.runs[0]!.id);
+    },
+  );
 
   it('a failed run below its cap → upstream_run_failed with its status message', async () => {
     platform.failRunsAs = 'FAILED';
     const e = await failure(provider().read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_run_failed');
-    expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'FAILED', status_message: 'The Actor process exited with code 1' });
+    expect(e.details).toEqual({
+      run_id: platform.runs[0]!.id,
+      run_status: 'FAILED',
+      status_message: 'The Actor process exited with code 1',
+    });
   });
 
   it('a run that "succeeded" with an empty dataset (a platform limit) → upstream_run_failed, never a miss', async () => {
     platform.failRunsAs = 'RUN-LIMIT';
     const e = await failure(provider().read(home(PORTLAND), ctx()));
     expect(e.code).toBe('upstream_run_failed');
-    expect(e.details).toEqual({ run_id: platform.runs[0]!.id, run_status: 'SUCCEEDED', reason: 'empty_dataset', status_message: 'free user run limit reached' });
+    expect(e.details).toEqual({
+      run_id: platform.runs[0]!.id,
+      run_status: 'SUCCEEDED',
+      reason: 'empty_dataset',
+      status_message: 'free user run limit reached',
+    });
   });
 
   it('a run that ran out of its own time → upstream_timeout', async () => {
@@ -246,10 +321,16 @@ describe('platform refusals', () => {
     const approvalUrl = PLATFORM_ERRORS.notApproved.data.approvalUrl;
     expect(e.details).toEqual({ status: 403, provider_error: 'full-permission-actor-not-approved' });
     expect(JSON.stringify(e.toBody())).not.toContain(approvalUrl);
-    expect(lines).toEqual([expect.objectContaining({ level: 20, platformError: expect.objectContaining({ approvalUrl }) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 20, platformError: expect.objectContaining({ approvalUrl }) }),
+    ]);
     new UpstreamWarnings(logger).failed(e, 'read');
     expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([
-      expect.objectContaining({ level: 40, msg: 'upstream failure: provider_misconfigured', err: expect.objectContaining({ type: 'PlatformRefusal', approvalUrl }) }),
+      expect.objectContaining({
+        level: 40,
+        msg: 'upstream failure: provider_misconfigured',
+        err: expect.objectContaining({ type: 'PlatformRefusal', approvalUrl }),
+      }),
     ]);
   });
 
@@ -278,7 +359,10 @@ describe('platform refusals', () => {
       details: { status: 401, provider_error: 'user-or-token-not-found' },
     });
     const e = await failure(provider({ actor: 'someone/else' }).read(home(PORTLAND), ctx()));
-    expect(e).toMatchObject({ code: 'upstream_actor_missing', details: { status: 404, provider_error: 'record-not-found' } });
+    expect(e).toMatchObject({
+      code: 'upstream_actor_missing',
+      details: { status: 404, provider_error: 'record-not-found' },
+    });
     expect(platform.calls.at(-1)!.path).toBe('/v2/acts/someone~else/runs');
   });
 
@@ -314,7 +398,9 @@ describe("the actor's minimum cost cap", () => {
     const { logger, lines } = capturingLogger();
     const p = provider({ logger });
     await p.checkCostCap();
-    expect(lines).toEqual([expect.objectContaining({ level: 40, minimumUsd: 0.5, configuredUsd: 0.05, ceilingUsd: 0.5 })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, minimumUsd: 0.5, configuredUsd: 0.05, ceilingUsd: 0.5 }),
+    ]);
     expect(String(lines[0]!.msg)).toContain('FALLBACK_MAX_COST_USD ($0.05) is raised to $0.5');
     await p.read(home(PORTLAND), ctx());
     expect(runStarts(platform).map((c) => c.query.maxTotalChargeUsd)).toEqual(['0.5']);
@@ -478,20 +564,25 @@ describe('an address, taken by the actor directly', () => {
   it.each([
     ["today's shape", () => todaysShape(recordedWrongUnit())],
     ['the recorded shape', () => recordedWrongUnit()],
-  ])('asked for #429, the actor answered #318 (%s) → 409 address_ambiguous with the candidate', async (_shape, wrongUnit) => {
-    platform.homes = [wrongUnit()];
-    const e = await failure(provider().resolveAddress(address('12222 N Paradise Village Pkwy S #429, Phoenix, AZ 85032'), ctx()));
-    expect(e.code).toBe('address_ambiguous');
-    expect(e.status).toBe(409);
-    expect(e.details).toEqual({
-      candidate: {
-        detailUrl: 'https://www.zillow.com/homedetails/2053953599_zpid/',
-        address: '12222 N Paradise Village Pkwy #318, Phoenix, AZ 85032',
-        zpid: '2053953599',
-      },
-      mismatch: ['directional', 'unit'],
-    });
-  });
+  ])(
+    'asked for #429, the actor answered #318 (%s) → 409 address_ambiguous with the candidate',
+    async (_shape, wrongUnit) => {
+      platform.homes = [wrongUnit()];
+      const e = await failure(
+        provider().resolveAddress(address('12222 N Paradise Village Pkwy S #429, Phoenix, AZ 85032'), ctx()),
+      );
+      expect(e.code).toBe('address_ambiguous');
+      expect(e.status).toBe(409);
+      expect(e.details).toEqual({
+        candidate: {
+          detailUrl: 'https://www.zillow.com/homedetails/2053953599_zpid/',
+          address: '12222 N Paradise Village Pkwy #318, Phoenix, AZ 85032',
+          zpid: '2053953599',
+        },
+        mismatch: ['directional', 'unit'],
+      });
+    },
+  );
 
   it('the same unit asked for is the answer', async () => {
     platform.homes = [todaysShape(recordedWrongUnit())];
@@ -505,8 +596,10 @@ describe('an address, taken by the actor directly', () => {
     expect(e.details).toMatchObject({ reason: 'Invalid address or Zillow has no data for this address' });
   });
 
-  it('other inputs\' items in the dataset are not taken for the answer', async () => {
-    platform.extraItems = recordedBatch().slice(0, 3).map((i) => ({ ...todaysShape(i), addressOrUrlFromInput: `${String(i.addressOrUrlFromInput)}` }));
+  it("other inputs' items in the dataset are not taken for the answer", async () => {
+    platform.extraItems = recordedBatch()
+      .slice(0, 3)
+      .map((i) => ({ ...todaysShape(i), addressOrUrlFromInput: `${String(i.addressOrUrlFromInput)}` }));
     const r = await provider().resolveAddress(address('522 W Encanto Blvd, Phoenix, AZ 85003'), ctx());
     expect(r.zpid).toBe('7536781');
   });
@@ -519,8 +612,15 @@ describe('an address, taken by the actor directly', () => {
   });
 
   it('the chosen candidate without the core fields → upstream_bad_response, never address_ambiguous', async () => {
-    platform.homes = [{ ...todaysShape(recordedWrongUnit()), listingAddress: { street: '12222 N Paradise Village Pkwy #318', state: 'AZ' } }];
-    const e = await failure(provider().resolveAddress(address('12222 N Paradise Village Pkwy #429, Phoenix, AZ 85032'), ctx()));
+    platform.homes = [
+      {
+        ...todaysShape(recordedWrongUnit()),
+        listingAddress: { street: '12222 N Paradise Village Pkwy #318', state: 'AZ' },
+      },
+    ];
+    const e = await failure(
+      provider().resolveAddress(address('12222 N Paradise Village Pkwy #429, Phoenix, AZ 85032'), ctx()),
+    );
     expect(e.code).toBe('upstream_bad_response');
     expect(e.details).toMatchObject({ reason: 'item_without_core_fields', missing: ['city'] });
   });
@@ -528,7 +628,9 @@ describe('an address, taken by the actor directly', () => {
   it('the old raw shape, which does not echo its input, is held to the address rules', async () => {
     const r = await provider().resolveAddress(address('661 Lakeview Avenue, San Francisco, CA 94112'), ctx());
     expect(r.zpid).toBe('15192198');
-    const e = await failure(provider().resolveAddress(address('661 Lakeview Ave Unit 2, San Francisco, CA 94110'), ctx()));
+    const e = await failure(
+      provider().resolveAddress(address('661 Lakeview Ave Unit 2, San Francisco, CA 94110'), ctx()),
+    );
     expect(e.code).toBe('address_ambiguous');
     expect(e.details).toMatchObject({ candidate: { zpid: '15192198' }, mismatch: ['unit', 'zip'] });
   });
@@ -555,14 +657,21 @@ describe('an apartment building link', () => {
 
 describe('the stand-in platform itself', () => {
   it('sends only documented headers: no run id or run status on the synchronous endpoint', async () => {
-    const res = await fetch(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }] }),
-    });
+    const res = await fetch(
+      `${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ startUrls: [{ url: `https://www.zillow.com${PORTLAND.path}` }] }),
+      },
+    );
     expect(res.status).toBe(201);
     expect([...res.headers.keys()].filter((h) => h.startsWith('x-')).sort()).toEqual([
-      'x-apify-pagination-count', 'x-apify-pagination-limit', 'x-apify-pagination-offset', 'x-apify-pagination-total', 'x-ratelimit-limit',
+      'x-apify-pagination-count',
+      'x-apify-pagination-limit',
+      'x-apify-pagination-offset',
+      'x-apify-pagination-total',
+      'x-ratelimit-limit',
     ]);
     expect(((await res.json()) as Array<{ zpid: number }>).map((i) => i.zpid)).toEqual([7521381]);
   });
@@ -579,7 +688,9 @@ describe('the stand-in platform itself', () => {
     expect(location).toBe(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/runs/${data.id}`);
     // No cap sent: the run has none (the documented default is the actor's own, not $0), so it pushes its item.
     expect(data.options.maxTotalChargeUsd).toBeNull();
-    const again = await fetch(`${location}?waitForFinish=60`, { headers: { authorization: `Bearer ${platform.token}` } });
+    const again = await fetch(`${location}?waitForFinish=60`, {
+      headers: { authorization: `Bearer ${platform.token}` },
+    });
     expect(((await again.json()) as { data: { status: string } }).data.status).toBe('SUCCEEDED');
     expect(platform.runs[0]!.items).toHaveLength(1);
   });
@@ -587,21 +698,36 @@ describe('the stand-in platform itself', () => {
   it('a failed synchronous run is 400 run-failed naming the run; an unknown input field only trips the opt-in tripwire', async () => {
     platform.failRunsAs = 'FAILED';
     const post = (input: unknown) =>
-      fetch(`${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify(input),
-      }).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
+      fetch(
+        `${platform.url}/v2/acts/maxcopell~zillow-detail-scraper/run-sync-get-dataset-items?maxTotalChargeUsd=0.05`,
+        {
+          method: 'POST',
+          headers: { authorization: `Bearer ${platform.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(input),
+        },
+      ).then(async (r) => ({ status: r.status, body: (await r.json()) as unknown }));
     expect(await post({ addresses: [PORTLAND.address] })).toEqual({
       status: 400,
-      body: { error: { type: 'run-failed', message: `Actor run did not succeed (run ID: ${platform.runs[0]!.id}, status: FAILED)` } },
+      body: {
+        error: {
+          type: 'run-failed',
+          message: `Actor run did not succeed (run ID: ${platform.runs[0]!.id}, status: FAILED)`,
+        },
+      },
     });
     // Accepted as the platform accepts it (research §1.1), unless the opt-in tripwire is on.
-    expect((await post({ addresses: [PORTLAND.address], maxTotalChargeUsd: 0.05 })).body).toMatchObject({ error: { type: 'run-failed' } });
+    expect((await post({ addresses: [PORTLAND.address], maxTotalChargeUsd: 0.05 })).body).toMatchObject({
+      error: { type: 'run-failed' },
+    });
     platform.rejectUnknownInputFields = true;
     expect(await post({ addresses: [PORTLAND.address], maxTotalChargeUsd: 0.05 })).toEqual({
       status: 400,
-      body: { error: { type: 'invalid-input', message: 'Input is not valid: Property input.maxTotalChargeUsd is not allowed.' } },
+      body: {
+        error: {
+          type: 'invalid-input',
+          message: 'Input is not valid: Property input.maxTotalChargeUsd is not allowed.',
+        },
+      },
     });
   });
 });

@@ -12,7 +12,9 @@ import { wrapPropertyPage } from '../../src/replay/wrap.js';
 type Json = Record<string, unknown>;
 const SCRAPED_AT = '2026-10-09T12:00:00.000Z';
 const realProperty = (): Json =>
-  JSON.parse(readFileSync(new URL('../../fixtures/portal/property-15192198-for-sale-2023.json', import.meta.url), 'utf8')) as Json;
+  JSON.parse(
+    readFileSync(new URL('../../fixtures/portal/property-15192198-for-sale-2023.json', import.meta.url), 'utf8'),
+  ) as Json;
 const map = (p: Json) => mapProperty(p, null, { scrapedAt: SCRAPED_AT });
 const readWrapped = (p: Json) => {
   const data = extractPage(wrapPropertyPage(p), { zpid: String(p.zpid), building: false });
@@ -39,12 +41,25 @@ describe('unit designators beyond digits', () => {
   // Derived: the real object at the address the issue names.
   const townhouse = (): Json => {
     const p = realProperty();
-    return { ...p, address: { ...(p.address as Json), streetAddress: '197 W Houston St #TOWNHOUSE 1', city: 'New York', state: 'NY', zipcode: '10014' } };
+    return {
+      ...p,
+      address: {
+        ...(p.address as Json),
+        streetAddress: '197 W Houston St #TOWNHOUSE 1',
+        city: 'New York',
+        state: 'NY',
+        zipcode: '10014',
+      },
+    };
   };
 
   it('the page\'s street line "197 W Houston St #TOWNHOUSE 1" has unit TOWNHOUSE 1', () => {
     for (const record of [map(townhouse()), readWrapped(townhouse())]) {
-      expect(record).toMatchObject({ streetAddress: '197 W Houston St #TOWNHOUSE 1', unit: 'TOWNHOUSE 1', address: '197 W Houston St #TOWNHOUSE 1, New York, NY 10014' });
+      expect(record).toMatchObject({
+        streetAddress: '197 W Houston St #TOWNHOUSE 1',
+        unit: 'TOWNHOUSE 1',
+        address: '197 W Houston St #TOWNHOUSE 1, New York, NY 10014',
+      });
     }
   });
 
@@ -66,7 +81,15 @@ describe('photoCount and photos agree', () => {
   const streetViewOnly = (): Json => {
     const p = realProperty();
     const streetView = p.streetViewTileImageUrlMediumAddress as string;
-    return { ...p, photos: [], responsivePhotos: [], originalPhotos: [], photoCount: 1, hiResImageLink: streetView, desktopWebHdpImageLink: streetView };
+    return {
+      ...p,
+      photos: [],
+      responsivePhotos: [],
+      originalPhotos: [],
+      photoCount: 1,
+      hiResImageLink: streetView,
+      desktopWebHdpImageLink: streetView,
+    };
   };
 
   it('the real object has its photos and count', () => {
@@ -75,7 +98,9 @@ describe('photoCount and photos agree', () => {
   });
 
   it('a page whose only image is a street-view link has no photo: photos [], photoCount 0, no imgSrc', () => {
-    expect(String(streetViewOnly().hiResImageLink)).toMatch(/^https:\/\/maps\.googleapis\.com\/maps\/api\/streetview\?/);
+    expect(String(streetViewOnly().hiResImageLink)).toMatch(
+      /^https:\/\/maps\.googleapis\.com\/maps\/api\/streetview\?/,
+    );
     for (const record of [map(streetViewOnly()), readWrapped(streetViewOnly())]) {
       expect(record).toMatchObject({ photos: [], photoCount: 0, imgSrc: null });
     }
@@ -84,7 +109,14 @@ describe('photoCount and photos agree', () => {
   it('a street-view image inside the photo list is not a photo either', () => {
     const p = realProperty();
     const streetView = p.streetViewTileImageUrlMediumAddress as string;
-    const derived = { ...p, responsivePhotos: [], originalPhotos: [], photos: [{ mixedSources: { jpeg: [{ url: `${streetView}&format=.jpg`, width: 400 }] } }], hiResImageLink: null, desktopWebHdpImageLink: null };
+    const derived = {
+      ...p,
+      responsivePhotos: [],
+      originalPhotos: [],
+      photos: [{ mixedSources: { jpeg: [{ url: `${streetView}&format=.jpg`, width: 400 }] } }],
+      hiResImageLink: null,
+      desktopWebHdpImageLink: null,
+    };
     expect(map(derived)).toMatchObject({ photos: [], photoCount: 0, imgSrc: null });
   });
 

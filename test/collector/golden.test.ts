@@ -52,17 +52,23 @@ describe('golden records', () => {
     {
       name: 'property-15192198-for-sale-2023',
       way: 'wrapped page, cache at pageProps',
-      record: () => readHomePage(wrapPropertyPage(json('property-15192198-for-sale-2023.json'), { placement: 'pageProps' }), '15192198'),
+      record: () =>
+        readHomePage(
+          wrapPropertyPage(json('property-15192198-for-sale-2023.json'), { placement: 'pageProps' }),
+          '15192198',
+        ),
     },
     {
       name: 'property-114303858-sold-condo-2024',
       way: 'property object, as a provider item',
-      record: () => mapProperty(json('property-114303858-sold-condo-2024.json').property as Json, null, { scrapedAt: SCRAPED_AT }),
+      record: () =>
+        mapProperty(json('property-114303858-sold-condo-2024.json').property as Json, null, { scrapedAt: SCRAPED_AT }),
     },
     {
       name: 'property-114303858-sold-condo-2024',
       way: 'wrapped page',
-      record: () => readHomePage(wrapPropertyPage(json('property-114303858-sold-condo-2024.json').property as Json), '114303858'),
+      record: () =>
+        readHomePage(wrapPropertyPage(json('property-114303858-sold-condo-2024.json').property as Json), '114303858'),
     },
     {
       name: 'excerpt-rent-unit-450233440-2026-10',
@@ -74,7 +80,10 @@ describe('golden records', () => {
       way: 'wrapped page with the captured cache key and sibling entry',
       record: () =>
         readHomePage(
-          wrapPropertyPage(rent().property as Json, { cacheKey: rent().cacheKey as string, otherCacheEntries: rent().otherGdpClientCacheKeys as Json }),
+          wrapPropertyPage(rent().property as Json, {
+            cacheKey: rent().cacheKey as string,
+            otherCacheEntries: rent().otherGdpClientCacheKeys as Json,
+          }),
           '450233440',
         ),
     },
@@ -96,7 +105,9 @@ describe('golden records', () => {
     });
   }
 
-  const synthetic = readdirSync(new URL('synthetic/', DIR)).filter((n) => n.startsWith('synthetic-') && n.endsWith('.html'));
+  const synthetic = readdirSync(new URL('synthetic/', DIR)).filter(
+    (n) => n.startsWith('synthetic-') && n.endsWith('.html'),
+  );
   for (const file of synthetic) {
     const name = file.replace(/\.html$/, '');
     it(`${name} (synthetic page)`, () => {
@@ -105,9 +116,14 @@ describe('golden records', () => {
   }
 
   it('has an expected record for every readable fixture, and each is a complete, valid contract record', () => {
-    const real = readdirSync(DIR).filter((n) => /^(hdp|property|excerpt)-.*\.(html|json)$/.test(n)).map((n) => n.replace(/\.(html|json)$/, ''));
+    const real = readdirSync(DIR)
+      .filter((n) => /^(hdp|property|excerpt)-.*\.(html|json)$/.test(n))
+      .map((n) => n.replace(/\.(html|json)$/, ''));
     const names = [...real, ...synthetic.map((n) => n.replace(/\.html$/, ''))].sort();
-    const files = readdirSync(new URL('expected/', DIR)).filter((n) => n.endsWith('.json')).map((n) => n.replace(/\.json$/, '')).sort();
+    const files = readdirSync(new URL('expected/', DIR))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.replace(/\.json$/, ''))
+      .sort();
     expect(files).toEqual(names);
     for (const name of names) {
       const doc = json(`expected/${name}.json`);

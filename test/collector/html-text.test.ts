@@ -16,7 +16,9 @@ describe('decodeEntities (text)', () => {
 
   it('leaves a reference without its semicolon as written (a URL inside JSON keeps its query)', () => {
     expect(decodeEntities('AT&T &amp Co')).toBe('AT&T &amp Co');
-    expect(decodeEntities('{"url":"https://x.test/?a=1&copy=2&amp;b=3"}')).toBe('{"url":"https://x.test/?a=1&copy=2&b=3"}');
+    expect(decodeEntities('{"url":"https://x.test/?a=1&copy=2&amp;b=3"}')).toBe(
+      '{"url":"https://x.test/?a=1&copy=2&b=3"}',
+    );
   });
 
   it('leaves unknown names alone and replaces an impossible code point with U+FFFD', () => {
@@ -47,7 +49,9 @@ describe('attributes', () => {
 
 describe('pageTitle and findScripts', () => {
   it('the title is decoded with every named reference', () => {
-    expect(pageTitle('<html><head><title>\n  Maison &agrave; vendre &ndash; 12 Rue d&rsquo;Arc\n</title>')).toBe('Maison à vendre – 12 Rue d’Arc');
+    expect(pageTitle('<html><head><title>\n  Maison &agrave; vendre &ndash; 12 Rue d&rsquo;Arc\n</title>')).toBe(
+      'Maison à vendre – 12 Rue d’Arc',
+    );
   });
 
   it('a script is found by its decoded attributes', () => {

@@ -10,9 +10,14 @@ import { mapProperty } from '../../src/collector/mapping/index.js';
 const DIR = new URL('../../fixtures/portal/', import.meta.url);
 const pages = [
   ...readdirSync(DIR).filter((f) => f.endsWith('.html')),
-  ...readdirSync(new URL('synthetic/', DIR)).filter((f) => f.endsWith('.html')).map((f) => `synthetic/${f}`),
+  ...readdirSync(new URL('synthetic/', DIR))
+    .filter((f) => f.endsWith('.html'))
+    .map((f) => `synthetic/${f}`),
 ];
-const WANTS: PageWant[] = [{ zpid: null, building: false }, { zpid: null, building: true }];
+const WANTS: PageWant[] = [
+  { zpid: null, building: false },
+  { zpid: null, building: true },
+];
 
 /** What extractPage gives, with extras and mapping resolved to plain data (or the error's code and details). */
 function outcome(page: string | Buffer, want: PageWant): unknown {
@@ -29,9 +34,12 @@ function outcome(page: string | Buffer, want: PageWant): unknown {
   }
 }
 
-const script = (id: string, json: string, open = 'script') => `<${open} id="${id}" type="application/json">${json}</script>`;
+const script = (id: string, json: string, open = 'script') =>
+  `<${open} id="${id}" type="application/json">${json}</script>`;
 const nextData = (property: Record<string, unknown>) =>
-  JSON.stringify({ props: { pageProps: { componentProps: { gdpClientCache: JSON.stringify({ 'Q{}': { property } }) } } } });
+  JSON.stringify({
+    props: { pageProps: { componentProps: { gdpClientCache: JSON.stringify({ 'Q{}': { property } }) } } },
+  });
 
 const BUILT: Record<string, string> = {
   'non-ASCII text in the data (accents, quotes, emoji)': `<html><head><title>x</title></head><body>${script('__NEXT_DATA__', nextData({ zpid: 7, description: 'Café – “sunny” 🏡 über' }))}</body></html>`,
@@ -56,7 +64,10 @@ describe('extractPage from bytes', () => {
     it(`reads a page with ${name} as its text does`, () => {
       // A truncated three-byte sequence where the marker is.
       const [before, after = null] = html.split('@INVALID@');
-      const bytes = after === null ? Buffer.from(html) : Buffer.concat([Buffer.from(before!), Buffer.from([0xe2, 0x80]), Buffer.from(after)]);
+      const bytes =
+        after === null
+          ? Buffer.from(html)
+          : Buffer.concat([Buffer.from(before!), Buffer.from([0xe2, 0x80]), Buffer.from(after)]);
       for (const want of WANTS) expect(outcome(bytes, want)).toEqual(outcome(bytes.toString('utf8'), want));
     });
   }

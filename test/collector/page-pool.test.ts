@@ -19,7 +19,11 @@ import { failure } from '../helpers/lookup-error.js';
 import { GATE_CHANNEL } from './workers/gated-page-worker.js';
 
 const PAGE = readFileSync(new URL('../../fixtures/portal/hdp-2146993218-condo-for-sale-2024.html', import.meta.url));
-const TASK = { want: { zpid: '2146993218', building: false }, scrapedAt: '2026-10-10T12:00:00.000Z', now: '2026-10-10T12:00:00.000Z' };
+const TASK = {
+  want: { zpid: '2146993218', building: false },
+  scrapedAt: '2026-10-10T12:00:00.000Z',
+  now: '2026-10-10T12:00:00.000Z',
+};
 const copy = () => Buffer.from(PAGE);
 // The page workers as this run compiled them (as a build runs the real one): a thread started under
 // tsx's loader takes about half a second more, and these tests start a dozen.
@@ -62,7 +66,11 @@ describe('PagePool', () => {
     const page = copy();
     const read = await pool().read(page, TASK);
     expect(read).toEqual(readPage({ ...TASK, page: new Uint8Array(PAGE) }));
-    expect(read).toMatchObject({ kind: 'property', zpid: '2146993218', property: { price: 265000, city: 'Sandy Springs' } });
+    expect(read).toMatchObject({
+      kind: 'property',
+      zpid: '2146993218',
+      property: { price: 265000, city: 'Sandy Springs' },
+    });
     // Transferred, not copied: the buffer now belongs to the worker's side.
     expect(page.byteLength).toBe(0);
   });
@@ -107,7 +115,8 @@ describe('PagePool', () => {
       expect(e.retryAfterSeconds).toBe(1);
       expect(e.details).toMatchObject({ reason: 'page_readers_busy', queued: 2 });
       g.open();
-      for (const r of await Promise.all([running, ...queued])) expect(r).toMatchObject({ kind: 'property', zpid: '2146993218' });
+      for (const r of await Promise.all([running, ...queued]))
+        expect(r).toMatchObject({ kind: 'property', zpid: '2146993218' });
     } finally {
       g.close();
     }
@@ -115,7 +124,9 @@ describe('PagePool', () => {
 
   // Ends on the worker's exit and the next read, never on a clock: the bound is only for a machine so
   // loaded that the worker's start and its collection up to the heap limit crawl.
-  it('turns a worker that dies on a hostile page into upstream_bad_response, and keeps reading pages', { timeout: 120_000 }, async () => {
+  it('turns a worker that dies on a hostile page into upstream_bad_response, and keeps reading pages', {
+    timeout: 120_000,
+  }, async () => {
     // A page whose data expands past the worker's heap limit: 400,000 small objects (some 35 MB parsed)
     // for a 16 MB heap, so the worker is killed, not the process. Written as text (String.repeat), not
     // built as objects and serialized: on a loaded machine that construction alone took seconds.
@@ -130,10 +141,12 @@ describe('PagePool', () => {
     expect(await p.read(copy(), TASK)).toMatchObject({ kind: 'property', zpid: '2146993218' });
   });
 
-  it('passes on the reader\'s coded errors and the bot wall as they are', async () => {
+  it("passes on the reader's coded errors and the bot wall as they are", async () => {
     const wall = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url));
     expect(await pool().read(wall, TASK)).toEqual({ kind: 'blocked' });
-    const truncated = readFileSync(new URL('../../fixtures/portal/synthetic/malformed-truncated.html', import.meta.url));
+    const truncated = readFileSync(
+      new URL('../../fixtures/portal/synthetic/malformed-truncated.html', import.meta.url),
+    );
     const e = await failure(pool().read(truncated, TASK));
     expect(e.code).toBe('upstream_bad_response');
     expect(e.details).toMatchObject({ reason: expect.any(String) });
@@ -144,7 +157,11 @@ describe('PagePool', () => {
     await p.read(copy(), TASK);
     await p.close();
     const e = await failure(p.read(copy(), TASK));
-    expect({ code: e.code, reason: e.details?.reason, retryAfter: e.retryAfterSeconds }).toEqual({ code: 'upstream_busy', reason: 'shutting_down', retryAfter: 1 });
+    expect({ code: e.code, reason: e.details?.reason, retryAfter: e.retryAfterSeconds }).toEqual({
+      code: 'upstream_busy',
+      reason: 'shutting_down',
+      retryAfter: 1,
+    });
     expect(p.threads).toBe(0);
   });
 
@@ -163,7 +180,10 @@ describe('PagePool', () => {
       // No reason of the service's own (the client went away): the code the site client uses for it.
       running.abort();
       const e = await failure(reading);
-      expect({ code: e.code, details: e.details }).toEqual({ code: 'upstream_timeout', details: { reason: 'aborted' } });
+      expect({ code: e.code, details: e.details }).toEqual({
+        code: 'upstream_timeout',
+        details: { reason: 'aborted' },
+      });
       // The stopped worker is replaced: the pool still reads the next page.
       const next = p.read(copy(), TASK);
       await g.started(2);
@@ -186,7 +206,12 @@ describe('PagePool in the service', () => {
       pages,
       clock: () => new Date(),
     });
-    const app = await buildApp({ config, store: new MemoryStore(), collector: new WithFallback(own, null), logger: pino({ level: 'silent' }) });
+    const app = await buildApp({
+      config,
+      store: new MemoryStore(),
+      collector: new WithFallback(own, null),
+      logger: pino({ level: 'silent' }),
+    });
     await pages.read(copy(), TASK);
     expect(pages.threads).toBeGreaterThan(0);
     await app.close();

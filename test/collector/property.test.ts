@@ -5,7 +5,8 @@ import { mapProperty, statusOf } from '../../src/collector/mapping/index.js';
 import type { PageExtras } from '../../src/collector/page/index.js';
 
 type Json = Record<string, unknown>;
-const map = (p: Json, extras: PageExtras | null = null) => mapProperty(p, extras, { scrapedAt: '2026-10-09T12:00:00.000Z' });
+const map = (p: Json, extras: PageExtras | null = null) =>
+  mapProperty(p, extras, { scrapedAt: '2026-10-09T12:00:00.000Z' });
 
 describe('statusOf', () => {
   it.each([
@@ -46,17 +47,30 @@ describe('price', () => {
   it('is the sale price for a sold home, and null when the sale price is undisclosed', () => {
     expect(map({ homeStatus: 'RECENTLY_SOLD', price: 250000, lastSoldPrice: 240000 }).price).toBe(240000);
     // With no sale price shown, the site's price can be its estimate: not a sale price.
-    expect(map({ homeStatus: 'RECENTLY_SOLD', price: 250000, zestimate: 250000, lastSoldPrice: null }).price).toBeNull();
-    expect(map({ homeStatus: 'RECENTLY_SOLD', priceHistory: [{ date: '2024-01-02', event: 'Sold', price: 230000 }] }).price).toBe(230000);
+    expect(
+      map({ homeStatus: 'RECENTLY_SOLD', price: 250000, zestimate: 250000, lastSoldPrice: null }).price,
+    ).toBeNull();
+    expect(
+      map({ homeStatus: 'RECENTLY_SOLD', priceHistory: [{ date: '2024-01-02', event: 'Sold', price: 230000 }] }).price,
+    ).toBe(230000);
   });
 
   it('is null, with its currency and per-square-foot figure, for a home that is not listed', () => {
-    const r = map({ homeStatus: 'OTHER', price: 318400, currency: 'USD', zestimate: 318400, resoFacts: { pricePerSquareFoot: 207 } });
+    const r = map({
+      homeStatus: 'OTHER',
+      price: 318400,
+      currency: 'USD',
+      zestimate: 318400,
+      resoFacts: { pricePerSquareFoot: 207 },
+    });
     expect(r).toMatchObject({ price: null, currency: null, pricePerSquareFoot: null, estimate: 318400 });
   });
 
   it('is the monthly rent for a rental', () => {
-    expect(map({ homeStatus: 'FOR_RENT', price: 1150, currency: 'USD' })).toMatchObject({ price: 1150, currency: 'USD' });
+    expect(map({ homeStatus: 'FOR_RENT', price: 1150, currency: 'USD' })).toMatchObject({
+      price: 1150,
+      currency: 'USD',
+    });
   });
 });
 
@@ -75,7 +89,9 @@ describe('nulls are never zeros', () => {
   it('treats a tax amount under $10 as "not yet assessed" and falls back to the tax history', () => {
     const r = map({ taxAnnualAmount: 5, taxHistory: [{ time: 1717200000000, taxPaid: 4100.5, value: 250000 }] });
     expect(r.taxAnnualAmount).toBe(4100.5);
-    expect(r.taxHistory).toEqual([{ year: 2024, taxPaid: 4100.5, value: 250000, taxIncreaseRate: null, valueIncreaseRate: null }]);
+    expect(r.taxHistory).toEqual([
+      { year: 2024, taxPaid: 4100.5, value: 250000, taxIncreaseRate: null, valueIncreaseRate: null },
+    ]);
   });
 
   it('returns every list as an array and every other field as null for an empty object', () => {
@@ -105,7 +121,10 @@ describe('provider items (no page extras)', () => {
   });
 
   it('reads the home type and lot from resoFacts when the top-level keys are missing', () => {
-    expect(map({ resoFacts: { homeType: 'SingleFamily', lotSize: '1.2 Acres' } })).toMatchObject({ homeType: 'SINGLE_FAMILY', lotSize: 52272 });
+    expect(map({ resoFacts: { homeType: 'SingleFamily', lotSize: '1.2 Acres' } })).toMatchObject({
+      homeType: 'SINGLE_FAMILY',
+      lotSize: 52272,
+    });
   });
 
   it('orders price events newest first and keeps same-day events in page order', () => {
@@ -120,7 +139,9 @@ describe('provider items (no page extras)', () => {
   });
 
   it('never lists a nearby home photo: only the property photo arrays are read', () => {
-    const own = { mixedSources: { jpeg: [{ url: 'https://photos.zillowstatic.com/fp/aaa-cc_ft_1536.jpg', width: 1536 }] } };
+    const own = {
+      mixedSources: { jpeg: [{ url: 'https://photos.zillowstatic.com/fp/aaa-cc_ft_1536.jpg', width: 1536 }] },
+    };
     const nearby = { miniCardPhotos: [{ url: 'https://photos.zillowstatic.com/fp/bbb-p_c.jpg' }] };
     const r = map({ responsivePhotos: [own], nearbyHomes: [nearby], comps: [nearby] });
     expect(r.photos).toEqual(['https://photos.zillowstatic.com/fp/aaa-cc_ft_1536.jpg']);
@@ -147,7 +168,9 @@ describe('image', () => {
   it('reads the page meta for og:image only when neither the photos nor the record links give an image', () => {
     // Reading a meta tag decodes the whole page, twice the cost of the rest of reading it.
     const withPhoto = extrasWith(og);
-    expect(map({ responsivePhotos: [{ mixedSources: { jpeg: [{ url: photo, width: 1536 }] } }] }, withPhoto.extras).imgSrc).toBe(photo);
+    expect(
+      map({ responsivePhotos: [{ mixedSources: { jpeg: [{ url: photo, width: 1536 }] } }] }, withPhoto.extras).imgSrc,
+    ).toBe(photo);
     const withLink = extrasWith(og);
     expect(map({ hiResImageLink: photo }, withLink.extras).imgSrc).toBe(photo);
     expect([withPhoto.reads.ogImage, withLink.reads.ogImage]).toEqual([0, 0]);
@@ -158,7 +181,10 @@ describe('image', () => {
 
   it('passes over a map image in the record links to og:image, and a home with only map images has no photo', () => {
     expect(map({ hiResImageLink: streetView }, extrasWith(og).extras).imgSrc).toBe(og);
-    expect(map({ hiResImageLink: streetView, photoCount: 1 }, extrasWith(null).extras)).toMatchObject({ imgSrc: null, photoCount: 0 });
+    expect(map({ hiResImageLink: streetView, photoCount: 1 }, extrasWith(null).extras)).toMatchObject({
+      imgSrc: null,
+      photoCount: 0,
+    });
     expect(map({ photoCount: 1 }, extrasWith(streetView).extras)).toMatchObject({ imgSrc: null, photoCount: 0 });
   });
 });

@@ -11,7 +11,10 @@ import { compiledModule } from '../helpers/compiled-src.js';
 import { failure } from '../helpers/lookup-error.js';
 import { useReplayServer } from '../helpers/replay.js';
 
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 
 type Addr = NonNullable<Catalog[number]['address']>;
 const home = (zpid: string, address: Addr): Catalog[number] => ({
@@ -25,19 +28,84 @@ const home = (zpid: string, address: Addr): Catalog[number] => ({
 });
 // Addresses of the recorded homes, plus synthetic neighbours to tell them apart from.
 const CATALOG: Catalog = [
-  home('15192198', { streetNumber: '661', streetName: 'Lakeview Ave', city: 'San Francisco', state: 'CA', zipCode: '94112' }),
-  home('114303858', { streetNumber: '2435', streetName: 'Aspen Rd', unitNumber: '104', city: 'Ames', state: 'IA', zipCode: '50010' }),
-  home('900000105', { streetNumber: '2435', streetName: 'Aspen Rd', unitNumber: '105', city: 'Ames', state: 'IA', zipCode: '50010' }),
-  home('900000001', { streetNumber: '123', streetName: 'S Main St', city: 'Springfield', state: 'IL', zipCode: '62701' }),
-  home('450233440', { streetNumber: '710', streetName: 'E Dean Keeton St', unitNumber: '111', city: 'Austin', state: 'TX', zipCode: '78705' }),
+  home('15192198', {
+    streetNumber: '661',
+    streetName: 'Lakeview Ave',
+    city: 'San Francisco',
+    state: 'CA',
+    zipCode: '94112',
+  }),
+  home('114303858', {
+    streetNumber: '2435',
+    streetName: 'Aspen Rd',
+    unitNumber: '104',
+    city: 'Ames',
+    state: 'IA',
+    zipCode: '50010',
+  }),
+  home('900000105', {
+    streetNumber: '2435',
+    streetName: 'Aspen Rd',
+    unitNumber: '105',
+    city: 'Ames',
+    state: 'IA',
+    zipCode: '50010',
+  }),
+  home('900000001', {
+    streetNumber: '123',
+    streetName: 'S Main St',
+    city: 'Springfield',
+    state: 'IL',
+    zipCode: '62701',
+  }),
+  home('450233440', {
+    streetNumber: '710',
+    streetName: 'E Dean Keeton St',
+    unitNumber: '111',
+    city: 'Austin',
+    state: 'TX',
+    zipCode: '78705',
+  }),
   // Same number and street on both sides of the town's north-south line.
-  home('900000501', { streetNumber: '500', streetName: 'N Oak Ave', city: 'Springfield', state: 'IL', zipCode: '62701' }),
-  home('900000502', { streetNumber: '500', streetName: 'S Oak Ave', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000501', {
+    streetNumber: '500',
+    streetName: 'N Oak Ave',
+    city: 'Springfield',
+    state: 'IL',
+    zipCode: '62701',
+  }),
+  home('900000502', {
+    streetNumber: '500',
+    streetName: 'S Oak Ave',
+    city: 'Springfield',
+    state: 'IL',
+    zipCode: '62701',
+  }),
   // A half-number lot listed before its neighbour, and two buildings with the same apartment number.
-  home('900000041', { streetNumber: '40 1/2', streetName: 'Pine St', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000041', {
+    streetNumber: '40 1/2',
+    streetName: 'Pine St',
+    city: 'Springfield',
+    state: 'IL',
+    zipCode: '62701',
+  }),
   home('900000040', { streetNumber: '40', streetName: 'Pine St', city: 'Springfield', state: 'IL', zipCode: '62701' }),
-  home('900000712', { streetNumber: '7', streetName: 'Birch Ln', unitNumber: 'Bldg 1 Apt 2', city: 'Springfield', state: 'IL', zipCode: '62701' }),
-  home('900000732', { streetNumber: '7', streetName: 'Birch Ln', unitNumber: 'Bldg 3 Apt 2', city: 'Springfield', state: 'IL', zipCode: '62701' }),
+  home('900000712', {
+    streetNumber: '7',
+    streetName: 'Birch Ln',
+    unitNumber: 'Bldg 1 Apt 2',
+    city: 'Springfield',
+    state: 'IL',
+    zipCode: '62701',
+  }),
+  home('900000732', {
+    streetNumber: '7',
+    streetName: 'Birch Ln',
+    unitNumber: 'Bldg 3 Apt 2',
+    city: 'Springfield',
+    state: 'IL',
+    zipCode: '62701',
+  }),
 ];
 
 const replay = useReplayServer(CATALOG);
@@ -46,7 +114,13 @@ const replay = useReplayServer(CATALOG);
 // The real page worker as this run compiled it (a thread under tsx's loader starts about 0.5 s slower).
 const pages = new PagePool({ workers: 1, maxQueue: 1, worker: compiledModule('collector/page-worker.ts') });
 const collector = () =>
-  new SelfHostedCollector({ origin: replay.current.origin, suggestUrl: replay.current.suggestUrl, client: new SiteClient({ budgetMs: 5_000 }), pages, clock: () => new Date() });
+  new SelfHostedCollector({
+    origin: replay.current.origin,
+    suggestUrl: replay.current.suggestUrl,
+    client: new SiteClient({ budgetMs: 5_000 }),
+    pages,
+    clock: () => new Date(),
+  });
 const ctx = (): ReadContext => ({ signal: new AbortController().signal, now: new Date() });
 const address = (line: string): AddressQuery => {
   const c = checkAddress(line);
@@ -64,7 +138,10 @@ async function ambiguous(line: string) {
 
 describe('resolveAddress', () => {
   it('finds a single home and asks the endpoint the way the site does', async () => {
-    expect(await resolve('661 Lakeview Avenue, San Francisco, CA 94112')).toEqual({ zpid: '15192198', path: '/homedetails/15192198_zpid/' });
+    expect(await resolve('661 Lakeview Avenue, San Francisco, CA 94112')).toEqual({
+      zpid: '15192198',
+      path: '/homedetails/15192198_zpid/',
+    });
     expect(replay.current.requests).toHaveLength(1);
     const asked = new URL(replay.current.requests[0]!.path, replay.current.origin);
     expect(asked.pathname).toBe('/autocomplete/v3/suggestions');
@@ -113,7 +190,11 @@ describe('resolveAddress', () => {
 
   it('N is not S: 409 with the candidate link and the differing part', async () => {
     expect(await ambiguous('123 N Main St, Springfield, IL 62701')).toEqual({
-      candidate: { detailUrl: 'https://www.zillow.com/homedetails/900000001_zpid/', address: '123 S Main St, Springfield, IL 62701', zpid: '900000001' },
+      candidate: {
+        detailUrl: 'https://www.zillow.com/homedetails/900000001_zpid/',
+        address: '123 S Main St, Springfield, IL 62701',
+        zpid: '900000001',
+      },
       mismatch: ['directional'],
     });
   });
@@ -150,20 +231,36 @@ describe('resolveAddress', () => {
     replay.current.faults.set('/autocomplete/v3/suggestions', {
       status: 200,
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ results: [{ display: 'Ames, IA', resultType: 'Region', metaData: { regionId: 1, regionType: 'city', city: 'Ames', state: 'IA' } }] }),
+      body: JSON.stringify({
+        results: [
+          {
+            display: 'Ames, IA',
+            resultType: 'Region',
+            metaData: { regionId: 1, regionType: 'city', city: 'Ames', state: 'IA' },
+          },
+        ],
+      }),
     });
     expect((await failure(resolve('2435 Aspen Rd, Ames, IA 50010'))).code).toBe('not_found');
   });
 
   it('a captcha page instead of JSON → upstream_blocked, as 200 and as 403', async () => {
     for (const status of [200, 403]) {
-      replay.current.faults.set('/autocomplete/v3/suggestions', { status, headers: { 'content-type': 'text/html' }, body: WALL });
+      replay.current.faults.set('/autocomplete/v3/suggestions', {
+        status,
+        headers: { 'content-type': 'text/html' },
+        body: WALL,
+      });
       expect((await failure(resolve('661 Lakeview Ave, San Francisco, CA 94112'))).code).toBe('upstream_blocked');
     }
   });
 
   it('JSON of another shape → upstream_bad_response', async () => {
-    replay.current.faults.set('/autocomplete/v3/suggestions', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"data":[]}' });
+    replay.current.faults.set('/autocomplete/v3/suggestions', {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"data":[]}',
+    });
     const e = await failure(resolve('661 Lakeview Ave, San Francisco, CA 94112'));
     expect(e.code).toBe('upstream_bad_response');
   });

@@ -21,7 +21,8 @@ const json = (name: string): Json => JSON.parse(text(name)) as Json;
 const clone = <T>(v: T): T => structuredClone(v);
 
 /** Every section present except the ones named. */
-const present = (others: Partial<Sections> = {}): Sections => ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
+const present = (others: Partial<Sections> = {}): Sections =>
+  ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
 
 function pageSections(html: string, zpid: string | null, building = false): Sections {
   const data = extractPage(html, { zpid, building });
@@ -30,7 +31,14 @@ function pageSections(html: string, zpid: string | null, building = false): Sect
   throw new Error(`expected a home or a building, got ${data.kind}`);
 }
 
-const ON_BUILDING_PAGES_NOT_FOUND = { priceHistory: 'not_found', taxHistory: 'not_found', agent: 'not_found', broker: 'not_found', estimate: 'not_found', rentEstimate: 'not_found' } as const;
+const ON_BUILDING_PAGES_NOT_FOUND = {
+  priceHistory: 'not_found',
+  taxHistory: 'not_found',
+  agent: 'not_found',
+  broker: 'not_found',
+  estimate: 'not_found',
+  rentEstimate: 'not_found',
+} as const;
 
 const PAGES: Array<{ name: string; sections: Sections; read: () => Sections }> = [
   {
@@ -47,24 +55,32 @@ const PAGES: Array<{ name: string; sections: Sections; read: () => Sections }> =
   {
     // Sold: the agent and broker of the sale are shown (a sold home counts as listed).
     name: 'property-114303858-sold-condo-2024',
-    read: () => pageSections(wrapPropertyPage(json('property-114303858-sold-condo-2024.json').property as Json), '114303858'),
+    read: () =>
+      pageSections(wrapPropertyPage(json('property-114303858-sold-condo-2024.json').property as Json), '114303858'),
     sections: present(),
   },
   {
     // The 2026 rental unit: "zestimate": null, "taxHistory": [].
     name: 'excerpt-rent-unit-450233440-2026-10',
-    read: () => pageSections(wrapPropertyPage(json('excerpt-rent-unit-450233440-2026-10.json').property as Json), '450233440'),
+    read: () =>
+      pageSections(wrapPropertyPage(json('excerpt-rent-unit-450233440-2026-10.json').property as Json), '450233440'),
     sections: present({ taxHistory: 'not_published', estimate: 'not_published' }),
   },
   {
     name: 'excerpt-building-apartments-lenox-grand-2026-10',
-    read: () => pageSections(wrapBuildingPage(json('excerpt-building-apartments-lenox-grand-2026-10.json').building as Json), null, true),
+    read: () =>
+      pageSections(
+        wrapBuildingPage(json('excerpt-building-apartments-lenox-grand-2026-10.json').building as Json),
+        null,
+        true,
+      ),
     sections: present(ON_BUILDING_PAGES_NOT_FOUND),
   },
   {
     // "description": null on the /b/ building.
     name: 'excerpt-building-b-CvBTSB-2026-10',
-    read: () => pageSections(wrapBuildingPage(json('excerpt-building-b-CvBTSB-2026-10.json').building as Json), null, true),
+    read: () =>
+      pageSections(wrapBuildingPage(json('excerpt-building-b-CvBTSB-2026-10.json').building as Json), null, true),
     sections: present({ ...ON_BUILDING_PAGES_NOT_FOUND, description: 'not_published' }),
   },
   {
@@ -87,7 +103,12 @@ const PAGES: Array<{ name: string; sections: Sections; read: () => Sections }> =
   {
     name: 'synthetic-lot-acres',
     read: () => pageSections(text('synthetic/synthetic-lot-acres.html'), null),
-    sections: present({ taxHistory: 'not_published', schools: 'not_published', estimate: 'not_published', rentEstimate: 'not_published' }),
+    sections: present({
+      taxHistory: 'not_published',
+      schools: 'not_published',
+      estimate: 'not_published',
+      rentEstimate: 'not_published',
+    }),
   },
   {
     // The legacy page's property has no rentZestimate key.
@@ -114,15 +135,23 @@ describe('sections of the real and synthetic pages', () => {
     expect(page.read()).toEqual(page.sections);
   });
 
-  it.each(PAGES.map((p) => [p.name, p] as const))('%s: present exactly where the hand-checked record holds the section', (name, page) => {
-    const expected = (json(`expected/${name}.json`).expected ?? {}) as Json;
-    const sections = page.read();
-    for (const n of SECTION_NAMES) expect({ [n]: sections[n] === 'present' }).toEqual({ [n]: holds(expected, n) });
-  });
+  it.each(PAGES.map((p) => [p.name, p] as const))(
+    '%s: present exactly where the hand-checked record holds the section',
+    (name, page) => {
+      const expected = (json(`expected/${name}.json`).expected ?? {}) as Json;
+      const sections = page.read();
+      for (const n of SECTION_NAMES) expect({ [n]: sections[n] === 'present' }).toEqual({ [n]: holds(expected, n) });
+    },
+  );
 
   it('the page worker sends the sections with the record', () => {
     const page = new TextEncoder().encode(text('hdp-2146993218-condo-for-sale-2024.html'));
-    const read = readPage({ page, want: { zpid: '2146993218', building: false }, scrapedAt: '2026-10-09T12:00:00.000Z', now: '2026-10-09T12:00:00.000Z' });
+    const read = readPage({
+      page,
+      want: { zpid: '2146993218', building: false },
+      scrapedAt: '2026-10-09T12:00:00.000Z',
+      now: '2026-10-09T12:00:00.000Z',
+    });
     expect(read.kind === 'blocked' ? null : read.sections).toEqual(present({ taxHistory: 'not_published' }));
   });
 });
@@ -140,26 +169,94 @@ describe('a section the page holds in a shape we cannot read is extraction_faile
   };
 
   const cases: Array<[string, (p: Json) => void, Partial<Sections>]> = [
-    ['priceHistory is an object, not a list', (p) => { p.priceHistory = { events: p.priceHistory }; }, { priceHistory: 'extraction_failed' }],
-    ['a price event with a date that does not parse and no time', (p) => { Object.assign((p.priceHistory as Json[])[1]!, { date: 'last spring', time: null }); }, { priceHistory: 'extraction_failed' }],
-    ['a price event whose price is text that is no number', (p) => { (p.priceHistory as Json[])[0]!.price = 'call for price'; }, { priceHistory: 'extraction_failed' }],
-    ['a tax year as a bare number', (p) => { (p.taxHistory as unknown[])[0] = 2021; }, { taxHistory: 'extraction_failed' }],
-    ['a tax year whose tax paid is an object', (p) => { (p.taxHistory as Json[])[2]!.taxPaid = { amount: 1 }; }, { taxHistory: 'extraction_failed' }],
-    ['a school without a name', (p) => { delete (p.schools as Json[])[0]!.name; }, { schools: 'extraction_failed' }],
-    ['photos with only WebP links (the record keeps JPEGs)', (p) => {
-      for (const key of ['responsivePhotos', 'photos']) {
-        p[key] = (p[key] as Json[]).map((ph) => ({ mixedSources: { webp: (ph.mixedSources as Json).webp } }));
-      }
-    }, { photos: 'extraction_failed' }],
-    ['the attribution block is a string and nothing else names the agent or broker', (p) => { onlyAttribution(p).attributionInfo = 'Wong Real Estate Grp'; }, { agent: 'extraction_failed', broker: 'extraction_failed' }],
-    ['listedBy is an object, not a list, and nothing else names the agent', (p) => {
-      onlyAttribution(p);
-      p.listedBy = { LISTING_AGENT: 'x' };
-      (p.attributionInfo as Json).agentName = null;
-    }, { agent: 'extraction_failed' }],
-    ['the estimate is text that is no number', (p) => { p.zestimate = 'unavailable'; }, { estimate: 'extraction_failed' }],
-    ['the rent estimate is an object', (p) => { p.rentZestimate = { value: 3058 }; }, { rentEstimate: 'extraction_failed' }],
-    ['the description is a list', (p) => { p.description = ['Imagine', 'the', 'Possibilities']; }, { description: 'extraction_failed' }],
+    [
+      'priceHistory is an object, not a list',
+      (p) => {
+        p.priceHistory = { events: p.priceHistory };
+      },
+      { priceHistory: 'extraction_failed' },
+    ],
+    [
+      'a price event with a date that does not parse and no time',
+      (p) => {
+        Object.assign((p.priceHistory as Json[])[1]!, { date: 'last spring', time: null });
+      },
+      { priceHistory: 'extraction_failed' },
+    ],
+    [
+      'a price event whose price is text that is no number',
+      (p) => {
+        (p.priceHistory as Json[])[0]!.price = 'call for price';
+      },
+      { priceHistory: 'extraction_failed' },
+    ],
+    [
+      'a tax year as a bare number',
+      (p) => {
+        (p.taxHistory as unknown[])[0] = 2021;
+      },
+      { taxHistory: 'extraction_failed' },
+    ],
+    [
+      'a tax year whose tax paid is an object',
+      (p) => {
+        (p.taxHistory as Json[])[2]!.taxPaid = { amount: 1 };
+      },
+      { taxHistory: 'extraction_failed' },
+    ],
+    [
+      'a school without a name',
+      (p) => {
+        delete (p.schools as Json[])[0]!.name;
+      },
+      { schools: 'extraction_failed' },
+    ],
+    [
+      'photos with only WebP links (the record keeps JPEGs)',
+      (p) => {
+        for (const key of ['responsivePhotos', 'photos']) {
+          p[key] = (p[key] as Json[]).map((ph) => ({ mixedSources: { webp: (ph.mixedSources as Json).webp } }));
+        }
+      },
+      { photos: 'extraction_failed' },
+    ],
+    [
+      'the attribution block is a string and nothing else names the agent or broker',
+      (p) => {
+        onlyAttribution(p).attributionInfo = 'Wong Real Estate Grp';
+      },
+      { agent: 'extraction_failed', broker: 'extraction_failed' },
+    ],
+    [
+      'listedBy is an object, not a list, and nothing else names the agent',
+      (p) => {
+        onlyAttribution(p);
+        p.listedBy = { LISTING_AGENT: 'x' };
+        (p.attributionInfo as Json).agentName = null;
+      },
+      { agent: 'extraction_failed' },
+    ],
+    [
+      'the estimate is text that is no number',
+      (p) => {
+        p.zestimate = 'unavailable';
+      },
+      { estimate: 'extraction_failed' },
+    ],
+    [
+      'the rent estimate is an object',
+      (p) => {
+        p.rentZestimate = { value: 3058 };
+      },
+      { rentEstimate: 'extraction_failed' },
+    ],
+    [
+      'the description is a list',
+      (p) => {
+        p.description = ['Imagine', 'the', 'Possibilities'];
+      },
+      { description: 'extraction_failed' },
+    ],
   ];
 
   it.each(cases)('%s', (_what, breakIt, states) => {
@@ -184,7 +281,15 @@ describe('a section the page holds in a shape we cannot read is extraction_faile
     delete p.taxHistory;
     for (const k of ['responsivePhotos', 'photos']) delete p[k];
     expect(sectionsOf(p)).toEqual(
-      present({ priceHistory: 'not_published', schools: 'not_published', estimate: 'not_published', rentEstimate: 'not_published', description: 'not_published', taxHistory: 'not_found', photos: 'not_found' }),
+      present({
+        priceHistory: 'not_published',
+        schools: 'not_published',
+        estimate: 'not_published',
+        rentEstimate: 'not_published',
+        description: 'not_published',
+        taxHistory: 'not_found',
+        photos: 'not_found',
+      }),
     );
   });
 
@@ -212,7 +317,13 @@ describe("sections of the fallback actor's items", () => {
     2075961815: present({ taxHistory: 'not_published' }),
     7529341: present(),
     7536781: present(),
-    2053953599: present({ photos: 'not_published', taxHistory: 'not_published', agent: 'not_published', broker: 'not_published', estimate: 'not_published' }),
+    2053953599: present({
+      photos: 'not_published',
+      taxHistory: 'not_published',
+      agent: 'not_published',
+      broker: 'not_published',
+      estimate: 'not_published',
+    }),
   };
   const items = [...recordedBatch(), recordedWrongUnit()];
 
@@ -221,21 +332,30 @@ describe("sections of the fallback actor's items", () => {
     expect(mapItem(item, OPTS).sections).toEqual(EXPECTED[zpid]);
   });
 
-  it.each(items.map((i) => [String(i.zpid), i] as const))('zpid %s: present exactly where the hand-checked record holds the section', (zpid, item) => {
-    const expected = JSON.parse(readFileSync(new URL(`../../fixtures/fallback/expected/${zpid}.json`, import.meta.url), 'utf8')) as Json;
-    const { sections } = mapItem(todaysShape(item), OPTS);
-    for (const n of SECTION_NAMES) expect({ [n]: sections[n] === 'present' }).toEqual({ [n]: holds(expected, n) });
-  });
+  it.each(items.map((i) => [String(i.zpid), i] as const))(
+    'zpid %s: present exactly where the hand-checked record holds the section',
+    (zpid, item) => {
+      const expected = JSON.parse(
+        readFileSync(new URL(`../../fixtures/fallback/expected/${zpid}.json`, import.meta.url), 'utf8'),
+      ) as Json;
+      const { sections } = mapItem(todaysShape(item), OPTS);
+      for (const n of SECTION_NAMES) expect({ [n]: sections[n] === 'present' }).toEqual({ [n]: holds(expected, n) });
+    },
+  );
 
   it('the old raw shape reads like the page it came from', () => {
-    expect(mapItem(forSaleItem(), OPTS).sections).toEqual(pageSections(wrapPropertyPage(json('property-15192198-for-sale-2023.json')), '15192198'));
+    expect(mapItem(forSaleItem(), OPTS).sections).toEqual(
+      pageSections(wrapPropertyPage(json('property-15192198-for-sale-2023.json')), '15192198'),
+    );
   });
 
-  it("broken mapped fields are extraction_failed: a price event list that is text, an agent that is a string", () => {
+  it('broken mapped fields are extraction_failed: a price event list that is text, an agent that is a string', () => {
     const item = todaysShape(recordedBatch().find((i) => i.zpid === 7521381)!);
     item.listingPriceHistory = 'see listing';
     item.agent = 'Chrissie Cline';
     (item.nearbySchools as Json[])[1] = { rating: 5 };
-    expect(mapItem(item, OPTS).sections).toEqual(present({ priceHistory: 'extraction_failed', agent: 'extraction_failed', schools: 'extraction_failed' }));
+    expect(mapItem(item, OPTS).sections).toEqual(
+      present({ priceHistory: 'extraction_failed', agent: 'extraction_failed', schools: 'extraction_failed' }),
+    );
   });
 });

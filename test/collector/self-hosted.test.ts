@@ -19,10 +19,42 @@ const HOME_PATH = '/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2
 const NOW = new Date('2026-10-10T12:00:00.000Z');
 const CATALOG: Catalog = [
   { path: HOME_PATH, status: 200, html: HOME, zpid: '2146993218', address: null, label: 'real' },
-  { path: '/homedetails/wall-403/1_zpid/', status: 403, html: WALLS[0]!, zpid: null, address: null, label: 'real', note: 'bot wall as 403' },
-  { path: '/homedetails/wall-200/2_zpid/', status: 200, html: WALLS[1]!, zpid: null, address: null, label: 'real', note: 'bot wall as 200' },
-  { path: '/homedetails/empty/3_zpid/', status: 200, html: '<html><head><title>x</title></head><body>hi</body></html>', zpid: null, address: null, label: 'synthetic', note: 'page without data' },
-  { path: '/homes/for_sale/', status: 200, html: '<html><body>search</body></html>', zpid: null, address: null, label: 'synthetic', note: 'search page' },
+  {
+    path: '/homedetails/wall-403/1_zpid/',
+    status: 403,
+    html: WALLS[0]!,
+    zpid: null,
+    address: null,
+    label: 'real',
+    note: 'bot wall as 403',
+  },
+  {
+    path: '/homedetails/wall-200/2_zpid/',
+    status: 200,
+    html: WALLS[1]!,
+    zpid: null,
+    address: null,
+    label: 'real',
+    note: 'bot wall as 200',
+  },
+  {
+    path: '/homedetails/empty/3_zpid/',
+    status: 200,
+    html: '<html><head><title>x</title></head><body>hi</body></html>',
+    zpid: null,
+    address: null,
+    label: 'synthetic',
+    note: 'page without data',
+  },
+  {
+    path: '/homes/for_sale/',
+    status: 200,
+    html: '<html><body>search</body></html>',
+    zpid: null,
+    address: null,
+    label: 'synthetic',
+    note: 'search page',
+  },
 ];
 
 const replay = useReplayServer(CATALOG);
@@ -95,7 +127,10 @@ describe('SelfHostedCollector.read', () => {
   it('refuses a redirect off the site and never follows it', async () => {
     const elsewhere = await startReplayServer({ catalog: CATALOG });
     try {
-      replay.current.faults.set('/homedetails/5_zpid/', { status: 301, headers: { location: `${elsewhere.origin}${HOME_PATH}` } });
+      replay.current.faults.set('/homedetails/5_zpid/', {
+        status: 301,
+        headers: { location: `${elsewhere.origin}${HOME_PATH}` },
+      });
       const e = await failure(collector().read(home('5'), ctx()));
       expect(e.code).toBe('upstream_bad_response');
       expect(e.details).toMatchObject({ reason: 'offsite_redirect' });

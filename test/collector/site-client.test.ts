@@ -137,7 +137,9 @@ describe('SiteClient.page', () => {
   });
 
   it('maps 404 and 410 to not_found with a reason, not retried', async () => {
-    const e404 = await failure(client().page(`${replay.current.origin}/homedetails/nothing-here/`, { signal: signal() }));
+    const e404 = await failure(
+      client().page(`${replay.current.origin}/homedetails/nothing-here/`, { signal: signal() }),
+    );
     expect(e404.code).toBe('not_found');
     expect(e404.status).toBe(404);
     expect(e404.details).toEqual({ reason: 'page_not_found', status: 404 });
@@ -165,7 +167,9 @@ describe('SiteClient.page', () => {
 
   it('a wall then a page: the retry on a fresh session answers', async () => {
     let n = 0;
-    const site = await probeServer((_req, res) => (n++ === 0 ? res.writeHead(403).end(WALL) : res.writeHead(200).end(PAGE)));
+    const site = await probeServer((_req, res) =>
+      n++ === 0 ? res.writeHead(403).end(WALL) : res.writeHead(200).end(PAGE),
+    );
     try {
       const page = await client().page(`${site.origin}/p/`, { signal: signal() });
       expect(page.body.toString()).toBe(PAGE);
@@ -176,7 +180,9 @@ describe('SiteClient.page', () => {
   });
 
   it('reports a plain 403 as blocked (forbidden)', async () => {
-    const e = await failure(client({ retries: 0 }).page(`${replay.current.origin}/homedetails/plain-403/`, { signal: signal() }));
+    const e = await failure(
+      client({ retries: 0 }).page(`${replay.current.origin}/homedetails/plain-403/`, { signal: signal() }),
+    );
     expect(e.code).toBe('upstream_blocked');
     expect(e.details).toEqual({ reason: 'forbidden', status: 403 });
   });
@@ -188,7 +194,9 @@ describe('SiteClient.page', () => {
     expect(e.retryAfter).toBe(7);
     expect(e.details).toEqual({ reason: 'rate_limited', status: 429 });
     replay.current.faults.set(PAGE_PATH, { status: 429 });
-    expect((await failure(client({ retries: 0 }).page(replay.current.origin + PAGE_PATH, { signal: signal() }))).retryAfter).toBe(30);
+    expect(
+      (await failure(client({ retries: 0 }).page(replay.current.origin + PAGE_PATH, { signal: signal() }))).retryAfter,
+    ).toBe(30);
   });
 
   it('maps 5xx to upstream_error and does not retry it', async () => {
@@ -236,7 +244,12 @@ describe('SiteClient.page', () => {
 
   it('never runs past the lookup deadline, whatever its budget', async () => {
     replay.current.faults.set(PAGE_PATH, { delayMs: 3_000 });
-    const e = await failure(client({ budgetMs: 60_000 }).page(replay.current.origin + PAGE_PATH, { signal: signal(), deadlineAt: Date.now() + 200 }));
+    const e = await failure(
+      client({ budgetMs: 60_000 }).page(replay.current.origin + PAGE_PATH, {
+        signal: signal(),
+        deadlineAt: Date.now() + 200,
+      }),
+    );
     expect(e.code).toBe('upstream_timeout');
   });
 
@@ -280,7 +293,9 @@ describe('SiteClient.page', () => {
 
 describe('sessions', () => {
   it("speaks as the pinned Chrome: its user agent, client hints and navigation headers; a session's next document is a click from its last", async () => {
-    const site = await probeServer((req, res) => (req.url === '/moved/' ? res.writeHead(301, { location: '/b/' }).end() : res.end('<html></html>')));
+    const site = await probeServer((req, res) =>
+      req.url === '/moved/' ? res.writeHead(301, { location: '/b/' }).end() : res.end('<html></html>'),
+    );
     try {
       const c = client();
       await c.page(`${site.origin}/a/`, { signal: signal() });
@@ -310,9 +325,11 @@ describe('sessions', () => {
     }
   });
 
-  it("sends back the cookies the site set, within a session; a fresh session has none", async () => {
+  it('sends back the cookies the site set, within a session; a fresh session has none', async () => {
     let n = 0;
-    const site = await probeServer((_req, res) => res.writeHead(200, { 'set-cookie': [`_pxhd=v${++n}; Path=/; HttpOnly`, 'zguid=g; Path=/'] }).end('<html></html>'));
+    const site = await probeServer((_req, res) =>
+      res.writeHead(200, { 'set-cookie': [`_pxhd=v${++n}; Path=/; HttpOnly`, 'zguid=g; Path=/'] }).end('<html></html>'),
+    );
     try {
       const c = client({ sessions: { maxDocuments: 2 } });
       for (const p of ['/1/', '/2/', '/3/']) await c.page(site.origin + p, { signal: signal() });
@@ -328,13 +345,21 @@ describe('sessions', () => {
   });
 
   it('a new session first visits the home page when asked (PORTAL_SESSION_WARMUP), and its cookies go with the document', async () => {
-    const site = await probeServer((req, res) => (req.url === '/' ? res.writeHead(200, { 'set-cookie': '_pxhd=w; Path=/' }).end('<html>home</html>') : res.end('<html></html>')));
+    const site = await probeServer((req, res) =>
+      req.url === '/'
+        ? res.writeHead(200, { 'set-cookie': '_pxhd=w; Path=/' }).end('<html>home</html>')
+        : res.end('<html></html>'),
+    );
     try {
       const c = client({ sessions: { warmUp: true, maxDocuments: 3 } });
       await c.page(`${site.origin}/p/1/`, { signal: signal() });
       await c.page(`${site.origin}/p/2/`, { signal: signal() });
       expect(site.requests.map((r) => r.url)).toEqual(['/', '/p/1/', '/p/2/']);
-      expect(site.requests[1]!.headers).toMatchObject({ cookie: '_pxhd=w', 'sec-fetch-site': 'same-origin', referer: `${site.origin}/` });
+      expect(site.requests[1]!.headers).toMatchObject({
+        cookie: '_pxhd=w',
+        'sec-fetch-site': 'same-origin',
+        referer: `${site.origin}/`,
+      });
     } finally {
       await site.close();
     }
@@ -361,16 +386,19 @@ describe('sessions', () => {
   it('goes through the proxy with its own proxy session per session (`{session}` in PORTAL_PROXY_URL)', async () => {
     const tunnels: Array<{ target: string; auth: string }> = [];
     const sockets: net.Socket[] = [];
-    const authOf = (req: http.IncomingMessage) => Buffer.from(String(req.headers['proxy-authorization'] ?? '').replace(/^Basic /, ''), 'base64').toString();
+    const authOf = (req: http.IncomingMessage) =>
+      Buffer.from(String(req.headers['proxy-authorization'] ?? '').replace(/^Basic /, ''), 'base64').toString();
     // A plain-HTTP site is asked through the proxy in absolute form; an HTTPS one through a CONNECT tunnel.
     const proxy = http.createServer((req, res) => {
       const target = new URL(req.url ?? '');
       tunnels.push({ target: target.host, auth: authOf(req) });
       const { 'proxy-authorization': _auth, ...headers } = req.headers;
-      http.get(target, { headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      }).on('error', () => res.writeHead(502).end());
+      http
+        .get(target, { headers }, (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        })
+        .on('error', () => res.writeHead(502).end());
     });
     proxy.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
       tunnels.push({ target: req.url ?? '', auth: authOf(req) });
@@ -390,14 +418,26 @@ describe('sessions', () => {
     try {
       const { port } = proxy.address() as AddressInfo;
       const events: AttemptEvent[] = [];
-      const c = client({ proxyUrls: [`http://user-session-{session}:secret@127.0.0.1:${port}`], sessions: { maxDocuments: 1 } });
+      const c = client({
+        proxyUrls: [`http://user-session-{session}:secret@127.0.0.1:${port}`],
+        sessions: { maxDocuments: 1 },
+      });
       c.onAttempt((e) => events.push(e));
-      for (let i = 0; i < 2; i++) expect((await c.page(replay.current.origin + PAGE_PATH, { signal: signal() })).body.toString('utf8')).toBe(PAGE);
-      expect(tunnels.map((t) => t.target)).toEqual([new URL(replay.current.origin).host, new URL(replay.current.origin).host]);
+      for (let i = 0; i < 2; i++)
+        expect((await c.page(replay.current.origin + PAGE_PATH, { signal: signal() })).body.toString('utf8')).toBe(
+          PAGE,
+        );
+      expect(tunnels.map((t) => t.target)).toEqual([
+        new URL(replay.current.origin).host,
+        new URL(replay.current.origin).host,
+      ]);
       const names = tunnels.map((t) => /^user-session-([0-9a-f]{12}):secret$/.exec(t.auth)?.[1]);
       expect(names.every(Boolean)).toBe(true);
       expect(new Set(names).size).toBe(2);
-      expect(events.map((e) => [e.outcome, e.proxied, e.bytes])).toEqual([['served', true, PAGE.length], ['served', true, PAGE.length]]);
+      expect(events.map((e) => [e.outcome, e.proxied, e.bytes])).toEqual([
+        ['served', true, PAGE.length],
+        ['served', true, PAGE.length],
+      ]);
     } finally {
       // Tunnelled sockets are not the server's connections any more: close them by hand.
       for (const s of sockets) s.destroy();
@@ -416,7 +456,11 @@ describe('sessions', () => {
     await once(proxy, 'listening');
     try {
       const { port } = proxy.address() as AddressInfo;
-      const e = await failure(client({ proxyUrls: [`http://127.0.0.1:${port}`], retries: 1 }).page('https://localhost:1/p/', { signal: signal() }));
+      const e = await failure(
+        client({ proxyUrls: [`http://127.0.0.1:${port}`], retries: 1 }).page('https://localhost:1/p/', {
+          signal: signal(),
+        }),
+      );
       expect(e.code).toBe('upstream_unreachable');
       expect(e.details).toMatchObject({ reason: 'proxy_refused' });
       expect(connects).toBe(2);
@@ -531,7 +575,10 @@ describe('circuit breaker', () => {
     const site = await probeServer((_req, res) => (wall ? res.writeHead(403).end(WALL) : res.end('<html></html>')));
     try {
       const c = client({ retries: 0, now: () => now, breaker: { probeMs: 60_000 } });
-      for (let i = 0; i < 10; i++) expect((await failure(c.page(`${site.origin}/${i}/`, { signal: signal() }))).details).toMatchObject({ reason: 'bot_wall' });
+      for (let i = 0; i < 10; i++)
+        expect((await failure(c.page(`${site.origin}/${i}/`, { signal: signal() }))).details).toMatchObject({
+          reason: 'bot_wall',
+        });
       expect(c.status().breaker).toMatchObject({ open: true, attempts: 10, failed_share: 1, served_share: 0 });
       const skipped = await failure(c.page(`${site.origin}/x/`, { signal: signal() }));
       expect(skipped.code).toBe('upstream_blocked');
@@ -541,7 +588,9 @@ describe('circuit breaker', () => {
       now += 60_000;
       await failure(c.page(`${site.origin}/p1/`, { signal: signal() }));
       expect(site.requests).toHaveLength(11);
-      expect((await failure(c.page(`${site.origin}/y/`, { signal: signal() }))).details).toEqual({ reason: 'circuit_open' });
+      expect((await failure(c.page(`${site.origin}/y/`, { signal: signal() }))).details).toEqual({
+        reason: 'circuit_open',
+      });
       // The next probe is served: closed again.
       wall = false;
       now += 60_000;
@@ -570,18 +619,31 @@ describe('circuit breaker', () => {
 
 describe('SiteClient.json', () => {
   it('parses JSON', async () => {
-    replay.current.faults.set('/api/', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"results":[]}' });
+    replay.current.faults.set('/api/', {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"results":[]}',
+    });
     expect(await client().json(`${replay.current.origin}/api/`, { signal: signal() })).toEqual({ results: [] });
   });
 
   it("asks as the site's own page would: a cross-site fetch with the site's Origin", async () => {
-    const api = await probeServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}'));
+    const api = await probeServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}'),
+    );
     try {
-      await client({ siteOrigin: 'https://www.zillow.com' }).json(`${api.origin}/autocomplete/?q=x`, { signal: signal() });
+      await client({ siteOrigin: 'https://www.zillow.com' }).json(`${api.origin}/autocomplete/?q=x`, {
+        signal: signal(),
+      });
       const h = api.requests[0]!.headers;
       expect(h).toMatchObject({
-        accept: '*/*', origin: 'https://www.zillow.com', referer: 'https://www.zillow.com/', 'sec-fetch-site': 'cross-site',
-        'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty', 'sec-ch-ua': expect.stringContaining('v="151"'),
+        accept: '*/*',
+        origin: 'https://www.zillow.com',
+        referer: 'https://www.zillow.com/',
+        'sec-fetch-site': 'cross-site',
+        'sec-fetch-mode': 'cors',
+        'sec-fetch-dest': 'empty',
+        'sec-ch-ua': expect.stringContaining('v="151"'),
       });
       expect(h['sec-fetch-user']).toBeUndefined();
       expect(h['upgrade-insecure-requests']).toBeUndefined();
@@ -598,7 +660,11 @@ describe('SiteClient.json', () => {
   });
 
   it('reports unparseable JSON as upstream_bad_response', async () => {
-    replay.current.faults.set('/api/', { status: 200, headers: { 'content-type': 'application/json' }, body: '{"results":' });
+    replay.current.faults.set('/api/', {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"results":',
+    });
     const e = await failure(client().json(`${replay.current.origin}/api/`, { signal: signal() }));
     expect(e.code).toBe('upstream_bad_response');
     expect(e.details).toEqual({ reason: 'not_json' });

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  areaSqft, areaSqftFromText, count, epochMs, isoDate, monthlyFee, neighborhoodName, num, oneLineAddress, positive, siteUrl, text,
-  upperSnake, year, yearOf,
+  areaSqft,
+  areaSqftFromText,
+  count,
+  epochMs,
+  isoDate,
+  monthlyFee,
+  neighborhoodName,
+  num,
+  oneLineAddress,
+  positive,
+  siteUrl,
+  text,
+  upperSnake,
+  year,
+  yearOf,
 } from '../../src/collector/mapping/values.js';
 
 describe('numbers', () => {

@@ -2,7 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FallbackProvider, PagePool, SelfHostedCollector, SiteClient, createCollector } from '../../src/collector/index.js';
+import {
+  FallbackProvider,
+  PagePool,
+  SelfHostedCollector,
+  SiteClient,
+  createCollector,
+} from '../../src/collector/index.js';
 import type { AddressQuery, Collector, ReadContext, ReadTarget } from '../../src/collector/types.js';
 import { WithFallback } from '../../src/collector/with-fallback.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -10,7 +16,12 @@ import { checkAddress } from '../../src/address/index.js';
 import { LookupError } from '../../src/contract/index.js';
 import type { Catalog } from '../../src/replay/catalog.js';
 import { startReplayServer, type ReplayServer } from '../../src/replay/server.js';
-import { PLATFORM_ERRORS, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import {
+  PLATFORM_ERRORS,
+  runStarts,
+  startFakeActorPlatform,
+  type FakeActorPlatform,
+} from '../fakes/fake-actor-platform.js';
 import { recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { compiledModule, compiledTestModule } from '../helpers/compiled-src.js';
 import { failure } from '../helpers/lookup-error.js';
@@ -125,7 +136,12 @@ describe('createCollector: own collector with the provider as fallback', () => {
     expect(got.source).toMatchObject({ provider: 'apify', fallback_from: 'self_hosted' });
     expect(runStarts(platform)).toHaveLength(1);
     // No time left of the lookup: the own failure is the answer, no paid run.
-    const late = await failure(collector({ PORTAL_SELF_HOSTED_BUDGET_MS: '300' }).read(target(LAKEVIEW, '15192198'), { ...ctx(), deadlineAt: Date.now() + 500 }));
+    const late = await failure(
+      collector({ PORTAL_SELF_HOSTED_BUDGET_MS: '300' }).read(target(LAKEVIEW, '15192198'), {
+        ...ctx(),
+        deadlineAt: Date.now() + 500,
+      }),
+    );
     expect(late.code).toBe('upstream_timeout');
     expect(runStarts(platform)).toHaveLength(1);
   });
@@ -188,7 +204,9 @@ describe('createCollector: own collector with the provider as fallback', () => {
   it("a blocked suggestion endpoint and the actor's wrong unit → 409 address_ambiguous, as the own resolver would answer", async () => {
     site.faults.set('/autocomplete/v3/suggestions', { status: 403, body: WALL });
     platform.homes = [todaysShape(recordedWrongUnit())];
-    const e = await failure(collector().resolveAddress(address('12222 N Paradise Village Pkwy #429, Phoenix, AZ 85032'), ctx()));
+    const e = await failure(
+      collector().resolveAddress(address('12222 N Paradise Village Pkwy #429, Phoenix, AZ 85032'), ctx()),
+    );
     expect(e.code).toBe('address_ambiguous');
     expect(e.details).toMatchObject({ candidate: { zpid: '2053953599' }, mismatch: ['unit'] });
   });
@@ -221,11 +239,32 @@ describe('createCollector: own collector with the provider as fallback', () => {
         if ((m as { data?: unknown }).data === 'started') resolve();
       };
     });
-    const pages = new PagePool({ workers: 1, maxQueue: 1, worker: compiledTestModule('collector/workers/gated-page-worker.ts') });
-    const task = { want: { zpid: '2146993218', building: false }, scrapedAt: NOW.toISOString(), now: NOW.toISOString() };
-    const own = new SelfHostedCollector({ origin: site.origin, suggestUrl: site.suggestUrl, client: new SiteClient({ budgetMs: 5_000 }), pages, clock: () => NOW });
+    const pages = new PagePool({
+      workers: 1,
+      maxQueue: 1,
+      worker: compiledTestModule('collector/workers/gated-page-worker.ts'),
+    });
+    const task = {
+      want: { zpid: '2146993218', building: false },
+      scrapedAt: NOW.toISOString(),
+      now: NOW.toISOString(),
+    };
+    const own = new SelfHostedCollector({
+      origin: site.origin,
+      suggestUrl: site.suggestUrl,
+      client: new SiteClient({ budgetMs: 5_000 }),
+      pages,
+      clock: () => NOW,
+    });
     const provider = new FallbackProvider({
-      url: platform.url, token: platform.token, actor: platform.actor, maxCostUsd: 0.05, maxCostCeilingUsd: 0.5, name: 'apify', timeoutMs: 5_000, clock: () => NOW,
+      url: platform.url,
+      token: platform.token,
+      actor: platform.actor,
+      maxCostUsd: 0.05,
+      maxCostCeilingUsd: 0.5,
+      name: 'apify',
+      timeoutMs: 5_000,
+      clock: () => NOW,
     });
     try {
       const reading = pages.read(Buffer.from(HOME), task);
@@ -253,8 +292,13 @@ describe('createCollector: own collector with the provider as fallback', () => {
       },
       resolveAddress: () => Promise.reject(new Error('unused')),
     };
-    const provider: Collector = { read: () => Promise.reject(new Error('the provider must not be called')), resolveAddress: () => Promise.reject(new Error('unused')) };
-    const e = await failure(new WithFallback(own, provider).read(target(LAKEVIEW, '15192198'), { signal: ac.signal, now: NOW }));
+    const provider: Collector = {
+      read: () => Promise.reject(new Error('the provider must not be called')),
+      resolveAddress: () => Promise.reject(new Error('unused')),
+    };
+    const e = await failure(
+      new WithFallback(own, provider).read(target(LAKEVIEW, '15192198'), { signal: ac.signal, now: NOW }),
+    );
     expect(e.code).toBe('upstream_blocked');
   });
 });
@@ -275,7 +319,9 @@ describe('createCollector: other compositions', () => {
     const e = await failure(c.read(target(LAKEVIEW, '15192198'), ctx()));
     expect(e.code).toBe('no_api_keys');
     expect(e.status).toBe(503);
-    expect((await failure(c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx()))).code).toBe('no_api_keys');
+    expect((await failure(c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx()))).code).toBe(
+      'no_api_keys',
+    );
     expect(site.requests).toEqual([]);
     expect(platform.calls).toEqual([]);
   });
@@ -283,7 +329,9 @@ describe('createCollector: other compositions', () => {
   it('LIVE_LOOKUPS_ENABLED=false → live_lookups_disabled, nothing called', async () => {
     const c = collector({ LIVE_LOOKUPS_ENABLED: 'false' });
     expect((await failure(c.read(target(ROSWELL, '2146993218'), ctx()))).code).toBe('live_lookups_disabled');
-    expect((await failure(c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx()))).code).toBe('live_lookups_disabled');
+    expect((await failure(c.resolveAddress(address('661 Lakeview Ave, San Francisco, CA 94112'), ctx()))).code).toBe(
+      'live_lookups_disabled',
+    );
     expect(site.requests).toEqual([]);
     expect(platform.calls).toEqual([]);
   });
@@ -292,11 +340,20 @@ describe('createCollector: other compositions', () => {
 describe('our own overload never starts a paid run', () => {
   it('upstream_busy site_slots_busy (no slot at the site in time) is returned as it is', async () => {
     const own = {
-      read: () => Promise.reject(new LookupError('upstream_busy', { details: { reason: 'site_slots_busy' }, retryAfter: 1 })),
-      resolveAddress: () => Promise.reject(new LookupError('upstream_busy', { details: { reason: 'site_slots_busy' }, retryAfter: 1 })),
+      read: () =>
+        Promise.reject(new LookupError('upstream_busy', { details: { reason: 'site_slots_busy' }, retryAfter: 1 })),
+      resolveAddress: () =>
+        Promise.reject(new LookupError('upstream_busy', { details: { reason: 'site_slots_busy' }, retryAfter: 1 })),
     };
     const provider = new FallbackProvider({
-      url: platform.url, token: platform.token, actor: platform.actor, maxCostUsd: 0.05, maxCostCeilingUsd: 0.5, name: 'apify', timeoutMs: 5_000, clock: () => NOW,
+      url: platform.url,
+      token: platform.token,
+      actor: platform.actor,
+      maxCostUsd: 0.05,
+      maxCostCeilingUsd: 0.5,
+      name: 'apify',
+      timeoutMs: 5_000,
+      clock: () => NOW,
     });
     const e = await failure(new WithFallback(own, provider).read(target(ROSWELL, '2146993218'), ctx()));
     expect(e.details).toEqual({ reason: 'site_slots_busy' });

@@ -88,7 +88,13 @@ const ALL_SET: Record<string, string> = {
 /** The other side of each exclusive pair (REDIS_CLUSTER_NODES, PORTAL_PROXY_URLS); CREDIT_WAIT_MS and WATCH_MIN_INTERVAL_SECONDS unset, so computed from set variables. */
 const ALL_SET_OTHERWISE: Record<string, string> = (() => {
   const { REDIS_URL, PORTAL_PROXY_URL, CREDIT_WAIT_MS, WATCH_MIN_INTERVAL_SECONDS, ...rest } = ALL_SET;
-  return { ...rest, NODE_ENV: 'prod', TRUST_PROXY: 'true', REDIS_CLUSTER_NODES: 'redis-a:7000, [::1]:7001', PORTAL_PROXY_URLS: 'http://a:1, socks5://b:2' };
+  return {
+    ...rest,
+    NODE_ENV: 'prod',
+    TRUST_PROXY: 'true',
+    REDIS_CLUSTER_NODES: 'redis-a:7000, [::1]:7001',
+    PORTAL_PROXY_URLS: 'http://a:1, socks5://b:2',
+  };
 })();
 
 /** What the old builder gave for {}; pageWorkers (PAGE_WORKERS unset: the CPUs) was those of the machine that printed it. */
@@ -350,8 +356,14 @@ describe('Config from the table of ENV fields', () => {
   it('the samples set every variable of ENV, and only those', () => {
     const names = Object.keys(ENV.properties);
     const set = new Set([...Object.keys(ALL_SET), ...Object.keys(ALL_SET_OTHERWISE)]);
-    expect(names.filter((n) => !set.has(n)), 'never set').toEqual([]);
-    expect([...set].filter((n) => !names.includes(n)), 'not in ENV').toEqual([]);
+    expect(
+      names.filter((n) => !set.has(n)),
+      'never set',
+    ).toEqual([]);
+    expect(
+      [...set].filter((n) => !names.includes(n)),
+      'not in ENV',
+    ).toEqual([]);
   });
 
   it('an empty environment gives what the hand-written builder gave', () => {

@@ -45,8 +45,14 @@ describe(`${CONFIGURATION_PAGE} against the environment schema`, () => {
   it('every schema variable has a row, and every row a schema entry', () => {
     const inSchema = Object.keys(schema).sort();
     const inPage = [...documented.keys()].sort();
-    expect(inSchema.filter((n) => !documented.has(n)), 'in the schema, missing from the page').toEqual([]);
-    expect(inPage.filter((n) => !(n in schema)), 'in the page, missing from the schema').toEqual([]);
+    expect(
+      inSchema.filter((n) => !documented.has(n)),
+      'in the schema, missing from the page',
+    ).toEqual([]);
+    expect(
+      inPage.filter((n) => !(n in schema)),
+      'in the page, missing from the schema',
+    ).toEqual([]);
   });
 
   it("each default is the schema's (literal default in backticks, its docDefault, or unset)", () => {
@@ -59,7 +65,9 @@ describe(`${CONFIGURATION_PAGE} against the environment schema`, () => {
   it('the check itself sees a changed default and a missing row', () => {
     const altered = page.replace('| `PORT` | `4000` |', '| `PORT` | `4001` |').replace(/^\| `HOST` .*\n/m, '');
     expect(altered).not.toBe(configurationPage());
-    const flat = new Map(configurationTable(altered).flatMap((r) => r.names.map((n, i) => [n, r.defaults[i]!] as const)));
+    const flat = new Map(
+      configurationTable(altered).flatMap((r) => r.names.map((n, i) => [n, r.defaults[i]!] as const)),
+    );
     expect(flat.get('PORT')).not.toBe(docsDefault(schema.PORT!));
     expect(flat.has('HOST')).toBe(false);
   });

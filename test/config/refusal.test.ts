@@ -49,7 +49,12 @@ describe('a bad environment stops the process', () => {
   });
 
   it('a fallback URL without its token, in production with a secret: the one problem', async () => {
-    const r = await start({ NODE_ENV: 'production', API_KEY_SECRET: 'a-real-secret-0001', FALLBACK_URL: 'https://api.example.com', FALLBACK_ACTOR: 'me/actor' });
+    const r = await start({
+      NODE_ENV: 'production',
+      API_KEY_SECRET: 'a-real-secret-0001',
+      FALLBACK_URL: 'https://api.example.com',
+      FALLBACK_ACTOR: 'me/actor',
+    });
     expect(r.code).toBe(EXIT_CONFIG);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
       'Configuration refused (1 problem; see docs/configuration.md):',

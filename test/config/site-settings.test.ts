@@ -17,7 +17,12 @@ const problems = (env: Record<string, string>): string[] => {
     return [];
   } catch (e) {
     if (!(e instanceof ConfigError)) throw e;
-    return e.report().trim().split('\n').slice(1).map((l) => l.trim());
+    return e
+      .report()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.trim());
   }
 };
 
@@ -26,18 +31,40 @@ describe('the own collector in the configuration', () => {
     const c = loadConfig({});
     expect(c.portalProxyUrls).toEqual([]);
     expect(c.site).toEqual({
-      maxConcurrency: 4, sessionDocuments: 3, sessionMaxAgeMs: 300_000, sessionGapMs: 2_000, warmUp: false, retries: 2, budgetMs: 20_000,
-      breakerProbeMs: 60_000, canaryZpids: [], canaryIntervalMs: 3_600_000,
+      maxConcurrency: 4,
+      sessionDocuments: 3,
+      sessionMaxAgeMs: 300_000,
+      sessionGapMs: 2_000,
+      warmUp: false,
+      retries: 2,
+      budgetMs: 20_000,
+      breakerProbeMs: 60_000,
+      canaryZpids: [],
+      canaryIntervalMs: 3_600_000,
     });
   });
 
   it('PORTAL_PROXY_URL keeps its {session}; PORTAL_PROXY_URLS is a list; the two are exclusive', () => {
-    expect(loadConfig({ PORTAL_PROXY_URL: 'http://user-session-{session}:pw@gw.example:7000' }).portalProxyUrls).toEqual(['http://user-session-{session}:pw@gw.example:7000']);
-    expect(loadConfig({ PORTAL_PROXY_URLS: 'http://a:1, socks5://b:2' }).portalProxyUrls).toEqual(['http://a:1', 'socks5://b:2']);
-    expect(problems({ PORTAL_PROXY_URL: 'http://a:1', PORTAL_PROXY_URLS: 'http://b:2' }).join('\n')).toContain('PORTAL_PROXY_URL and PORTAL_PROXY_URLS are exclusive');
-    expect(problems({ PORTAL_PROXY_URLS: 'http://a:1,ftp://b' }).join('\n')).toContain('PORTAL_PROXY_URLS must be a comma list');
-    expect(problems({ PORTAL_CANARY_ZPIDS: '123,abc' }).join('\n')).toContain('PORTAL_CANARY_ZPIDS (123,abc) must be a comma list of zpids');
-    expect(loadConfig({ PORTAL_CANARY_ZPIDS: '2146993218, 15192198' }).site.canaryZpids).toEqual(['2146993218', '15192198']);
+    expect(
+      loadConfig({ PORTAL_PROXY_URL: 'http://user-session-{session}:pw@gw.example:7000' }).portalProxyUrls,
+    ).toEqual(['http://user-session-{session}:pw@gw.example:7000']);
+    expect(loadConfig({ PORTAL_PROXY_URLS: 'http://a:1, socks5://b:2' }).portalProxyUrls).toEqual([
+      'http://a:1',
+      'socks5://b:2',
+    ]);
+    expect(problems({ PORTAL_PROXY_URL: 'http://a:1', PORTAL_PROXY_URLS: 'http://b:2' }).join('\n')).toContain(
+      'PORTAL_PROXY_URL and PORTAL_PROXY_URLS are exclusive',
+    );
+    expect(problems({ PORTAL_PROXY_URLS: 'http://a:1,ftp://b' }).join('\n')).toContain(
+      'PORTAL_PROXY_URLS must be a comma list',
+    );
+    expect(problems({ PORTAL_CANARY_ZPIDS: '123,abc' }).join('\n')).toContain(
+      'PORTAL_CANARY_ZPIDS (123,abc) must be a comma list of zpids',
+    );
+    expect(loadConfig({ PORTAL_CANARY_ZPIDS: '2146993218, 15192198' }).site.canaryZpids).toEqual([
+      '2146993218',
+      '15192198',
+    ]);
   });
 
   it('a session gets its own proxy session; a list is used in turn', () => {
@@ -55,15 +82,21 @@ describe('the own collector in the configuration', () => {
     warnIfNoProxy(loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 'x'.repeat(32) }), logger);
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatch(/PORTAL_PROXY_URL.*datacenter addresses are refused/);
-    warnIfNoProxy(loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 'x'.repeat(32), PORTAL_PROXY_URL: 'http://gw:1' }), logger);
+    warnIfNoProxy(
+      loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 'x'.repeat(32), PORTAL_PROXY_URL: 'http://gw:1' }),
+      logger,
+    );
     warnIfNoProxy(loadConfig({}), logger);
-    warnIfNoProxy(loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 'x'.repeat(32), SELF_HOSTED_ENABLED: 'false' }), logger);
+    warnIfNoProxy(
+      loadConfig({ NODE_ENV: 'production', API_KEY_SECRET: 'x'.repeat(32), SELF_HOSTED_ENABLED: 'false' }),
+      logger,
+    );
     expect(warned).toHaveLength(1);
   });
 });
 
 describe('a private CA for the site client', () => {
-  it('NODE_EXTRA_CA_CERTS alone: impit (which reads SSL_CERT_FILE) is given a bundle of Node\'s roots and those certificates', () => {
+  it("NODE_EXTRA_CA_CERTS alone: impit (which reads SSL_CERT_FILE) is given a bundle of Node's roots and those certificates", () => {
     const extra = join(mkdtempSync(join(tmpdir(), 'extra-ca-')), 'extra.pem');
     const pem = readFileSync(process.env.SSL_CERT_FILE!, 'utf8');
     writeFileSync(extra, pem);

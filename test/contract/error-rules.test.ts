@@ -4,19 +4,45 @@
 // row, with a value in every column.
 import { describe, expect, it } from 'vitest';
 import {
-  codesWith, ERROR_CODES, ERROR_RULES, hasRule, isAskerOnly, isFallbackEligible, isStaleEligible, isTransient, type ErrorCode, type ErrorRule,
+  codesWith,
+  ERROR_CODES,
+  ERROR_RULES,
+  hasRule,
+  isAskerOnly,
+  isFallbackEligible,
+  isStaleEligible,
+  isTransient,
+  type ErrorCode,
+  type ErrorRule,
 } from '../../src/contract/errors.js';
 
 const PINNED: Record<ErrorRule, readonly ErrorCode[]> = {
   // A failed read the last good record answers for (was STALE_FOR in lookup/live.ts).
   stale: [
-    'upstream_blocked', 'upstream_error', 'upstream_unreachable', 'upstream_bad_response', 'upstream_run_failed', 'upstream_busy',
-    'upstream_timeout', 'upstream_auth', 'upstream_quota', 'upstream_actor_missing', 'upstream_misconfigured',
+    'upstream_blocked',
+    'upstream_error',
+    'upstream_unreachable',
+    'upstream_bad_response',
+    'upstream_run_failed',
+    'upstream_busy',
+    'upstream_timeout',
+    'upstream_auth',
+    'upstream_quota',
+    'upstream_actor_missing',
+    'upstream_misconfigured',
   ],
   // Own-collector failures handed to the fallback provider (was FALLBACK_CODES in collector/with-fallback.ts).
   fallback: ['upstream_blocked', 'upstream_bad_response', 'upstream_busy', 'upstream_timeout', 'upstream_unreachable'],
   // Answers not kept for an Idempotency-Key's retries (was TRANSIENT in lookup/idempotency.ts).
-  transient: ['rate_limited', 'store_unavailable', 'upstream_busy', 'internal', 'batch_deadline', 'missing_api_key', 'invalid_api_key'],
+  transient: [
+    'rate_limited',
+    'store_unavailable',
+    'upstream_busy',
+    'internal',
+    'batch_deadline',
+    'missing_api_key',
+    'invalid_api_key',
+  ],
   // A leader's failure its followers do not share (was NOT_OURS in lookup/live.ts).
   askerOnly: ['batch_deadline', 'credits_exhausted', 'spend_limit_reached', 'live_lookups_capped'],
 };
@@ -37,7 +63,8 @@ describe('the rules of the error table', () => {
 
   it('every code has a value (true or false) in every column', () => {
     for (const code of codes) {
-      for (const rule of ERROR_RULES) expect(typeof (ERROR_CODES[code] as Record<string, unknown>)[rule], `${code}.${rule}`).toBe('boolean');
+      for (const rule of ERROR_RULES)
+        expect(typeof (ERROR_CODES[code] as Record<string, unknown>)[rule], `${code}.${rule}`).toBe('boolean');
     }
   });
 
@@ -52,7 +79,8 @@ describe('the rules of the error table', () => {
 
   it("a string that is no code of the table has none of the rules (a GraphQL framework's code, say)", () => {
     for (const rule of ERROR_RULES) {
-      for (const code of ['unknown', 'GRAPHQL_VALIDATION_FAILED', 'toString', 'constructor', '']) expect(IS[rule](code), `${code}.${rule}`).toBe(false);
+      for (const code of ['unknown', 'GRAPHQL_VALIDATION_FAILED', 'toString', 'constructor', ''])
+        expect(IS[rule](code), `${code}.${rule}`).toBe(false);
     }
   });
 

@@ -9,8 +9,19 @@ import fc from 'fast-check';
 import { isInputObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import {
-  BATCH_BODY_KEYS, BatchRequest, INPUT_SCHEMAS, isLookupError, ITEM_OPTION_KEYS, LOCATOR_KEYS, LOOKUP_QUERY_KEYS, LookupQuery, MAX_BATCH_ITEMS,
-  OPTION_FIELDS, parseBatchBody, parseLookupQuery, STATUS_HINTS,
+  BATCH_BODY_KEYS,
+  BatchRequest,
+  INPUT_SCHEMAS,
+  isLookupError,
+  ITEM_OPTION_KEYS,
+  LOCATOR_KEYS,
+  LOOKUP_QUERY_KEYS,
+  LookupQuery,
+  MAX_BATCH_ITEMS,
+  OPTION_FIELDS,
+  parseBatchBody,
+  parseLookupQuery,
+  STATUS_HINTS,
 } from '../../src/contract/index.js';
 import { schema as graphqlSchema } from '../../src/graphql/index.js';
 import { toGraphqlName } from '../../src/graphql/typebox.js';
@@ -111,7 +122,11 @@ const items = (n: number) => Array.from({ length: n }, (_, i) => ({ zpid: String
 
 const BODIES: Array<[string, unknown, Verdict]> = [
   ['one zpid', { items: [{ zpid: '2146993218' }] }, 'ok'],
-  ['every item form and option', { items: [HOME, ADDRESS, { url: HOME }, { address: ADDRESS }, { zpid: '7' }], status: 'sold', raw: true }, 'ok'],
+  [
+    'every item form and option',
+    { items: [HOME, ADDRESS, { url: HOME }, { address: ADDRESS }, { zpid: '7' }], status: 'sold', raw: true },
+    'ok',
+  ],
   [`${MAX_BATCH_ITEMS} items`, { items: items(MAX_BATCH_ITEMS) }, 'ok'],
   ['not an object', [], 'bad_body'],
   ['no items', {}, 'bad_body'],
@@ -127,12 +142,27 @@ const BODIES: Array<[string, unknown, Verdict]> = [
   ['an item with an unknown key', { items: [{ foo: 'bar' }] }, 'bad_param'],
   ['an item with two locators', { items: [{ url: HOME, zpid: '1' }] }, 'bad_param'],
   ['an item with a bad zpid', { items: [{ zpid: 'abc' }] }, 'bad_param'],
-  ['items with their own max_age, over the batch\'s', { items: [{ zpid: '1', max_age: 0 }, { url: HOME, max_age: 86_400 }], max_age: 60, stale: false }, 'ok'],
+  [
+    "items with their own max_age, over the batch's",
+    {
+      items: [
+        { zpid: '1', max_age: 0 },
+        { url: HOME, max_age: 86_400 },
+      ],
+      max_age: 60,
+      stale: false,
+    },
+    'ok',
+  ],
   ['an item max_age past a day', { items: [{ zpid: '1', max_age: 86_401 }] }, 'bad_param'],
   ['an item max_age as text', { items: [{ zpid: '1', max_age: '60' }] }, 'bad_param'],
   ['a fractional max_age', { items: [{ zpid: '1' }], max_age: 1.5 }, 'bad_param'],
   ['stale as text', { items: [{ zpid: '1' }], stale: 'false' }, 'bad_param'],
-  ['an item with raw beside its locator (raw is the batch\'s)', { items: [{ address: ADDRESS, max_age: 5, raw: true }] }, 'bad_param'],
+  [
+    "an item with raw beside its locator (raw is the batch's)",
+    { items: [{ address: ADDRESS, max_age: 5, raw: true }] },
+    'bad_param',
+  ],
   ['a short string item', { items: ['x'] }, 'bad_param'],
   ['a link item over the limit', { items: [linkOf(501)] }, 'bad_param'],
   ['an address item over the limit', { items: [{ address: addressOf(201) }] }, 'bad_param'],
@@ -146,7 +176,8 @@ const BODIES_BEYOND_SCHEMA: Array<[string, unknown]> = [
 
 const schemaAcceptsQuery = (q: Record<string, unknown>) => checkQuery(structuredClone(q));
 /** Test titles with the verdict after the name. */
-const titled = <T>(cases: Array<[string, T, Verdict]>) => cases.map(([name, sample, verdict]) => [`${name} → ${verdict}`, sample, verdict] as const);
+const titled = <T>(cases: Array<[string, T, Verdict]>) =>
+  cases.map(([name, sample, verdict]) => [`${name} → ${verdict}`, sample, verdict] as const);
 
 describe('the query string of GET /v1/portal/property: schema and validator agree', () => {
   it.each(titled(QUERIES))('%s', (_name, query, verdict) => {
@@ -200,7 +231,12 @@ describe('the body of POST /v1/portal/batch: schema and validator agree', () => 
   });
 
   it('agree on any options and unknown fields beside valid items (a new option without a rule fails here)', () => {
-    const value = fc.oneof(fc.boolean(), fc.constantFrom(...OPTION_LITERALS, 'true', 'rented', ''), fc.integer(), fc.constant(null));
+    const value = fc.oneof(
+      fc.boolean(),
+      fc.constantFrom(...OPTION_LITERALS, 'true', 'rented', ''),
+      fc.integer(),
+      fc.constant(null),
+    );
     const keys = fc.constantFrom(...Object.keys(OPTION_FIELDS), 'Raw', 'item');
     // One leniency, on purpose: the validator reads an option sent as null as not sent (GraphQL hands
     // it null for an argument given as null); the schema describes what to send, so without the null.
@@ -230,7 +266,10 @@ describe('the faces take their inputs from the contract', () => {
   it('OpenAPI: the batch body is BatchRequest, with the item limit and no other keys', () => {
     const body = openapi.components.schemas.BatchRequest;
     expect(Object.keys(body.properties)).toEqual([...BATCH_BODY_KEYS]);
-    expect(body).toMatchObject({ additionalProperties: false, properties: { items: { minItems: 1, maxItems: MAX_BATCH_ITEMS } } });
+    expect(body).toMatchObject({
+      additionalProperties: false,
+      properties: { items: { minItems: 1, maxItems: MAX_BATCH_ITEMS } },
+    });
   });
 
   it('GraphQL: property takes the query keys, properties the body keys, LookupItem the locators and maxAge (camelCase)', () => {
@@ -239,14 +278,22 @@ describe('the faces take their inputs from the contract', () => {
     expect(query.property!.args.every((a) => !String(a.type).endsWith('!'))).toBe(true);
     const bodyArgs = query.properties!.args.filter((a) => BATCH_BODY_KEYS.map(toGraphqlName).includes(a.name));
     expect(bodyArgs.map((a) => [a.name, String(a.type)]).sort()).toEqual(
-      [['items', '[LookupItem!]!'], ['maxAge', 'Int'], ['raw', 'Boolean'], ['stale', 'Boolean'], ['status', 'StatusHint']].sort(),
+      [
+        ['items', '[LookupItem!]!'],
+        ['maxAge', 'Int'],
+        ['raw', 'Boolean'],
+        ['stale', 'Boolean'],
+        ['status', 'StatusHint'],
+      ].sort(),
     );
     expect([...BATCH_BODY_KEYS].sort()).toEqual(['items', 'max_age', 'raw', 'stale', 'status']);
     const item = graphqlSchema.getType('LookupItem');
     if (!isInputObjectType(item)) throw new Error('LookupItem is not an input type');
     // Not @oneOf (it has maxAge beside the locator): one locator per item is the validator's rule.
     expect(item.isOneOf).toBe(false);
-    expect(Object.keys(item.getFields()).sort()).toEqual([...LOCATOR_KEYS, ...ITEM_OPTION_KEYS].map(toGraphqlName).sort());
+    expect(Object.keys(item.getFields()).sort()).toEqual(
+      [...LOCATOR_KEYS, ...ITEM_OPTION_KEYS].map(toGraphqlName).sort(),
+    );
     expect(item.getFields().zpid!.description).toBe(openapi.paths['/v1/portal/property'].get.parameters[1].description);
   });
 });

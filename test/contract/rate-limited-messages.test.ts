@@ -15,7 +15,9 @@ describe('rate_limited messages', () => {
   it("a key's limits say which one was met", () => {
     const perMinute = rateLimitedError({ limit: 60, remaining: 2, resetSeconds: 17 }, 5);
     expect(perMinute.code).toBe('rate_limited');
-    expect(perMinute.message).toBe('This API key is over its limit of 60 lookups per minute. Retry after the retry-after header.');
+    expect(perMinute.message).toBe(
+      'This API key is over its limit of 60 lookups per minute. Retry after the retry-after header.',
+    );
     const live = liveCapError(4);
     expect(live.code).toBe('rate_limited');
     expect(live.message).toBe('This API key already has 4 live lookups running. Retry when one has finished.');

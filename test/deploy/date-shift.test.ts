@@ -31,10 +31,13 @@ describe('the date-shift preload', () => {
 
   it('moves Date.now, new Date() and Date(), and leaves the rest of Date as it is', () => {
     const before = realNow();
-    const out = shifted('365d', `{ now: Date.now(), made: new Date().getTime(), text: Date(), epoch: new Date(0).toISOString(),
+    const out = shifted(
+      '365d',
+      `{ now: Date.now(), made: new Date().getTime(), text: Date(), epoch: new Date(0).toISOString(),
       parsed: Date.parse('2020-01-01T00:00:00Z'), utc: Date.UTC(2020, 0, 1), isDate: new Date() instanceof Date,
       native: require('node:fs').statSync('.').mtime instanceof Date, ctor: new Date().constructor === Date, name: Date.name,
-      sub: (() => { class D extends Date {} return new D(5).getTime(); })(), mono: performance.timeOrigin < Date.now() - 300 * 86400000 }`) as Record<string, unknown>;
+      sub: (() => { class D extends Date {} return new D(5).getTime(); })(), mono: performance.timeOrigin < Date.now() - 300 * 86400000 }`,
+    ) as Record<string, unknown>;
     const after = realNow();
     for (const k of ['now', 'made'] as const) {
       expect(out[k]).toBeGreaterThanOrEqual(before + 365 * DAY);
@@ -42,7 +45,14 @@ describe('the date-shift preload', () => {
     }
     expect(new Date(out.text as string).getUTCFullYear()).toBe(new Date(before + 365 * DAY).getUTCFullYear());
     expect(out).toMatchObject({
-      epoch: '1970-01-01T00:00:00.000Z', parsed: 1577836800000, utc: 1577836800000, isDate: true, native: true, ctor: true, name: 'Date', sub: 5,
+      epoch: '1970-01-01T00:00:00.000Z',
+      parsed: 1577836800000,
+      utc: 1577836800000,
+      isDate: true,
+      native: true,
+      ctor: true,
+      name: 'Date',
+      sub: 5,
       // Monotonic time is not moved: timers and durations stay true.
       mono: true,
     });

@@ -10,7 +10,13 @@ import type { TSchema } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { ENV, loadConfig } from '../../src/config.js';
-import { CONTRACT_SCHEMAS, ERROR_CODES, ErrorEnvelope, MAX_BODY_BYTES, type ErrorCode } from '../../src/contract/index.js';
+import {
+  CONTRACT_SCHEMAS,
+  ERROR_CODES,
+  ErrorEnvelope,
+  MAX_BODY_BYTES,
+  type ErrorCode,
+} from '../../src/contract/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -18,14 +24,28 @@ const exists = (path: string): boolean => existsSync(new URL(`../../${path}`, im
 
 // ---- Dockerfile ----------------------------------------------------------------------------------
 
-interface Instruction { op: string; args: string }
-interface Stage { from: string; name?: string; body: Instruction[] }
+interface Instruction {
+  op: string;
+  args: string;
+}
+interface Stage {
+  from: string;
+  name?: string;
+  body: Instruction[];
+}
 
 /** Instructions per stage: comments dropped, continued lines joined. */
 function parseDockerfile(text: string): Stage[] {
-  const joined = text.split('\n').filter((l) => !/^\s*#/.test(l)).join('\n').replace(/\\\n\s*/g, ' ');
+  const joined = text
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\\\n\s*/g, ' ');
   const stages: Stage[] = [];
-  for (const line of joined.split('\n').map((l) => l.trim()).filter(Boolean)) {
+  for (const line of joined
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     const [, op, args] = /^(\w+)\s+(.*)$/.exec(line)!;
     if (op!.toUpperCase() === 'FROM') {
       const [from, , name] = args!.split(/\s+/);
@@ -77,7 +97,10 @@ const seconds = (d: string): number => {
 const operationsPage = read('docs/operations.md');
 /** Variables named in the first column of docs/configuration.md's table (generated from the schema). */
 const documentedVariables = new Set(
-  read('docs/configuration.md').split('\n').filter((l) => l.startsWith('| `')).flatMap((l) => [...l.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)),
+  read('docs/configuration.md')
+    .split('\n')
+    .filter((l) => l.startsWith('| `'))
+    .flatMap((l) => [...l.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)),
 );
 const schemaVariables = new Set(Object.keys(ENV.properties));
 
@@ -139,7 +162,10 @@ describe('Dockerfile', () => {
   it('every package the service imports at run time is a production dependency (the image has no others)', () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
     const imported = new Set<string>();
-    for (const file of readdirSync(new URL('../../src/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
+    for (const file of readdirSync(new URL('../../src/', import.meta.url), {
+      recursive: true,
+      encoding: 'utf8',
+    }).filter((f) => f.endsWith('.ts'))) {
       const text = read(`src/${file}`);
       const specifiers = [
         ...[...text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms)].map((m) => m[1]!),
@@ -190,7 +216,15 @@ describe('docker-compose.yml', () => {
         expect(documentedVariables, `${name}: ${variable} in docs/configuration.md's table`).toContain(variable);
       }
       // With the image's environment below it and the operator's secret filled in, the configuration is valid.
-      const filled = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 'operator-secret-at-least-16-chars', ACCOUNTS_FILE_HOST: './a.json' })]));
+      const filled = Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [
+          k,
+          substitute(String(v), {
+            API_KEY_SECRET: 'operator-secret-at-least-16-chars',
+            ACCOUNTS_FILE_HOST: './a.json',
+          }),
+        ]),
+      );
       const config = loadConfig({ ...dockerEnv(runtime), ...filled });
       expect(config.port, name).toBe(Number(ofStage(runtime, 'EXPOSE')[0]));
       expect(config.redisUrl).toBe('redis://redis:6379');
@@ -200,7 +234,10 @@ describe('docker-compose.yml', () => {
       const graceMs = config.shutdownGraceMs + 3_000;
       expect(seconds(service.stop_grace_period!) * 1000, name).toBeGreaterThan(graceMs);
       // The accounts file the variable names is the one mounted.
-      expect(service.volumes!.some((v) => v.endsWith(`:${env.ACCOUNTS_FILE}:ro`)), name).toBe(true);
+      expect(
+        service.volumes!.some((v) => v.endsWith(`:${env.ACCOUNTS_FILE}:ro`)),
+        name,
+      ).toBe(true);
     }
     // Redis keeps every charge (docs/scaling.md): append-only, fsync always.
     expect(compose.services.redis!.command!.join(' ')).toContain('--appendonly yes --appendfsync always');
@@ -211,9 +248,16 @@ describe('docker-compose.yml', () => {
     expect(worker.build).toBeUndefined();
     expect(worker.image).toBe(apiServices[0]![1].image);
     expect(worker.command).toEqual(['node', 'dist/worker.js']);
-    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.worker).toBe('node dist/worker.js');
+    expect((JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.worker).toBe(
+      'node dist/worker.js',
+    );
     expect(worker.healthcheck).toEqual({ disable: true });
-    const filled = Object.fromEntries(Object.entries(worker.environment!).map(([k, v]) => [k, substitute(String(v), { API_KEY_SECRET: 'operator-secret-at-least-16-chars', ACCOUNTS_FILE_HOST: './a.json' })]));
+    const filled = Object.fromEntries(
+      Object.entries(worker.environment!).map(([k, v]) => [
+        k,
+        substitute(String(v), { API_KEY_SECRET: 'operator-secret-at-least-16-chars', ACCOUNTS_FILE_HOST: './a.json' }),
+      ]),
+    );
     const config = loadConfig({ ...dockerEnv(runtime), ...filled });
     // The queues are the instances' Redis, and the worker stops within compose's grace as they do.
     expect(config.redisUrl).toBe('redis://redis:6379');
@@ -251,7 +295,11 @@ describe('docker-compose.yml', () => {
     const mask = 2 ** (32 - Number(bits));
     expect(Math.floor(asNumber(nginxAddress) / mask)).toBe(Math.floor(asNumber(net!) / mask));
     for (const [name, service] of apiServices) {
-      const filled = { ...dockerEnv(runtime), ...service.environment!, API_KEY_SECRET: 'operator-secret-at-least-16-chars' };
+      const filled = {
+        ...dockerEnv(runtime),
+        ...service.environment!,
+        API_KEY_SECRET: 'operator-secret-at-least-16-chars',
+      };
       expect(loadConfig(filled).trustProxy, name).toEqual([nginxAddress]);
     }
     // nginx appends the address it saw: the last entry, the one a trusted nginx vouches for.
@@ -262,7 +310,11 @@ describe('docker-compose.yml', () => {
     const conf = read('deploy/nginx.conf');
     const readTimeout = seconds(/^\s*proxy_read_timeout (\S+);$/m.exec(conf)![1]!) * 1000;
     for (const [name, service] of apiServices) {
-      const filled = { ...dockerEnv(runtime), ...service.environment!, API_KEY_SECRET: 'operator-secret-at-least-16-chars' };
+      const filled = {
+        ...dockerEnv(runtime),
+        ...service.environment!,
+        API_KEY_SECRET: 'operator-secret-at-least-16-chars',
+      };
       const config = loadConfig(filled);
       expect(readTimeout, name).toBeGreaterThan(config.batchDeadlineMs);
       expect(readTimeout, name).toBeGreaterThan(config.lookupTimeoutMs);
@@ -300,30 +352,38 @@ describe("nginx's error answers (deploy/nginx.conf)", () => {
     expect(covered).toEqual([400, 404, 408, 413, 414, 494, 500, 502, 503, 504]);
   });
 
-  it.each(errorPages.map((e) => [e.uri, e] as const))('%s answers in the envelope, with its code, status and the v1 headers', (_uri, page) => {
-    const block = locationBlock(page.uri);
-    expect(block).toMatch(/^\s*internal;$/m);
-    expect(block).toMatch(/^\s*default_type application\/json;$/m);
-    expect(block).toMatch(/^\s*add_header x-api-version v1 always;$/m);
-    expect(block).toMatch(/^\s*add_header cache-control no-store always;$/m);
-    expect(block).toMatch(/^\s*add_header x-request-id \$request_id always;$/m);
-    const ret = /^\s*return (\d{3}) '(.*)';$/m.exec(block);
-    expect(ret, page.uri).not.toBeNull();
-    expect(Number(ret![1])).toBe(page.status);
-    // nginx fills the variables; what it sends must then be the envelope.
-    const body = JSON.parse(ret![2]!.replace('$took_ms', '12').replace('$request_id', '0123456789abcdef0123456789abcdef'));
-    expect([...Value.Errors(ErrorEnvelope, refs, body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
-    const code = body.error.code as ErrorCode;
-    expect(ERROR_CODES[code].status, code).toBe(page.status);
-    expect(body.meta.request_id).toBe('0123456789abcdef0123456789abcdef');
-    // A code with a wait in the table sends retry-after, as the service does.
-    const retryAfter = /^\s*add_header retry-after (\d+) always;$/m.exec(block);
-    expect(retryAfter !== null, code).toBe('retryAfter' in ERROR_CODES[code]);
-  });
+  it.each(errorPages.map((e) => [e.uri, e] as const))(
+    '%s answers in the envelope, with its code, status and the v1 headers',
+    (_uri, page) => {
+      const block = locationBlock(page.uri);
+      expect(block).toMatch(/^\s*internal;$/m);
+      expect(block).toMatch(/^\s*default_type application\/json;$/m);
+      expect(block).toMatch(/^\s*add_header x-api-version v1 always;$/m);
+      expect(block).toMatch(/^\s*add_header cache-control no-store always;$/m);
+      expect(block).toMatch(/^\s*add_header x-request-id \$request_id always;$/m);
+      const ret = /^\s*return (\d{3}) '(.*)';$/m.exec(block);
+      expect(ret, page.uri).not.toBeNull();
+      expect(Number(ret![1])).toBe(page.status);
+      // nginx fills the variables; what it sends must then be the envelope.
+      const body = JSON.parse(
+        ret![2]!.replace('$took_ms', '12').replace('$request_id', '0123456789abcdef0123456789abcdef'),
+      );
+      expect([...Value.Errors(ErrorEnvelope, refs, body)].map((e) => `${e.path}: ${e.message}`)).toEqual([]);
+      const code = body.error.code as ErrorCode;
+      expect(ERROR_CODES[code].status, code).toBe(page.status);
+      expect(body.meta.request_id).toBe('0123456789abcdef0123456789abcdef');
+      // A code with a wait in the table sends retry-after, as the service does.
+      const retryAfter = /^\s*add_header retry-after (\d+) always;$/m.exec(block);
+      expect(retryAfter !== null, code).toBe('retryAfter' in ERROR_CODES[code]);
+    },
+  );
 
   it('reads $took_ms from $request_time in whole milliseconds', () => {
     // The map's cases, applied as nginx would (first matching regex wins).
-    const map = nginx.slice(nginx.indexOf('map $request_time $took_ms {'), nginx.indexOf('}', nginx.indexOf('map $request_time')));
+    const map = nginx.slice(
+      nginx.indexOf('map $request_time $took_ms {'),
+      nginx.indexOf('}', nginx.indexOf('map $request_time')),
+    );
     const cases = [...map.matchAll(/"~(.+)"\s+(\S+);/g)].map((m) => ({ re: new RegExp(m[1]!), to: m[2]! }));
     const tookMs = (t: string): string => {
       for (const c of cases) {
@@ -343,7 +403,10 @@ describe("nginx's error answers (deploy/nginx.conf)", () => {
 });
 
 describe('ignore files', () => {
-  const lines = (path: string) => read(path).split('\n').map((l) => l.trim().replace(/\/$/, ''));
+  const lines = (path: string) =>
+    read(path)
+      .split('\n')
+      .map((l) => l.trim().replace(/\/$/, ''));
   it("the image's build context leaves out local scratch folders (Node 24 of .ci/run, .tmp)", () => {
     expect(lines('.dockerignore')).toEqual(expect.arrayContaining(['.tmp', '.tmp-node24', 'node_modules']));
   });

@@ -41,7 +41,11 @@ describe('REST: meta.match on address lookups', () => {
     const r = await byAddress('661 Lakeview Avenue, San Francisco, CA');
     expect(r.status).toBe(200);
     expect(r.body.data.zpid).toBe('15192198');
-    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, cache_key: 'addr:661 lakeview ave, san francisco, ca' });
+    expect(r.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      cache_key: 'addr:661 lakeview ave, san francisco, ca',
+    });
     expect(reads(SUGGEST_PATH)).toBe(suggestions + 1);
     expect(r.body.meta.match).toEqual({
       input: '661 Lakeview Avenue, San Francisco, CA',
@@ -55,12 +59,16 @@ describe('REST: meta.match on address lookups', () => {
     });
   });
 
-  it("a spelling that normalizes like the first hits its alias (no resolution) and still reports its own match", async () => {
+  it('a spelling that normalizes like the first hits its alias (no resolution) and still reports its own match', async () => {
     const suggestions = reads(SUGGEST_PATH);
     const input = '661 LAKEVIEW AVENUE  San Francisco CA 94112-1234';
     const r = await byAddress(input);
     expect(r.headers.get('x-cache')).toBe('HIT');
-    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, cache_key: 'addr:661 lakeview ave, san francisco, ca 94112' });
+    expect(r.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      cache_key: 'addr:661 lakeview ave, san francisco, ca 94112',
+    });
     expect(reads(SUGGEST_PATH)).toBe(suggestions);
     expect(r.body.meta.match).toEqual({
       input,
@@ -86,10 +94,14 @@ describe('REST: meta.match on address lookups', () => {
     const one = await svc.get('/v1/portal/property?zpid=15192198');
     expect(one.body.meta.cached).toBe(true);
     expect(one.body.meta).not.toHaveProperty('match');
-    const link = await svc.get(`/v1/portal/property?${q({ url: 'https://www.zillow.com/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' })}`);
+    const link = await svc.get(
+      `/v1/portal/property?${q({ url: 'https://www.zillow.com/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' })}`,
+    );
     expect(link.body.meta.cached).toBe(true);
     expect(link.body.meta).not.toHaveProperty('match');
-    const batch = await svc.post('/v1/portal/batch', { items: [{ address: '661 Lakeview Ave, San Francisco, California 94112' }, { zpid: '15192198' }] });
+    const batch = await svc.post('/v1/portal/batch', {
+      items: [{ address: '661 Lakeview Ave, San Francisco, California 94112' }, { zpid: '15192198' }],
+    });
     expect(batch.status).toBe(200);
     expect(batch.body.data[0].meta.match).toMatchObject({
       confidence: 0.98,
@@ -131,7 +143,7 @@ describe('GraphQL: meta.match', () => {
     });
   });
 
-  it("a cached alias hit reports the match of the spelling given", async () => {
+  it('a cached alias hit reports the match of the spelling given', async () => {
     const p = await lookup({ address: '55 legacy fixture STREET, denver, co 80205' });
     expect(p.meta).toMatchObject({ cached: true, cacheKey: 'addr:55 legacy fixture st, denver, co 80205' });
     expect(p.meta.match).toMatchObject({

@@ -36,7 +36,19 @@ beforeAll(async () => {
   };
   a = await start();
   b = await start();
-  await a.store.putEntry(HOME, { record: '{"zpid":"777000777"}', fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000777', sections: everySection('present'), storedAt: Date.now() }, null, 3600_000);
+  await a.store.putEntry(
+    HOME,
+    {
+      record: '{"zpid":"777000777"}',
+      fetchedAt: '2026-03-01T12:00:00.000Z',
+      source: { provider: 'self_hosted', note: 'planted by the test' },
+      zpid: '777000777',
+      sections: everySection('present'),
+      storedAt: Date.now(),
+    },
+    null,
+    3600_000,
+  );
 });
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);

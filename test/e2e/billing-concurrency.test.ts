@@ -106,7 +106,12 @@ function watchingLocks(store: RedisStore, instance: number): RedisStore {
 const COMMAND_TIMEOUT_MS = 5_000;
 
 /** Three instances on one Redis; with `gated`, the site answers only once the test opens the gate. */
-async function cluster(accounts: Record<string, AccountSeed>, env: Record<string, string>, latencyMs = 120, gated = false): Promise<void> {
+async function cluster(
+  accounts: Record<string, AccountSeed>,
+  env: Record<string, string>,
+  latencyMs = 120,
+  gated = false,
+): Promise<void> {
   prefix = `e2e${randomUUID().slice(0, 8)}:`;
   lockWaits.clear();
   replay = await startReplayServer({ host: '127.0.0.1', port: 0, latencyMs });
@@ -114,17 +119,22 @@ async function cluster(accounts: Record<string, AccountSeed>, env: Record<string
   for (let i = 0; i < INSTANCES; i++) {
     const store = await RedisStore.connect(redis.url, { prefix, commandTimeoutMs: COMMAND_TIMEOUT_MS });
     stores.push(store);
-    services.push(await startTestService({
-      store: watchingLocks(store, i), accounts, clock: () => NOW, replayServer: replay,
-      env: {
-        LOG_LEVEL: 'silent',
-        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-        LEASE_TTL_MS: String(3 * COMMAND_TIMEOUT_MS),
-        // Every home's read held at the gate at once: as many documents in flight as homes.
-        ...(proxy ? { PORTAL_ORIGIN: proxy.origin, PORTAL_MAX_CONCURRENCY: String(Object.keys(HOMES).length) } : {}),
-        ...env,
-      },
-    }));
+    services.push(
+      await startTestService({
+        store: watchingLocks(store, i),
+        accounts,
+        clock: () => NOW,
+        replayServer: replay,
+        env: {
+          LOG_LEVEL: 'silent',
+          REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+          LEASE_TTL_MS: String(3 * COMMAND_TIMEOUT_MS),
+          // Every home's read held at the gate at once: as many documents in flight as homes.
+          ...(proxy ? { PORTAL_ORIGIN: proxy.origin, PORTAL_MAX_CONCURRENCY: String(Object.keys(HOMES).length) } : {}),
+          ...env,
+        },
+      }),
+    );
   }
 }
 
@@ -172,7 +182,10 @@ async function checkBooks(outcomes: Outcome[], ids: Map<string, string>): Promis
   // Per account: the ledger and the credits the account was answered agree.
   for (const [name, id] of ids) {
     const credits = outcomes.filter((o) => o.account === name).reduce((n, o) => n + o.credits, 0);
-    expect(ledger.filter((e) => e.accountId === id), name).toHaveLength(credits);
+    expect(
+      ledger.filter((e) => e.accountId === id),
+      name,
+    ).toHaveLength(credits);
   }
   return ledger;
 }
@@ -193,9 +206,17 @@ function tally(outcomes: Outcome[]): Record<string, number> {
 describe('billing across several instances on one Redis (REST, replay site)', { timeout: 120_000 }, () => {
   it('hundreds of lookups of the same homes, arriving over time on 3 instances: one upstream read and one charge per home', async () => {
     const accounts: Record<string, AccountSeed> = {};
-    for (let i = 0; i < 24; i++) accounts[`free${i}`] = { key: `e2e_free_key_${String(i).padStart(4, '0')}`, plan: 'free', allotment: 2 };
+    for (let i = 0; i < 24; i++)
+      accounts[`free${i}`] = { key: `e2e_free_key_${String(i).padStart(4, '0')}`, plan: 'free', allotment: 2 };
     for (let i = 0; i < 8; i++) {
-      accounts[`paid${i}`] = { key: `e2e_paid_key_${String(i).padStart(4, '0')}`, plan: 'paid', included: 1, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0.05 };
+      accounts[`paid${i}`] = {
+        key: `e2e_paid_key_${String(i).padStart(4, '0')}`,
+        plan: 'paid',
+        included: 1,
+        overage: true,
+        overageRateUsd: 0.05,
+        spendLimitUsd: 0.05,
+      };
     }
     await cluster(accounts, { DAILY_LIVE_LOOKUP_BUDGET: '1000' });
     const names = Object.keys(accounts);
@@ -243,14 +264,21 @@ describe('billing across several instances on one Redis (REST, replay site)', { 
     // read (each is refused the home's lock); only then does the site answer.
     const firsts = zpids.map((zpid) => lookup(0, accounts.a!.key, 'a', zpid));
     await proxy!.arrived(zpids.length);
-    const others = zpids.flatMap((zpid) => [lookup(1, accounts.b!.key, 'b', zpid), lookup(2, accounts.b!.key, 'b', zpid)]);
+    const others = zpids.flatMap((zpid) => [
+      lookup(1, accounts.b!.key, 'b', zpid),
+      lookup(2, accounts.b!.key, 'b', zpid),
+    ]);
     await waitedFor(2 * zpids.length);
     proxy!.open();
     const outcomes = [...(await Promise.all(firsts)), ...(await Promise.all(others))];
     // The followers were served from the read they waited for: hits, no charge.
-    for (const o of outcomes.filter((x) => x.account === 'b')) expect(o, JSON.stringify(o)).toMatchObject({ status: 200, cached: true, credits: 0 });
+    for (const o of outcomes.filter((x) => x.account === 'b'))
+      expect(o, JSON.stringify(o)).toMatchObject({ status: 200, cached: true, credits: 0 });
     const ledger = await stores[0]!.ledger();
-    console.info('[e2e/billing overlap]', JSON.stringify({ outcomes: tally(outcomes), upstreamRequests: replay!.requests.length, charged: ledger.length }));
+    console.info(
+      '[e2e/billing overlap]',
+      JSON.stringify({ outcomes: tally(outcomes), upstreamRequests: replay!.requests.length, charged: ledger.length }),
+    );
     for (const o of outcomes) expect(o.status, JSON.stringify(o)).toBe(200);
     await checkBooks(outcomes, accountIds(accounts));
     for (const [zpid, path] of Object.entries(HOMES)) {
@@ -262,9 +290,17 @@ describe('billing across several instances on one Redis (REST, replay site)', { 
 
   it('rounds of concurrent lookups as the cache expires: no account over its allotment, credits == ledger == counters', async () => {
     const accounts: Record<string, AccountSeed> = {};
-    for (let i = 0; i < 16; i++) accounts[`free${i}`] = { key: `e2e_rfree_key_${String(i).padStart(4, '0')}`, plan: 'free', allotment: 1 };
+    for (let i = 0; i < 16; i++)
+      accounts[`free${i}`] = { key: `e2e_rfree_key_${String(i).padStart(4, '0')}`, plan: 'free', allotment: 1 };
     for (let i = 0; i < 4; i++) {
-      accounts[`paid${i}`] = { key: `e2e_rpaid_key_${String(i).padStart(4, '0')}`, plan: 'paid', included: 1, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0.05 };
+      accounts[`paid${i}`] = {
+        key: `e2e_rpaid_key_${String(i).padStart(4, '0')}`,
+        plan: 'paid',
+        included: 1,
+        overage: true,
+        overageRateUsd: 0.05,
+        spendLimitUsd: 0.05,
+      };
     }
     await cluster(accounts, { DAILY_LIVE_LOOKUP_BUDGET: '1000' }, 20);
     const names = Object.keys(accounts);
@@ -272,12 +308,14 @@ describe('billing across several instances on one Redis (REST, replay site)', { 
     const outcomes: Outcome[] = [];
     // Capacity is 16 × 1 + 4 × 2 = 24 lookups; 5 rounds of 10 homes ask for up to 50.
     for (let round = 0; round < 5; round++) {
-      outcomes.push(...(await Promise.all(
-        Array.from({ length: 100 }, (_, i) => {
-          const name = names[(i * 3 + round) % names.length]!;
-          return lookup(i, accounts[name]!.key, name, zpids[(i * 7 + round) % zpids.length]!);
-        }),
-      )));
+      outcomes.push(
+        ...(await Promise.all(
+          Array.from({ length: 100 }, (_, i) => {
+            const name = names[(i * 3 + round) % names.length]!;
+            return lookup(i, accounts[name]!.key, name, zpids[(i * 7 + round) % zpids.length]!);
+          }),
+        )),
+      );
       await expireCache(); // the cache's lifetime is over: the next round reads the homes again
     }
     console.info('[e2e/billing allotments]', JSON.stringify(tally(outcomes)));
@@ -303,8 +341,10 @@ describe('billing across several instances on one Redis (REST, replay site)', { 
 
   it('the daily budgets are never exceeded under concurrent load', async () => {
     const accounts: Record<string, AccountSeed> = {};
-    for (let i = 0; i < 10; i++) accounts[`free${i}`] = { key: `e2e_bfree_key_${String(i).padStart(4, '0')}`, plan: 'free', allotment: 1000 };
-    for (let i = 0; i < 10; i++) accounts[`paid${i}`] = { key: `e2e_bpaid_key_${String(i).padStart(4, '0')}`, plan: 'paid', included: 1000 };
+    for (let i = 0; i < 10; i++)
+      accounts[`free${i}`] = { key: `e2e_bfree_key_${String(i).padStart(4, '0')}`, plan: 'free', allotment: 1000 };
+    for (let i = 0; i < 10; i++)
+      accounts[`paid${i}`] = { key: `e2e_bpaid_key_${String(i).padStart(4, '0')}`, plan: 'paid', included: 1000 };
     await cluster(accounts, { DAILY_LIVE_LOOKUP_BUDGET: '3', PAID_DAILY_LIVE_LOOKUP_BUDGET: '2' });
     const names = Object.keys(accounts);
     const zpids = Object.keys(HOMES);

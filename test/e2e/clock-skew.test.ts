@@ -37,7 +37,9 @@ describe.each([
   ['a year behind Redis', -YEAR_MS],
   ['a year ahead of Redis', YEAR_MS],
 ])('a service whose clock is %s', (_name, skewMs) => {
-  const accounts = { a: { key: `skew_key_${skewMs < 0 ? 'behind' : 'ahead'}_01`, plan: 'free', allotment: 50 } } satisfies Record<string, AccountSeed>;
+  const accounts = {
+    a: { key: `skew_key_${skewMs < 0 ? 'behind' : 'ahead'}_01`, plan: 'free', allotment: 50 },
+  } satisfies Record<string, AccountSeed>;
   const clock = () => new Date(Date.now() + skewMs);
   let prefix: string;
   let one: TestService;
@@ -45,8 +47,20 @@ describe.each([
   beforeAll(async () => {
     prefix = `skew${randomUUID().slice(0, 6)}:`;
     const env = { REDIS_URL: redis.url, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '1000' };
-    one = await startTestService({ store: await RedisStore.connect(redis.url, { prefix }), accounts, clock, replayServer: site, env });
-    two = await startTestService({ store: await RedisStore.connect(redis.url, { prefix }), accounts, clock, replayServer: site, env });
+    one = await startTestService({
+      store: await RedisStore.connect(redis.url, { prefix }),
+      accounts,
+      clock,
+      replayServer: site,
+      env,
+    });
+    two = await startTestService({
+      store: await RedisStore.connect(redis.url, { prefix }),
+      accounts,
+      clock,
+      replayServer: site,
+      env,
+    });
   });
   afterAll(async () => {
     for (const svc of [one, two]) {
@@ -81,7 +95,9 @@ describe.each([
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(job).toMatchObject({ status: 'completed', done: 60, credits: 3 });
-    const results = await one.fetch(`${one.url}/v1/portal/jobs/${id}/results`, { headers: { 'x-api-key': accounts.a.key } });
+    const results = await one.fetch(`${one.url}/v1/portal/jobs/${id}/results`, {
+      headers: { 'x-api-key': accounts.a.key },
+    });
     expect((await results.text()).trim().split('\n')).toHaveLength(60);
     // The job's own keys (job, items, chunks, results) and the account's index of jobs.
     const kept = await lifetimes(new RegExp(`\\{job:${id}\\}|\\{jobs:`));
@@ -99,9 +115,12 @@ describe.each([
   it("an Idempotency-Key's answer is replayed by the other instance and kept 24 h", async () => {
     const key = `skew-${randomUUID()}`;
     const body = JSON.stringify({ items: [{ zpid: '450233440' }] });
-    const send = (svc: TestService) => svc.fetch(`${svc.url}/v1/portal/batch`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': accounts.a.key, 'idempotency-key': key }, body,
-    });
+    const send = (svc: TestService) =>
+      svc.fetch(`${svc.url}/v1/portal/batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': accounts.a.key, 'idempotency-key': key },
+        body,
+      });
     const first = await send(one);
     expect(first.status).toBe(200);
     const again = await send(two);

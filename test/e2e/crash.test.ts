@@ -33,7 +33,10 @@ beforeAll(async () => {
 afterAll(() => disposeRedisServer(redis));
 
 const get = (i: Instance, path: string, key: string) =>
-  fetch(i.url + path, { headers: { 'x-api-key': key } }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+  fetch(i.url + path, { headers: { 'x-api-key': key } }).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as any,
+  }));
 
 describe('an instance killed (SIGKILL) while it holds leases', () => {
   // One cluster for both tests: instance `lookup` and instance `batch` each read the site through a
@@ -57,11 +60,19 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     writeFileSync(accountsFile, JSON.stringify(Object.values(accounts)));
     const prefix = `crash${randomUUID().slice(0, 6)}:`;
     const env = (origin: string) => ({
-      REDIS_URL: redis.url, REDIS_PREFIX: prefix, ACCOUNTS_FILE: accountsFile, API_KEY_SECRET: SECRET,
-      PORTAL_ORIGIN: origin, PORTAL_SUGGEST_URL: site.suggestUrl, LEASE_TTL_MS: String(LEASE_TTL_MS), REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      ACCOUNTS_FILE: accountsFile,
+      API_KEY_SECRET: SECRET,
+      PORTAL_ORIGIN: origin,
+      PORTAL_SUGGEST_URL: site.suggestUrl,
+      LEASE_TTL_MS: String(LEASE_TTL_MS),
+      REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
     });
     const [lookup, batch, survivor] = await Promise.all([
-      startInstance(env(gates.lookup.origin)), startInstance(env(gates.batch.origin)), startInstance(env(site.origin)),
+      startInstance(env(gates.lookup.origin)),
+      startInstance(env(gates.batch.origin)),
+      startInstance(env(site.origin)),
     ]);
     cluster = { lookup: lookup!, batch: batch!, survivor: survivor! };
     store = await RedisStore.connect(redis.url, { prefix });
@@ -77,7 +88,10 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     const { key } = accounts.lookup;
     const { lookup: a, survivor: b } = cluster;
     // The account's only credit and the home's lock are held by instance a, whose read is held at the site.
-    const lost = get(a, `/v1/portal/property?zpid=${SINGLE_HOME}`, key).then(() => 'answered', () => 'connection lost');
+    const lost = get(a, `/v1/portal/property?zpid=${SINGLE_HOME}`, key).then(
+      () => 'answered',
+      () => 'connection lost',
+    );
     await gates.lookup.arrived(1);
     await a.kill();
     const killedAt = performance.now();
@@ -92,7 +106,15 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     expect(ledger).toHaveLength(1);
     expect(await store.usage(accountId(key), 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
     expect((await get(b, '/v1/account', key)).body.data).toMatchObject({ used: 1, remaining: 0 });
-    console.info('[crash/lookup]', JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered: served.body.meta.credits }));
+    console.info(
+      '[crash/lookup]',
+      JSON.stringify({
+        leaseTtlMs: LEASE_TTL_MS,
+        killToServedMs: freedAfterMs,
+        charged: ledger.length,
+        delivered: served.body.meta.credits,
+      }),
+    );
   }, 60_000);
 
   it('mid-batch: the other instance serves the whole batch to the same account within the lease; charged == delivered == ledger', async () => {
@@ -100,9 +122,15 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     const { batch: a, survivor: b } = cluster;
     const items = HOMES.map((zpid) => ({ zpid }));
     const post = (i: Instance) =>
-      fetch(`${i.url}/v1/portal/batch`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ items }) })
-        .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
-    const lost = post(a).then(() => 'answered', () => 'connection lost');
+      fetch(`${i.url}/v1/portal/batch`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ items }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const lost = post(a).then(
+      () => 'answered',
+      () => 'connection lost',
+    );
     await gates.batch.arrived(HOMES.length); // every credit and every home's lock held by a
     await a.kill();
     const killedAt = performance.now();
@@ -111,13 +139,17 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     const freedAfterMs = Math.round(performance.now() - killedAt);
     expect(await lost).toBe('connection lost');
     expect(served.status).toBe(200);
-    for (const item of served.body.data) expect(item, JSON.stringify(item)).toMatchObject({ ok: true, meta: { credits: 1 } });
+    for (const item of served.body.data)
+      expect(item, JSON.stringify(item)).toMatchObject({ ok: true, meta: { credits: 1 } });
     const delivered = served.body.meta.credits as number;
     const ledger = await store.ledger(accountId(key));
     expect(delivered).toBe(HOMES.length);
     expect(ledger).toHaveLength(delivered);
     expect(await store.usage(accountId(key), 'lifetime')).toEqual({ used: HOMES.length, reserved: 0, overageUsed: 0 });
-    console.info('[crash/batch]', JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered }));
+    console.info(
+      '[crash/batch]',
+      JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered }),
+    );
   }, 60_000);
 });
 
@@ -159,10 +191,16 @@ describe('a live holder keeps its leases however long its read takes', () => {
     const site = (sites[0] = await startReplayServer({ host: '127.0.0.1', port: 0 }));
     const proxy = (proxies[0] = await startGatedProxy(site.origin));
     const prefix = `lease${randomUUID().slice(0, 6)}:`;
-    const [storeA, storeB] = [await RedisStore.connect(redis.url, { prefix }), await RedisStore.connect(redis.url, { prefix })];
+    const [storeA, storeB] = [
+      await RedisStore.connect(redis.url, { prefix }),
+      await RedisStore.connect(redis.url, { prefix }),
+    ];
     stores.push(storeA, storeB);
     const a = countingRenewals(storeA);
-    const accounts = { a: { key: 'lease_key_a_000001', plan: 'free' as const, allotment: 5 }, b: { key: 'lease_key_b_000001', plan: 'free' as const, allotment: 5 } };
+    const accounts = {
+      a: { key: 'lease_key_a_000001', plan: 'free' as const, allotment: 5 },
+      b: { key: 'lease_key_b_000001', plan: 'free' as const, allotment: 5 },
+    };
     // A lease of 3 s renewed each second: a renewal late under load (the process or Redis not scheduled for
     // a while, a command past its 1 s timeout) still lands well within the lease. Shorter (300 ms, a 100 ms
     // command timeout), a loaded machine let it lapse: the other instance then took over and read again.
@@ -191,12 +229,19 @@ describe('a live holder whose lock lapsed mid-read (issue 9, review)', () => {
     const site = (sites[0] = await startReplayServer({ host: '127.0.0.1', port: 0 }));
     const proxy = (proxies[0] = await startGatedProxy(site.origin));
     const prefix = `lapse${randomUUID().slice(0, 6)}:`;
-    const [storeA, storeB] = [await RedisStore.connect(redis.url, { prefix }), await RedisStore.connect(redis.url, { prefix })];
+    const [storeA, storeB] = [
+      await RedisStore.connect(redis.url, { prefix }),
+      await RedisStore.connect(redis.url, { prefix }),
+    ];
     stores.push(storeA, storeB);
     const accounts = { a: { key: 'lapse_key_a_000001', plan: 'free' as const, allotment: 5 } };
     // A reads through the held site; B reads the site directly.
-    services.push(await startTestService({ store: storeA, replayServer: site, accounts, env: { PORTAL_ORIGIN: proxy.origin } }));
-    services.push(await startTestService({ store: storeB, replayServer: site, accounts, env: { PORTAL_ORIGIN: site.origin } }));
+    services.push(
+      await startTestService({ store: storeA, replayServer: site, accounts, env: { PORTAL_ORIGIN: proxy.origin } }),
+    );
+    services.push(
+      await startTestService({ store: storeB, replayServer: site, accounts, env: { PORTAL_ORIGIN: site.origin } }),
+    );
     const path = `/v1/portal/property?zpid=${HOMES[2]}`;
     const first = services[0]!.get(path, accounts.a.key);
     await proxy.arrived(1);

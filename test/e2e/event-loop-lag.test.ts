@@ -43,7 +43,8 @@ function gatedStore(real: Store, gate: (call: number) => void): Store {
   return new Proxy(real, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
-      if (prop !== 'getEntries' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      if (prop !== 'getEntries' || typeof value !== 'function')
+        return typeof value === 'function' ? value.bind(target) : value;
       return (...args: unknown[]) => {
         const sent = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         gate(++calls);
@@ -55,12 +56,20 @@ function gatedStore(real: Store, gate: (call: number) => void): Store {
 
 async function start(gate: (call: number) => void): Promise<TestService> {
   redis = await startRedisServer();
-  store = await RedisStore.connect(redis.url, { prefix: `lag${randomUUID().slice(0, 6)}:`, commandTimeoutMs: TIMEOUT_MS });
+  store = await RedisStore.connect(redis.url, {
+    prefix: `lag${randomUUID().slice(0, 6)}:`,
+    commandTimeoutMs: TIMEOUT_MS,
+  });
   svc = await startTestService({ store: gatedStore(store, gate) });
   return svc;
 }
 
-interface Answer { status: number; code: string | null; reason: unknown; retryAfter: string | null }
+interface Answer {
+  status: number;
+  code: string | null;
+  reason: unknown;
+  retryAfter: string | null;
+}
 
 /**
  * The home read and cached once, before what a test checks. A cold process compiles its lookup path on its
@@ -68,19 +77,27 @@ interface Answer { status: number; code: string | null; reason: unknown; retryAf
  * slower Node); only a 503 is retried, until a 200.
  */
 async function servedOnce(s: TestService): Promise<Awaited<ReturnType<TestService['get']>>> {
-  return vi.waitFor(async () => {
-    const r = await s.get(HOME);
-    if (r.status === 503) throw new Error(`not served yet: ${r.body?.error?.code}`);
-    expect(r.status).toBe(200);
-    return r;
-  }, { timeout: 20_000, interval: 50 });
+  return vi.waitFor(
+    async () => {
+      const r = await s.get(HOME);
+      if (r.status === 503) throw new Error(`not served yet: ${r.body?.error?.code}`);
+      expect(r.status).toBe(200);
+      return r;
+    },
+    { timeout: 20_000, interval: 50 },
+  );
 }
 
 async function lookups(s: TestService, n: number): Promise<Answer[]> {
   return Promise.all(
     Array.from({ length: n }, async () => {
       const r = await s.get(HOME);
-      return { status: r.status, code: r.body?.error?.code ?? null, reason: r.body?.error?.details?.reason, retryAfter: r.headers.get('retry-after') };
+      return {
+        status: r.status,
+        code: r.body?.error?.code ?? null,
+        reason: r.body?.error?.details?.reason,
+        retryAfter: r.headers.get('retry-after'),
+      };
     }),
   );
 }
@@ -103,7 +120,10 @@ describe('event-loop lag while Redis is healthy', () => {
     armed = true;
     const answers = await lookups(s, 20);
     console.info('[lag/block-once]', JSON.stringify(tally(answers)));
-    expect(answers.every((a) => a.status === 200), JSON.stringify(tally(answers))).toBe(true);
+    expect(
+      answers.every((a) => a.status === 200),
+      JSON.stringify(tally(answers)),
+    ).toBe(true);
   });
 
   it('a process kept saturated: lookups wait their turn (200) or are shed as 503 upstream_busy (reason overloaded), never store_unavailable', async () => {
@@ -118,7 +138,8 @@ describe('event-loop lag while Redis is healthy', () => {
     armed = false;
     console.info('[lag/saturated]', JSON.stringify(tally(answers)));
     for (const a of answers) {
-      if (a.status !== 200) expect(a).toEqual({ status: 503, code: 'upstream_busy', reason: 'overloaded', retryAfter: '1' });
+      if (a.status !== 200)
+        expect(a).toEqual({ status: 503, code: 'upstream_busy', reason: 'overloaded', retryAfter: '1' });
     }
     // Served again once the saturation ends (retried while a loaded machine still sheds it, as the set-up).
     expect((await servedOnce(s)).status).toBe(200);
@@ -126,7 +147,10 @@ describe('event-loop lag while Redis is healthy', () => {
 
   it('Redis slow while the loop idles, then its answer reaches the socket during a block: read, not blamed on the store', async () => {
     redis = await startRedisServer();
-    store = await RedisStore.connect(redis.url, { prefix: `lag${randomUUID().slice(0, 6)}:`, commandTimeoutMs: TIMEOUT_MS });
+    store = await RedisStore.connect(redis.url, {
+      prefix: `lag${randomUUID().slice(0, 6)}:`,
+      commandTimeoutMs: TIMEOUT_MS,
+    });
     await store.ping();
     // The scenario needs the block to begin before the command's timer is due. A stall of this process
     // while it idles (a loaded machine: descheduled in the poll) can bring the gate past it, the timer
@@ -135,7 +159,10 @@ describe('event-loop lag while Redis is healthy', () => {
       redis.pause();
       const sent = performance.now();
       const loop = performance.eventLoopUtilization();
-      const read = store.getAccount('acct_x').then(() => 'answered', (e: unknown) => (e as { code?: string }).code);
+      const read = store.getAccount('acct_x').then(
+        () => 'answered',
+        (e: unknown) => (e as { code?: string }).code,
+      );
       // Gate: the loop has idled (Redis silent) for more than half the timeout, as the loop itself counts it.
       // Then Redis answers while the loop is blocked (in the check phase) until past the command timeout,
       // so the timer is due, with the answer waiting in the socket, when the next loop turn starts.
@@ -157,20 +184,33 @@ describe('event-loop lag while Redis is healthy', () => {
         expect(outcome).toBe('answered');
         break;
       }
-      if (attempt >= 5) throw new Error('the gate came after the command timeout in 5 attempts: this machine is too loaded for the scenario');
+      if (attempt >= 5)
+        throw new Error(
+          'the gate came after the command timeout in 5 attempts: this machine is too loaded for the scenario',
+        );
     }
   });
 
   it('no answer while the process is too busy to judge the store: shed as upstream_busy, reason overloaded (retry-after 1), not blamed on the store', async () => {
     redis = await startRedisServer();
-    store = await RedisStore.connect(redis.url, { prefix: `lag${randomUUID().slice(0, 6)}:`, commandTimeoutMs: TIMEOUT_MS });
+    store = await RedisStore.connect(redis.url, {
+      prefix: `lag${randomUUID().slice(0, 6)}:`,
+      commandTimeoutMs: TIMEOUT_MS,
+    });
     await store.ping();
     redis.pause();
     // The loop is busy nearly all the time, so no command window shows the idle time needed to blame Redis.
     const busy = setInterval(() => blockEventLoop(TIMEOUT_MS * 0.9), 0);
     try {
-      const err = await store.getAccount('acct_x').then(() => null, (e: unknown) => e as { code?: string; details?: { reason?: string }; retryAfterSeconds?: number });
-      expect({ code: err?.code, reason: err?.details?.reason, retryAfter: err?.retryAfterSeconds }).toEqual({ code: 'upstream_busy', reason: 'overloaded', retryAfter: 1 });
+      const err = await store.getAccount('acct_x').then(
+        () => null,
+        (e: unknown) => e as { code?: string; details?: { reason?: string }; retryAfterSeconds?: number },
+      );
+      expect({ code: err?.code, reason: err?.details?.reason, retryAfter: err?.retryAfterSeconds }).toEqual({
+        code: 'upstream_busy',
+        reason: 'overloaded',
+        retryAfter: 1,
+      });
     } finally {
       clearInterval(busy);
       redis.resume();

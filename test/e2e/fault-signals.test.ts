@@ -29,7 +29,9 @@ describe('a fault signal', () => {
       });
     });
     proc.stderr.resume();
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      proc.on('exit', (code, signal) => resolve({ code, signal })),
+    );
     await listening;
     proc.kill('SIGTRAP');
     expect(await exited).toEqual({ code: null, signal: 'SIGTRAP' });

@@ -14,7 +14,10 @@ import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpe
 import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 const ZPID = '15192198';
 const KEY = `zpid:${ZPID}`;
 const PAGE = recordedPage(ZPID);
@@ -23,7 +26,8 @@ const NEW_PRICE = 799_000;
 // The home's own price in the page's data (the other prices on the page are nearby homes').
 const OWN_PRICE = `\\"bathrooms\\":1,\\"price\\":${PRICE},`;
 const withPrice = (price: number): string => {
-  if (!PAGE.html.includes(OWN_PRICE)) throw new Error('the recorded page no longer holds the price where this test edits it');
+  if (!PAGE.html.includes(OWN_PRICE))
+    throw new Error('the recorded page no longer holds the price where this test edits it');
   return PAGE.html.replace(OWN_PRICE, `\\"bathrooms\\":1,\\"price\\":${price},`);
 };
 const HOUR = 3600_000;
@@ -105,13 +109,20 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
 
     // A hit of that snapshot carries the changes it brought.
     const after = await lookup();
-    expect(after.body.meta).toMatchObject({ credits: 0, cached: true, changes: [{ field: 'price', from: PRICE, to: NEW_PRICE }] });
+    expect(after.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      changes: [{ field: 'price', from: PRICE, to: NEW_PRICE }],
+    });
   });
 
   it('max_age=0 forces a live read; two of them for one home in one batch: one read, one charge; nothing changed → []', async () => {
     elapse(1_000);
     const readsBefore = reads();
-    const r = await svc.post('/v1/portal/batch', { items: [{ zpid: ZPID, max_age: 0 }, { zpid: ZPID, max_age: 0 }, { zpid: ZPID }], max_age: 86_400 });
+    const r = await svc.post('/v1/portal/batch', {
+      items: [{ zpid: ZPID, max_age: 0 }, { zpid: ZPID, max_age: 0 }, { zpid: ZPID }],
+      max_age: 86_400,
+    });
     expect(r.status).toBe(200);
     const [a, b, c] = r.body.data;
     expect(reads() - readsBefore).toBe(1);
@@ -133,7 +144,10 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
       query: `query($items: [LookupItem!]!) { properties(items: $items) { results { ok meta { credits cached ageSeconds changes { field } } } meta { credits } } }`,
       variables: { items: [{ zpid: ZPID, maxAge: 60 }] },
     });
-    expect(batch.body.data.properties.results[0]).toMatchObject({ ok: true, meta: { credits: 1, cached: false, ageSeconds: 0, changes: [] } });
+    expect(batch.body.data.properties.results[0]).toMatchObject({
+      ok: true,
+      meta: { credits: 1, cached: false, ageSeconds: 0, changes: [] },
+    });
     expect(reads() - readsBefore).toBe(1);
     expect(await charges()).toBe(4);
   });
@@ -146,7 +160,13 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     expect(r.status).toBe(200);
     expect(r.headers.get('x-cache')).toBe('STALE');
     expect(r.body.data.price).toBe(NEW_PRICE);
-    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, stale: true, stale_reason: 'upstream_blocked', age_seconds: 25 * 3600 });
+    expect(r.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      stale: true,
+      stale_reason: 'upstream_blocked',
+      age_seconds: 25 * 3600,
+    });
     expect(await charges()).toBe(4);
     expect((await svc.store.getEntries([KEY]))[0]).toEqual(before);
     expect((await svc.get('/v1/account')).body.data.used).toBe(4);
@@ -162,7 +182,11 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
 
   it('GraphQL and batch items: the stale answer with staleReason', async () => {
     const p = await gqlProperty('');
-    expect(p).toMatchObject({ __typename: 'PropertyLookup', data: { price: NEW_PRICE }, meta: { credits: 0, cached: true, stale: true, staleReason: 'upstream_blocked', ageSeconds: 25 * 3600 + 0 } });
+    expect(p).toMatchObject({
+      __typename: 'PropertyLookup',
+      data: { price: NEW_PRICE },
+      meta: { credits: 0, cached: true, stale: true, staleReason: 'upstream_blocked', ageSeconds: 25 * 3600 + 0 },
+    });
     const b = await svc.post('/v1/portal/batch', { items: [{ zpid: ZPID }] });
     expect(b.body.data[0].meta).toMatchObject({ stale: true, stale_reason: 'upstream_blocked', credits: 0 });
     expect(b.body.meta.credits).toBe(0);
@@ -194,7 +218,13 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     expect(r.status).toBe(200);
     expect(r.headers.get('x-cache')).toBe('STALE');
     expect(r.body.data.zpid).toBe(ZPID);
-    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, stale: true, stale_reason: 'upstream_blocked', cache_key: known.body.meta.cache_key });
+    expect(r.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      stale: true,
+      stale_reason: 'upstream_blocked',
+      cache_key: known.body.meta.cache_key,
+    });
     expect(await charges()).toBe(5);
     replay.faults.clear();
   });
@@ -232,21 +262,31 @@ describe('max_age and stale are validated', () => {
     const top = await svc.post('/v1/portal/batch', { items: [{ zpid: ZPID }], max_age: 'soon' });
     expect(top.status).toBe(400);
     expect(top.body.error).toMatchObject({ code: 'bad_param', details: { param: 'max_age' } });
-    const item = await svc.post('/v1/portal/batch', { items: [{ zpid: ZPID, max_age: 90_000 }, { zpid: '1', max_age: 0, raw: true }] });
+    const item = await svc.post('/v1/portal/batch', {
+      items: [
+        { zpid: ZPID, max_age: 90_000 },
+        { zpid: '1', max_age: 0, raw: true },
+      ],
+    });
     expect(item.status).toBe(200);
     expect(item.body.data[0]).toMatchObject({ ok: false, error: { code: 'bad_param', details: { param: 'max_age' } } });
     expect(item.body.data[1]).toMatchObject({ ok: false, error: { code: 'bad_param', details: { param: 'item' } } });
   });
 
   it('GraphQL: maxAge out of range → LookupError bad_param; an item with two locators fails in place', async () => {
-    const r = await postGql(svc, { query: `{ property(zpid: "${ZPID}", maxAge: 90000) { ... on LookupError { code details } } }` });
+    const r = await postGql(svc, {
+      query: `{ property(zpid: "${ZPID}", maxAge: 90000) { ... on LookupError { code details } } }`,
+    });
     expect(r.body.data.property).toMatchObject({ code: 'bad_param', details: { param: 'max_age' } });
     const b = await postGql(svc, {
       query: `{ properties(items: [{ zpid: "1", url: "https://www.zillow.com/homedetails/1_zpid/" }, { zpid: "${ZPID}", maxAge: -1 }]) { results { ok error { code details } } } }`,
     });
     expect(b.body.data.properties.results).toEqual([
       { ok: false, error: { code: 'bad_param', details: { param: 'url,zpid', reason: 'more than one locator' } } },
-      { ok: false, error: { code: 'bad_param', details: { param: 'max_age', reason: expect.stringMatching(/0 to 86400/) } } },
+      {
+        ok: false,
+        error: { code: 'bad_param', details: { param: 'max_age', reason: expect.stringMatching(/0 to 86400/) } },
+      },
     ]);
   });
 });
@@ -275,7 +315,12 @@ describe('max_age and one flight: a read that began before the lookup is not fre
   const store = new WatchedStore(() => now);
   beforeAll(async () => {
     proxy = await startGatedProxy(replay.origin, { open: true });
-    svc = await startTestService({ replayServer: replay, store, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin } });
+    svc = await startTestService({
+      replayServer: replay,
+      store,
+      clock: () => new Date(now),
+      env: { PORTAL_ORIGIN: proxy.origin },
+    });
   });
   afterAll(async () => {
     proxy.open();
@@ -283,7 +328,7 @@ describe('max_age and one flight: a read that began before the lookup is not fre
     await proxy?.close();
   });
 
-  it('A reads (held); B (max_age=0, begun later) reads again; D (no max_age, begun later) takes A\'s read: 2 reads, 2 charges', async () => {
+  it("A reads (held); B (max_age=0, begun later) reads again; D (no max_age, begun later) takes A's read: 2 reads, 2 charges", async () => {
     const pageReads = () => proxy.paths.filter((p) => p === PAGE.path).length;
     const release = proxy.hold(PAGE.path);
     const a = svc.get(`/v1/portal/property?zpid=${ZPID}`);

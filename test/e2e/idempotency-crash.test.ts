@@ -42,8 +42,14 @@ beforeAll(async () => {
   writeFileSync(accountsFile, JSON.stringify([ACCOUNT]));
   const prefix = `idemcrash${randomUUID().slice(0, 6)}:`;
   const env = (origin: string) => ({
-    REDIS_URL: redis.url, REDIS_PREFIX: prefix, ACCOUNTS_FILE: accountsFile, API_KEY_SECRET: SECRET,
-    PORTAL_ORIGIN: origin, PORTAL_SUGGEST_URL: site.suggestUrl, LEASE_TTL_MS: String(LEASE_TTL_MS), REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: prefix,
+    ACCOUNTS_FILE: accountsFile,
+    API_KEY_SECRET: SECRET,
+    PORTAL_ORIGIN: origin,
+    PORTAL_SUGGEST_URL: site.suggestUrl,
+    LEASE_TTL_MS: String(LEASE_TTL_MS),
+    REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
   });
   [a, b] = await Promise.all([startInstance(env(gate.origin)), startInstance(env(site.origin))]);
   store = await RedisStore.connect(redis.url, { prefix });
@@ -59,8 +65,11 @@ afterAll(async () => {
 const accountId = seededAccountId(hashApiKey(ACCOUNT.key, SECRET));
 const body = JSON.stringify({ items: [{ zpid: BILLED }, { zpid: HELD }] });
 const batch = (on: Instance) =>
-  fetch(`${on.url}/v1/portal/batch`, { method: 'POST', headers: { 'x-api-key': ACCOUNT.key, 'content-type': 'application/json', 'idempotency-key': 'crash-order-1' }, body })
-    .then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), text: await r.text() }));
+  fetch(`${on.url}/v1/portal/batch`, {
+    method: 'POST',
+    headers: { 'x-api-key': ACCOUNT.key, 'content-type': 'application/json', 'idempotency-key': 'crash-order-1' },
+    body,
+  }).then(async (r) => ({ status: r.status, replayed: r.headers.get('idempotent-replayed'), text: await r.text() }));
 
 /** The account's charges by home, once `n` are recorded (the ledger is the only outside sign of a charge). */
 async function chargesOnce(n: number): Promise<string[]> {
@@ -74,7 +83,10 @@ async function chargesOnce(n: number): Promise<string[]> {
 describe('an instance killed while it holds an Idempotency-Key', () => {
   it('the retry on another instance waits for the claim to lapse, runs the batch once and bills each home once', async () => {
     gate.hold(`${HELD}_zpid`);
-    const lost = batch(a).then(() => 'answered', () => 'connection lost');
+    const lost = batch(a).then(
+      () => 'answered',
+      () => 'connection lost',
+    );
     await gate.received(`${HELD}_zpid`);
     // The first home is charged by a (and cached as it was read); the second is held at the site.
     expect(await chargesOnce(1)).toEqual([`zpid:${BILLED}`]);
@@ -85,8 +97,13 @@ describe('an instance killed while it holds an Idempotency-Key', () => {
     expect(retry.status).toBe(200);
     expect(retry.replayed).toBeNull();
     const items = JSON.parse(retry.text).data as Array<{ ok: boolean; meta: { credits: number; cached: boolean } }>;
-    expect(items.map((i) => [i.ok, i.meta.credits, i.meta.cached])).toEqual([[true, 0, true], [true, 1, false]]);
-    expect(await store.ledger(accountId).then((l) => l.map((e) => e.cacheKey).sort())).toEqual([`zpid:${BILLED}`, `zpid:${HELD}`].sort());
+    expect(items.map((i) => [i.ok, i.meta.credits, i.meta.cached])).toEqual([
+      [true, 0, true],
+      [true, 1, false],
+    ]);
+    expect(await store.ledger(accountId).then((l) => l.map((e) => e.cacheKey).sort())).toEqual(
+      [`zpid:${BILLED}`, `zpid:${HELD}`].sort(),
+    );
     expect(await store.usage(accountId, 'lifetime')).toEqual({ used: 2, reserved: 0, overageUsed: 0 });
 
     const again = await batch(b);

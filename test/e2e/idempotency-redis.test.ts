@@ -48,13 +48,16 @@ afterAll(async () => {
 
 async function batch(on: TestService, body: string, key: string) {
   const res = await fetch(`${on.url}/v1/portal/batch`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': on.keys.free!, 'idempotency-key': key }, body,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': on.keys.free!, 'idempotency-key': key },
+    body,
   });
   return { status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
 }
 
 const body = (...zpids: string[]) => JSON.stringify({ items: zpids.map((zpid) => ({ zpid })) });
-const reads = (zpid: string) => site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
+const reads = (zpid: string) =>
+  site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
 
 describe('Idempotency-Key across instances on one Redis', () => {
   it('a retry sent to the other instance replays the first answer; nothing is read or billed again', async () => {

@@ -19,7 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
 
-const config = (env: Record<string, string>) => loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
+const config = (env: Record<string, string>) =>
+  loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env });
 
 describe('the METRICS_PORT listener', () => {
   it('is listening, on loopback by default, when the start-up resolves, and stops with the service', async () => {
@@ -55,7 +56,13 @@ describe('the METRICS_PORT listener', () => {
   it('on a port in use: `npm start` exits 1 with one fatal line giving the reason', async () => {
     const proc = spawn(process.execPath, entryArgs('index.ts'), {
       cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', METRICS_PORT: String(takenPort) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        METRICS_PORT: String(takenPort),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -63,7 +70,13 @@ describe('the METRICS_PORT listener', () => {
     proc.stderr.resume();
     const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
     expect(code).toBe(1);
-    const fatal = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 60);
-    expect(fatal.map((l) => l.msg)).toEqual([`start-up failed: METRICS_PORT: cannot listen on 127.0.0.1:${takenPort} (EADDRINUSE)`]);
+    const fatal = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .filter((l) => l.level === 60);
+    expect(fatal.map((l) => l.msg)).toEqual([
+      `start-up failed: METRICS_PORT: cannot listen on 127.0.0.1:${takenPort} (EADDRINUSE)`,
+    ]);
   });
 });

@@ -50,23 +50,46 @@ afterEach(async () => {
 });
 
 /** `n` service instances on the cluster, under one fresh prefix, sharing one replay site. */
-async function instances(n: number, accounts: Record<string, AccountSeed>, extraEnv: Record<string, string> = {}): Promise<string> {
+async function instances(
+  n: number,
+  accounts: Record<string, AccountSeed>,
+  extraEnv: Record<string, string> = {},
+): Promise<string> {
   const prefix = `e2e${randomUUID().slice(0, 8)}:`;
   replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
   for (let i = 0; i < n; i++) {
-    const store = await RedisStore.connect({ redisUrl: null, redisClusterNodes: cluster.nodeList }, { prefix, commandTimeoutMs: 5000 });
+    const store = await RedisStore.connect(
+      { redisUrl: null, redisClusterNodes: cluster.nodeList },
+      { prefix, commandTimeoutMs: 5000 },
+    );
     stores.push(store);
-    services.push(await startTestService({
-      store, accounts, clock: () => NOW, replayServer: replay,
-      env: { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '5000', LEASE_TTL_MS: '15000', RATE_LIMIT_PER_MINUTE: '1000', MAX_LIVE_PER_KEY: '100', ...extraEnv },
-    }));
+    services.push(
+      await startTestService({
+        store,
+        accounts,
+        clock: () => NOW,
+        replayServer: replay,
+        env: {
+          REDIS_CLUSTER_NODES: cluster.nodes,
+          REDIS_PREFIX: prefix,
+          REDIS_COMMAND_TIMEOUT_MS: '5000',
+          LEASE_TTL_MS: '15000',
+          RATE_LIMIT_PER_MINUTE: '1000',
+          MAX_LIVE_PER_KEY: '100',
+          ...extraEnv,
+        },
+      }),
+    );
   }
   return prefix;
 }
 
 describe('the service on a Redis Cluster', () => {
   it('a lookup is billed once on one instance, then a free hit on the other; the rate window is shared', async () => {
-    const accounts = { a: { key: 'cluster_key_a_0001', plan: 'free', allotment: 10 } } satisfies Record<string, AccountSeed>;
+    const accounts = { a: { key: 'cluster_key_a_0001', plan: 'free', allotment: 10 } } satisfies Record<
+      string,
+      AccountSeed
+    >;
     await instances(2, accounts);
     const [one, two] = services as [TestService, TestService];
     expect(one.config.redisClusterNodes).toEqual(cluster.nodeList);
@@ -80,13 +103,26 @@ describe('the service on a Redis Cluster', () => {
     expect(second.body.data).toEqual(first.body.data);
 
     // A batch on the second instance: the cached home is a hit, the others are read once each.
-    const batch = await two.post('/v1/portal/batch', { items: HOMES.slice(0, 4).map((zpid) => ({ zpid })) }, accounts.a.key);
+    const batch = await two.post(
+      '/v1/portal/batch',
+      { items: HOMES.slice(0, 4).map((zpid) => ({ zpid })) },
+      accounts.a.key,
+    );
     expect(batch.status, JSON.stringify(batch.body)).toBe(200);
-    expect(batch.body.data.map((r: { meta?: { cached: boolean } }) => r.meta?.cached)).toEqual([true, false, false, false]);
+    expect(batch.body.data.map((r: { meta?: { cached: boolean } }) => r.meta?.cached)).toEqual([
+      true,
+      false,
+      false,
+      false,
+    ]);
 
     const id = seededAccountId(hashApiKey(accounts.a.key, one.config.apiKeySecret));
     const ledger = await stores[0]!.ledger(id);
-    expect(ledger.map((e) => e.cacheKey).sort()).toEqual(HOMES.slice(0, 4).map((z) => `zpid:${z}`).sort());
+    expect(ledger.map((e) => e.cacheKey).sort()).toEqual(
+      HOMES.slice(0, 4)
+        .map((z) => `zpid:${z}`)
+        .sort(),
+    );
     expect((await stores[1]!.usage(id, 'lifetime')).used).toBe(4);
     // The per-minute window (on the cluster) counts every lookup of both instances.
     const remaining = Number(/;r=(\d+)/.exec(batch.headers.get('ratelimit') ?? '')?.[1]);
@@ -98,11 +134,21 @@ describe('the service on a Redis Cluster', () => {
     for (let i = 0; i < 6; i++) accounts[`f${i}`] = { key: `cluster_conc_key_${i}`, plan: 'free', allotment: 50 };
     await instances(3, accounts);
     const names = Object.keys(accounts);
-    const outcomes = await Promise.all(Array.from({ length: 90 }, async (_, i) => {
-      const name = names[i % names.length]!;
-      const r = await services[i % 3]!.get(`/v1/portal/property?zpid=${HOMES[(i * 5) % HOMES.length]}`, accounts[name]!.key);
-      return { status: r.status, body: JSON.stringify(r.body), credits: r.status === 200 ? (r.body.meta.credits as number) : 0, requestId: r.headers.get('x-request-id') };
-    }));
+    const outcomes = await Promise.all(
+      Array.from({ length: 90 }, async (_, i) => {
+        const name = names[i % names.length]!;
+        const r = await services[i % 3]!.get(
+          `/v1/portal/property?zpid=${HOMES[(i * 5) % HOMES.length]}`,
+          accounts[name]!.key,
+        );
+        return {
+          status: r.status,
+          body: JSON.stringify(r.body),
+          credits: r.status === 200 ? (r.body.meta.credits as number) : 0,
+          requestId: r.headers.get('x-request-id'),
+        };
+      }),
+    );
     for (const o of outcomes) expect(o.status, o.body).toBe(200);
     const ledger = await stores[0]!.ledger();
     const charged = outcomes.filter((o) => o.credits === 1);
@@ -116,7 +162,9 @@ describe('the service on a Redis Cluster', () => {
 describe('a lookup job on the cluster', () => {
   it('made on one instance, run by the workers of two: completes, results in item order from either, each home billed once, one signed job.completed', async () => {
     const secret = newWebhookSecret();
-    const accounts = { a: { key: 'cluster_job_key_0001', plan: 'free', allotment: 50, webhookSecret: secret } } satisfies Record<string, AccountSeed>;
+    const accounts = {
+      a: { key: 'cluster_job_key_0001', plan: 'free', allotment: 50, webhookSecret: secret },
+    } satisfies Record<string, AccountSeed>;
     receiver = await startWebhookReceiver({ secret });
     await instances(2, accounts, { WEBHOOK_ALLOW_PRIVATE: 'true' });
     for (const svc of services) await svc.app.background.startWorkers();
@@ -137,12 +185,27 @@ describe('a lookup job on the cluster', () => {
       if (['completed', 'cancelled', 'failed'].includes(job.status)) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(job).toMatchObject({ status: 'completed', count: 120, done: 120, succeeded: 118, failed: 2, credits: HOMES.length });
+    expect(job).toMatchObject({
+      status: 'completed',
+      count: 120,
+      done: 120,
+      succeeded: 118,
+      failed: 2,
+      credits: HOMES.length,
+    });
 
-    const res = await two.fetch(`${two.url}/v1/portal/jobs/${id}/results`, { headers: { 'x-api-key': accounts.a.key } });
-    const lines = (await res.text()).split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    const res = await two.fetch(`${two.url}/v1/portal/jobs/${id}/results`, {
+      headers: { 'x-api-key': accounts.a.key },
+    });
+    const lines = (await res.text())
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.index)).toEqual(items.map((_, i) => i));
-    expect(lines.filter((l) => !l.ok).map((l) => [l.index, l.error.code])).toEqual([[30, 'bad_param'], [90, 'not_found']]);
+    expect(lines.filter((l) => !l.ok).map((l) => [l.index, l.error.code])).toEqual([
+      [30, 'bad_param'],
+      [90, 'not_found'],
+    ]);
     expect(lines.reduce((n, l) => n + (l.ok ? l.meta.credits : 0), 0)).toBe(HOMES.length);
 
     const accountId = seededAccountId(hashApiKey(accounts.a.key, one.config.apiKeySecret));
@@ -159,9 +222,15 @@ describe('a lookup job on the cluster', () => {
 });
 
 /** The accounts command (this run's compiled entry) with `env`. */
-function accountsCommand(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string; err: string }> {
+function accountsCommand(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...entryArgs('accounts-cli.ts'), ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, [...entryArgs('accounts-cli.ts'), ...args], {
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -172,7 +241,11 @@ function accountsCommand(args: string[], env: Record<string, string>): Promise<{
 
 describe('npm run accounts on the cluster', () => {
   it('creates and lists an account through REDIS_CLUSTER_NODES; no node answering, it names the cluster', async () => {
-    const env = { REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: `cli${randomUUID().slice(0, 6)}:`, API_KEY_SECRET: 'x'.repeat(32) };
+    const env = {
+      REDIS_CLUSTER_NODES: cluster.nodes,
+      REDIS_PREFIX: `cli${randomUUID().slice(0, 6)}:`,
+      API_KEY_SECRET: 'x'.repeat(32),
+    };
     const made = await accountsCommand(['create', '--plan', 'free', '--label', 'on-cluster'], env);
     expect(made.code, made.err).toBe(0);
     const id = /Created account (\S+)/.exec(made.out)?.[1];
@@ -196,10 +269,14 @@ describe('BullMQ on the cluster', () => {
     const queue = new Queue(name, bullOptions(config, name, queueConnection));
     let done!: (v: unknown) => void;
     const processed = new Promise((r) => (done = r));
-    const worker = new Worker(name, async (job) => {
-      done(job.data);
-      return { doubled: (job.data as { n: number }).n * 2 };
-    }, bullOptions(config, name, workerConnection));
+    const worker = new Worker(
+      name,
+      async (job) => {
+        done(job.data);
+        return { doubled: (job.data as { n: number }).n * 2 };
+      },
+      bullOptions(config, name, workerConnection),
+    );
     try {
       const job = await queue.add('double', { n: 21 });
       expect(await processed).toEqual({ n: 21 });

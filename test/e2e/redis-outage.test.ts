@@ -17,9 +17,23 @@ import { startTestService, type ReplayServer, type TestService } from '../helper
 // The services' clock, frozen at this run's start (not at a fixed date): Redis keeps its own time.
 const NOW = new Date();
 const DAY = NOW.toISOString().slice(0, 10);
-const ZPIDS = ['2146993218', '15192198', '114303858', '450233440', '999000101', '999000102', '999000103', '999000104', '999000105', '999000106'];
+const ZPIDS = [
+  '2146993218',
+  '15192198',
+  '114303858',
+  '450233440',
+  '999000101',
+  '999000102',
+  '999000103',
+  '999000104',
+  '999000105',
+  '999000106',
+];
 const ACCOUNTS: Record<string, AccountSeed> = Object.fromEntries(
-  Array.from({ length: 4 }, (_, i) => [`p${i}`, { key: `e2e_outage_key_${i}000`, plan: 'paid', included: 1_000_000 } satisfies AccountSeed]),
+  Array.from({ length: 4 }, (_, i) => [
+    `p${i}`,
+    { key: `e2e_outage_key_${i}000`, plan: 'paid', included: 1_000_000 } satisfies AccountSeed,
+  ]),
 );
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Bound on waiting for something that must happen (a missing recovery fails the test here). */
@@ -69,7 +83,14 @@ afterEach(async () => {
 /** A request that does not answer within this time counts as hung (status -1), which fails the test. */
 const HANG_MS = 15_000;
 
-async function get(svc: TestService, path: string, key: string, account: string, service: number, phase: Phase): Promise<Outcome> {
+async function get(
+  svc: TestService,
+  path: string,
+  key: string,
+  account: string,
+  service: number,
+  phase: Phase,
+): Promise<Outcome> {
   const base = { account, service, phase };
   try {
     const res = await fetch(svc.url + path, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(HANG_MS) });
@@ -103,10 +124,15 @@ describe('Redis outage under HTTP load, two app instances', () => {
       // clients retrying every 10 ms can spend an account's 600 units a minute, and can hold more than its
       // 10 live slots at once (slots whose release the crash lost count until their lease ends), both
       // answered 429 rate_limited (seen under load); the limits have their own tests, this one is the store's.
-      services.push(await startTestService({
-        store, accounts: ACCOUNTS, replayServer: replay, clock,
-        env: { LOG_LEVEL: 'silent', CACHE_TTL_MS: '250', RATE_LIMIT_PER_MINUTE: '0', MAX_LIVE_PER_KEY: '0' },
-      }));
+      services.push(
+        await startTestService({
+          store,
+          accounts: ACCOUNTS,
+          replayServer: replay,
+          clock,
+          env: { LOG_LEVEL: 'silent', CACHE_TTL_MS: '250', RATE_LIMIT_PER_MINUTE: '0', MAX_LIVE_PER_KEY: '0' },
+        }),
+      );
     }
     const names = Object.keys(ACCOUNTS);
     const outcomes: Outcome[] = [];
@@ -123,11 +149,15 @@ describe('Redis outage under HTTP load, two app instances', () => {
         if (o.status !== 200) await sleep(10); // a client backing off
       }
     });
-    const served = (p: Phase, s: number) => outcomes.some((o) => o.phase === p && o.service === s && o.status === 200 && o.credits === 1);
+    const served = (p: Phase, s: number) =>
+      outcomes.some((o) => o.phase === p && o.service === s && o.status === 200 && o.credits === 1);
     const refused = (p: Phase) => outcomes.filter((o) => o.phase === p && o.status === 503).length;
 
     // Charged lookups on both instances, then Redis dies.
-    await eventually('both instances charged lookups before the crash', () => served('before', 0) && served('before', 1));
+    await eventually(
+      'both instances charged lookups before the crash',
+      () => served('before', 0) && served('before', 1),
+    );
     await redis.kill();
     phase = 'down';
     await eventually('lookups were refused while Redis was down', () => refused('down') >= 20);
@@ -135,7 +165,14 @@ describe('Redis outage under HTTP load, two app instances', () => {
     await redis.restart();
     // The same app instances come back by themselves: /readyz turns 200 on each, then they charge lookups again.
     for (const svc of services) {
-      await eventually('/readyz is 200 again', async () => (await fetch(`${svc.url}/readyz`).then((r) => r.status, () => 0)) === 200);
+      await eventually(
+        '/readyz is 200 again',
+        async () =>
+          (await fetch(`${svc.url}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          )) === 200,
+      );
     }
     phase = 'after';
     await eventually('both instances charge lookups again', () => served('after', 0) && served('after', 1));
@@ -145,7 +182,8 @@ describe('Redis outage under HTTP load, two app instances', () => {
     await eventually('unanswered commits taken back', () => stores.every((s) => pendingVoidsIn(s) === 0));
 
     const tally: Record<string, number> = {};
-    for (const o of outcomes) tally[`${o.status} ${o.code ?? ''}`.trim()] = (tally[`${o.status} ${o.code ?? ''}`.trim()] ?? 0) + 1;
+    for (const o of outcomes)
+      tally[`${o.status} ${o.code ?? ''}`.trim()] = (tally[`${o.status} ${o.code ?? ''}`.trim()] ?? 0) + 1;
 
     const hung = outcomes.filter((o) => o.status === -1);
     if (hung.length > 0) {
@@ -154,16 +192,20 @@ describe('Redis outage under HTTP load, two app instances', () => {
       const locks = await raw.keys(`${prefix}lock:*`);
       const ttls = await Promise.all(locks.map((k) => raw.pttl(k)));
       raw.disconnect();
-      console.info('[e2e/outage] hung requests', JSON.stringify({
-        count: hung.length,
-        phases: hung.map((o) => o.phase),
-        locksAfter: locks.map((k, i) => `${k.slice(prefix.length)} pttl=${ttls[i]}`),
-      }));
+      console.info(
+        '[e2e/outage] hung requests',
+        JSON.stringify({
+          count: hung.length,
+          phases: hung.map((o) => o.phase),
+          locksAfter: locks.map((k, i) => `${k.slice(prefix.length)} pttl=${ttls[i]}`),
+        }),
+      );
     }
     // Never a 500, never a hang: only answers and only 503 store_unavailable (retry-after 30) as errors.
     for (const o of outcomes) {
       expect([200, 503], JSON.stringify(o)).toContain(o.status);
-      if (o.status === 503) expect({ code: o.code, retryAfter: o.retryAfter }).toEqual({ code: 'store_unavailable', retryAfter: '30' });
+      if (o.status === 503)
+        expect({ code: o.code, retryAfter: o.retryAfter }).toEqual({ code: 'store_unavailable', retryAfter: '30' });
     }
     // Sent and answered while Redis was down: every one refused (every lookup reads the store; the key's
     // account may come from the in-process auth cache). One sent then but answered after the restart began
@@ -184,10 +226,14 @@ describe('Redis outage under HTTP load, two app instances', () => {
     const entriesOf = new Map<string, number>();
     for (const e of ledger) entriesOf.set(e.requestId, (entriesOf.get(e.requestId) ?? 0) + 1);
     const charged = outcomes.filter((o) => o.status === 200 && o.credits === 1);
-    for (const o of charged) expect(entriesOf.get(o.requestId!) ?? 0, `ledger entries of charged request ${o.requestId}`).toBe(1);
+    for (const o of charged)
+      expect(entriesOf.get(o.requestId!) ?? 0, `ledger entries of charged request ${o.requestId}`).toBe(1);
     for (const e of ledger) {
       const o = byRequest.get(e.requestId);
-      expect({ status: o?.status, credits: o?.credits }, `ledger entry of request ${e.requestId}`).toEqual({ status: 200, credits: 1 });
+      expect({ status: o?.status, credits: o?.credits }, `ledger entry of request ${e.requestId}`).toEqual({
+        status: 200,
+        credits: 1,
+      });
     }
     expect(ledger.length).toBe(charged.length);
     let held = 0;
@@ -200,13 +246,29 @@ describe('Redis outage under HTTP load, two app instances', () => {
     // Reservations left held by requests cut off by the crash are returned by the sweep (after their ttl).
     expect(await stores[0]!.budgetUsage(DAY, 'paid')).toBe(ledger.length + held);
     expect(held).toBeLessThanOrEqual(outcomes.filter((o) => o.status === 503).length);
-    const lateDown = outcomes.filter((o) => o.phase === 'down' && o.answered !== 'down').map((o) => `${o.status}/${o.credits}`);
-    console.info('[e2e/outage]', JSON.stringify({ tally, down: refused('down'), lateDown, after: outcomes.filter((o) => o.phase === 'after').length, charged: charged.length, ledger: ledger.length, held }));
+    const lateDown = outcomes
+      .filter((o) => o.phase === 'down' && o.answered !== 'down')
+      .map((o) => `${o.status}/${o.credits}`);
+    console.info(
+      '[e2e/outage]',
+      JSON.stringify({
+        tally,
+        down: refused('down'),
+        lateDown,
+        after: outcomes.filter((o) => o.phase === 'after').length,
+        charged: charged.length,
+        ledger: ledger.length,
+        held,
+      }),
+    );
   }, 90_000);
 });
 
 /** The real Redis store; `beforeCommit`/`afterCommit` let a test crash Redis at that exact point of a lookup. */
-function commitGate(real: RedisStore, gate: { beforeCommit?: () => Promise<void>; afterCommit?: () => Promise<void> }): Store {
+function commitGate(
+  real: RedisStore,
+  gate: { beforeCommit?: () => Promise<void>; afterCommit?: () => Promise<void> },
+): Store {
   return new Proxy(real, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown;
@@ -232,17 +294,33 @@ describe('Redis killed between caching a home and charging it (issue 9.6)', () =
 
   async function scenario(gate: (kill: () => Promise<void>) => Parameters<typeof commitGate>[1]) {
     redis = await startRedisServer({ appendOnly: true });
-    const store = await RedisStore.connect(redis.url, { prefix: `cmt${randomUUID().slice(0, 6)}:`, commandTimeoutMs: 500 });
+    const store = await RedisStore.connect(redis.url, {
+      prefix: `cmt${randomUUID().slice(0, 6)}:`,
+      commandTimeoutMs: 500,
+    });
     stores.push(store);
-    const gated = commitGate(store, gate(() => redis!.kill()));
+    const gated = commitGate(
+      store,
+      gate(() => redis!.kill()),
+    );
     const svc = await startTestService({ store: gated, accounts, clock: () => NOW });
     services.push(svc);
     const accountId = seededAccountId(hashApiKey(KEY, svc.config.apiKeySecret));
     const served = await svc.get('/v1/portal/property?zpid=2146993218', KEY);
     await redis.restart();
-    await eventually('the store answers again', () => store.ping().then(() => true, () => false));
+    await eventually('the store answers again', () =>
+      store.ping().then(
+        () => true,
+        () => false,
+      ),
+    );
     await eventually('the unanswered commit was taken back', () => pendingVoidsIn(gated) === 0);
-    return { served, ledger: await store.ledger(accountId), usage: await store.usage(accountId, DAY.slice(0, 7)), budget: await store.budgetUsage(DAY, 'paid') };
+    return {
+      served,
+      ledger: await store.ledger(accountId),
+      usage: await store.usage(accountId, DAY.slice(0, 7)),
+      budget: await store.budgetUsage(DAY, 'paid'),
+    };
   }
 
   it('the commit never reached Redis: served with credits 0, nothing charged, nothing left held', async () => {

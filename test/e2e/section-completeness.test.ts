@@ -15,12 +15,14 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, unknown>;
 const INCOMPLETE_TTL_MS = 600_000;
-const fixture = (name: string): Json => JSON.parse(readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8')) as Json;
+const fixture = (name: string): Json =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8')) as Json;
 
 /** Where the replay site serves home `zpid`'s page (after its redirect from the zpid link). */
 const pagePath = (zpid: string): string => loadCatalog().find((e) => e.zpid === zpid && e.status === 200)!.path;
 
-const present = (others: Partial<Sections> = {}): Sections => ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
+const present = (others: Partial<Sections> = {}): Sections =>
+  ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
 
 let svc: TestService;
 let now = new Date('2026-10-09T12:00:00.000Z');
@@ -39,7 +41,8 @@ beforeEach(() => {
 });
 
 const pageReads = (path: string) => svc.replay.requests.filter((r) => r.path === path).length;
-const ledgerOf = async (key: string) => (await svc.store.ledger(seededAccountId(hashApiKey(key, svc.config.apiKeySecret)))).map((e) => e.cacheKey);
+const ledgerOf = async (key: string) =>
+  (await svc.store.ledger(seededAccountId(hashApiKey(key, svc.config.apiKeySecret)))).map((e) => e.cacheKey);
 const lookup = (zpid: string) => svc.get(`/v1/portal/property?zpid=${zpid}`);
 
 describe('a section the page holds in a shape the mapper cannot read', () => {
@@ -59,14 +62,22 @@ describe('a section the page holds in a shape the mapper cannot read', () => {
 
     const first = await lookup(zpid);
     expect(first.status).toBe(200);
-    expect(first.body.meta).toMatchObject({ credits: 1, cached: false, sections: present({ priceHistory: 'extraction_failed' }) });
+    expect(first.body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      sections: present({ priceHistory: 'extraction_failed' }),
+    });
     expect(first.body.data).toMatchObject({ zpid, price: 850000, priceHistory: [] });
     expect(await ledgerOf(svc.keys.free!)).toEqual([...ledgerBefore, `zpid:${zpid}`]);
 
     // Within INCOMPLETE_TTL_MS: a hit, free, reporting the same sections; the site is not asked.
     advance(INCOMPLETE_TTL_MS - 1000);
     const hit = await lookup(zpid);
-    expect(hit.body.meta).toMatchObject({ credits: 0, cached: true, sections: present({ priceHistory: 'extraction_failed' }) });
+    expect(hit.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      sections: present({ priceHistory: 'extraction_failed' }),
+    });
     expect(pageReads(path)).toBe(readsBefore + 1);
 
     // Past it, the page is read again (it reads whole now), billed, and cached as complete.
@@ -89,10 +100,15 @@ describe('a section the page holds in a shape the mapper cannot read', () => {
     const query = `{ property(zpid: "${zpid}") { ... on PropertyLookup { meta { credits cached sections { photos priceHistory taxHistory schools agent broker estimate rentEstimate description } } } ... on LookupError { code } } }`;
     const r = await svc.post('/graphql', { query });
     expect(r.status).toBe(200);
-    const upper = Object.fromEntries(Object.entries(present({ priceHistory: 'extraction_failed' })).map(([k, v]) => [k, v.toUpperCase()]));
+    const upper = Object.fromEntries(
+      Object.entries(present({ priceHistory: 'extraction_failed' })).map(([k, v]) => [k, v.toUpperCase()]),
+    );
     expect(r.body.data.property.meta).toEqual({ credits: 1, cached: false, sections: upper });
     // REST, now a hit, reports the same.
-    expect((await lookup(zpid)).body.meta).toMatchObject({ cached: true, sections: present({ priceHistory: 'extraction_failed' }) });
+    expect((await lookup(zpid)).body.meta).toMatchObject({
+      cached: true,
+      sections: present({ priceHistory: 'extraction_failed' }),
+    });
   });
 });
 
@@ -109,11 +125,19 @@ describe('a section that failed on a record without its core fields', () => {
     svc.replay.faults.set(path, { body: page() });
     const ledgerBefore = await ledgerOf(svc.keys.free!);
     const readsBefore = pageReads(path);
-    const expected = { ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'not_found'])), taxHistory: 'extraction_failed' };
+    const expected = {
+      ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'not_found'])),
+      taxHistory: 'extraction_failed',
+    };
 
     const first = await lookup(zpid);
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ zpid, price: null, homeStatus: null, streetAddress: '2435 Aspen Rd UNIT 104' });
+    expect(first.body.data).toMatchObject({
+      zpid,
+      price: null,
+      homeStatus: null,
+      streetAddress: '2435 Aspen Rd UNIT 104',
+    });
     expect(first.body.meta).toMatchObject({ credits: 0, cached: false, sections: expected });
 
     const second = await lookup(zpid);
@@ -125,7 +149,10 @@ describe('a section that failed on a record without its core fields', () => {
 });
 
 describe("a home read by the fallback provider: the sections are the actor item's", () => {
-  const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+  const WALL = readFileSync(
+    new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+    'utf8',
+  );
   let platform: FakeActorPlatform;
   let walled: TestService;
   beforeAll(async () => {
@@ -134,9 +161,16 @@ describe("a home read by the fallback provider: the sections are the actor item'
     platform = await startFakeActorPlatform({ homes: [broken, todaysShape(recordedHome(7528947))] });
     walled = await startTestService({
       clock: () => now,
-      env: { INCOMPLETE_TTL_MS: String(INCOMPLETE_TTL_MS), FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+      env: {
+        INCOMPLETE_TTL_MS: String(INCOMPLETE_TTL_MS),
+        FALLBACK_URL: platform.url,
+        FALLBACK_TOKEN: platform.token,
+        FALLBACK_ACTOR: platform.actor,
+        LOOKUP_TIMEOUT_MS: '5000',
+      },
     });
-    for (const zpid of ['7521381', '7528947']) walled.replay.faults.set(`/homedetails/${zpid}_zpid/`, { status: 403, body: WALL });
+    for (const zpid of ['7521381', '7528947'])
+      walled.replay.faults.set(`/homedetails/${zpid}_zpid/`, { status: 403, body: WALL });
   });
   afterAll(async () => {
     await walled?.close();
@@ -146,10 +180,22 @@ describe("a home read by the fallback provider: the sections are the actor item'
   it('a broken section in the item: extraction_failed, billed (core fields there), cached for INCOMPLETE_TTL_MS only', async () => {
     const first = await walled.get('/v1/portal/property?zpid=7521381');
     expect(first.status).toBe(200);
-    expect(first.body.meta).toMatchObject({ credits: 1, cached: false, source: { fallback_from: 'self_hosted' }, sections: present({ priceHistory: 'extraction_failed' }) });
-    expect((await walled.get('/v1/portal/property?zpid=7521381')).body.meta).toMatchObject({ credits: 0, cached: true, sections: present({ priceHistory: 'extraction_failed' }) });
+    expect(first.body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      source: { fallback_from: 'self_hosted' },
+      sections: present({ priceHistory: 'extraction_failed' }),
+    });
+    expect((await walled.get('/v1/portal/property?zpid=7521381')).body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      sections: present({ priceHistory: 'extraction_failed' }),
+    });
     advance(INCOMPLETE_TTL_MS + 1);
-    expect((await walled.get('/v1/portal/property?zpid=7521381')).body.meta).toMatchObject({ credits: 1, cached: false });
+    expect((await walled.get('/v1/portal/property?zpid=7521381')).body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+    });
     expect(platform.runs).toHaveLength(2);
   });
 
@@ -157,6 +203,10 @@ describe("a home read by the fallback provider: the sections are the actor item'
     const r = await walled.get('/v1/portal/property?zpid=7528947');
     expect(r.body.meta).toMatchObject({ credits: 1, sections: present({ estimate: 'not_published' }) });
     advance(INCOMPLETE_TTL_MS + 1);
-    expect((await walled.get('/v1/portal/property?zpid=7528947')).body.meta).toMatchObject({ credits: 0, cached: true, sections: present({ estimate: 'not_published' }) });
+    expect((await walled.get('/v1/portal/property?zpid=7528947')).body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      sections: present({ estimate: 'not_published' }),
+    });
   });
 });

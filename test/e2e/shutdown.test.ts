@@ -124,7 +124,10 @@ describe('SIGTERM', () => {
 
   it('past the grace: aborts the lookups still running, releases their credits, still answers, exits 0', async () => {
     proxy = await startGatedProxy(replay.origin);
-    const child = spawnService({ PORTAL_ORIGIN: proxy.origin, SHUTDOWN_GRACE_MS: '200', BATCH_CONCURRENCY: '1' }, 'sd2:');
+    const child = spawnService(
+      { PORTAL_ORIGIN: proxy.origin, SHUTDOWN_GRACE_MS: '200', BATCH_CONCURRENCY: '1' },
+      'sd2:',
+    );
     const port = await child.port;
     const body = JSON.stringify({ items: HOMES.map((zpid) => ({ zpid })) });
     const batch = rawExchange(
@@ -139,23 +142,33 @@ describe('SIGTERM', () => {
     expect(r?.status).toBe(200);
     expect(r!.json.meta).toMatchObject({ count: HOMES.length, succeeded: 0, credits: 0 });
     // Each item says why: this instance stopped (retry: another answers).
-    expect(r!.json.data.map((d: { error: { code: string; details?: unknown } }) => [d.error.code, d.error.details])).toEqual(
-      HOMES.map(() => ['upstream_busy', { reason: 'shutting_down', retry_after: 1 }]),
-    );
+    expect(
+      r!.json.data.map((d: { error: { code: string; details?: unknown } }) => [d.error.code, d.error.details]),
+    ).toEqual(HOMES.map(() => ['upstream_busy', { reason: 'shutting_down', retry_after: 1 }]));
     expect(await child.exited).toBe(0);
     expectOnlyJsonLines(child);
 
     // Another instance on the same Redis: the account's whole allotment is usable, nothing was charged.
     const next = await startService(
       loadConfig({
-        PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', REDIS_URL: redis.url, REDIS_PREFIX: 'sd2:', ACCOUNTS_FILE: accountsFile,
-        PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: 'sd2:',
+        ACCOUNTS_FILE: accountsFile,
+        PORTAL_ORIGIN: replay.origin,
+        PORTAL_SUGGEST_URL: replay.suggestUrl,
       }),
     );
     try {
       const account = await (await fetch(`${next.url}/v1/account`, { headers: { 'x-api-key': KEY } })).json();
       expect(account.data).toMatchObject({ used: 0, remaining: HOMES.length });
-      const all = await fetch(`${next.url}/v1/portal/batch`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body });
+      const all = await fetch(`${next.url}/v1/portal/batch`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+        body,
+      });
       expect((await all.json()).meta).toMatchObject({ succeeded: HOMES.length, credits: HOMES.length });
     } finally {
       await next.close();

@@ -19,17 +19,23 @@ import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 type Json = Record<string, unknown>;
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 const ZPID = '15192198';
 const PAGE = recordedPage(ZPID);
 const ADDRESS = `/v1/portal/property?address=${encodeURIComponent('661 Lakeview Ave, San Francisco, CA 94112')}`;
 const HOUR = 3600_000;
 const INCOMPLETE_TTL_MS = 600_000;
-const present = (others: Partial<Sections> = {}): Sections => ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
+const present = (others: Partial<Sections> = {}): Sections =>
+  ({ ...Object.fromEntries(SECTION_NAMES.map((n) => [n, 'present'])), ...others }) as Sections;
 
 /** The home's page with its price events as an object keyed by date: a shape the mapper does not read. */
 const brokenPage = (): string => {
-  const property = JSON.parse(readFileSync(new URL('../../fixtures/portal/property-15192198-for-sale-2023.json', import.meta.url), 'utf8')) as Json;
+  const property = JSON.parse(
+    readFileSync(new URL('../../fixtures/portal/property-15192198-for-sale-2023.json', import.meta.url), 'utf8'),
+  ) as Json;
   property.priceHistory = Object.fromEntries((property.priceHistory as Json[]).map((e) => [String(e.date), e]));
   return wrapPropertyPage(property);
 };
@@ -53,7 +59,10 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
     if (kind === 'redis') store = await RedisStore.connect(redis!.url, { prefix: `g${randomUUID().slice(0, 8)}:` });
     svc = await startTestService({
       // One attempt per read: the walled reads here stay below the circuit breaker's ten (test/collector/site-client.test.ts tests it).
-      replayServer: replay, clock: () => new Date(now), env: { INCOMPLETE_TTL_MS: String(INCOMPLETE_TTL_MS), PORTAL_SESSION_RETRIES: '0' }, ...(store ? { store } : {}),
+      replayServer: replay,
+      clock: () => new Date(now),
+      env: { INCOMPLETE_TTL_MS: String(INCOMPLETE_TTL_MS), PORTAL_SESSION_RETRIES: '0' },
+      ...(store ? { store } : {}),
     });
     replay.faults.clear();
   });
@@ -75,7 +84,11 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
     now += 25 * HOUR;
     replay.faults.set(PAGE.path, { body: brokenPage() });
     const broken = await lookup();
-    expect(broken.body.meta).toMatchObject({ credits: 1, cached: false, sections: present({ priceHistory: 'extraction_failed' }) });
+    expect(broken.body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      sections: present({ priceHistory: 'extraction_failed' }),
+    });
     expect(await charges()).toBe(2);
 
     // The site walls the home. Within INCOMPLETE_TTL_MS a forced live read (max_age=0) fails: the
@@ -86,7 +99,13 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
     expect(forced.status).toBe(200);
     expect(forced.headers.get('x-cache')).toBe('STALE');
     expect(forced.body.meta).toMatchObject({
-      credits: 0, cached: true, stale: true, stale_reason: 'upstream_blocked', sections: present(), fetched_at: good.body.meta.fetched_at, age_seconds: 25 * 3600 + 60,
+      credits: 0,
+      cached: true,
+      stale: true,
+      stale_reason: 'upstream_blocked',
+      sections: present(),
+      fetched_at: good.body.meta.fetched_at,
+      age_seconds: 25 * 3600 + 60,
     });
     expect(forced.body.data.priceHistory).toHaveLength(4);
 
@@ -94,14 +113,26 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
     now += INCOMPLETE_TTL_MS;
     const later = await lookup();
     expect(later.status).toBe(200);
-    expect(later.body.meta).toMatchObject({ credits: 0, stale: true, stale_reason: 'upstream_blocked', sections: present(), fetched_at: good.body.meta.fetched_at });
+    expect(later.body.meta).toMatchObject({
+      credits: 0,
+      stale: true,
+      stale_reason: 'upstream_blocked',
+      sections: present(),
+      fetched_at: good.body.meta.fetched_at,
+    });
     expect(await charges()).toBe(2);
 
     // The address, its resolution walled too: the complete record its alias leads to, not the incomplete one.
     replay.faults.set(new URL(replay.suggestUrl).pathname, { status: 403, body: WALL });
     const byAddress = await svc.get(ADDRESS);
     expect(byAddress.status).toBe(200);
-    expect(byAddress.body.meta).toMatchObject({ credits: 0, stale: true, stale_reason: 'upstream_blocked', sections: present(), fetched_at: good.body.meta.fetched_at });
+    expect(byAddress.body.meta).toMatchObject({
+      credits: 0,
+      stale: true,
+      stale_reason: 'upstream_blocked',
+      sections: present(),
+      fetched_at: good.body.meta.fetched_at,
+    });
     replay.faults.delete(new URL(replay.suggestUrl).pathname);
 
     // stale=false still opts out.
@@ -111,7 +142,13 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
     // as the earlier snapshot past INCOMPLETE_TTL_MS; its unread price events left out): nothing changed.
     replay.faults.clear();
     const whole = await lookup();
-    expect(whole.body.meta).toMatchObject({ credits: 1, cached: false, sections: present(), changes: [], previous_fetched_at: broken.body.meta.fetched_at });
+    expect(whole.body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      sections: present(),
+      changes: [],
+      previous_fetched_at: broken.body.meta.fetched_at,
+    });
     expect(await charges()).toBe(3);
   });
 });
@@ -147,7 +184,14 @@ describe('a read that runs out of time answers from the last good record (upstre
       const r = await svc.get(`/v1/portal/property?zpid=${ZPID}`);
       expect(r.status).toBe(200);
       expect(r.headers.get('x-cache')).toBe('STALE');
-      expect(r.body.meta).toMatchObject({ credits: 0, cached: true, stale: true, stale_reason: 'upstream_timeout', age_seconds: 25 * 3600, fetched_at: first.body.meta.fetched_at });
+      expect(r.body.meta).toMatchObject({
+        credits: 0,
+        cached: true,
+        stale: true,
+        stale_reason: 'upstream_timeout',
+        age_seconds: 25 * 3600,
+        fetched_at: first.body.meta.fetched_at,
+      });
       const optOut = await svc.get(`/v1/portal/property?zpid=${ZPID}&stale=false`);
       expect(optOut.status).toBe(504);
       expect(optOut.body.error.code).toBe('upstream_timeout');

@@ -37,8 +37,13 @@ describe('starting with the store down', () => {
     writeFileSync(accountsFile, JSON.stringify([{ key: 'startup_key_0001', plan: 'free', allotment: 3 }]));
     service = await startService(
       loadConfig({
-        PORT: '0', HOST: '127.0.0.1', REDIS_URL: redis.url, ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent',
-        PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        REDIS_URL: redis.url,
+        ACCOUNTS_FILE: accountsFile,
+        LOG_LEVEL: 'silent',
+        PORTAL_ORIGIN: replay.origin,
+        PORTAL_SUGGEST_URL: replay.suggestUrl,
       }),
     );
     const get = async (path: string) => {
@@ -53,8 +58,18 @@ describe('starting with the store down', () => {
     expect(refused).toMatchObject({ status: 503, retryAfter: '30', body: { error: { code: 'store_unavailable' } } });
 
     await redis.restart();
-    expect((await until(() => get('/readyz'), (r) => r.status === 200)).status).toBe(200);
-    const account = await until(() => get('/v1/account'), (r) => r.status === 200);
+    expect(
+      (
+        await until(
+          () => get('/readyz'),
+          (r) => r.status === 200,
+        )
+      ).status,
+    ).toBe(200);
+    const account = await until(
+      () => get('/v1/account'),
+      (r) => r.status === 200,
+    );
     expect(account.body.data).toMatchObject({ plan: 'free', included: 3, used: 0 });
     const home = await get('/v1/portal/property?zpid=114303858');
     expect(home.status).toBe(200);
@@ -67,9 +82,9 @@ describe('a bad accounts file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'startup-bad-'));
     const accountsFile = join(dir, 'accounts.json');
     writeFileSync(accountsFile, JSON.stringify([{ key: 'short', plan: 'gold' }]));
-    await expect(startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent' }))).rejects.toThrow(
-      /ACCOUNTS_FILE\[0\]\.key/,
-    );
+    await expect(
+      startService(loadConfig({ PORT: '0', HOST: '127.0.0.1', ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent' })),
+    ).rejects.toThrow(/ACCOUNTS_FILE\[0\]\.key/);
   });
 });
 
@@ -81,8 +96,15 @@ describe('WORK_IN_SERVICE=false without Redis', () => {
     writeFileSync(accountsFile, JSON.stringify([{ key: 'nowork_key_00001', plan: 'paid', included: 100 }]));
     const svc = await startService(
       loadConfig({
-        PORT: '0', HOST: '127.0.0.1', ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent', WORK_IN_SERVICE: 'false',
-        WATCH_MIN_INTERVAL_SECONDS: '3600', WEBHOOK_ALLOW_PRIVATE: 'true', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ACCOUNTS_FILE: accountsFile,
+        LOG_LEVEL: 'silent',
+        WORK_IN_SERVICE: 'false',
+        WATCH_MIN_INTERVAL_SECONDS: '3600',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        PORTAL_ORIGIN: replay.origin,
+        PORTAL_SUGGEST_URL: replay.suggestUrl,
       }),
     );
     try {
@@ -94,10 +116,17 @@ describe('WORK_IN_SERVICE=false without Redis', () => {
         });
         return { status: res.status, body: await res.json() };
       };
-      const made = await call('/v1/portal/watches', { zpid: '15192198', webhook_url: `${replay.origin}/hooks`, interval_hours: 1 });
+      const made = await call('/v1/portal/watches', {
+        zpid: '15192198',
+        webhook_url: `${replay.origin}/hooks`,
+        interval_hours: 1,
+      });
       expect(made.status).toBe(201);
       // The first check runs at once (bounded wait): before, the watch was kept but never checked.
-      const checked = await until(() => call(`/v1/portal/watches/${made.body.data.id}`), (r) => r.body.data.last_checked_at !== null);
+      const checked = await until(
+        () => call(`/v1/portal/watches/${made.body.data.id}`),
+        (r) => r.body.data.last_checked_at !== null,
+      );
       expect(checked.body.data).toMatchObject({ home_zpid: '15192198', last_error: null });
     } finally {
       await svc.close();

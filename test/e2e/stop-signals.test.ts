@@ -33,7 +33,11 @@ afterEach(() => {
 });
 
 /** Resolves with the first JSON log line whose msg matches. */
-function lineOf(lines: Array<Record<string, unknown>>, wanted: (msg: string) => boolean, onLine: Array<() => void>): Promise<Record<string, unknown>> {
+function lineOf(
+  lines: Array<Record<string, unknown>>,
+  wanted: (msg: string) => boolean,
+  onLine: Array<() => void>,
+): Promise<Record<string, unknown>> {
   return new Promise((resolve) => {
     const look = () => {
       const found = lines.find((l) => typeof l.msg === 'string' && wanted(l.msg));
@@ -49,8 +53,14 @@ describe('a second stop signal', () => {
     const proc = spawn(process.execPath, entryArgs('index.ts'), {
       cwd: process.cwd(),
       env: {
-        PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ACCOUNTS_FILE: accountsFile,
-        PORTAL_ORIGIN: proxy.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, SHUTDOWN_GRACE_MS: '600000',
+        PATH: process.env.PATH ?? '',
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        ACCOUNTS_FILE: accountsFile,
+        PORTAL_ORIGIN: proxy.origin,
+        PORTAL_SUGGEST_URL: replay.suggestUrl,
+        SHUTDOWN_GRACE_MS: '600000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -71,7 +81,10 @@ describe('a second stop signal', () => {
 
     const listening = await lineOf(lines, (m) => m.startsWith('Server listening at http://127.0.0.1:'), onLine);
     const port = Number(/:(\d+)$/.exec(String(listening.msg))![1]);
-    const held = rawExchange(port, `GET /v1/portal/property?zpid=114303858 HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`);
+    const held = rawExchange(
+      port,
+      `GET /v1/portal/property?zpid=114303858 HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\n\r\n`,
+    );
     await proxy.arrived();
 
     proc.kill('SIGTERM');

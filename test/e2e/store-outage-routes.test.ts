@@ -91,7 +91,13 @@ async function graphql(query: string): Promise<Answer> {
   });
   const body = (await res.json()) as { errors?: Array<{ extensions?: { code?: string; retryAfter?: number } }> };
   const error = body.errors?.[0]?.extensions;
-  return { route: `graphql ${query}`, status: res.status, retryAfter: res.headers.get('retry-after'), code: error?.code, wait: error?.retryAfter };
+  return {
+    route: `graphql ${query}`,
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    code: error?.code,
+    wait: error?.retryAfter,
+  };
 }
 
 /** An MCP tool over HTTP: the tool error's code and details.retry_after. */
@@ -101,9 +107,20 @@ async function mcpTool(name: string): Promise<Answer> {
     headers: { 'x-api-key': svc.keys.paid!, ...json, accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),
   });
-  const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: { error?: { code?: string; details?: { retry_after?: number } } } } };
+  const body = (await res.json()) as {
+    result?: {
+      isError?: boolean;
+      structuredContent?: { error?: { code?: string; details?: { retry_after?: number } } };
+    };
+  };
   const error = body.result?.isError ? body.result.structuredContent?.error : undefined;
-  return { route: `mcp ${name}`, status: res.status, retryAfter: res.headers.get('retry-after'), code: error?.code, wait: error?.details?.retry_after };
+  return {
+    route: `mcp ${name}`,
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    code: error?.code,
+    wait: error?.details?.retry_after,
+  };
 }
 
 /** Every job, watch and account route, each with valid input (the job and watch made before the outage). */
@@ -137,7 +154,11 @@ const everyCounterpart = (): Array<Promise<Answer>> => [
 function expectRefused(answers: Answer[]): void {
   for (const a of answers) {
     if (a.route.startsWith('graphql') || a.route.startsWith('mcp')) {
-      expect({ route: a.route, code: a.code, wait: a.wait }).toEqual({ route: a.route, code: 'store_unavailable', wait: 30 });
+      expect({ route: a.route, code: a.code, wait: a.wait }).toEqual({
+        route: a.route,
+        code: 'store_unavailable',
+        wait: 30,
+      });
     } else {
       expect(a).toEqual({ route: a.route, status: 503, retryAfter: '30', code: 'store_unavailable' });
     }
@@ -156,7 +177,11 @@ async function servedAgain(): Promise<void> {
 
 describe('job, watch and account routes while Redis cannot be reached', () => {
   it('served before the outage', async () => {
-    const answers = await Promise.all([rest('GET', `/v1/portal/jobs/${jobId}`), rest('GET', `/v1/portal/watches/${watchId}`), rest('GET', '/v1/account')]);
+    const answers = await Promise.all([
+      rest('GET', `/v1/portal/jobs/${jobId}`),
+      rest('GET', `/v1/portal/watches/${watchId}`),
+      rest('GET', '/v1/account'),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
   });
 

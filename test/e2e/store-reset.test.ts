@@ -50,8 +50,13 @@ describe('Redis restarted empty under a running service', () => {
     writeFileSync(accountsFile, accounts);
     service = await startService(
       loadConfig({
-        PORT: '0', HOST: '127.0.0.1', REDIS_URL: redis.url, ACCOUNTS_FILE: accountsFile, LOG_LEVEL: 'silent',
-        PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        REDIS_URL: redis.url,
+        ACCOUNTS_FILE: accountsFile,
+        LOG_LEVEL: 'silent',
+        PORTAL_ORIGIN: replay.origin,
+        PORTAL_SUGGEST_URL: replay.suggestUrl,
       }),
     );
     const get = async (path: string, key = 'reset_key_used_0001') => {
@@ -64,17 +69,32 @@ describe('Redis restarted empty under a running service', () => {
     // The gate: the accounts file cannot be read while Redis comes back empty.
     writeFileSync(accountsFile, 'not json yet');
     await redis.restart();
-    const notReady = await until('readyz reports the store reset', () => get('/readyz'), (r) => r.body?.error?.details?.reason === 'store_reset');
+    const notReady = await until(
+      'readyz reports the store reset',
+      () => get('/readyz'),
+      (r) => r.body?.error?.details?.reason === 'store_reset',
+    );
     expect(notReady.status).toBe(503);
     expect(notReady.body.error.code).toBe('store_unavailable');
     // A seeded key is not "unknown": the store lost it.
     const refused = await get('/v1/account', 'reset_key_idle_0002');
-    expect({ status: refused.status, code: refused.body.error?.code }).toEqual({ status: 503, code: 'store_unavailable' });
+    expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+      status: 503,
+      code: 'store_unavailable',
+    });
 
     writeFileSync(accountsFile, accounts);
-    await until('readyz is 200 again', () => get('/readyz'), (r) => r.status === 200);
+    await until(
+      'readyz is 200 again',
+      () => get('/readyz'),
+      (r) => r.status === 200,
+    );
     // Every seeded key works again, at once (usage recorded before the reset was lost with the data).
-    expect((await get('/v1/account', 'reset_key_idle_0002')).body.data).toMatchObject({ plan: 'free', included: 3, used: 0 });
+    expect((await get('/v1/account', 'reset_key_idle_0002')).body.data).toMatchObject({
+      plan: 'free',
+      included: 3,
+      used: 0,
+    });
     const home = await get('/v1/portal/property?zpid=15192198');
     expect(home.status).toBe(200);
     expect(home.body.meta.credits).toBe(1);

@@ -32,10 +32,22 @@ export interface PlatformError {
 
 /** The platform's documented refusals (research §2), with their documented messages. */
 export const PLATFORM_ERRORS = {
-  invalidToken: { status: 401, type: 'user-or-token-not-found', message: 'User was not found or authentication token is not valid' },
-  insufficientPermissions: { status: 403, type: 'insufficient-permissions', message: 'You do not have permission to run this Actor.' },
+  invalidToken: {
+    status: 401,
+    type: 'user-or-token-not-found',
+    message: 'User was not found or authentication token is not valid',
+  },
+  insufficientPermissions: {
+    status: 403,
+    type: 'insufficient-permissions',
+    message: 'You do not have permission to run this Actor.',
+  },
   actorNotFound: { status: 404, type: 'record-not-found', message: 'Actor with this name was not found' },
-  pageNotFound: { status: 404, type: 'page-not-found', message: 'We have bad news: there is no API endpoint at this URL.' },
+  pageNotFound: {
+    status: 404,
+    type: 'page-not-found',
+    message: 'We have bad news: there is no API endpoint at this URL.',
+  },
   notEnoughUsage: {
     status: 402,
     type: 'not-enough-usage-to-run-paid-actor',
@@ -49,7 +61,8 @@ export const PLATFORM_ERRORS = {
   concurrentRuns: {
     status: 402,
     type: 'cannot-start-actor-runs',
-    message: 'Cannot start new Actor runs. Underlying error: By launching this job you will exceed your limit of 25 concurrent Actor runs.',
+    message:
+      'Cannot start new Actor runs. Underlying error: By launching this job you will exceed your limit of 25 concurrent Actor runs.',
   },
   monthlyLimit: { status: 403, type: 'platform-feature-disabled', message: 'Monthly usage hard limit exceeded' },
   notApproved: {
@@ -58,7 +71,11 @@ export const PLATFORM_ERRORS = {
     message: 'This Actor requires full access to your account and it was not approved yet.',
     data: { approvalUrl: 'https://console.apify.com/actors/ENK9p4RZHg0iVso52?approve=true' },
   },
-  rateLimited: { status: 429, type: 'rate-limit-exceeded', message: 'You have exceeded the rate limit of 400 requests per second' },
+  rateLimited: {
+    status: 429,
+    type: 'rate-limit-exceeded',
+    message: 'You have exceeded the rate limit of 400 requests per second',
+  },
   internal: { status: 500, type: 'internal-server-error', message: 'Internal server error' },
 } satisfies Record<string, PlatformError>;
 
@@ -80,7 +97,15 @@ export interface Gate {
   open(): void;
 }
 
-export type RunStatus = 'READY' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMING-OUT' | 'TIMED-OUT' | 'ABORTING' | 'ABORTED';
+export type RunStatus =
+  | 'READY'
+  | 'RUNNING'
+  | 'SUCCEEDED'
+  | 'FAILED'
+  | 'TIMING-OUT'
+  | 'TIMED-OUT'
+  | 'ABORTING'
+  | 'ABORTED';
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['SUCCEEDED', 'FAILED', 'TIMED-OUT', 'ABORTED']);
 
 export interface FakeRun {
@@ -89,7 +114,13 @@ export interface FakeRun {
   status: RunStatus;
   statusMessage: string | null;
   /** `maxTotalChargeUsd` null: none was sent, so the run has no cap. */
-  options: { build: string; timeoutSecs: number; memoryMbytes: number; maxItems: null; maxTotalChargeUsd: number | null };
+  options: {
+    build: string;
+    timeoutSecs: number;
+    memoryMbytes: number;
+    maxItems: null;
+    maxTotalChargeUsd: number | null;
+  };
   usageTotalUsd: number;
   chargedEventCounts: Record<string, number>;
   items: Item[];
@@ -170,7 +201,13 @@ const ACTOR_ID = 'ENK9p4RZHg0iVso52';
 /** The platform's synthetic start event: charged when a run starts, one per GB of memory, at least one (apify-docs, pay per event). */
 const START_EVENT = 'apify-actor-start';
 const START_PRICE_USD = 0.00001;
-const INPUT_FIELDS = new Set(['startUrls', 'addresses', 'propertyStatus', 'extractBuildingUnits', 'searchResultsDatasetId']);
+const INPUT_FIELDS = new Set([
+  'startUrls',
+  'addresses',
+  'propertyStatus',
+  'extractBuildingUnits',
+  'searchResultsDatasetId',
+]);
 const MISS_REASON = 'Invalid address or Zillow has no data for this address';
 const DIRECTIONALS = new Set(['N', 'S', 'E', 'W', 'NE', 'NW', 'SE', 'SW', 'NORTH', 'SOUTH', 'EAST', 'WEST']);
 
@@ -199,7 +236,9 @@ const pathOf = (url: unknown): string | null => {
 const pageOf = (home: Item): string | null => pathOf(home.propertyUrl) ?? pathOf(home.hdpUrl) ?? pathOf(home.bdpUrl);
 const roundUsd = (n: number) => Math.round(n * 1e8) / 1e8;
 
-export async function startFakeActorPlatform(opts: { token?: string; actor?: string; homes?: Item[]; items?: Item[] } = {}): Promise<FakeActorPlatform> {
+export async function startFakeActorPlatform(
+  opts: { token?: string; actor?: string; homes?: Item[]; items?: Item[] } = {},
+): Promise<FakeActorPlatform> {
   const events = new EventEmitter();
   let runCounter = 0;
   const noRefusals = (): Record<Route, PlatformError[]> => ({ actor: [], start: [], wait: [], items: [], abort: [] });
@@ -222,10 +261,19 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
     ...defaults(),
     calls: [] as FakeCall[],
     runs: [] as FakeRun[],
-  } as Omit<FakeActorPlatform, 'url' | 'refuse' | 'hold' | 'nextRun' | 'nextWait' | 'nextAbort' | 'release' | 'reset' | 'close'>;
+  } as Omit<
+    FakeActorPlatform,
+    'url' | 'refuse' | 'hold' | 'nextRun' | 'nextWait' | 'nextAbort' | 'release' | 'reset' | 'close'
+  >;
 
   // Held answers, per route: the next request on the route waits for its gate.
-  const gates: Record<Route, Array<{ arrived: () => void; opened: Promise<void> }>> = { actor: [], start: [], wait: [], items: [], abort: [] };
+  const gates: Record<Route, Array<{ arrived: () => void; opened: Promise<void> }>> = {
+    actor: [],
+    start: [],
+    wait: [],
+    items: [],
+    abort: [],
+  };
   const openers = new Set<() => void>();
   const passGate = async (route: Route) => {
     const gate = gates[route].shift();
@@ -241,8 +289,16 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
     ...(state.minimalMaxTotalChargeUsd === null ? {} : { minimalMaxTotalChargeUsd: state.minimalMaxTotalChargeUsd }),
     pricingPerEvent: {
       actorChargeEvents: {
-        [START_EVENT]: { eventTitle: 'Actor start', eventPriceUsd: START_PRICE_USD, eventDescription: 'Charged by the platform when the run starts' },
-        result: { eventTitle: 'Property result', eventPriceUsd: state.resultPriceUsd, eventDescription: 'One property in the dataset' },
+        [START_EVENT]: {
+          eventTitle: 'Actor start',
+          eventPriceUsd: START_PRICE_USD,
+          eventDescription: 'Charged by the platform when the run starts',
+        },
+        result: {
+          eventTitle: 'Property result',
+          eventPriceUsd: state.resultPriceUsd,
+          eventDescription: 'One property in the dataset',
+        },
       },
     },
   });
@@ -283,11 +339,21 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
   const answer = (input: string, kind: 'url' | 'address'): Item => {
     const wanted = kind === 'url' ? zpidInUrl(input) : null;
     const home = state.homes.find((h) =>
-      kind === 'url' ? (wanted !== null && String(h.zpid) === wanted) || (wanted === null && pageOf(h) === pathOf(input)) : looseKey(streetOf(h)) === looseKey(input),
+      kind === 'url'
+        ? (wanted !== null && String(h.zpid) === wanted) || (wanted === null && pageOf(h) === pathOf(input))
+        : looseKey(streetOf(h)) === looseKey(input),
     );
-    if (!home) return { addressOrUrlFromInput: input, invalidReason: MISS_REASON, isValid: false, scrapedAt: new Date().toISOString() };
+    if (!home)
+      return {
+        addressOrUrlFromInput: input,
+        invalidReason: MISS_REASON,
+        isValid: false,
+        scrapedAt: new Date().toISOString(),
+      };
     // Items of the actor's own shape echo the input; the old raw shape did not.
-    return 'addressOrUrlFromInput' in home ? { ...home, addressOrUrlFromInput: input, scrapedAt: new Date().toISOString() } : { ...home };
+    return 'addressOrUrlFromInput' in home
+      ? { ...home, addressOrUrlFromInput: input, scrapedAt: new Date().toISOString() }
+      : { ...home };
   };
 
   /** The actor's work: push items while the cap allows, then end as the platform ends such a run. */
@@ -378,14 +444,25 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
       input = undefined;
     }
     const authorization = req.headers.authorization ?? null;
-    state.calls.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), authorization, input });
+    state.calls.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      authorization,
+      input,
+    });
 
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       if (res.destroyed) return;
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-limit': '60', ...headers });
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'x-ratelimit-limit': '60',
+        ...headers,
+      });
       res.end(JSON.stringify(body));
     };
-    const refuse = (e: PlatformError) => send(e.status, { error: { type: e.type, message: e.message, ...(e.data ? { data: e.data } : {}) } });
+    const refuse = (e: PlatformError) =>
+      send(e.status, { error: { type: e.type, message: e.message, ...(e.data ? { data: e.data } : {}) } });
     /** The test's refusal for this route, if one is due: sent, and true. */
     const refused = (route: Route): boolean => {
       const e = state.refusals[route].shift();
@@ -414,7 +491,16 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
       if (!actorRoute[2] && req.method === 'GET') {
         if (refused('actor')) return;
         await passGate('actor');
-        return send(200, { data: { id: ACTOR_ID, userId: 'ownerUser0001', name, username: owner, title: 'Zillow Detail Scraper', pricingInfos: [pricingInfo()] } });
+        return send(200, {
+          data: {
+            id: ACTOR_ID,
+            userId: 'ownerUser0001',
+            name,
+            username: owner,
+            title: 'Zillow Detail Scraper',
+            pricingInfos: [pricingInfo()],
+          },
+        });
       }
       if (actorRoute[2] === '/runs' && actorRoute[3] && req.method === 'GET') {
         const run = findRun(actorRoute[3]);
@@ -423,14 +509,25 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
       if (!actorRoute[2] || actorRoute[3] || req.method !== 'POST') return refuse(PLATFORM_ERRORS.pageNotFound);
       if (refused('start')) return;
       if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-        return refuse({ status: 400, type: 'invalid-input', message: 'Input is not valid: the input must be a JSON object' });
+        return refuse({
+          status: 400,
+          type: 'invalid-input',
+          message: 'Input is not valid: the input must be a JSON object',
+        });
       }
       const unknown = Object.keys(input).filter((k) => !INPUT_FIELDS.has(k));
       if (state.rejectUnknownInputFields && unknown.length > 0) {
-        return refuse({ status: 400, type: 'invalid-input', message: `Input is not valid: Property input.${unknown[0]} is not allowed.` });
+        return refuse({
+          status: 400,
+          type: 'invalid-input',
+          message: `Input is not valid: Property input.${unknown[0]} is not allowed.`,
+        });
       }
       const capParam = url.searchParams.get('maxTotalChargeUsd');
-      if (state.minimalMaxTotalChargeUsd !== null && !(capParam !== null && Number(capParam) >= state.minimalMaxTotalChargeUsd)) {
+      if (
+        state.minimalMaxTotalChargeUsd !== null &&
+        !(capParam !== null && Number(capParam) >= state.minimalMaxTotalChargeUsd)
+      ) {
         return refuse({
           status: 400,
           type: 'max-total-charge-usd-below-minimum',
@@ -445,10 +542,18 @@ export async function startFakeActorPlatform(opts: { token?: string; actor?: str
       }
       await waitFor(run, 300, req);
       if (!TERMINAL.has(run.status)) {
-        return refuse({ status: 408, type: 'run-timeout-exceeded', message: 'Actor run exceeded the timeout of 300 seconds for this API endpoint' });
+        return refuse({
+          status: 408,
+          type: 'run-timeout-exceeded',
+          message: 'Actor run exceeded the timeout of 300 seconds for this API endpoint',
+        });
       }
       if (run.status !== 'SUCCEEDED') {
-        return refuse({ status: 400, type: 'run-failed', message: `Actor run did not succeed (run ID: ${run.id}, status: ${run.status})` });
+        return refuse({
+          status: 400,
+          type: 'run-failed',
+          message: `Actor run did not succeed (run ID: ${run.id}, status: ${run.status})`,
+        });
       }
       return send(201, run.items, paginationHeaders(run.items.length));
     }
@@ -535,4 +640,5 @@ export const runStarts = (p: FakeActorPlatform): FakeCall[] =>
   p.calls.filter((c) => c.method === 'POST' && /^\/v2\/acts\/[^/]+\/(runs|run-sync-get-dataset-items)$/.test(c.path));
 
 /** The aborts among the calls. */
-export const abortCalls = (p: FakeActorPlatform): FakeCall[] => p.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/abort'));
+export const abortCalls = (p: FakeActorPlatform): FakeCall[] =>
+  p.calls.filter((c) => c.method === 'POST' && c.path.endsWith('/abort'));

@@ -9,7 +9,21 @@ const garbage = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '%', '%00', '\u0000', '../../etc/passwd', '<script>', '{"a":1}', 'null', 'undefined', 'NaN', '-1', '1e309'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '%',
+    '%00',
+    '\u0000',
+    '../../etc/passwd',
+    '<script>',
+    '{"a":1}',
+    'null',
+    'undefined',
+    'NaN',
+    '-1',
+    '1e309',
+  ),
 );
 
 export const zpid = fc.oneof(
@@ -21,16 +35,29 @@ export const zpid = fc.oneof(
 
 export const listingUrl = fc.oneof(
   fc.constantFrom(...KNOWN_ZPIDS).map((z) => `https://www.zillow.com/homedetails/${z}_zpid/`),
-  fc.tuple(fc.stringMatching(/^[A-Za-z0-9-]{0,30}$/), fc.stringMatching(/^\d{1,12}$/)).map(([slug, z]) => `https://www.zillow.com/homedetails/${slug}/${z}_zpid/`),
+  fc
+    .tuple(fc.stringMatching(/^[A-Za-z0-9-]{0,30}$/), fc.stringMatching(/^\d{1,12}$/))
+    .map(([slug, z]) => `https://www.zillow.com/homedetails/${slug}/${z}_zpid/`),
   fc.stringMatching(/^[a-z0-9-]{0,20}$/).map((s) => `https://www.zillow.com/apartments/${s}/`),
   fc.webUrl(),
-  fc.constantFrom('http://127.0.0.1:6379/', 'file:///etc/passwd', 'javascript:alert(1)', `https://www.zillow.com/homedetails/${'x'.repeat(600)}_zpid/`),
+  fc.constantFrom(
+    'http://127.0.0.1:6379/',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    `https://www.zillow.com/homedetails/${'x'.repeat(600)}_zpid/`,
+  ),
   garbage,
 );
 
 export const address = fc.oneof(
-  fc.constantFrom('661 Lakeview Ave, San Francisco, CA 94112', '710 E Dean Keeton St #111, Austin, TX 78705', '1 Main St, Springfield, IL'),
-  fc.tuple(fc.nat({ max: 99999 }), fc.stringMatching(/^[A-Za-z ]{1,20}$/), fc.stringMatching(/^\d{5}$/)).map(([n, street, zip]) => `${n} ${street} St, ${zip}`),
+  fc.constantFrom(
+    '661 Lakeview Ave, San Francisco, CA 94112',
+    '710 E Dean Keeton St #111, Austin, TX 78705',
+    '1 Main St, Springfield, IL',
+  ),
+  fc
+    .tuple(fc.nat({ max: 99999 }), fc.stringMatching(/^[A-Za-z ]{1,20}$/), fc.stringMatching(/^\d{5}$/))
+    .map(([n, street, zip]) => `${n} ${street} St, ${zip}`),
   garbage,
 );
 
@@ -51,11 +78,17 @@ export const propertyQuery = fc
     { maxLength: 5 },
   )
   .chain((pairs) =>
-    fc.constantFrom('encoded', 'raw').map((how) =>
-      pairs
-        .map(([k, v]) => (how === 'encoded' ? `${encodeURIComponent(k)}=${encodeURIComponent(v)}` : `${k}=${v}`.replace(/[#\s]/g, '+')))
-        .join('&'),
-    ),
+    fc
+      .constantFrom('encoded', 'raw')
+      .map((how) =>
+        pairs
+          .map(([k, v]) =>
+            how === 'encoded'
+              ? `${encodeURIComponent(k)}=${encodeURIComponent(v)}`
+              : `${k}=${v}`.replace(/[#\s]/g, '+'),
+          )
+          .join('&'),
+      ),
   );
 
 const item = fc.oneof(
@@ -71,27 +104,72 @@ const item = fc.oneof(
 
 /** A batch body as text: structured near-valid bodies, any JSON, and text that is not JSON. */
 export const batchBody = fc.oneof(
-  { weight: 4, arbitrary: fc.record(
-    { items: fc.array(item, { maxLength: 55 }), status: fc.oneof(status, fc.jsonValue({ maxDepth: 1 })), raw: fc.oneof(fc.boolean(), fc.jsonValue({ maxDepth: 1 })), extra: fc.jsonValue({ maxDepth: 1 }) },
-    { requiredKeys: ['items'] },
-  ).map((b) => JSON.stringify(b)) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .record(
+        {
+          items: fc.array(item, { maxLength: 55 }),
+          status: fc.oneof(status, fc.jsonValue({ maxDepth: 1 })),
+          raw: fc.oneof(fc.boolean(), fc.jsonValue({ maxDepth: 1 })),
+          extra: fc.jsonValue({ maxDepth: 1 }),
+        },
+        { requiredKeys: ['items'] },
+      )
+      .map((b) => JSON.stringify(b)),
+  },
   { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
   { weight: 1, arbitrary: garbage },
-  { weight: 1, arbitrary: fc.constantFrom('{"items":[]}', '{"items":null}', '{"items":{}}', '[]', '{"items":[1', `{"items":[${'"1",'.repeat(60)}"1"]}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '{"items":[]}',
+      '{"items":null}',
+      '{"items":{}}',
+      '[]',
+      '{"items":[1',
+      `{"items":[${'"1",'.repeat(60)}"1"]}`,
+    ),
+  },
 );
 
 export const contentType = fc.oneof(
-  fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'aaaa', '', 'application/json, text/plain', 'multipart/form-data', 'application/x-www-form-urlencoded', ';;;', 'application/graphql'),
+  fc.constantFrom(
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'aaaa',
+    '',
+    'application/json, text/plain',
+    'multipart/form-data',
+    'application/x-www-form-urlencoded',
+    ';;;',
+    'application/graphql',
+  ),
   fc.stringMatching(/^[\x20-\x7e]{0,30}$/),
 );
 
 export const apiKey = (valid: string[]) =>
-  fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e]{0,60}$/) });
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...valid) },
+    { weight: 1, arbitrary: fc.stringMatching(/^[\x21-\x7e]{0,60}$/) },
+  );
 
 /** Extra request headers with printable values (what a well-behaved client library lets through). */
 export const extraHeaders = fc.dictionary(
   fc.oneof(
-    fc.constantFrom('accept', 'accept-encoding', 'expect', 'origin', 'x-request-id', 'x-forwarded-for', 'cookie', 'range', 'if-none-match', 'connection'),
+    fc.constantFrom(
+      'accept',
+      'accept-encoding',
+      'expect',
+      'origin',
+      'x-request-id',
+      'x-forwarded-for',
+      'cookie',
+      'range',
+      'if-none-match',
+      'connection',
+    ),
     fc.stringMatching(/^x-[a-z0-9-]{1,20}$/),
   ),
   fc.stringMatching(/^[\x20-\x7e]{0,60}$/).map((v) => v.trim()),
@@ -103,16 +181,38 @@ const lookupArgs = fc.oneof(
   zpid.map((z) => `zpid: ${JSON.stringify(z)}`),
   listingUrl.map((u) => `url: ${JSON.stringify(u)}`),
   address.map((a) => `address: ${JSON.stringify(a)}`),
-  fc.constantFrom('zpid: $zpid', 'zpid: 5', 'zpid: null', '', 'zpid: "1", address: "1 Main St, Springfield, IL"', 'status: for_sale, zpid: "114303858"', 'raw: true, zpid: "114303858"'),
+  fc.constantFrom(
+    'zpid: $zpid',
+    'zpid: 5',
+    'zpid: null',
+    '',
+    'zpid: "1", address: "1 Main St, Springfield, IL"',
+    'status: for_sale, zpid: "114303858"',
+    'raw: true, zpid: "114303858"',
+  ),
 );
 
 /** A root field as its head (name and arguments) and its selection set, so directives go between. */
 const field = fc.oneof(
   fc.constant(['__typename', '']),
   fc.constant(['account', '{ used remaining plan }']),
-  lookupArgs.map((a) => [`property(${a})`, '{ __typename ... on LookupError { code message details retryAfter } ... on PropertyLookup { data { zpid price homeStatus } meta { credits cached cacheKey } } }']),
-  fc.array(fc.oneof(zpid.map((z) => `{ zpid: ${JSON.stringify(z)} }`), address.map((a) => `{ address: ${JSON.stringify(a)} }`), fc.constant('"x"')), { maxLength: 6 })
-    .map((items) => [`properties(items: [${items.join(', ')}])`, '{ meta { count succeeded credits } results { __typename ... on LookupError { code } } }']),
+  lookupArgs.map((a) => [
+    `property(${a})`,
+    '{ __typename ... on LookupError { code message details retryAfter } ... on PropertyLookup { data { zpid price homeStatus } meta { credits cached cacheKey } } }',
+  ]),
+  fc
+    .array(
+      fc.oneof(
+        zpid.map((z) => `{ zpid: ${JSON.stringify(z)} }`),
+        address.map((a) => `{ address: ${JSON.stringify(a)} }`),
+        fc.constant('"x"'),
+      ),
+      { maxLength: 6 },
+    )
+    .map((items) => [
+      `properties(items: [${items.join(', ')}])`,
+      '{ meta { count succeeded credits } results { __typename ... on LookupError { code } } }',
+    ]),
   fc.constant(['properties(items: $items)', '{ meta { count } }']),
   fc.constant(['__schema', '{ queryType { name } types { name } }']),
   fc.constant(['__type(name: "PortalProperty")', '{ fields { name } }']),
@@ -122,9 +222,20 @@ const field = fc.oneof(
 const selection = fc
   .array(
     fc.oneof(
-      { weight: 6, arbitrary: fc.tuple(fc.option(fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/), { nil: undefined }), field, fc.constantFrom('', '', ' @include(if: $flag)', ' @skip(if: true)', ' @skip(if: $flag)'))
-        .map(([alias, [head, body], dir]) => `${alias ? `${alias}: ` : ''}${head}${dir} ${body}`) },
-      { weight: 1, arbitrary: fc.constantFrom('...F', '... @defer { account { used } }', '... on Query { __typename }') },
+      {
+        weight: 6,
+        arbitrary: fc
+          .tuple(
+            fc.option(fc.stringMatching(/^[a-z][a-z0-9]{0,6}$/), { nil: undefined }),
+            field,
+            fc.constantFrom('', '', ' @include(if: $flag)', ' @skip(if: true)', ' @skip(if: $flag)'),
+          )
+          .map(([alias, [head, body], dir]) => `${alias ? `${alias}: ` : ''}${head}${dir} ${body}`),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('...F', '... @defer { account { used } }', '... on Query { __typename }'),
+      },
     ),
     { minLength: 1, maxLength: 6 },
   )
@@ -134,7 +245,16 @@ const VARIABLES: Record<string, string> = { zpid: 'String', items: '[LookupItem!
 
 /** An operation over a selection: its variables declared when used (now and then one too many or too few). */
 const operation = fc
-  .tuple(selection, fc.constantFrom('query', 'query', 'query Q', 'mutation', 'subscription'), fc.constantFrom('exact', 'exact', 'extra', 'missing'), fc.constantFrom('fragment F on Query { __typename account { used } }', 'fragment F on Query { ...F }', 'fragment F on PortalProperty { zpid }'))
+  .tuple(
+    selection,
+    fc.constantFrom('query', 'query', 'query Q', 'mutation', 'subscription'),
+    fc.constantFrom('exact', 'exact', 'extra', 'missing'),
+    fc.constantFrom(
+      'fragment F on Query { __typename account { used } }',
+      'fragment F on Query { ...F }',
+      'fragment F on PortalProperty { zpid }',
+    ),
+  )
   .map(([sel, kind, declared, fragment]) => {
     const used = Object.keys(VARIABLES).filter((v) => sel.includes(`$${v}`));
     const names = declared === 'extra' ? Object.keys(VARIABLES) : declared === 'missing' ? used.slice(1) : used;
@@ -145,17 +265,37 @@ const operation = fc
 
 export const document = fc.oneof(
   { weight: 4, arbitrary: operation },
-  { weight: 1, arbitrary: fc.tuple(operation, fc.nat(), fc.string({ maxLength: 3 })).map(([doc, at, junk]) => {
-    const i = at % (doc.length + 1);
-    return doc.slice(0, i) + junk + doc.slice(i);
-  }) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(operation, fc.nat(), fc.string({ maxLength: 3 })).map(([doc, at, junk]) => {
+      const i = at % (doc.length + 1);
+      return doc.slice(0, i) + junk + doc.slice(i);
+    }),
+  },
   { weight: 1, arbitrary: garbage },
 );
 
 export const variables = fc.oneof(
   fc.constant(undefined),
-  fc.record({ zpid: zpid, items: fc.array(fc.oneof(fc.record({ zpid }), fc.record({ address }), fc.jsonValue({ maxDepth: 1 })), { maxLength: 5 }), flag: fc.jsonValue({ maxDepth: 0 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      zpid: zpid,
+      items: fc.array(fc.oneof(fc.record({ zpid }), fc.record({ address }), fc.jsonValue({ maxDepth: 1 })), {
+        maxLength: 5,
+      }),
+      flag: fc.jsonValue({ maxDepth: 0 }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue({ maxDepth: 2 }),
 );
 
-export const accept = fc.constantFrom(undefined, 'application/json', 'application/graphql-response+json', '*/*', 'text/foo', 'application/graphql-response+json, application/json;q=0.9', 'application/xml');
+export const accept = fc.constantFrom(
+  undefined,
+  'application/json',
+  'application/graphql-response+json',
+  '*/*',
+  'text/foo',
+  'application/graphql-response+json, application/json;q=0.9',
+  'application/xml',
+);

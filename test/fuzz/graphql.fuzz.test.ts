@@ -15,7 +15,9 @@ beforeAll(async () => {
   svc = await startTestService({
     // Keyless requests are fuzzed too: a budget large enough that the fuzz explores past it rarely.
     env: { KEYLESS_BURST: '1000000', RATE_LIMIT_PER_MINUTE: '0' },
-    accounts: { paid: { key: 'fuzz_paid_key_0001', plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 } },
+    accounts: {
+      paid: { key: 'fuzz_paid_key_0001', plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 },
+    },
   });
 });
 afterAll(() => svc.close());
@@ -23,17 +25,32 @@ afterAll(() => svc.close());
 const transport = fc.constantFrom('post-json', 'get', 'post-form', 'post-graphql', 'batched', 'batched-any');
 /** An operation of a batched body that may be anything JSON (`null`, a number, an array), not only an object. */
 const anyOperation = fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 2 }));
-const extensions = fc.oneof(fc.constant(undefined), fc.jsonValue({ maxDepth: 2 }), fc.constant({ persistedQuery: { version: 1, sha256Hash: 'abc' } }));
+const extensions = fc.oneof(
+  fc.constant(undefined),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constant({ persistedQuery: { version: 1, sha256Hash: 'abc' } }),
+);
 /** An operationName: none, a name that may or may not be in the document, or any JSON (only a string is right). */
 const operationName = fc.oneof(fc.constant(undefined), fc.constantFrom('Q', 'A', ''), fc.jsonValue({ maxDepth: 1 }));
 /** Variables or extensions as sent in a query string or form: JSON, or not. */
-const asParam = (v: unknown, broken: boolean): string | undefined => (v === undefined ? undefined : broken ? JSON.stringify(v).slice(1) : JSON.stringify(v));
+const asParam = (v: unknown, broken: boolean): string | undefined =>
+  v === undefined ? undefined : broken ? JSON.stringify(v).slice(1) : JSON.stringify(v);
 
 describe('GraphQL fuzz', () => {
-  it(`any document, variables and extensions over any transport (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
+  it(`any document, variables and extensions over any transport (${FUZZ_RUNS} cases)`, {
+    timeout: FUZZ_TIMEOUT_MS,
+  }, async () => {
     await assertFuzz(
       fc.asyncProperty(
-        document, variables, extensions, transport, accept, fc.option(apiKey(['fuzz_paid_key_0001']), { nil: undefined }), fc.boolean(), anyOperation, operationName,
+        document,
+        variables,
+        extensions,
+        transport,
+        accept,
+        fc.option(apiKey(['fuzz_paid_key_0001']), { nil: undefined }),
+        fc.boolean(),
+        anyOperation,
+        operationName,
         async (query, vars, ext, how, acceptHeader, key, broken, junk, opName) => {
           const headers: Record<string, string> = {
             ...(key === undefined ? {} : { 'x-api-key': key }),
@@ -44,26 +61,37 @@ describe('GraphQL fuzz', () => {
           const e = asParam(ext, broken);
           if (v !== undefined) params.set('variables', v);
           if (e !== undefined) params.set('extensions', e);
-          if (opName !== undefined) params.set('operationName', typeof opName === 'string' ? opName : JSON.stringify(opName));
+          if (opName !== undefined)
+            params.set('operationName', typeof opName === 'string' ? opName : JSON.stringify(opName));
           const request: InjectOptions =
             how === 'get'
               ? { method: 'GET', url: `/graphql?${params}`, headers }
               : how === 'post-form'
-                ? { method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: params.toString() }
-                : how === 'post-graphql'
-                  ? { method: 'POST', url: '/graphql', headers: { ...headers, 'content-type': 'application/graphql' }, payload: query }
-                  : {
+                ? {
                     method: 'POST',
                     url: '/graphql',
-                    headers: { ...headers, 'content-type': 'application/json' },
-                    payload: JSON.stringify(
-                      how === 'batched'
-                        ? [{ query, variables: vars }, { query: '{ __typename }' }]
-                        : how === 'batched-any'
-                          ? [junk, { query, variables: vars }]
-                          : { query, variables: vars, extensions: ext, operationName: opName },
-                    ),
-                  };
+                    headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+                    payload: params.toString(),
+                  }
+                : how === 'post-graphql'
+                  ? {
+                      method: 'POST',
+                      url: '/graphql',
+                      headers: { ...headers, 'content-type': 'application/graphql' },
+                      payload: query,
+                    }
+                  : {
+                      method: 'POST',
+                      url: '/graphql',
+                      headers: { ...headers, 'content-type': 'application/json' },
+                      payload: JSON.stringify(
+                        how === 'batched'
+                          ? [{ query, variables: vars }, { query: '{ __typename }' }]
+                          : how === 'batched-any'
+                            ? [junk, { query, variables: vars }]
+                            : { query, variables: vars, extensions: ext, operationName: opName },
+                      ),
+                    };
           const r = await svc.app.inject(request);
           // Printed as it happens: a failure that does not happen again when fast-check replays the case
           // (one seen under heavy load) leaves no counterexample otherwise.
@@ -75,7 +103,12 @@ describe('GraphQL fuzz', () => {
         },
       ),
     );
-    const alive = await svc.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json' }, payload: '{"query":"{ __typename }"}' });
+    const alive = await svc.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"query":"{ __typename }"}',
+    });
     expect(alive.statusCode).toBe(200);
   });
 });

@@ -31,28 +31,44 @@ describe('REST fuzz', () => {
   it(`GET /v1/portal/property with any query string (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
     await assertFuzz(
       fc.asyncProperty(propertyQuery, fc.option(apiKey(keys()), { nil: undefined }), async (query, key) => {
-        const r = await svc.app.inject({ method: 'GET', url: `/v1/portal/property?${query}`, headers: key === undefined ? {} : { 'x-api-key': key } });
+        const r = await svc.app.inject({
+          method: 'GET',
+          url: `/v1/portal/property?${query}`,
+          headers: key === undefined ? {} : { 'x-api-key': key },
+        });
         expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
       }),
     );
     await stillServing();
   });
 
-  it(`POST /v1/portal/batch with any body and content-type (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
+  it(`POST /v1/portal/batch with any body and content-type (${FUZZ_RUNS} cases)`, {
+    timeout: FUZZ_TIMEOUT_MS,
+  }, async () => {
     await assertFuzz(
-      fc.asyncProperty(batchBody, fc.option(contentType, { nil: undefined }), apiKey(keys()), async (body, type, key) => {
-        const r = await svc.app.inject({
-          method: 'POST',
-          url: '/v1/portal/batch',
-          headers: { 'x-api-key': key, ...(type === undefined ? {} : { 'content-type': type }) },
-          payload: body,
-        });
-        expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
-        if (r.statusCode === 200) {
-          const { data, meta } = JSON.parse(r.body);
-          expect(meta.credits).toBe(data.reduce((n: number, d: { ok: boolean; meta?: { credits: number } }) => n + (d.ok ? d.meta!.credits : 0), 0));
-        }
-      }),
+      fc.asyncProperty(
+        batchBody,
+        fc.option(contentType, { nil: undefined }),
+        apiKey(keys()),
+        async (body, type, key) => {
+          const r = await svc.app.inject({
+            method: 'POST',
+            url: '/v1/portal/batch',
+            headers: { 'x-api-key': key, ...(type === undefined ? {} : { 'content-type': type }) },
+            payload: body,
+          });
+          expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
+          if (r.statusCode === 200) {
+            const { data, meta } = JSON.parse(r.body);
+            expect(meta.credits).toBe(
+              data.reduce(
+                (n: number, d: { ok: boolean; meta?: { credits: number } }) => n + (d.ok ? d.meta!.credits : 0),
+                0,
+              ),
+            );
+          }
+        },
+      ),
     );
     await stillServing();
   });
@@ -70,15 +86,25 @@ describe('REST fuzz', () => {
       { method: 'GET', url: '/v2/portal/property' },
     );
     await assertFuzz(
-      fc.asyncProperty(route, extraHeaders, fc.option(apiKey(keys()), { nil: undefined }), fc.option(contentType, { nil: undefined }), async (to, headers, key, type) => {
-        const r = await svc.app.inject({
-          method: to.method as 'GET',
-          url: to.url,
-          headers: { ...headers, ...(key === undefined ? {} : { 'x-api-key': key }), ...(type === undefined ? {} : { 'content-type': type }) },
-          ...(to.method === 'POST' ? { payload: '{"items":[{"zpid":"114303858"}]}' } : {}),
-        });
-        expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
-      }),
+      fc.asyncProperty(
+        route,
+        extraHeaders,
+        fc.option(apiKey(keys()), { nil: undefined }),
+        fc.option(contentType, { nil: undefined }),
+        async (to, headers, key, type) => {
+          const r = await svc.app.inject({
+            method: to.method as 'GET',
+            url: to.url,
+            headers: {
+              ...headers,
+              ...(key === undefined ? {} : { 'x-api-key': key }),
+              ...(type === undefined ? {} : { 'content-type': type }),
+            },
+            ...(to.method === 'POST' ? { payload: '{"items":[{"zpid":"114303858"}]}' } : {}),
+          });
+          expectRestAnswer({ status: r.statusCode, headers: r.headers, text: r.body });
+        },
+      ),
     );
     await stillServing();
   });

@@ -13,17 +13,42 @@ const KEY = 'fuzz_paid_key_0001';
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
-    env: { KEYLESS_BURST: '1000000', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '5000', RATE_LIMIT_PER_MINUTE: '0' },
+    env: {
+      KEYLESS_BURST: '1000000',
+      HEADERS_TIMEOUT_MS: '5000',
+      REQUEST_TIMEOUT_MS: '5000',
+      RATE_LIMIT_PER_MINUTE: '0',
+    },
     accounts: { paid: { key: KEY, plan: 'paid', included: 1_000_000, overage: true, overageRateUsd: 0.01 } },
   });
 });
 afterAll(() => svc.close());
 
 const token = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,12}$/);
-const method = fc.oneof(fc.constantFrom('GET', 'GET', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE'), token, fc.constant('G T'));
+const method = fc.oneof(
+  fc.constantFrom('GET', 'GET', 'POST', 'POST', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'CONNECT', 'TRACE'),
+  token,
+  fc.constant('G T'),
+);
 const path = fc.oneof(
   propertyQuery.map((q) => `/v1/portal/property?${q}`),
-  fc.constantFrom('/v1/portal/batch', '/v1/account', '/healthz', '/readyz', '/graphql?query=%7B__typename%7D', '/graphql', '/graphql?query=%7B&variables=%7B', '/', '/#', '/docs#top', '/graphql#x', '*', '/v1/portal/property%E0%A4%A', '//x', '/..%2f'),
+  fc.constantFrom(
+    '/v1/portal/batch',
+    '/v1/account',
+    '/healthz',
+    '/readyz',
+    '/graphql?query=%7B__typename%7D',
+    '/graphql',
+    '/graphql?query=%7B&variables=%7B',
+    '/',
+    '/#',
+    '/docs#top',
+    '/graphql#x',
+    '*',
+    '/v1/portal/property%E0%A4%A',
+    '//x',
+    '/..%2f',
+  ),
   fc.stringMatching(/^\/[\x21-\x7e]{0,40}$/),
 );
 const version = fc.constantFrom('HTTP/1.1', 'HTTP/1.1', 'HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/1.1x', '');
@@ -32,7 +57,20 @@ const headerValue = fc.oneof(
   { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 20 }).map((v) => v.replace(/[\r\n]/g, '')) },
 );
 const header = fc.oneof(
-  fc.tuple(fc.constantFrom('host', 'x-api-key', 'content-type', 'accept', 'expect', 'transfer-encoding', 'connection', 'content-length', 'origin'), headerValue),
+  fc.tuple(
+    fc.constantFrom(
+      'host',
+      'x-api-key',
+      'content-type',
+      'accept',
+      'expect',
+      'transfer-encoding',
+      'connection',
+      'content-length',
+      'origin',
+    ),
+    headerValue,
+  ),
   fc.constant(['x-api-key', KEY] as [string, string]),
   fc.constant(['expect', '100-continue'] as [string, string]),
   fc.constant(['transfer-encoding', 'chunked'] as [string, string]),
@@ -42,12 +80,20 @@ const header = fc.oneof(
 const body = fc.oneof(fc.constant(''), batchBody, fc.string({ maxLength: 80 }), fc.constant('5\r\nhello\r\n0\r\n\r\n'));
 
 describe('raw socket fuzz', () => {
-  it(`any request line, headers and body through Node's parser (${FUZZ_RUNS} cases)`, { timeout: FUZZ_TIMEOUT_MS }, async () => {
+  it(`any request line, headers and body through Node's parser (${FUZZ_RUNS} cases)`, {
+    timeout: FUZZ_TIMEOUT_MS,
+  }, async () => {
     const port = portOf(svc.url);
     let answered = 0;
     await assertFuzz(
       fc.asyncProperty(
-        method, path, version, fc.boolean(), fc.array(header, { maxLength: 6 }), body, fc.constantFrom('exact', 'exact', 'none', 'short', 'long'),
+        method,
+        path,
+        version,
+        fc.boolean(),
+        fc.array(header, { maxLength: 6 }),
+        body,
+        fc.constantFrom('exact', 'exact', 'none', 'short', 'long'),
         async (m, p, v, withHost, headers, text, length) => {
           const bytes = Buffer.byteLength(text);
           const declared = length === 'exact' ? bytes : length === 'short' ? Math.max(0, bytes - 1) : bytes + 5;
@@ -80,9 +126,10 @@ describe('raw socket fuzz', () => {
 /** The paths that answer a GET with a page for a person or an agent (src/web, /docs, GraphiQL), not an API answer. */
 const PAGE_PATHS: readonly string[] = ['/', '/llms.txt', '/docs'];
 const isPage = (path: string, r: RawResponse): boolean =>
-  PAGE_PATHS.includes(path) || path.startsWith('/assets/')
+  PAGE_PATHS.includes(path) ||
+  path.startsWith('/assets/') ||
   // GraphiQL: /graphql answers a client that asks for text/html with the page.
-  || (path === '/graphql' && /^text\/html/.test(String(r.headers['content-type'] ?? '')));
+  (path === '/graphql' && /^text\/html/.test(String(r.headers['content-type'] ?? '')));
 
 /** The route a request target names: the router ends the path at a query or a fragment (`GET /#` is `/`). */
 const routeOf = (target: string): string => target.split(/[?#]/, 1)[0]!;

@@ -35,7 +35,10 @@ export function expectRestAnswer(a: Answer): void {
   expect(header(a, 'content-type')).toMatch(/^application\/json/);
   const body = JSON.parse(a.text);
   if (a.status === 200) {
-    expect(['data', 'status'].filter((k) => k in body), a.text).not.toHaveLength(0);
+    expect(
+      ['data', 'status'].filter((k) => k in body),
+      a.text,
+    ).not.toHaveLength(0);
     return;
   }
   expect(Object.keys(body).sort(), a.text).toEqual(['error', 'meta']);

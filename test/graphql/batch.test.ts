@@ -8,7 +8,13 @@ import { startReplayServer } from '../../src/replay/server.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 import { endpoint, gql, postGql } from './client.js';
-import { AccountDocument, BatchDocument, BatchRawDocument, BatchStreamedDocument, MixedDocument } from '../../src/graphql/operations/generated/graphql.js';
+import {
+  AccountDocument,
+  BatchDocument,
+  BatchRawDocument,
+  BatchStreamedDocument,
+  MixedDocument,
+} from '../../src/graphql/operations/generated/graphql.js';
 import { switchableStore } from './switchable-store.js';
 
 const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
@@ -23,7 +29,11 @@ beforeAll(async () => {
   site = await startReplayServer({ host: '127.0.0.1', port: 0 });
   proxy = await startGatedProxy(site.origin, { open: true });
   // No key cache: every request asks the store, so a store failing at authentication shows.
-  svc = await startTestService({ store, replayServer: site, env: { AUTH_CACHE_TTL_MS: '0', PORTAL_ORIGIN: proxy.origin } });
+  svc = await startTestService({
+    store,
+    replayServer: site,
+    env: { AUTH_CACHE_TTL_MS: '0', PORTAL_ORIGIN: proxy.origin },
+  });
 });
 afterAll(async () => {
   await svc.close();
@@ -40,7 +50,13 @@ describe('Query.properties', () => {
   it('one result per item, in item order; failed items are results; totals as REST counts them', async () => {
     const before = await used();
     const { properties } = await gql(svc).request(BatchDocument, {
-      items: [{ url: HOME_URL }, { address: 'nowhere' }, { zpid: '114303858' }, { zpid: '999999999' }, { zpid: '2146993218' }],
+      items: [
+        { url: HOME_URL },
+        { address: 'nowhere' },
+        { zpid: '114303858' },
+        { zpid: '999999999' },
+        { zpid: '2146993218' },
+      ],
     });
     expect(properties).not.toBeNull();
     const results = properties!.results;
@@ -73,7 +89,10 @@ describe('Query.properties', () => {
     const before = await used();
     const r = await postGql(svc, { query: print(BatchDocument), variables: { items: [{ zpid: '1', url: HOME_URL }] } });
     expect(r.status).toBe(200);
-    expect(r.body.data.properties.results[0]).toMatchObject({ ok: false, error: { code: 'bad_param', details: { param: 'url,zpid' } } });
+    expect(r.body.data.properties.results[0]).toMatchObject({
+      ok: false,
+      error: { code: 'bad_param', details: { param: 'url,zpid' } },
+    });
     expect(await used()).toBe(before);
   });
 
@@ -84,7 +103,7 @@ describe('Query.properties', () => {
   });
 });
 
-describe('every lookup of an operation shares the request\'s one loader', () => {
+describe("every lookup of an operation shares the request's one loader", () => {
   it('aliases of property plus a batch read each home once and bill it once', async () => {
     const before = await used();
     const readsBefore = reads('/homedetails/15192198_zpid/');
@@ -155,9 +174,13 @@ describe('the limit of 50 lookups per operation (property fields + properties it
   });
 
   it('counts literal lists and variable defaults too', async () => {
-    const literal = `{ properties(items: [${zpidItems(51).map(() => '{ zpid: "15192198" }').join(', ')}]) { meta { count } } }`;
+    const literal = `{ properties(items: [${zpidItems(51)
+      .map(() => '{ zpid: "15192198" }')
+      .join(', ')}]) { meta { count } } }`;
     expect((await postGql(svc, { query: literal })).body.errors[0].extensions.code).toBe('too_many_items');
-    const withDefault = `query($items: [LookupItem!]! = [${zpidItems(51).map(() => '{ zpid: "15192198" }').join(', ')}]) { properties(items: $items) { meta { count } } }`;
+    const withDefault = `query($items: [LookupItem!]! = [${zpidItems(51)
+      .map(() => '{ zpid: "15192198" }')
+      .join(', ')}]) { properties(items: $items) { meta { count } } }`;
     expect((await postGql(svc, { query: withDefault })).body.errors[0].extensions.code).toBe('too_many_items');
   });
 });
@@ -168,14 +191,20 @@ describe('batched requests (a JSON array of operations)', () => {
     const readsBefore = reads('114303858');
     // 114303858 is cached by now; use a home not looked up in this file yet.
     const home = '/apartments/austin-tx/lenox-grand/CmB93F/';
-    const op = { query: 'query($u: String) { property(url: $u) { ... on PropertyLookup { meta { credits cached } } ... on LookupError { code } } }', variables: { u: `https://www.zillow.com${home}` } };
+    const op = {
+      query:
+        'query($u: String) { property(url: $u) { ... on PropertyLookup { meta { credits cached } } ... on LookupError { code } } }',
+      variables: { u: `https://www.zillow.com${home}` },
+    };
     const authBefore = sw.calls.get('getAccountByKeyHash') ?? 0;
     const r = await postGql(svc, [op, op, { query: '{ account { used } }' }]);
     expect(r.status).toBe(200);
     // One context for the whole HTTP request: the key is checked once, not once per operation.
     expect(sw.calls.get('getAccountByKeyHash')).toBe(authBefore + 1);
     expect(Array.isArray(r.body)).toBe(true);
-    const credits = (r.body as Array<{ data: { property: { meta: { credits: number } } } }>).slice(0, 2).map((x) => x.data.property.meta.credits);
+    const credits = (r.body as Array<{ data: { property: { meta: { credits: number } } } }>)
+      .slice(0, 2)
+      .map((x) => x.data.property.meta.credits);
     expect(credits.sort()).toEqual([0, 1]);
     expect(reads('lenox-grand')).toBe(1);
     expect(reads('114303858')).toBe(readsBefore);
@@ -193,8 +222,18 @@ describe('batched requests (a JSON array of operations)', () => {
 
   it('at most 5 operations per request; beyond, HTTP 413 bad_body for the whole request', async () => {
     const op = { query: '{ account { used } }' };
-    expect((await postGql(svc, Array.from({ length: 5 }, () => op))).status).toBe(200);
-    const r = await postGql(svc, Array.from({ length: 6 }, () => op));
+    expect(
+      (
+        await postGql(
+          svc,
+          Array.from({ length: 5 }, () => op),
+        )
+      ).status,
+    ).toBe(200);
+    const r = await postGql(
+      svc,
+      Array.from({ length: 6 }, () => op),
+    );
     expect(r.status).toBe(413);
     expect(r.body.errors).toEqual([
       {
@@ -214,7 +253,9 @@ describe('batched requests (a JSON array of operations)', () => {
       const requests = svc.replay.requests.length;
       const r = await postGql(svc, [...ops, { query: '{ property(zpid: "777000003") { __typename } }' }], { key });
       expect(r.status).toBe(401);
-      expect(r.body).toEqual({ errors: [{ message: ERROR_CODES[code as 'missing_api_key'].message, extensions: { code } }] });
+      expect(r.body).toEqual({
+        errors: [{ message: ERROR_CODES[code as 'missing_api_key'].message, extensions: { code } }],
+      });
       expect(svc.replay.requests.length).toBe(requests);
     });
 
@@ -225,7 +266,12 @@ describe('batched requests (a JSON array of operations)', () => {
         expect(r.status).toBe(503);
         expect(r.headers.get('retry-after')).toBe('30');
         expect(r.body).toEqual({
-          errors: [{ message: ERROR_CODES.store_unavailable.message, extensions: { code: 'store_unavailable', retryAfter: 30 } }],
+          errors: [
+            {
+              message: ERROR_CODES.store_unavailable.message,
+              extensions: { code: 'store_unavailable', retryAfter: 30 },
+            },
+          ],
         });
       } finally {
         sw.failing.clear();
@@ -233,7 +279,9 @@ describe('batched requests (a JSON array of operations)', () => {
     });
 
     it('introspection-only operations need no key, batched or not', async () => {
-      const r = await postGql(svc, [{ query: '{ __typename }' }, { query: '{ __type(name: "Query") { name } }' }], { key: null });
+      const r = await postGql(svc, [{ query: '{ __typename }' }, { query: '{ __type(name: "Query") { name } }' }], {
+        key: null,
+      });
       expect(r.status).toBe(200);
       expect(r.body).toEqual([{ data: { __typename: 'Query' } }, { data: { __type: { name: 'Query' } } }]);
     });
@@ -252,7 +300,8 @@ describe('@stream on results', () => {
       });
       expect(Symbol.asyncIterator in Object(result)).toBe(true);
       const payloads = (result as AsyncIterable<any>)[Symbol.asyncIterator]();
-      const indexesOf = (payload: any): number[] => (payload.data?.properties?.results ?? []).map((r: { index: number }) => r.index);
+      const indexesOf = (payload: any): number[] =>
+        (payload.data?.properties?.results ?? []).map((r: { index: number }) => r.index);
       // Each payload is the result so far. The two fast items come while the slow home's read is held.
       let sofar: any;
       while (!sofar || indexesOf(sofar).length < 2) {

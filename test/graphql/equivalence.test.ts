@@ -10,11 +10,23 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
 import { seedAccounts } from '../../src/accounts/index.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
-import { DEFAULT_ACCOUNTS, q, startTestService, type TestService, type TestServiceOptions } from '../helpers/service.js';
+import {
+  DEFAULT_ACCOUNTS,
+  q,
+  startTestService,
+  type TestService,
+  type TestServiceOptions,
+} from '../helpers/service.js';
 import { gql, postGql } from './client.js';
 import {
-  AccountDocument, BatchDocument, PropertyDocument, PropertyRawDocument,
-  type BatchQuery, type PropertyQuery, type PropertyQueryVariables, type StatusHint,
+  AccountDocument,
+  BatchDocument,
+  PropertyDocument,
+  PropertyRawDocument,
+  type BatchQuery,
+  type PropertyQuery,
+  type PropertyQueryVariables,
+  type StatusHint,
 } from '../../src/graphql/operations/generated/graphql.js';
 import { switchableStore, type Switch } from './switchable-store.js';
 
@@ -30,7 +42,14 @@ const SLOW_READ_MS = 1500;
 const ACCOUNTS = {
   ...DEFAULT_ACCOUNTS,
   // A paid plan with nothing included and a spend limit of 0: every live lookup is spend_limit_reached.
-  spend: { key: 'test_spnd_key_0001', plan: 'paid' as const, included: 0, overage: true, overageRateUsd: 0.05, spendLimitUsd: 0 },
+  spend: {
+    key: 'test_spnd_key_0001',
+    plan: 'paid' as const,
+    included: 0,
+    overage: true,
+    overageRateUsd: 0.05,
+    spendLimitUsd: 0,
+  },
 };
 
 let rest: TestService;
@@ -38,12 +57,21 @@ let graph: TestService;
 const switches: Switch[] = [];
 
 /** Two identical services; their stores' switches go to `into`. */
-async function startPair(opts: Omit<TestServiceOptions, 'store' | 'clock'>, into: Switch[]): Promise<[TestService, TestService]> {
+async function startPair(
+  opts: Omit<TestServiceOptions, 'store' | 'clock'>,
+  into: Switch[],
+): Promise<[TestService, TestService]> {
   const start = async () => {
     const { store, sw } = switchableStore(new MemoryStore());
     into.push(sw);
     // No key cache: every request asks the store, so a store failing at authentication shows.
-    return startTestService({ inProcess: true, ...opts, env: { AUTH_CACHE_TTL_MS: '0', ...opts.env }, store, clock: () => new Date() });
+    return startTestService({
+      inProcess: true,
+      ...opts,
+      env: { AUTH_CACHE_TTL_MS: '0', ...opts.env },
+      store,
+      clock: () => new Date(),
+    });
   };
   return Promise.all([start(), start()]);
 }
@@ -60,7 +88,10 @@ afterAll(async () => {
 
 // Empty stores with the accounts seeded: no test sees another's cache, memos or charges.
 beforeEach(async () => {
-  for (const [svc, sw] of [[rest, switches[0]!], [graph, switches[1]!]] as const) {
+  for (const [svc, sw] of [
+    [rest, switches[0]!],
+    [graph, switches[1]!],
+  ] as const) {
     sw.replace(new MemoryStore());
     await seedAccounts(svc.store, Object.values(ACCOUNTS), svc.config.apiKeySecret);
   }
@@ -76,7 +107,12 @@ afterEach(async () => {
 });
 
 /** Runs `run` while a store method fails on every service of `on` (a LookupError: the store down; anything else: a bug). */
-async function withFailing<T>(on: Switch[], method: keyof Store, fail: () => unknown, run: () => Promise<T>): Promise<T> {
+async function withFailing<T>(
+  on: Switch[],
+  method: keyof Store,
+  fail: () => unknown,
+  run: () => Promise<T>,
+): Promise<T> {
   for (const sw of on) sw.failing.set(method, fail);
   try {
     return await run();
@@ -91,21 +127,46 @@ type GMeta = Extract<PropertyQuery['property'], { __typename: 'PropertyLookup' }
 type GError = { code: string; message: string; details?: unknown };
 
 function restMeta(m: GMeta): Record<string, unknown> {
-  const { cacheKey, fetchedAt, tookMs: _took, ageSeconds: _age, source, release, warning, credits, cached, sections, match, stale, staleReason, changes, previousFetchedAt } = m;
+  const {
+    cacheKey,
+    fetchedAt,
+    tookMs: _took,
+    ageSeconds: _age,
+    source,
+    release,
+    warning,
+    credits,
+    cached,
+    sections,
+    match,
+    stale,
+    staleReason,
+    changes,
+    previousFetchedAt,
+  } = m;
   const { fallbackFrom, descriptors, provider, note } = source;
   return {
     credits,
     cached,
     cache_key: cacheKey,
     fetched_at: fetchedAt,
-    source: { provider, note, ...(fallbackFrom == null ? {} : { fallback_from: fallbackFrom }), ...((descriptors as object | null) ?? {}) },
+    source: {
+      provider,
+      note,
+      ...(fallbackFrom == null ? {} : { fallback_from: fallbackFrom }),
+      ...((descriptors as object | null) ?? {}),
+    },
     ...(release == null ? {} : { release }),
     ...(warning == null ? {} : { warning }),
     ...(match == null ? {} : { match: restMatch(match) }),
     ...(stale == null ? {} : { stale, stale_reason: staleReason }),
     ...(changes == null ? {} : { changes, previous_fetched_at: previousFetchedAt }),
     // GraphQL's enum values are REST's in upper case.
-    sections: Object.fromEntries(Object.entries(sections).filter(([k]) => k !== '__typename').map(([k, v]) => [k, String(v).toLowerCase()])),
+    sections: Object.fromEntries(
+      Object.entries(sections)
+        .filter(([k]) => k !== '__typename')
+        .map(([k, v]) => [k, String(v).toLowerCase()]),
+    ),
   };
 }
 
@@ -116,7 +177,11 @@ const restMatch = ({ matchedAddress, differences, ...same }: NonNullable<GMeta['
   differences: differences.map((d) => ({ ...d, field: d.field.toLowerCase(), kind: d.kind.toLowerCase() })),
 });
 
-const restError = (e: GError) => ({ code: e.code, message: e.message, ...(e.details == null ? {} : { details: e.details }) });
+const restError = (e: GError) => ({
+  code: e.code,
+  message: e.message,
+  ...(e.details == null ? {} : { details: e.details }),
+});
 
 /** Meta without its timings: took_ms, and age_seconds (each service read the home at its own moment). */
 const withoutTook = (meta: Record<string, unknown>) => {
@@ -139,7 +204,10 @@ interface Single {
 async function both(params: Single, key?: string, [r1, g1]: readonly [TestService, TestService] = [rest, graph]) {
   const query = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Record<string, string>;
   const r = await r1.get(`/v1/portal/property?${q(query)}`, key);
-  const vars: PropertyQueryVariables = { ...params, status: params.status ? (params.status.toUpperCase() as StatusHint) : undefined };
+  const vars: PropertyQueryVariables = {
+    ...params,
+    status: params.status ? (params.status.toUpperCase() as StatusHint) : undefined,
+  };
   const g = await gql(g1, key ?? g1.keys.free!).request(PropertyDocument, vars);
   return { r, g: g.property };
 }
@@ -157,7 +225,9 @@ function expectSame({ r, g }: Awaited<ReturnType<typeof both>>): 'ok' | string {
   if (g.__typename !== 'LookupError') return 'mismatch';
   expect(restError(g)).toEqual(r.body.error);
   // REST's retry-after header is GraphQL's retryAfter.
-  expect(g.retryAfter ?? null).toBe(r.headers.get('retry-after') === null ? null : Number(r.headers.get('retry-after')));
+  expect(g.retryAfter ?? null).toBe(
+    r.headers.get('retry-after') === null ? null : Number(r.headers.get('retry-after')),
+  );
   return g.code;
 }
 
@@ -177,15 +247,54 @@ describe('single lookups: same data, meta, billing and errors', () => {
   const cases: Case[] = [
     { name: 'a link, live', params: { url: HOME_URL }, outcome: 'ok', cached: false },
     { name: 'the same link, cached', first: { url: HOME_URL }, params: { url: HOME_URL }, outcome: 'ok', cached: true },
-    { name: 'the same home by zpid, cached', first: { url: HOME_URL }, params: { zpid: '2146993218' }, outcome: 'ok', cached: true },
-    { name: 'a sold home by zpid, with a status hint', params: { zpid: '114303858', status: 'sold' }, outcome: 'ok', cached: false },
-    { name: 'that home by address (resolution is free)', first: { zpid: '114303858', status: 'sold' }, params: { address: SOLD_ADDRESS }, outcome: 'ok', cached: true },
-    { name: 'another home by address, live', params: { address: '661 Lakeview Ave, San Francisco, CA 94112' }, outcome: 'ok', cached: false },
-    { name: 'an apartment-building link', params: { url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' }, outcome: 'ok' },
-    { name: 'an older building link', params: { url: 'https://www.zillow.com/b/710-e-dean-keeton-st-austin-tx-CvBTSB/' }, outcome: 'ok' },
+    {
+      name: 'the same home by zpid, cached',
+      first: { url: HOME_URL },
+      params: { zpid: '2146993218' },
+      outcome: 'ok',
+      cached: true,
+    },
+    {
+      name: 'a sold home by zpid, with a status hint',
+      params: { zpid: '114303858', status: 'sold' },
+      outcome: 'ok',
+      cached: false,
+    },
+    {
+      name: 'that home by address (resolution is free)',
+      first: { zpid: '114303858', status: 'sold' },
+      params: { address: SOLD_ADDRESS },
+      outcome: 'ok',
+      cached: true,
+    },
+    {
+      name: 'another home by address, live',
+      params: { address: '661 Lakeview Ave, San Francisco, CA 94112' },
+      outcome: 'ok',
+      cached: false,
+    },
+    {
+      name: 'an apartment-building link',
+      params: { url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' },
+      outcome: 'ok',
+    },
+    {
+      name: 'an older building link',
+      params: { url: 'https://www.zillow.com/b/710-e-dean-keeton-st-austin-tx-CvBTSB/' },
+      outcome: 'ok',
+    },
     { name: 'a rental with the for_rent hint', params: { zpid: '450233440', status: 'for_rent' }, outcome: 'ok' },
-    { name: 'an address whose closest match is another unit', params: { address: WRONG_UNIT }, outcome: 'address_ambiguous' },
-    { name: 'the same ambiguous address again (memo)', first: { address: WRONG_UNIT }, params: { address: WRONG_UNIT }, outcome: 'address_ambiguous' },
+    {
+      name: 'an address whose closest match is another unit',
+      params: { address: WRONG_UNIT },
+      outcome: 'address_ambiguous',
+    },
+    {
+      name: 'the same ambiguous address again (memo)',
+      first: { address: WRONG_UNIT },
+      params: { address: WRONG_UNIT },
+      outcome: 'address_ambiguous',
+    },
     { name: 'a zpid the site does not have', params: { zpid: '999999999' }, outcome: 'not_found' },
     { name: 'the bot wall', params: { zpid: '999000401' }, outcome: 'upstream_blocked' },
     { name: 'a malformed page', params: { zpid: '999000501' }, outcome: 'upstream_bad_response' },
@@ -218,13 +327,21 @@ describe('single lookups: same data, meta, billing and errors', () => {
     ['rate limiting (429, retry-after 7)', { status: 429, headers: { 'retry-after': '7' } }, 'upstream_busy', null],
   ])('the site fails: %s', (_name, fault, code, env) => {
     it(`→ ${code} on both, unbilled`, async () => {
-      const pair = env ? await startPair({ env: { ...ENV, ...env }, accounts: ACCOUNTS }, []) : ([rest, graph] as const);
+      const pair = env
+        ? await startPair({ env: { ...ENV, ...env }, accounts: ACCOUNTS }, [])
+        : ([rest, graph] as const);
       const [r, g] = pair;
       try {
-        const usedBefore = [(await r.get('/v1/account')).body.data.used, (await gql(g).request(AccountDocument)).account.used];
+        const usedBefore = [
+          (await r.get('/v1/account')).body.data.used,
+          (await gql(g).request(AccountDocument)).account.used,
+        ];
         for (const s of pair) s.replay.faults.set('/homedetails/777000001_zpid/', fault);
         expect(expectSame(await both({ zpid: '777000001' }, undefined, pair))).toBe(code);
-        expect([(await r.get('/v1/account')).body.data.used, (await gql(g).request(AccountDocument)).account.used]).toEqual(usedBefore);
+        expect([
+          (await r.get('/v1/account')).body.data.used,
+          (await gql(g).request(AccountDocument)).account.used,
+        ]).toEqual(usedBefore);
         expect(await charges(g)).toEqual(await charges(r));
       } finally {
         for (const s of pair) s.replay.faults.clear();
@@ -262,8 +379,11 @@ describe('single lookups: same data, meta, billing and errors', () => {
   });
 
   it('a bug in one lookup (a store method throws a TypeError): the same masked internal error', async () => {
-    const pair = await withFailing(switches, 'getMemo', () => new TypeError("Cannot read properties of undefined (reading 'ttl')"), () =>
-      both({ address: '100 Nowhere St, Springfield, IL 62701' }),
+    const pair = await withFailing(
+      switches,
+      'getMemo',
+      () => new TypeError("Cannot read properties of undefined (reading 'ttl')"),
+      () => both({ address: '100 Nowhere St, Springfield, IL 62701' }),
     );
     expect(expectSame(pair)).toBe('internal');
     expect(pair.r.status).toBe(500);
@@ -272,32 +392,57 @@ describe('single lookups: same data, meta, billing and errors', () => {
 
   it('a bug in one alias leaves the others standing: their data, and their credits billed as REST bills them', async () => {
     const address = '101 Nowhere St, Springfield, IL 62701';
-    const usedBefore = [(await rest.get('/v1/account')).body.data.used, (await gql(graph).request(AccountDocument)).account.used];
-    const { r, g } = await withFailing(switches, 'getMemo', () => new TypeError('boom'), async () => {
-      // 999000102: not read yet, so a live lookup, billed.
-      const ok = await rest.get('/v1/portal/property?zpid=999000102');
-      const failed = await rest.get(`/v1/portal/property?${q({ address })}`);
-      const op = await postGql(graph, {
-        query: `query($address: String!) {
+    const usedBefore = [
+      (await rest.get('/v1/account')).body.data.used,
+      (await gql(graph).request(AccountDocument)).account.used,
+    ];
+    const { r, g } = await withFailing(
+      switches,
+      'getMemo',
+      () => new TypeError('boom'),
+      async () => {
+        // 999000102: not read yet, so a live lookup, billed.
+        const ok = await rest.get('/v1/portal/property?zpid=999000102');
+        const failed = await rest.get(`/v1/portal/property?${q({ address })}`);
+        const op = await postGql(graph, {
+          query: `query($address: String!) {
           a: property(zpid: "999000102") { __typename ... on PropertyLookup { data { zpid } meta { credits cached } } }
           b: property(address: $address) { __typename ... on LookupError { code message details retryAfter } }
         }`,
-        variables: { address },
-      });
-      return { r: { ok, failed }, g: op };
-    });
+          variables: { address },
+        });
+        return { r: { ok, failed }, g: op };
+      },
+    );
     expect([r.ok.status, r.failed.status]).toEqual([200, 500]);
     expect(r.ok.body.meta.credits).toBe(1);
     expect(g.status).toBe(200);
     expect(g.body.errors).toBeUndefined();
-    expect(g.body.data.a).toEqual({ __typename: 'PropertyLookup', data: { zpid: r.ok.body.data.zpid }, meta: { credits: r.ok.body.meta.credits, cached: r.ok.body.meta.cached } });
-    expect(g.body.data.b).toEqual({ __typename: 'LookupError', ...r.failed.body.error, details: null, retryAfter: null });
-    const usedAfter = [(await rest.get('/v1/account')).body.data.used, (await gql(graph).request(AccountDocument)).account.used];
+    expect(g.body.data.a).toEqual({
+      __typename: 'PropertyLookup',
+      data: { zpid: r.ok.body.data.zpid },
+      meta: { credits: r.ok.body.meta.credits, cached: r.ok.body.meta.cached },
+    });
+    expect(g.body.data.b).toEqual({
+      __typename: 'LookupError',
+      ...r.failed.body.error,
+      details: null,
+      retryAfter: null,
+    });
+    const usedAfter = [
+      (await rest.get('/v1/account')).body.data.used,
+      (await gql(graph).request(AccountDocument)).account.used,
+    ];
     expect(usedAfter).toEqual([usedBefore[0]! + 1, usedBefore[1]! + 1]);
   });
 
   it('the store down mid-lookup: the same store_unavailable, retry-after 30', async () => {
-    const pair = await withFailing(switches, 'getEntries', () => new LookupError('store_unavailable', { retryAfter: 30 }), () => both({ zpid: '999000103' }));
+    const pair = await withFailing(
+      switches,
+      'getEntries',
+      () => new LookupError('store_unavailable', { retryAfter: 30 }),
+      () => both({ zpid: '999000103' }),
+    );
     expect(expectSame(pair)).toBe('store_unavailable');
     expect(pair.r.status).toBe(503);
   });
@@ -306,14 +451,28 @@ describe('single lookups: same data, meta, billing and errors', () => {
 describe('batches: same results, meta and billing', () => {
   type Item = { url: string } | { zpid: string } | { address: string };
 
-  async function batchBoth(items: Item[], status?: 'for_sale' | 'sold' | 'for_rent', key?: string, on: [TestService, TestService] = [rest, graph]) {
+  async function batchBoth(
+    items: Item[],
+    status?: 'for_sale' | 'sold' | 'for_rent',
+    key?: string,
+    on: [TestService, TestService] = [rest, graph],
+  ) {
     const [restSvc, graphSvc] = on;
     const r = await restSvc.post('/v1/portal/batch', { items, ...(status ? { status } : {}) }, key);
-    const g = await gql(graphSvc, key ?? graphSvc.keys.free!).request(BatchDocument, { items, ...(status ? { status: status.toUpperCase() as StatusHint } : {}) });
+    const g = await gql(graphSvc, key ?? graphSvc.keys.free!).request(BatchDocument, {
+      items,
+      ...(status ? { status: status.toUpperCase() as StatusHint } : {}),
+    });
     return { r, g: g.properties! };
   }
 
-  function expectSameBatch({ r, g }: { r: Awaited<ReturnType<TestService['post']>>; g: NonNullable<BatchQuery['properties']> }) {
+  function expectSameBatch({
+    r,
+    g,
+  }: {
+    r: Awaited<ReturnType<TestService['post']>>;
+    g: NonNullable<BatchQuery['properties']>;
+  }) {
     expect(r.status).toBe(200);
     expect(g.results).toHaveLength(r.body.data.length);
     g.results.forEach((gr, i) => {
@@ -375,7 +534,8 @@ describe('batches: same results, meta and billing', () => {
   });
 
   it('the site busy for one item: upstream_busy, its wait in retryAfter', async () => {
-    for (const s of [rest, graph]) s.replay.faults.set('/homedetails/777000002_zpid/', { status: 429, headers: { 'retry-after': '7' } });
+    for (const s of [rest, graph])
+      s.replay.faults.set('/homedetails/777000002_zpid/', { status: 429, headers: { 'retry-after': '7' } });
     try {
       const pair = await batchBoth([{ zpid: '777000002' }, { zpid: '2146993218' }]);
       expect(expectSameBatch(pair)).toEqual(['upstream_busy', 'ok']);
@@ -386,8 +546,11 @@ describe('batches: same results, meta and billing', () => {
   });
 
   it('a bug in one item: the same masked internal error, the other items stand', async () => {
-    const pair = await withFailing(switches, 'getMemo', () => new TypeError('boom'), () =>
-      batchBoth([{ address: '102 Nowhere St, Springfield, IL 62701' }, { zpid: '2146993218' }]),
+    const pair = await withFailing(
+      switches,
+      'getMemo',
+      () => new TypeError('boom'),
+      () => batchBoth([{ address: '102 Nowhere St, Springfield, IL 62701' }, { zpid: '2146993218' }]),
     );
     expect(expectSameBatch(pair)).toEqual(['internal', 'ok']);
   });
@@ -418,7 +581,10 @@ describe('a batch past its deadline: the same batch_deadline items', () => {
     // deadline, the one queued behind it never starts. The deadline leaves the first item (a cache hit,
     // served one at a time) room for a loaded machine's stall; 600 ms did not.
     pair = await startPair(
-      { env: { BATCH_DEADLINE_MS: '1500', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '10000' }, replay: { faults: { [SLOW]: { delayMs: 5000 } } } },
+      {
+        env: { BATCH_DEADLINE_MS: '1500', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '10000' },
+        replay: { faults: { [SLOW]: { delayMs: 5000 } } },
+      },
       [],
     );
     // A cached home (read over REST on both: a single REST lookup has no deadline).
@@ -433,7 +599,11 @@ describe('a batch past its deadline: the same batch_deadline items', () => {
     const items = [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }];
     const restBody = (await r.post('/v1/portal/batch', { items })).body;
     const graphBody = (await gql(g).request(BatchDocument, { items })).properties!;
-    expect(restBody.data.map((x: { ok: boolean; error?: { code: string; details?: unknown } }) => (x.ok ? 'ok' : [x.error!.code, x.error!.details]))).toEqual([
+    expect(
+      restBody.data.map((x: { ok: boolean; error?: { code: string; details?: unknown } }) =>
+        x.ok ? 'ok' : [x.error!.code, x.error!.details],
+      ),
+    ).toEqual([
       'ok',
       ['batch_deadline', { reason: 'aborted at the deadline' }],
       ['batch_deadline', { reason: 'not started before the deadline' }],
@@ -468,38 +638,52 @@ describe('the caller and the account', () => {
   });
 
   it('the store down: the same 503 store_unavailable with retry-after 30', async () => {
-    for (const sw of switches) sw.failing.set('getAccountByKeyHash', () => new LookupError('store_unavailable', { retryAfter: 30 }));
+    for (const sw of switches)
+      sw.failing.set('getAccountByKeyHash', () => new LookupError('store_unavailable', { retryAfter: 30 }));
     try {
       const r = await rest.get('/v1/account');
       const g = await postGql(graph, { query: print(AccountDocument) });
       expect([r.status, g.status]).toEqual([503, 503]);
       expect([r.headers.get('retry-after'), g.headers.get('retry-after')]).toEqual(['30', '30']);
-      expect(g.body.errors[0]).toMatchObject({ message: r.body.error.message, extensions: { code: r.body.error.code } });
+      expect(g.body.errors[0]).toMatchObject({
+        message: r.body.error.message,
+        extensions: { code: r.body.error.code },
+      });
     } finally {
       for (const sw of switches) sw.failing.clear();
     }
   });
 
-  it.each(['free', 'tiny', 'paid', 'spend'])('account %s: the same usage after a live lookup, a hit and a lookup past its plan', async (name) => {
-    const key = rest.keys[name]!;
-    // Cached by the free account, so a hit for every plan.
-    expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
-    const outcomes: string[] = [];
-    for (const zpid of ['2146993218', '999000101', '999000102']) outcomes.push(expectSame(await both({ zpid }, key)));
-    expect(outcomes).toEqual({
-      free: ['ok', 'ok', 'ok'],
-      tiny: ['ok', 'ok', 'credits_exhausted'],
-      paid: ['ok', 'live_lookups_capped', 'live_lookups_capped'],
-      spend: ['ok', 'spend_limit_reached', 'spend_limit_reached'],
-    }[name]);
-    const r = await rest.get('/v1/account', key);
-    const g = await gql(graph, graph.keys[name]!).request(AccountDocument);
-    expect(snake(g.account)).toEqual(r.body.data);
-    expect(r.body.data.used).toBe({ free: 3, tiny: 1, paid: 0, spend: 0 }[name]);
-  });
+  it.each(['free', 'tiny', 'paid', 'spend'])(
+    'account %s: the same usage after a live lookup, a hit and a lookup past its plan',
+    async (name) => {
+      const key = rest.keys[name]!;
+      // Cached by the free account, so a hit for every plan.
+      expect(expectSame(await both({ zpid: '2146993218' }))).toBe('ok');
+      const outcomes: string[] = [];
+      for (const zpid of ['2146993218', '999000101', '999000102']) outcomes.push(expectSame(await both({ zpid }, key)));
+      expect(outcomes).toEqual(
+        {
+          free: ['ok', 'ok', 'ok'],
+          tiny: ['ok', 'ok', 'credits_exhausted'],
+          paid: ['ok', 'live_lookups_capped', 'live_lookups_capped'],
+          spend: ['ok', 'spend_limit_reached', 'spend_limit_reached'],
+        }[name],
+      );
+      const r = await rest.get('/v1/account', key);
+      const g = await gql(graph, graph.keys[name]!).request(AccountDocument);
+      expect(snake(g.account)).toEqual(r.body.data);
+      expect(r.body.data.used).toBe({ free: 3, tiny: 1, paid: 0, spend: 0 }[name]);
+    },
+  );
 
   it('both ledgers hold the same charges', async () => {
-    for (const [zpid, key] of [['2146993218', rest.keys.free], ['999000101', rest.keys.tiny], ['999000104', rest.keys.free], ['999000105', rest.keys.free]]) {
+    for (const [zpid, key] of [
+      ['2146993218', rest.keys.free],
+      ['999000101', rest.keys.tiny],
+      ['999000104', rest.keys.free],
+      ['999000105', rest.keys.free],
+    ]) {
       expect(expectSame(await both({ zpid: zpid! }, key))).toBe('ok');
     }
     const [lr, lg] = await Promise.all([charges(rest), charges(graph)]);

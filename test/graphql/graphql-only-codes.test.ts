@@ -23,7 +23,9 @@ const CASES: Array<[ErrorCode, unknown, boolean]> = [
 
 describe("GraphQL's own codes", () => {
   it('are exactly the entries of the table that REST never answers with', () => {
-    const graphqlOnly = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => !(REST_ERROR_CODES as string[]).includes(c));
+    const graphqlOnly = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
+      (c) => !(REST_ERROR_CODES as string[]).includes(c),
+    );
     expect(graphqlOnly.sort()).toEqual(CASES.map(([c]) => c).sort());
   });
 

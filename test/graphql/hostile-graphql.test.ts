@@ -20,7 +20,13 @@ const logLines: Array<{ level: number; msg?: string }> = [];
 let clockMs = Date.parse('2026-01-01T00:00:00Z');
 
 async function service(env: Record<string, string> = {}): Promise<{ app: App; url: string }> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PORTAL_ORIGIN: replay.origin,
+    PORTAL_SUGGEST_URL: replay.suggestUrl,
+    ...env,
+  });
   const store = new MemoryStore();
   await seedAccounts(store, Object.values(DEFAULT_ACCOUNTS), config.apiKeySecret);
   const sink = new Writable({
@@ -29,7 +35,13 @@ async function service(env: Record<string, string> = {}): Promise<{ app: App; ur
       done();
     },
   });
-  const app = await buildApp({ config, store, collector: createCollector(config), logger: pino({ level: 'debug' }, sink), clock: () => new Date(clockMs) });
+  const app = await buildApp({
+    config,
+    store,
+    collector: createCollector(config),
+    logger: pino({ level: 'debug' }, sink),
+    clock: () => new Date(clockMs),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   return { app, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` };
@@ -54,16 +66,29 @@ async function send(path: string, init: RequestInit = {}) {
 }
 
 const postJson = (body: unknown, key: string | null = KEY) =>
-  send('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) }, body: JSON.stringify(body) });
+  send('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}) },
+    body: JSON.stringify(body),
+  });
 
 describe('variables or extensions that are not JSON (item 4)', () => {
   it.each([
     ['GET variables', () => send('/graphql?query=%7B__typename%7D&variables=%7Bnot'), 'variables'],
     ['GET extensions', () => send('/graphql?query=%7B__typename%7D&extensions=abc'), 'extensions'],
-    ['GET variables with a key', () => send('/graphql?query=%7B__typename%7D&variables=abc', { headers: { 'x-api-key': KEY } }), 'variables'],
+    [
+      'GET variables with a key',
+      () => send('/graphql?query=%7B__typename%7D&variables=abc', { headers: { 'x-api-key': KEY } }),
+      'variables',
+    ],
     [
       'form-encoded POST',
-      () => send('/graphql', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'query=%7B__typename%7D&variables=abc' }),
+      () =>
+        send('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'query=%7B__typename%7D&variables=abc',
+        }),
       'variables or extensions',
     ],
   ] as const)('%s → 400 bad_param naming it, logged below warn', async (_name, request, param) => {
@@ -71,20 +96,27 @@ describe('variables or extensions that are not JSON (item 4)', () => {
     const r = await request();
     expect(r.status).toBe(400);
     expect(r.body.errors).toHaveLength(1);
-    expect(r.body.errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param, reason: 'not valid JSON' } });
+    expect(r.body.errors[0].extensions).toMatchObject({
+      code: 'bad_param',
+      details: { param, reason: 'not valid JSON' },
+    });
     expect(r.text).not.toMatch(/SyntaxError|Unexpected token|internal/);
     expect(logLines.slice(from).filter((l) => l.level >= 40)).toEqual([]);
   });
 });
 
 describe('introspection is bounded (item 5)', () => {
-  const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { queryType { name } }`).join(' ')} }`;
+  const aliased = (n: number) =>
+    `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { queryType { name } }`).join(' ')} }`;
 
   it('one __schema per document: 60 aliased __schema without a key are refused before execution', async () => {
     const r = await postJson({ query: aliased(60) }, null);
     expect(r.status).toBe(200); // application/json: a refused document is a 200 with errors (GraphQL over HTTP)
     expect(r.body.data).toBeUndefined();
-    expect(r.body.errors[0].extensions).toMatchObject({ code: 'query_too_complex', details: { limit: 'introspection', max: { ...INTROSPECTION_LIMITS } } });
+    expect(r.body.errors[0].extensions).toMatchObject({
+      code: 'query_too_complex',
+      details: { limit: 'introspection', max: { ...INTROSPECTION_LIMITS } },
+    });
     expect(r.text.length).toBeLessThan(1_000);
   });
 
@@ -104,7 +136,7 @@ describe('introspection is bounded (item 5)', () => {
     expect(r.body.errors[0].extensions.code).toBe('missing_api_key');
   });
 
-  it('GraphiQL\'s introspection query still works without a key, and a repeat gets the same answer', async () => {
+  it("GraphiQL's introspection query still works without a key, and a repeat gets the same answer", async () => {
     const first = await postJson({ query: getIntrospectionQuery() }, null);
     expect(first.status).toBe(200);
     expect(first.body.errors).toBeUndefined();
@@ -115,7 +147,7 @@ describe('introspection is bounded (item 5)', () => {
 });
 
 describe('keyless budget per client address (item 5)', () => {
-  it('past the burst: 429 rate_limited with retry-after in GraphQL\'s format; keyed requests unaffected; refills with time', async () => {
+  it("past the burst: 429 rate_limited with retry-after in GraphQL's format; keyed requests unaffected; refills with time", async () => {
     const tight = await service({ KEYLESS_BURST: '3', KEYLESS_PER_SECOND: '1' });
     try {
       const ask = (key: string | null) =>
@@ -146,7 +178,11 @@ describe('every GraphQL error carries a code (found by the fuzz)', () => {
   it.each([
     ['a mutation of no field', { query: 'mutation { x }' }, 'bad_param'],
     ['a subscription', { query: 'subscription { x }' }, 'operation_not_supported'],
-    ['a null directive argument', { query: 'query($f: Boolean = true) { account @skip(if: $f) { used } }', variables: { f: null } }, 'bad_param'],
+    [
+      'a null directive argument',
+      { query: 'query($f: Boolean = true) { account @skip(if: $f) { used } }', variables: { f: null } },
+      'bad_param',
+    ],
   ])('%s', async (_name, body, code) => {
     const r = await postJson(body);
     expect(r.status).toBeLessThan(500);
@@ -162,6 +198,9 @@ describe('every GraphQL error carries a code (found by the fuzz)', () => {
   it('@defer inside a batched request is a 400 bad_body, not an empty object for that operation', async () => {
     const r = await postJson([{ query: '{ ... @defer { account { used } } }' }, { query: '{ __typename }' }]);
     expect(r.status).toBe(400);
-    expect(r.body.errors[0].extensions).toMatchObject({ code: 'bad_body', details: { reason: 'incremental delivery in a batch' } });
+    expect(r.body.errors[0].extensions).toMatchObject({
+      code: 'bad_body',
+      details: { reason: 'incremental delivery in a batch' },
+    });
   });
 });

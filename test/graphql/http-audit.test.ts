@@ -42,7 +42,10 @@ describe('graphql-http server audits', () => {
         return;
       }
       // A failure names the audit's reason and the answer the server gave.
-      const why = result.status === 'ok' ? 'ok' : `${result.status}: ${result.reason} (HTTP ${result.response.status}, ${result.response.headers.get('content-type')})`;
+      const why =
+        result.status === 'ok'
+          ? 'ok'
+          : `${result.status}: ${result.reason} (HTTP ${result.response.status}, ${result.response.headers.get('content-type')})`;
       expect(['ok', 'warn'], why).toContain(result.status);
     });
   }

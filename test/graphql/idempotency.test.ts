@@ -27,7 +27,8 @@ class WatchedStore extends MemoryStore {
   }
 }
 
-const BATCH = 'query Batch($items: [LookupItem!]!) { properties(items: $items) { results { index ok data { zpid price } meta { credits cached tookMs } error { code } } meta { credits tookMs } } }';
+const BATCH =
+  'query Batch($items: [LookupItem!]!) { properties(items: $items) { results { index ok data { zpid price } meta { credits cached tookMs } error { code } } meta { credits tookMs } } }';
 
 let site: ReplayServer;
 let proxy: GatedProxy;
@@ -51,15 +52,22 @@ interface Raw {
   text: string;
 }
 
-async function post(body: string, key: string | null, apiKey = svc.keys.free!, accept = 'application/graphql-response+json'): Promise<Raw> {
+async function post(
+  body: string,
+  key: string | null,
+  apiKey = svc.keys.free!,
+  accept = 'application/graphql-response+json',
+): Promise<Raw> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept, 'x-api-key': apiKey };
   if (key !== null) headers['idempotency-key'] = key;
   const res = await fetch(endpoint(svc), { method: 'POST', headers, body });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-const operation = (...zpids: string[]) => JSON.stringify({ query: BATCH, variables: { items: zpids.map((zpid) => ({ zpid })) } });
-const reads = (zpid: string) => site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
+const operation = (...zpids: string[]) =>
+  JSON.stringify({ query: BATCH, variables: { items: zpids.map((zpid) => ({ zpid })) } });
+const reads = (zpid: string) =>
+  site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
 const ledger = async () => (await svc.store.ledger()).length;
 
 describe('GraphQL operations sent by POST with an Idempotency-Key', () => {
@@ -112,16 +120,30 @@ describe('GraphQL operations sent by POST with an Idempotency-Key', () => {
   it('a bad key is 400 bad_param naming the header; a GET or an operation that needs no key ignores it', async () => {
     const bad = await post(operation('2146993218'), 'k'.repeat(256));
     expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.text).errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key' } });
+    expect(JSON.parse(bad.text).errors[0].extensions).toMatchObject({
+      code: 'bad_param',
+      details: { param: 'Idempotency-Key' },
+    });
     // Two header lines are refused, not joined into one key.
     const json = operation('2146993218');
     const twoLines = [
-      'POST /graphql HTTP/1.1', 'host: 127.0.0.1', 'content-type: application/json', `x-api-key: ${svc.keys.free!}`,
-      'idempotency-key: gql-5', 'Idempotency-Key: gql-5', `content-length: ${Buffer.byteLength(json)}`, 'connection: close', '', json,
+      'POST /graphql HTTP/1.1',
+      'host: 127.0.0.1',
+      'content-type: application/json',
+      `x-api-key: ${svc.keys.free!}`,
+      'idempotency-key: gql-5',
+      'Idempotency-Key: gql-5',
+      `content-length: ${Buffer.byteLength(json)}`,
+      'connection: close',
+      '',
+      json,
     ].join('\r\n');
     const dup = await rawRequest(portOf(svc.url), twoLines);
     expect(dup?.status).toBe(400);
-    expect(dup?.json.errors[0].extensions).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key', reason: 'sent more than once' } });
+    expect(dup?.json.errors[0].extensions).toMatchObject({
+      code: 'bad_param',
+      details: { param: 'Idempotency-Key', reason: 'sent more than once' },
+    });
     const introspection = JSON.stringify({ query: '{ __typename }' });
     const once = await post(introspection, 'gql-4');
     const twice = await post(introspection, 'gql-4');
@@ -132,16 +154,25 @@ describe('GraphQL operations sent by POST with an Idempotency-Key', () => {
 
 describe('GraphQL idempotency: answers a retry must run past', () => {
   it('an item past the batch deadline (an error as data, even unselected) is not kept: the retry runs again', async () => {
-    const short = await startTestService({ replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' } });
+    const short = await startTestService({
+      replayServer: site,
+      env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' },
+    });
     // The home's read is held at the site until the test ends: every item is past the deadline (its read
     // aborted, or never started), however late the deadline's timer fires under load; none is answered.
     const letGo = proxy.hold('888000002_zpid');
     try {
-      const send = (query: string) => fetch(endpoint(short), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': short.keys.free!, 'idempotency-key': 'gql-deadline' },
-        body: JSON.stringify({ query, variables: { items: [{ zpid: '888000002' }] } }),
-      });
+      const send = (query: string) =>
+        fetch(endpoint(short), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/graphql-response+json',
+            'x-api-key': short.keys.free!,
+            'idempotency-key': 'gql-deadline',
+          },
+          body: JSON.stringify({ query, variables: { items: [{ zpid: '888000002' }] } }),
+        });
       const first = await send(BATCH);
       expect(JSON.parse(await first.text()).data.properties.results[0].error.code).toBe('batch_deadline');
       const retry = await send(BATCH);
@@ -149,11 +180,17 @@ describe('GraphQL idempotency: answers a retry must run past', () => {
       expect(JSON.parse(await retry.text()).data.properties.results[0].error.code).toBe('batch_deadline');
       // Without `error { code }` selected the response does not say why the item failed: still not kept.
       const bare = 'query Batch($items: [LookupItem!]!) { properties(items: $items) { results { index ok } } }';
-      const send2 = (q: string) => fetch(endpoint(short), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': short.keys.free!, 'idempotency-key': 'gql-deadline-bare' },
-        body: JSON.stringify({ query: q, variables: { items: [{ zpid: '888000002' }] } }),
-      });
+      const send2 = (q: string) =>
+        fetch(endpoint(short), {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/graphql-response+json',
+            'x-api-key': short.keys.free!,
+            'idempotency-key': 'gql-deadline-bare',
+          },
+          body: JSON.stringify({ query: q, variables: { items: [{ zpid: '888000002' }] } }),
+        });
       expect(JSON.parse(await (await send2(bare)).text()).data.properties.results[0].ok).toBe(false);
       expect((await send2(bare)).headers.get('idempotent-replayed')).toBeNull();
     } finally {
@@ -167,7 +204,12 @@ describe('GraphQL idempotency: answers a retry must run past', () => {
     const client = new AbortController();
     const gone = fetch(endpoint(svc), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': svc.keys.free!, 'idempotency-key': 'gql-gone' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        'x-api-key': svc.keys.free!,
+        'idempotency-key': 'gql-gone',
+      },
       body: operation('999000105'),
       signal: client.signal,
     }).catch((e: unknown) => e);
@@ -186,8 +228,16 @@ describe('GraphQL idempotency: answers a retry must run past', () => {
 
 describe('GraphQL idempotency: a streamed answer', () => {
   it('an @defer operation whose client leaves mid-stream releases its key (it was held, renewed, for good): the retry runs', async () => {
-    const query = JSON.stringify({ query: '{ account { used } ... @defer { properties(items: [{ zpid: "999000106" }]) { results { ok meta { credits } error { code } } } } }' });
-    const headers = { 'content-type': 'application/json', accept: 'multipart/mixed', 'x-api-key': svc.keys.free!, 'idempotency-key': 'gql-defer-gone' };
+    const query = JSON.stringify({
+      query:
+        '{ account { used } ... @defer { properties(items: [{ zpid: "999000106" }]) { results { ok meta { credits } error { code } } } } }',
+    });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'multipart/mixed',
+      'x-api-key': svc.keys.free!,
+      'idempotency-key': 'gql-defer-gone',
+    };
     const letGo = proxy.hold('999000106_zpid');
     const client = new AbortController();
     const first = await fetch(endpoint(svc), { method: 'POST', headers, body: query, signal: client.signal });

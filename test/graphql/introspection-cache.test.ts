@@ -17,7 +17,11 @@ describe('introspection cache', () => {
     const counter = countingExecutions();
     const yoga = createYoga({ schema, plugins: [useIntrospectionLimits(), counter.plugin], logging: false });
     const ask = async (query: string) => {
-      const res = await yoga.fetch('http://localhost/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const res = await yoga.fetch('http://localhost/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
       return res.text();
     };
     const first = await ask(getIntrospectionQuery());

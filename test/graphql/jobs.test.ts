@@ -5,7 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { ClientError } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CancelLookupJobDocument, CreateLookupJobDocument, LookupJobDocument, LookupJobsDocument,
+  CancelLookupJobDocument,
+  CreateLookupJobDocument,
+  LookupJobDocument,
+  LookupJobsDocument,
 } from '../../src/graphql/operations/generated/graphql.js';
 import { toGraphqlName } from '../../src/graphql/typebox.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -15,12 +18,22 @@ import { endpoint, gql, postGql } from './client.js';
 
 const JOBS = '/v1/portal/jobs';
 const HOME = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
-const ITEMS = [{ url: HOME }, { zpid: '114303858' }, { zpid: '2146993218' }, { address: '661 Lakeview Ave, San Francisco, CA 94112' }, { zpid: '999999999' }, { zpid: 'nope' }];
-const CREATE = 'mutation($items: [LookupItem!]!, $webhookUrl: String, $maxAge: Int) { createLookupJob(items: $items, webhookUrl: $webhookUrl, maxAge: $maxAge) { id status count } }';
+const ITEMS = [
+  { url: HOME },
+  { zpid: '114303858' },
+  { zpid: '2146993218' },
+  { address: '661 Lakeview Ave, San Francisco, CA 94112' },
+  { zpid: '999999999' },
+  { zpid: 'nope' },
+];
+const CREATE =
+  'mutation($items: [LookupItem!]!, $webhookUrl: String, $maxAge: Int) { createLookupJob(items: $items, webhookUrl: $webhookUrl, maxAge: $maxAge) { id status count } }';
 
 /** A REST job (snake_case) in GraphQL's names and enum values. */
 const asGraphql = (view: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(view).map(([k, v]) => [toGraphqlName(k), k === 'status' ? String(v).toUpperCase() : v]));
+  Object.fromEntries(
+    Object.entries(view).map(([k, v]) => [toGraphqlName(k), k === 'status' ? String(v).toUpperCase() : v]),
+  );
 
 async function finalRest(svc: TestService, id: string, key = svc.keys.free!): Promise<any> {
   for (let i = 0; i < 1500; i++) {
@@ -31,7 +44,11 @@ async function finalRest(svc: TestService, id: string, key = svc.keys.free!): Pr
   throw new Error(`job ${id} did not finish`);
 }
 
-const ndjsonOf = (text: string): any[] => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+const ndjsonOf = (text: string): any[] =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 
 describe('lookup jobs over GraphQL', () => {
   let svc: TestService;
@@ -60,11 +77,36 @@ describe('lookup jobs over GraphQL', () => {
     expect(next.job!.results!.items.map((r) => r.index)).toEqual([4, 5]);
     expect(next.job!.results!).toMatchObject({ endCursor: '5', hasNextPage: false });
 
-    const lines = ndjsonOf((await svc.fetch(`${svc.url}${JOBS}/${jobId}/results`, { headers: { 'x-api-key': svc.keys.free! } }).then((r) => r.text())));
+    const lines = ndjsonOf(
+      await svc
+        .fetch(`${svc.url}${JOBS}/${jobId}/results`, { headers: { 'x-api-key': svc.keys.free! } })
+        .then((r) => r.text()),
+    );
     const graph = [...results.items, ...next.job!.results!.items];
-    expect(graph.map((r) => ({ index: r.index, ok: r.ok, zpid: r.data?.zpid ?? null, price: r.data?.price ?? null, credits: r.meta?.credits ?? null, code: r.error?.code ?? null })))
-      .toEqual(lines.map((r) => ({ index: r.index, ok: r.ok, zpid: r.data?.zpid ?? null, price: r.data?.price ?? null, credits: r.meta?.credits ?? null, code: r.error?.code ?? null })));
-    expect(graph[0]!.data).toMatchObject({ zpid: lines[0].data.zpid, address: lines[0].data.address, homeStatus: lines[0].data.homeStatus });
+    expect(
+      graph.map((r) => ({
+        index: r.index,
+        ok: r.ok,
+        zpid: r.data?.zpid ?? null,
+        price: r.data?.price ?? null,
+        credits: r.meta?.credits ?? null,
+        code: r.error?.code ?? null,
+      })),
+    ).toEqual(
+      lines.map((r) => ({
+        index: r.index,
+        ok: r.ok,
+        zpid: r.data?.zpid ?? null,
+        price: r.data?.price ?? null,
+        credits: r.meta?.credits ?? null,
+        code: r.error?.code ?? null,
+      })),
+    );
+    expect(graph[0]!.data).toMatchObject({
+      zpid: lines[0].data.zpid,
+      address: lines[0].data.address,
+      homeStatus: lines[0].data.homeStatus,
+    });
   });
 
   it('a REST job is the same job over GraphQL, and jobs pages newest first', async () => {
@@ -87,13 +129,21 @@ describe('lookup jobs over GraphQL', () => {
   });
 
   it("another account's job is not_found, with REST's message; the operation's other fields stand", async () => {
-    const r = await postGql(svc, { query: `query($id: ID!) { job(id: $id) { id } account { used } }`, variables: { id: jobId } }, { key: svc.keys.paid! });
+    const r = await postGql(
+      svc,
+      { query: `query($id: ID!) { job(id: $id) { id } account { used } }`, variables: { id: jobId } },
+      { key: svc.keys.paid! },
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.job).toBeNull();
     expect(r.body.data.account).toEqual({ used: expect.any(Number) });
     expect(r.body.errors[0].extensions.code).toBe('not_found');
     expect(r.body.errors[0].message).toBe('No such job.');
-    const cancel = await postGql(svc, { query: 'mutation($id: ID!) { cancelLookupJob(id: $id) { id } }', variables: { id: jobId } }, { key: svc.keys.paid! });
+    const cancel = await postGql(
+      svc,
+      { query: 'mutation($id: ID!) { cancelLookupJob(id: $id) { id } }', variables: { id: jobId } },
+      { key: svc.keys.paid! },
+    );
     expect(cancel.body.errors[0].extensions.code).toBe('not_found');
   });
 
@@ -115,7 +165,12 @@ describe('lookup jobs over GraphQL', () => {
     ['no items', { items: [] }, 'bad_body', undefined],
     ['a bad maxAge', { items: [{ zpid: '1' }], maxAge: -1 }, 'bad_param', 'max_age'],
     ['a webhookUrl that is no URL', { items: [{ zpid: '1' }], webhookUrl: 'nope' }, 'bad_param', 'webhook_url'],
-    ['a webhookUrl on loopback', { items: [{ zpid: '1' }], webhookUrl: 'http://127.0.0.1:9/' }, 'bad_param', 'webhook_url'],
+    [
+      'a webhookUrl on loopback',
+      { items: [{ zpid: '1' }], webhookUrl: 'http://127.0.0.1:9/' },
+      'bad_param',
+      'webhook_url',
+    ],
   ])('createLookupJob with %s: %s, no job', async (_name, variables, code, param) => {
     const before = (await svc.get(`${JOBS}?limit=100`)).body.data.length;
     const r = await postGql(svc, { query: CREATE, variables });
@@ -147,14 +202,18 @@ describe('lookup jobs over GraphQL', () => {
   it('a mutation sent by GET, as a document or a persisted hash, is 405 method_not_allowed; nothing is made', async () => {
     const before = (await svc.get(`${JOBS}?limit=100`)).body.data.length;
     const query = encodeURIComponent('mutation { createLookupJob(items: [{ zpid: "1" }]) { id } }');
-    const res = await svc.fetch(`${endpoint(svc)}?query=${query}`, { headers: { 'x-api-key': svc.keys.free!, accept: 'application/graphql-response+json' } });
+    const res = await svc.fetch(`${endpoint(svc)}?query=${query}`, {
+      headers: { 'x-api-key': svc.keys.free!, accept: 'application/graphql-response+json' },
+    });
     expect(res.status).toBe(405);
     expect((await res.json()).errors[0].extensions.code).toBe('method_not_allowed');
     // The persisted CreateLookupJob too.
     const hash = (CreateLookupJobDocument as unknown as { __meta__: { hash: string } }).__meta__.hash;
     const extensions = encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }));
     const variables = encodeURIComponent(JSON.stringify({ items: [{ zpid: '1' }] }));
-    const persisted = await svc.fetch(`${endpoint(svc)}?extensions=${extensions}&variables=${variables}`, { headers: { 'x-api-key': svc.keys.free!, accept: 'application/graphql-response+json' } });
+    const persisted = await svc.fetch(`${endpoint(svc)}?extensions=${extensions}&variables=${variables}`, {
+      headers: { 'x-api-key': svc.keys.free!, accept: 'application/graphql-response+json' },
+    });
     expect(persisted.status).toBe(405);
     expect((await persisted.json()).errors[0].extensions.code).toBe('method_not_allowed');
     expect((await svc.get(`${JOBS}?limit=100`)).body.data.length).toBe(before);
@@ -168,7 +227,11 @@ describe('cancelLookupJob', () => {
   beforeAll(async () => {
     const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
-    svc = await startTestService({ inProcess: true, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1' } });
+    svc = await startTestService({
+      inProcess: true,
+      replayServer: site,
+      env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1' },
+    });
   });
   afterAll(async () => {
     await svc?.close();
@@ -181,9 +244,16 @@ describe('cancelLookupJob', () => {
     const held = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '114303858' }] });
     await proxy.received('114303858');
     const created = await gql(svc).request(CreateLookupJobDocument, { items: [{ zpid: '15192198' }] });
-    await expect(gql(svc, svc.keys.paid!).request(CancelLookupJobDocument, { id: created.createLookupJob!.id })).rejects.toBeInstanceOf(ClientError);
+    await expect(
+      gql(svc, svc.keys.paid!).request(CancelLookupJobDocument, { id: created.createLookupJob!.id }),
+    ).rejects.toBeInstanceOf(ClientError);
     const { cancelLookupJob } = await gql(svc).request(CancelLookupJobDocument, { id: created.createLookupJob!.id });
-    expect(cancelLookupJob).toMatchObject({ id: created.createLookupJob!.id, status: 'CANCELLED', credits: 0, done: 0 });
+    expect(cancelLookupJob).toMatchObject({
+      id: created.createLookupJob!.id,
+      status: 'CANCELLED',
+      credits: 0,
+      done: 0,
+    });
     const rest = await svc.get(`${JOBS}/${cancelLookupJob.id}`);
     expect(cancelLookupJob).toEqual(asGraphql(rest.body.data));
     release();

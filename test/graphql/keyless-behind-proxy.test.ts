@@ -16,20 +16,28 @@ afterEach(async () => {
 async function service(env: Record<string, string>): Promise<App> {
   // A burst of one: the second keyless request of a budget is refused.
   const config = loadConfig({ HOST: '127.0.0.1', KEYLESS_BURST: '1', KEYLESS_PER_SECOND: '1', ...env });
-  const app = await buildApp({ config, store: new MemoryStore(), collector: createCollector(config), logger: pino({ level: 'silent' }), clock: () => new Date(0) });
+  const app = await buildApp({
+    config,
+    store: new MemoryStore(),
+    collector: createCollector(config),
+    logger: pino({ level: 'silent' }),
+    clock: () => new Date(0),
+  });
   apps.push(app);
   return app;
 }
 
 /** A keyless request arriving from 127.0.0.1 (the proxy) on behalf of `client`. */
 const keyless = (app: App, client: string) =>
-  app.inject({
-    method: 'POST',
-    url: '/graphql',
-    remoteAddress: '127.0.0.1',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
-    payload: JSON.stringify({ query: '{ __typename }' }),
-  }).then((r) => r.statusCode);
+  app
+    .inject({
+      method: 'POST',
+      url: '/graphql',
+      remoteAddress: '127.0.0.1',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+      payload: JSON.stringify({ query: '{ __typename }' }),
+    })
+    .then((r) => r.statusCode);
 
 describe('keyless budget behind a proxy (TRUST_PROXY)', () => {
   it('with the proxy trusted, two clients it forwards have a budget each', async () => {
@@ -39,7 +47,7 @@ describe('keyless budget behind a proxy (TRUST_PROXY)', () => {
     expect(await keyless(app, '203.0.113.1')).toBe(429);
   });
 
-  it('unset (the default), every client the proxy forwards shares the proxy\'s budget', async () => {
+  it("unset (the default), every client the proxy forwards shares the proxy's budget", async () => {
     const app = await service({});
     expect(await keyless(app, '203.0.113.1')).toBe(200);
     expect(await keyless(app, '203.0.113.2')).toBe(429);
@@ -62,7 +70,7 @@ describe('keyless budget behind a proxy (TRUST_PROXY)', () => {
     expect(await keyless(app, '198.51.100.8, 203.0.113.1')).toBe(429);
   });
 
-  it('TRUST_PROXY is read in each of Fastify\'s forms; anything else is refused at start', () => {
+  it("TRUST_PROXY is read in each of Fastify's forms; anything else is refused at start", () => {
     expect(trustProxy('false')).toBe(false);
     expect(trustProxy('TRUE')).toBe(true);
     expect(trustProxy('loopback, 172.16.0.0/12,::1')).toEqual(['loopback', '172.16.0.0/12', '::1']);

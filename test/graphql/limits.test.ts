@@ -25,7 +25,11 @@ describe('shape limits (graphql-armor), coded', () => {
     ],
     ['too many aliases', `{ ${repeat(SHAPE_LIMITS.maxAliases + 1, (i) => `a${i}: account { used }`)} }`, 'maxAliases'],
     ['too many tokens', `{ account { ${repeat(SHAPE_LIMITS.maxTokens, () => 'used')} } }`, 'maxTokens'],
-    ['too many directives', `{ account { used ${repeat(SHAPE_LIMITS.maxDirectives + 1, () => '@include(if: true)')} } }`, 'maxDirectives'],
+    [
+      'too many directives',
+      `{ account { used ${repeat(SHAPE_LIMITS.maxDirectives + 1, () => '@include(if: true)')} } }`,
+      'maxDirectives',
+    ],
   ];
 
   it.each(cases)('%s → query_too_complex (details.limit), HTTP 400, nothing executed', async (_name, query, limit) => {
@@ -47,11 +51,16 @@ describe('shape limits (graphql-armor), coded', () => {
     expect(r.body.errors).toBeUndefined();
   });
 
-  it('a body over 1 MiB is refused with 413 and REST\'s code for a large body (bad_body)', async () => {
+  it("a body over 1 MiB is refused with 413 and REST's code for a large body (bad_body)", async () => {
     const r = await postGql(svc, { query: '{ account { used } }', variables: { pad: 'x'.repeat(1024 * 1024) } });
     expect(r.status).toBe(413);
     expect(r.body).toEqual({
-      errors: [{ message: 'The request body is larger than 1 MB.', extensions: { code: 'bad_body', details: { reason: 'body is larger than 1 MB' } } }],
+      errors: [
+        {
+          message: 'The request body is larger than 1 MB.',
+          extensions: { code: 'bad_body', details: { reason: 'body is larger than 1 MB' } },
+        },
+      ],
     });
   });
 
@@ -62,7 +71,8 @@ describe('shape limits (graphql-armor), coded', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': svc.keys.free! },
       body: new ReadableStream({
         start(c) {
-          for (let i = 0; i < text.length; i += 64 * 1024) c.enqueue(new TextEncoder().encode(text.slice(i, i + 64 * 1024)));
+          for (let i = 0; i < text.length; i += 64 * 1024)
+            c.enqueue(new TextEncoder().encode(text.slice(i, i + 64 * 1024)));
           c.close();
         },
       }),
@@ -70,15 +80,24 @@ describe('shape limits (graphql-armor), coded', () => {
     } as RequestInit);
 
   it('a chunked body over 1 MiB (no content-length) is refused the same way', async () => {
-    const res = await chunked(JSON.stringify({ query: '{ account { used } }', variables: { pad: 'x'.repeat(1024 * 1024) } }));
+    const res = await chunked(
+      JSON.stringify({ query: '{ account { used } }', variables: { pad: 'x'.repeat(1024 * 1024) } }),
+    );
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({
-      errors: [{ message: 'The request body is larger than 1 MB.', extensions: { code: 'bad_body', details: { reason: 'body is larger than 1 MB' } } }],
+      errors: [
+        {
+          message: 'The request body is larger than 1 MB.',
+          extensions: { code: 'bad_body', details: { reason: 'body is larger than 1 MB' } },
+        },
+      ],
     });
   });
 
   it('a chunked body under the limit runs', async () => {
-    const res = await chunked(JSON.stringify({ query: '{ account { used } }', variables: { pad: 'x'.repeat(200 * 1024) } }));
+    const res = await chunked(
+      JSON.stringify({ query: '{ account { used } }', variables: { pad: 'x'.repeat(200 * 1024) } }),
+    );
     expect(res.status).toBe(200);
     expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
   });
@@ -95,7 +114,11 @@ describe('variables the executor cannot coerce', () => {
   it.each([
     ['a number for a String', 'query($z: String) { property(zpid: $z) { __typename } }', { z: 123 }],
     ['a required variable left out', 'query($z: String!) { property(zpid: $z) { __typename } }', {}],
-    ['a LookupItem with an unknown key', 'query($i: [LookupItem!]!) { properties(items: $i) { meta { count } } }', { i: [{ zip: '1' }] }],
+    [
+      'a LookupItem with an unknown key',
+      'query($i: [LookupItem!]!) { properties(items: $i) { meta { count } } }',
+      { i: [{ zip: '1' }] },
+    ],
   ])('%s → bad_param naming the variable, HTTP 400, nothing executed', async (_name, query, variables) => {
     const before = svc.replay.requests.length;
     const r = await postGql(svc, { query, variables });
@@ -123,7 +146,11 @@ describe('CORS: none, as on REST', () => {
   it('a preflight is not granted', async () => {
     const r = await fetch(`${svc.url}/graphql`, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-api-key',
+      },
     });
     expect(r.headers.get('access-control-allow-origin')).toBeNull();
     expect(r.headers.get('access-control-allow-headers')).toBeNull();

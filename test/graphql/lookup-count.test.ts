@@ -8,10 +8,18 @@ import { schema } from '../../src/graphql/index.js';
 import { documentOf } from '../../src/graphql/documents.js';
 import { SHAPE_LIMITS } from '../../src/graphql/limits.js';
 import { countRequestLookups, needsApiKey } from '../../src/graphql/lookup-count.js';
-import { AccountDocument, BatchDocument, BatchPreviewDocument } from '../../src/graphql/operations/generated/graphql.js';
+import {
+  AccountDocument,
+  BatchDocument,
+  BatchPreviewDocument,
+} from '../../src/graphql/operations/generated/graphql.js';
 
 const count = (query: string, variables?: Record<string, unknown>, operationName?: string) =>
-  countRequestLookups(schema, { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) });
+  countRequestLookups(schema, {
+    query,
+    ...(variables ? { variables } : {}),
+    ...(operationName ? { operationName } : {}),
+  });
 
 describe('countRequestLookups', () => {
   it('property fields are one each, properties counts its items', () => {
@@ -25,7 +33,8 @@ describe('countRequestLookups', () => {
   it('a dry-run properties is one, whatever its items (a literal or a variable, defaults applied)', () => {
     const items = [{ zpid: '1' }, { zpid: '2' }, { zpid: '3' }];
     expect(count(print(BatchPreviewDocument), { items })).toBe(1);
-    const query = 'query($items: [LookupItem!]!, $dry: Boolean = true) { a: property(zpid: "1") { __typename } properties(items: $items, dryRun: $dry) { meta { count } } }';
+    const query =
+      'query($items: [LookupItem!]!, $dry: Boolean = true) { a: property(zpid: "1") { __typename } properties(items: $items, dryRun: $dry) { meta { count } } }';
     expect(count(query, { items })).toBe(2);
     expect(count(query, { items, dry: false })).toBe(4);
     expect(count(query, { items, dry: null })).toBe(4);
@@ -51,7 +60,8 @@ describe('countRequestLookups', () => {
   });
 
   it('counts only the selected operation, and nothing for an operation that cannot run', () => {
-    const doc = 'query One { property(zpid: "1") { __typename } } query Two { properties(items: [{ zpid: "1" }, { zpid: "2" }]) { meta { count } } }';
+    const doc =
+      'query One { property(zpid: "1") { __typename } } query Two { properties(items: [{ zpid: "1" }, { zpid: "2" }]) { meta { count } } }';
     expect(count(doc, undefined, 'Two')).toBe(2);
     expect(count(doc, undefined, 'Three')).toBe(0);
     expect(count(print(BatchDocument), { items: 'not a list of items' })).toBe(0); // invalid variables: refused before running

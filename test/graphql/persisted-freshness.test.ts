@@ -22,12 +22,22 @@ const persisted = async (doc: unknown, variables: Record<string, unknown>) => {
 
 describe('persisted operations with maxAge and stale', () => {
   it('Property: maxAge 0 reads a cached home live again', async () => {
-    expect((await persisted(PropertyDocument, { zpid: ZPID })).property.meta).toMatchObject({ credits: 1, cached: false });
-    expect((await persisted(PropertyDocument, { zpid: ZPID })).property.meta).toMatchObject({ credits: 0, cached: true });
-    expect((await persisted(PropertyDocument, { zpid: ZPID, maxAge: 0, stale: false })).property.meta).toMatchObject({ credits: 1, cached: false, ageSeconds: 0 });
+    expect((await persisted(PropertyDocument, { zpid: ZPID })).property.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+    });
+    expect((await persisted(PropertyDocument, { zpid: ZPID })).property.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+    });
+    expect((await persisted(PropertyDocument, { zpid: ZPID, maxAge: 0, stale: false })).property.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      ageSeconds: 0,
+    });
   });
 
-  it('Batch: maxAge 0 for every item, or an item\'s own', async () => {
+  it("Batch: maxAge 0 for every item, or an item's own", async () => {
     const all = await persisted(BatchDocument, { items: [{ zpid: ZPID }], maxAge: 0, stale: true });
     expect(all.properties.results[0].meta).toMatchObject({ credits: 1, cached: false });
     const own = await persisted(BatchDocument, { items: [{ zpid: ZPID, maxAge: 0 }, { zpid: ZPID }] });

@@ -6,7 +6,11 @@ import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 import { gql, postGql } from './client.js';
-import { AccountDocument, PropertyDocument, PropertyRawDocument } from '../../src/graphql/operations/generated/graphql.js';
+import {
+  AccountDocument,
+  PropertyDocument,
+  PropertyRawDocument,
+} from '../../src/graphql/operations/generated/graphql.js';
 import { switchableStore } from './switchable-store.js';
 
 const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
@@ -23,8 +27,13 @@ const reads = (needle: string) => svc.replay.requests.filter((r) => r.path.inclu
 const used = async () => (await gql(svc).request(AccountDocument)).account.used;
 
 /** The GraphQL errors of a rejected request, with its HTTP status. */
-async function rejection(p: Promise<unknown>): Promise<{ status: number; errors: Array<{ message: string; extensions?: Record<string, unknown> }> }> {
-  const e = await p.then(() => null, (err: unknown) => err);
+async function rejection(
+  p: Promise<unknown>,
+): Promise<{ status: number; errors: Array<{ message: string; extensions?: Record<string, unknown> }> }> {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(ClientError);
   const { response } = e as ClientError;
   return { status: response.status, errors: (response.errors ?? []) as never };
@@ -38,7 +47,13 @@ describe('Query.property', () => {
     expect(property.data.zpid).toBe('2146993218');
     expect(property.data.price).toBeGreaterThan(0);
     expect(property.data.photos.length).toBeGreaterThan(0);
-    expect(property.meta).toMatchObject({ credits: 1, cached: false, cacheKey: 'zpid:2146993218', release: 'v1', warning: null });
+    expect(property.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+      cacheKey: 'zpid:2146993218',
+      release: 'v1',
+      warning: null,
+    });
     expect(property.meta.source.provider).toBe('self_hosted');
     expect(property.meta.fetchedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await used()).toBe(1);
@@ -147,7 +162,10 @@ describe('the store', () => {
       const r = await postGql(svc, { query: '{ account { used } }' });
       expect(r.status).toBe(500);
       expect(JSON.stringify(r.body)).not.toContain('ECONNREFUSED');
-      expect(r.body.errors[0]).toMatchObject({ message: ERROR_CODES.internal.message, extensions: { code: 'internal' } });
+      expect(r.body.errors[0]).toMatchObject({
+        message: ERROR_CODES.internal.message,
+        extensions: { code: 'internal' },
+      });
     } finally {
       sw.failing.clear();
     }
@@ -155,9 +173,15 @@ describe('the store', () => {
 });
 
 describe('Query.account', () => {
-  it('is the caller\'s plan and usage', async () => {
+  it("is the caller's plan and usage", async () => {
     const { account } = await gql(svc).request(AccountDocument);
-    expect(account).toMatchObject({ plan: 'free', included: 50, overageEnabled: false, periodEnd: null, spendLimitUsd: null });
+    expect(account).toMatchObject({
+      plan: 'free',
+      included: 50,
+      overageEnabled: false,
+      periodEnd: null,
+      spendLimitUsd: null,
+    });
     expect(account.used + account.remaining).toBe(50);
   });
 });

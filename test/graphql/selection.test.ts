@@ -21,7 +21,9 @@ function fieldInfo(query: string, name: string, variables: Record<string, unknow
   const document = parse(query);
   const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
   const fragments = Object.fromEntries(
-    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
   );
   const fieldNodes = collectFields([op.selectionSet], { fragments, variables }).get(name) ?? [];
   return { fieldNodes, fragments, variableValues: variables };
@@ -40,7 +42,9 @@ describe('collectFields', () => {
     const document = parse(query);
     const op = document.definitions[0] as OperationDefinitionNode;
     const fragments = { F: document.definitions[1] as FragmentDefinitionNode };
-    return [...collectFields([op.selectionSet], { fragments, variables })].map(([key, nodes]) => `${key}×${nodes.length}`);
+    return [...collectFields([op.selectionSet], { fragments, variables })].map(
+      ([key, nodes]) => `${key}×${nodes.length}`,
+    );
   };
 
   it('leaves out what @skip/@include leave out, on fields and fragments, with the variables given', () => {
@@ -53,15 +57,23 @@ describe('selectsPath (whether data.raw is built)', () => {
   it('follows fragments and inline fragments', () => {
     const q = `{ property(zpid: "1") { ... on PropertyLookup { ...D } } } fragment D on PropertyLookup { data { raw } }`;
     expect(selectsPath(fieldInfo(q, 'property'), ['data', 'raw'])).toBe(true);
-    expect(selectsPath(fieldInfo('{ property(zpid: "1") { ... on PropertyLookup { data { zpid } } } }', 'property'), ['data', 'raw'])).toBe(false);
+    expect(
+      selectsPath(fieldInfo('{ property(zpid: "1") { ... on PropertyLookup { data { zpid } } } }', 'property'), [
+        'data',
+        'raw',
+      ]),
+    ).toBe(false);
   });
 
   it('a raw left out by @skip or @include is not selected, so the raw record is not read', () => {
-    const skipped = '{ property(zpid: "1", raw: true) { ... on PropertyLookup { data { zpid raw @skip(if: true) } } } }';
+    const skipped =
+      '{ property(zpid: "1", raw: true) { ... on PropertyLookup { data { zpid raw @skip(if: true) } } } }';
     expect(selectsPath(fieldInfo(skipped, 'property'), ['data', 'raw'])).toBe(false);
-    const dataSkipped = '{ property(zpid: "1", raw: true) { ... on PropertyLookup { data @include(if: false) { raw } } } }';
+    const dataSkipped =
+      '{ property(zpid: "1", raw: true) { ... on PropertyLookup { data @include(if: false) { raw } } } }';
     expect(selectsPath(fieldInfo(dataSkipped, 'property'), ['data', 'raw'])).toBe(false);
-    const byVariable = 'query($raw: Boolean!) { property(zpid: "1", raw: true) { ... on PropertyLookup { data { raw @include(if: $raw) } } } }';
+    const byVariable =
+      'query($raw: Boolean!) { property(zpid: "1", raw: true) { ... on PropertyLookup { data { raw @include(if: $raw) } } } }';
     expect(selectsPath(fieldInfo(byVariable, 'property', { raw: true }), ['data', 'raw'])).toBe(true);
     expect(selectsPath(fieldInfo(byVariable, 'property', { raw: false }), ['data', 'raw'])).toBe(false);
   });
@@ -75,7 +87,13 @@ describe('a lookup left out by @skip, through Yoga', () => {
     read: async (target: ReadTarget): Promise<Collected> => {
       reads.push(target.zpid!);
       const zpid = target.zpid!;
-      return { property: { zpid, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'], raw: { zpid }, zpid, source: { provider: 'self_hosted', note: 'test' }, sections: everySection('present') };
+      return {
+        property: { zpid, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'],
+        raw: { zpid },
+        zpid,
+        source: { provider: 'self_hosted', note: 'test' },
+        sections: everySection('present'),
+      };
     },
   };
   const store = new MemoryStore();
@@ -95,7 +113,10 @@ describe('a lookup left out by @skip, through Yoga', () => {
   afterAll(async () => (await app).close());
 
   it('is neither counted against the limit of 50 nor read nor charged; included, it is all three', async () => {
-    const fields = Array.from({ length: 50 }, (_, i) => `h${i}: property(zpid: "${100 + i}") { ... on PropertyLookup { meta { credits } } }`).join(' ');
+    const fields = Array.from(
+      { length: 50 },
+      (_, i) => `h${i}: property(zpid: "${100 + i}") { ... on PropertyLookup { meta { credits } } }`,
+    ).join(' ');
     const query = `query($skip: Boolean!) { ${fields} extra: property(zpid: "999") @skip(if: $skip) { ... on PropertyLookup { meta { credits } } } }`;
     expect(countRequestLookups(schema, { query, variables: { skip: true } })).toBe(50);
     expect(countRequestLookups(schema, { query, variables: { skip: false } })).toBe(51);
@@ -110,7 +131,10 @@ describe('a lookup left out by @skip, through Yoga', () => {
     expect(await used()).toBe(50);
 
     const refused = await post({ query, variables: { skip: false } });
-    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'too_many_items', details: { max: 50, received: 51 } });
+    expect(refused.body.errors[0].extensions).toMatchObject({
+      code: 'too_many_items',
+      details: { max: 50, received: 51 },
+    });
     expect(reads).toHaveLength(50);
     expect(await used()).toBe(50);
   });

@@ -56,18 +56,24 @@ const ownImportMetaUrl = (dir: string): Plugin => ({
  * JavaScript (some 2 s of the run's start).
  */
 function ownDirname(text: string, wrapped: Set<string>, found: Set<string>): string {
-  return text.replace(/^( *)("[^"\n]*node_modules\/[^"\n]*")\((?:exports(?:, module)?)?\) \{$/gm, (line: string, _indent: string, key: string) => {
-    const path = JSON.parse(key) as string;
-    if (!wrapped.has(path)) return line;
-    found.add(path);
-    const file = join(ROOT, path);
-    return `${line} var __filename = ${JSON.stringify(file)}, __dirname = ${JSON.stringify(dirname(file))};`;
-  });
+  return text.replace(
+    /^( *)("[^"\n]*node_modules\/[^"\n]*")\((?:exports(?:, module)?)?\) \{$/gm,
+    (line: string, _indent: string, key: string) => {
+      const path = JSON.parse(key) as string;
+      if (!wrapped.has(path)) return line;
+      found.add(path);
+      const file = join(ROOT, path);
+      return `${line} var __filename = ${JSON.stringify(file)}, __dirname = ${JSON.stringify(dirname(file))};`;
+    },
+  );
 }
 
 async function bundle(dir: string, files: string[]): Promise<void> {
   const result = await build({
-    entryPoints: BUNDLED_ENTRIES.filter((e) => files.includes(e)).map((e) => ({ in: join(ROOT, 'src', e), out: e.replace(/\.ts$/, '') })),
+    entryPoints: BUNDLED_ENTRIES.filter((e) => files.includes(e)).map((e) => ({
+      in: join(ROOT, 'src', e),
+      out: e.replace(/\.ts$/, ''),
+    })),
     outdir: join(dir, 'bundle'),
     // Paths in the output (and the metafile) relative to the root.
     absWorkingDir: ROOT,
@@ -79,7 +85,9 @@ async function bundle(dir: string, files: string[]): Promise<void> {
     target: 'node20',
     supported: { 'import-attributes': true },
     // `require` for the CommonJS packages inside the bundle and the modules they load at run time.
-    banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+    },
     // Stacks name bundle lines; `node --enable-source-maps` maps them back to src/.
     sourcemap: 'linked',
     logLevel: 'warning',
@@ -101,7 +109,8 @@ async function bundle(dir: string, files: string[]): Promise<void> {
     writeFileSync(file, ownDirname(readFileSync(file, 'utf8'), wrapped, found));
   }
   const missed = [...wrapped].filter((p) => !found.has(p));
-  if (missed.length > 0) throw new Error(`bundle: no CommonJS wrapper found for ${missed.join(', ')} (esbuild's output changed?)`);
+  if (missed.length > 0)
+    throw new Error(`bundle: no CommonJS wrapper found for ${missed.join(', ')} (esbuild's output changed?)`);
 }
 
 async function compile(dir: string): Promise<void> {
@@ -122,7 +131,9 @@ async function compile(dir: string): Promise<void> {
   });
   // The tests' own worker modules (a page worker that holds reads at a gate), beside their test files:
   // `<dir>/test/<path>.js`, importing the compiled src/ above.
-  const workers = readdirSync(join(ROOT, 'test'), { recursive: true }).map(String).filter((f) => /(^|\/)workers\/[^/]+\.ts$/.test(f));
+  const workers = readdirSync(join(ROOT, 'test'), { recursive: true })
+    .map(String)
+    .filter((f) => /(^|\/)workers\/[^/]+\.ts$/.test(f));
   await build({
     entryPoints: workers.map((f) => join(ROOT, 'test', f)),
     outdir: join(dir, 'test'),

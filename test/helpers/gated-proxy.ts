@@ -36,7 +36,9 @@ export async function startGatedProxy(target: string, opts: { open?: boolean } =
     for (const w of pathWaiters.filter((x) => x.seen.some((p) => p.includes(x.needle)))) w.wake();
   };
   const until = (needle: string, seen: string[]) =>
-    seen.some((p) => p.includes(needle)) ? Promise.resolve() : new Promise<void>((wake) => pathWaiters.push({ needle, seen, wake }));
+    seen.some((p) => p.includes(needle))
+      ? Promise.resolve()
+      : new Promise<void>((wake) => pathWaiters.push({ needle, seen, wake }));
   const server = http.createServer((req, res) => {
     count += 1;
     paths.push(req.url ?? '');
@@ -48,7 +50,10 @@ export async function startGatedProxy(target: string, opts: { open?: boolean } =
     for (const w of waiters.filter((x) => x.n <= count)) w.wake();
     wakePaths();
     const forward = async () => {
-      const upstream = await fetch(target + req.url, { headers: { 'user-agent': req.headers['user-agent'] ?? 'test' }, redirect: 'manual' });
+      const upstream = await fetch(target + req.url, {
+        headers: { 'user-agent': req.headers['user-agent'] ?? 'test' },
+        redirect: 'manual',
+      });
       const headers: Record<string, string> = {};
       upstream.headers.forEach((v, k) => {
         if (!['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(k)) headers[k] = v;
@@ -59,7 +64,9 @@ export async function startGatedProxy(target: string, opts: { open?: boolean } =
     };
     const path = req.url ?? '';
     const held = [...holds].filter(([needle]) => path.includes(needle)).map(([, released]) => released);
-    void Promise.all([opened ? null : gate, ...held]).then(forward).catch(() => res.destroy());
+    void Promise.all([opened ? null : gate, ...held])
+      .then(forward)
+      .catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -29,7 +29,9 @@ process.on('exit', () => {
 });
 
 const exited = (c: ChildProcess): Promise<void> =>
-  c.exitCode !== null || c.signalCode !== null ? Promise.resolve() : new Promise((resolve) => c.once('exit', () => resolve()));
+  c.exitCode !== null || c.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => c.once('exit', () => resolve()));
 
 /** Starts `src/index.ts` with `env` (PORT and HOST are chosen here) and waits until /readyz answers 200. */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
@@ -49,7 +51,14 @@ async function startOnFreePort(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, entryArgs('index.ts'), {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', PORTAL_SESSION_GAP_MS: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      PORTAL_SESSION_GAP_MS: '0',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
@@ -67,7 +76,10 @@ async function startOnFreePort(env: Record<string, string>): Promise<Instance> {
       if (log.includes('EADDRINUSE')) throw new PortTaken(`port ${port} taken: ${log}`);
       throw new Error(`instance exited with ${child.exitCode}: ${log}`);
     }
-    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     // Ready, with the child alive and no listen failure logged (another server on a taken port answers too).
     if (ready && child.exitCode === null && !log.includes('EADDRINUSE')) break;
     if (Date.now() > until) {

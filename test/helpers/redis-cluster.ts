@@ -81,26 +81,53 @@ interface Node {
 /** A node on `port` with its config and data in `dir`; resolves once it answers PING. */
 async function launch(port: number, dir: string): Promise<Node> {
   let log = '';
-  const child = spawn('redis-server', [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--cluster-enabled', 'yes',
-    '--cluster-config-file', join(dir, 'nodes.conf'),
-    '--cluster-node-timeout', '5000',
-    '--appendonly', 'no',
-    '--save', '',
-    '--dir', dir,
-    '--daemonize', 'no',
-    '--protected-mode', 'yes',
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
-  child.stderr?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, 'nodes.conf'),
+      '--cluster-node-timeout',
+      '5000',
+      '--appendonly',
+      'no',
+      '--save',
+      '',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'yes',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout?.on('data', (d: Buffer) => {
+    log = (log + d.toString('utf8')).slice(-4000);
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    log = (log + d.toString('utf8')).slice(-4000);
+  });
   child.once('exit', () => live.delete(child));
   live.add(child);
   if (child.pid !== undefined) {
-    spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), dir], { stdio: 'ignore', detached: true }).unref();
+    spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(child.pid), dir], {
+      stdio: 'ignore',
+      detached: true,
+    }).unref();
   }
-  const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  const client = new Redis({
+    port,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => null,
+    maxRetriesPerRequest: 0,
+  });
   client.on('error', () => undefined);
   try {
     await until('node start', 10_000, async () => {
@@ -140,12 +167,16 @@ async function kill(n: Node): Promise<void> {
 
 /** Until every node reports cluster_state:ok and knows all the masters. */
 async function clusterOk(nodes: Node[]): Promise<void> {
-  const clients = nodes.map((n) => new Redis({ port: n.port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 }));
+  const clients = nodes.map(
+    (n) => new Redis({ port: n.port, host: '127.0.0.1', retryStrategy: () => null, maxRetriesPerRequest: 0 }),
+  );
   for (const c of clients) c.on('error', () => undefined);
   try {
     await until('cluster_state:ok on every node', 20_000, async () => {
       const infos = await Promise.all(clients.map((c) => c.cluster('INFO')));
-      return infos.every((info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${MASTERS}`));
+      return infos.every(
+        (info) => info.includes('cluster_state:ok') && info.includes(`cluster_known_nodes:${MASTERS}`),
+      );
     });
   } finally {
     for (const c of clients) c.disconnect();
@@ -159,7 +190,11 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   try {
     for (const c of clients.slice(1)) await c.cluster('MEET', '127.0.0.1', nodes[0]!.port);
     const per = Math.ceil(SLOTS / MASTERS);
-    await Promise.all(clients.map((c, i) => c.call('CLUSTER', 'ADDSLOTSRANGE', String(i * per), String(Math.min(SLOTS, (i + 1) * per) - 1))));
+    await Promise.all(
+      clients.map((c, i) =>
+        c.call('CLUSTER', 'ADDSLOTSRANGE', String(i * per), String(Math.min(SLOTS, (i + 1) * per) - 1)),
+      ),
+    );
     await clusterOk(nodes);
   } catch (e) {
     for (const n of nodes) n.child.kill('SIGKILL');
@@ -189,11 +224,13 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       await clusterOk(nodes);
     },
     async stop() {
-      await Promise.all(nodes.map(async (n) => {
-        await kill(n);
-        rmSync(n.dir, { recursive: true, force: true });
-        dirs.delete(n.dir);
-      }));
+      await Promise.all(
+        nodes.map(async (n) => {
+          await kill(n);
+          rmSync(n.dir, { recursive: true, force: true });
+          dirs.delete(n.dir);
+        }),
+      );
     },
   };
 }

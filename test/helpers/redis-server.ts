@@ -114,22 +114,35 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
 
   const launch = async (deadlineMs: number): Promise<boolean> => {
     const args = [
-      '--port', String(port),
-      '--bind', '127.0.0.1',
-      '--save', '',
-      '--dir', dir,
-      '--daemonize', 'no',
-      '--protected-mode', 'yes',
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'yes',
       ...(opts.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     ];
     log = '';
     const c = spawn(opts.binary ?? 'redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    c.stdout?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
-    c.stderr?.on('data', (d: Buffer) => { log = (log + d.toString('utf8')).slice(-4000); });
+    c.stdout?.on('data', (d: Buffer) => {
+      log = (log + d.toString('utf8')).slice(-4000);
+    });
+    c.stderr?.on('data', (d: Buffer) => {
+      log = (log + d.toString('utf8')).slice(-4000);
+    });
     c.once('exit', () => live.delete(c));
     live.add(c);
     if (c.pid !== undefined) {
-      spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(c.pid), dir], { stdio: 'ignore', detached: true }).unref();
+      spawn(process.execPath, ['-e', WATCHDOG, String(process.pid), String(c.pid), dir], {
+        stdio: 'ignore',
+        detached: true,
+      }).unref();
     }
     child = c;
     const until = Date.now() + deadlineMs;
@@ -162,8 +175,12 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     dir,
     stop: () => signalAndWait('SIGTERM'),
     kill: () => signalAndWait('SIGKILL'),
-    pause: () => { child?.kill('SIGSTOP'); },
-    resume: () => { child?.kill('SIGCONT'); },
+    pause: () => {
+      child?.kill('SIGSTOP');
+    },
+    resume: () => {
+      child?.kill('SIGCONT');
+    },
     async restart() {
       await signalAndWait('SIGKILL');
       // The port may take a moment to be free again; retry on the same port only.

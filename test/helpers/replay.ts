@@ -40,7 +40,9 @@ let catalog: Catalog | undefined;
  * home now has price X", until the faults are cleared.
  */
 export function recordedPage(zpid: string): { path: string; html: string } {
-  const entry = (catalog ??= loadCatalog()).find((e) => e.zpid === zpid && e.status === 200 && e.path.startsWith('/homedetails/'));
+  const entry = (catalog ??= loadCatalog()).find(
+    (e) => e.zpid === zpid && e.status === 200 && e.path.startsWith('/homedetails/'),
+  );
   if (!entry) throw new Error(`no recorded page of zpid ${zpid}`);
   return { path: entry.path, html: entry.html };
 }

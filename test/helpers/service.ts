@@ -99,7 +99,11 @@ let sharedPages: SharedPagePool | undefined;
 const pagesFor = (config: Config, env: Record<string, string> = {}): PagePool | undefined =>
   'PAGE_WORKERS' in env || 'PAGE_QUEUE_MAX' in env
     ? undefined
-    : (sharedPages ??= new SharedPagePool({ workers: config.pageWorkers, maxQueue: config.pageQueueMax, worker: compiledModule('collector/page-worker.ts') }));
+    : (sharedPages ??= new SharedPagePool({
+        workers: config.pageWorkers,
+        maxQueue: config.pageQueueMax,
+        worker: compiledModule('collector/page-worker.ts'),
+      }));
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
   const replay = opts.replayServer ?? (await startReplayServer({ host: '127.0.0.1', port: 0, ...(opts.replay ?? {}) }));
@@ -140,7 +144,13 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
   const keys = Object.fromEntries(Object.entries(accounts).map(([name, a]) => [name, a.key]));
   const defaultKey = keys.free ?? Object.values(keys)[0]!;
 
-  const send = async (method: string, path: string, key: string | null | undefined, body?: string, headers: Record<string, string> = {}) => {
+  const send = async (
+    method: string,
+    path: string,
+    key: string | null | undefined,
+    body?: string,
+    headers: Record<string, string> = {},
+  ) => {
     const h: Record<string, string> = { ...headers };
     const k = key === undefined ? defaultKey : key;
     if (k !== null) h['x-api-key'] = k;
@@ -165,7 +175,10 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     keys,
     get: (path, key) => send('GET', path, key),
     post: (path, body, key, headers) =>
-      send('POST', path, key, typeof body === 'string' ? body : JSON.stringify(body), { 'content-type': 'application/json', ...headers }),
+      send('POST', path, key, typeof body === 'string' ? body : JSON.stringify(body), {
+        'content-type': 'application/json',
+        ...headers,
+      }),
     async close() {
       const closing = app.close();
       // A test may end with a socket its client gave up on (an aborted fetch): closing it here, not
@@ -185,6 +198,7 @@ export const partsFor = (core: CoreDeps) => {
   return {
     jobs: () => backend.jobs(core.logger, () => core.clock().getTime()),
     watches: () => backend.watches(core.logger, core.newId),
-    webhookRunner: (deps: Parameters<typeof backend.webhookRunner>[0] = core) => backend.webhookRunner(deps, deps.logger),
+    webhookRunner: (deps: Parameters<typeof backend.webhookRunner>[0] = core) =>
+      backend.webhookRunner(deps, deps.logger),
   };
 };

@@ -7,6 +7,11 @@ import { makeTestCa } from '../fakes/edge/test-ca.js';
 
 export default async function setup(): Promise<() => void> {
   const ca = await makeTestCa();
-  Object.assign(process.env, { SSL_CERT_FILE: ca.caFile, NODE_EXTRA_CA_CERTS: ca.caFile, TEST_TLS_CERT: ca.certFile, TEST_TLS_KEY: ca.keyFile });
+  Object.assign(process.env, {
+    SSL_CERT_FILE: ca.caFile,
+    NODE_EXTRA_CA_CERTS: ca.caFile,
+    TEST_TLS_CERT: ca.certFile,
+    TEST_TLS_KEY: ca.keyFile,
+  });
   return () => ca.remove();
 }

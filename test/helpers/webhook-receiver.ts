@@ -88,7 +88,14 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
       const attempt = { id, verified: body !== null, status, headers: req.headers, raw };
       attempts.push(attempt);
       if (body !== null && status === 204) {
-        events.push({ id: id!, timestamp: Number(req.headers['webhook-timestamp']), type: body.type, body, data: body.data, headers: req.headers });
+        events.push({
+          id: id!,
+          timestamp: Number(req.headers['webhook-timestamp']),
+          type: body.type,
+          body,
+          data: body.data,
+          headers: req.headers,
+        });
       }
       await options.beforeAnswer?.(attempt);
       res.statusCode = status;
@@ -123,7 +130,11 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions): Pro
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`webhook receiver: not met within ${timeoutMs} ms (${events.length} events, ${attempts.length} attempts)`));
+          reject(
+            new Error(
+              `webhook receiver: not met within ${timeoutMs} ms (${events.length} events, ${attempts.length} attempts)`,
+            ),
+          );
         }, timeoutMs);
         waiters.add(check);
         check();

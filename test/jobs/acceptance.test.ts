@@ -23,7 +23,7 @@ const COUNT = 2_000;
 
 /** Item i: a bad one every 40th, an address every 97th, else one of HOMES (so each about 8 times) as a zpid, a link object or a link string. */
 function itemAt(i: number): unknown {
-  if (i % 40 === 7) return BAD[(i / 40) % BAD.length | 0];
+  if (i % 40 === 7) return BAD[((i / 40) % BAD.length) | 0];
   if (i % 97 === 3) return ADDRESSES[i % ADDRESSES.length];
   const zpid = HOMES[(i * 7919) % HOMES.length]!;
   const link = `https://www.zillow.com/homedetails/${zpid}_zpid/`;
@@ -46,8 +46,16 @@ beforeAll(async () => {
     inProcess: true,
     store: await RedisStore.connect(redis.url, { prefix }),
     replay: { catalog: manyHomesCatalog(HOMES) },
-    accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 10_000, overage: false, webhookSecret: secret } },
-    env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE: 'true', JOB_CONCURRENCY: '4' },
+    accounts: {
+      paid: { key: 'test_paid_key_0001', plan: 'paid', included: 10_000, overage: false, webhookSecret: secret },
+    },
+    env: {
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      RATE_LIMIT_PER_MINUTE: '0',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      JOB_CONCURRENCY: '4',
+    },
   });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
   await svc.app.background.startWorkers();
@@ -70,7 +78,14 @@ describe('a 2,000-item job', () => {
   }, 120_000);
 
   it('completes, every item done, the bad ones failed', () => {
-    expect(final).toMatchObject({ status: 'completed', count: COUNT, done: COUNT, failed: BAD_COUNT, succeeded: COUNT - BAD_COUNT, waiting: 0 });
+    expect(final).toMatchObject({
+      status: 'completed',
+      count: COUNT,
+      done: COUNT,
+      failed: BAD_COUNT,
+      succeeded: COUNT - BAD_COUNT,
+      waiting: 0,
+    });
   });
 
   it('bills each home once: results, counters and ledger agree', async () => {
@@ -88,7 +103,10 @@ describe('a 2,000-item job', () => {
   });
 
   it('sends one signed job.completed webhook, verified with standardwebhooks', async () => {
-    const events = await receiver.waitFor((es) => es.some((e) => e.type === 'job.completed' && (e.data as JobView).id === id), 20_000);
+    const events = await receiver.waitFor(
+      (es) => es.some((e) => e.type === 'job.completed' && (e.data as JobView).id === id),
+      20_000,
+    );
     const mine = events.filter((e) => (e.data as JobView).id === id);
     expect(mine).toHaveLength(1);
     expect(mine[0]!.data).toMatchObject({ id, status: 'completed', count: COUNT, done: COUNT, credits: final.credits });

@@ -25,8 +25,12 @@ const ACCOUNTS = {
 describe('the bounds in the environment schema', () => {
   it('have their defaults, and an items bound below one full job is refused at start-up', () => {
     expect(loadConfig({}).jobBounds).toEqual({ maxActive: 100, maxQueuedItems: 100_000, maxEventStreams: 20 });
-    expect(() => loadConfig({ JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: String(MAX_JOB_ITEMS - 1) })).toThrow(/JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT must be an integer >= 10000/);
-    expect(loadConfig({ JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: String(MAX_JOB_ITEMS) }).jobBounds.maxQueuedItems).toBe(MAX_JOB_ITEMS);
+    expect(() => loadConfig({ JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: String(MAX_JOB_ITEMS - 1) })).toThrow(
+      /JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT must be an integer >= 10000/,
+    );
+    expect(loadConfig({ JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: String(MAX_JOB_ITEMS) }).jobBounds.maxQueuedItems).toBe(
+      MAX_JOB_ITEMS,
+    );
   });
 });
 
@@ -53,11 +57,21 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
       JOB_MAX_QUEUED_ITEMS_PER_ACCOUNT: String(MAX_JOB_ITEMS),
       ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}),
     };
-    svc = await startTestService({ replayServer: site, accounts: ACCOUNTS, env, ...(redis ? { store: await RedisStore.connect(redis.url, { prefix }) } : {}) });
+    svc = await startTestService({
+      replayServer: site,
+      accounts: ACCOUNTS,
+      env,
+      ...(redis ? { store: await RedisStore.connect(redis.url, { prefix }) } : {}),
+    });
     // The first instance runs the jobs (server.ts starts its workers; a test service leaves that to the test).
     await svc.app.background.startWorkers();
     if (redis) {
-      svc2 = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { ...env, WORK_IN_SERVICE: 'false' }, store: await RedisStore.connect(redis.url, { prefix }) });
+      svc2 = await startTestService({
+        replayServer: site,
+        accounts: ACCOUNTS,
+        env: { ...env, WORK_IN_SERVICE: 'false' },
+        store: await RedisStore.connect(redis.url, { prefix }),
+      });
     }
   });
 
@@ -70,10 +84,12 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
     if (redis) await disposeRedisServer(redis);
   });
 
-  const post = (items: unknown[], key = ACCOUNTS.paid.key, on = svc) =>
-    on.post(JOBS, { items }, key);
+  const post = (items: unknown[], key = ACCOUNTS.paid.key, on = svc) => on.post(JOBS, { items }, key);
   const cancel = async (id: string) => {
-    const r = await svc.fetch(`${svc.url}${JOBS}/${id}`, { method: 'DELETE', headers: { 'x-api-key': ACCOUNTS.paid.key } });
+    const r = await svc.fetch(`${svc.url}${JOBS}/${id}`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': ACCOUNTS.paid.key },
+    });
     expect(r.status).toBe(200);
     await r.text();
   };
@@ -81,7 +97,8 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
   async function finalJob(id: string): Promise<any> {
     for (let i = 0; i < 1500; i++) {
       const r = await svc.get(`${JOBS}/${id}`, ACCOUNTS.paid.key);
-      if (['completed', 'cancelled', 'failed'].includes(r.body.data.status) && r.body.data.finished_at) return r.body.data;
+      if (['completed', 'cancelled', 'failed'].includes(r.body.data.status) && r.body.data.finished_at)
+        return r.body.data;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     throw new Error(`job ${id} did not finish`);
@@ -90,13 +107,18 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
   it('jobs queued or running: concurrent posts meet the bound exactly, then 429 jobs_active until one is final', async () => {
     const release = proxy.hold('114303858');
     // Eight at once (over both instances on Redis): exactly MAX_ACTIVE are taken.
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post([{ zpid: '114303858' }], undefined, instances()[i % 2])));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => post([{ zpid: '114303858' }], undefined, instances()[i % 2])),
+    );
     const taken = answers.filter((a) => a.status === 202);
     const refused = answers.filter((a) => a.status === 429);
     expect(taken).toHaveLength(MAX_ACTIVE);
     expect(refused).toHaveLength(8 - MAX_ACTIVE);
     for (const r of refused) {
-      expect(r.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'jobs_active', max: MAX_ACTIVE, active: MAX_ACTIVE } });
+      expect(r.body.error).toMatchObject({
+        code: 'rate_limited',
+        details: { limit: 'jobs_active', max: MAX_ACTIVE, active: MAX_ACTIVE },
+      });
       expect(r.headers.get('retry-after')).toBe('30');
     }
     // Another account is not held by this one's bound.
@@ -111,7 +133,8 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
 
     // Completed jobs leave it too: once the reads are let through and the jobs are final, MAX_ACTIVE more are taken.
     release();
-    for (const id of [taken[0]!, taken[1]!, fourth].map((a) => a.body.data.id as string)) expect((await finalJob(id)).status).toBe('completed');
+    for (const id of [taken[0]!, taken[1]!, fourth].map((a) => a.body.data.id as string))
+      expect((await finalJob(id)).status).toBe('completed');
     const again = await Promise.all(Array.from({ length: MAX_ACTIVE }, () => post([{ zpid: 'nope' }])));
     expect(again.map((a) => a.status)).toEqual(Array(MAX_ACTIVE).fill(202));
     for (const a of again) await finalJob(a.body.data.id);
@@ -123,7 +146,10 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
     expect(big.status).toBe(202);
     const over = await post([{ zpid: '15192198' }], undefined, instances()[1]);
     expect(over.status).toBe(429);
-    expect(over.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'job_items_queued', max: MAX_JOB_ITEMS, queued: MAX_JOB_ITEMS } });
+    expect(over.body.error).toMatchObject({
+      code: 'rate_limited',
+      details: { limit: 'job_items_queued', max: MAX_JOB_ITEMS, queued: MAX_JOB_ITEMS },
+    });
     expect(over.headers.get('retry-after')).toBe('30');
     await cancel(big.body.data.id);
     const after = await post([{ zpid: '15192198' }]);
@@ -140,7 +166,10 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
     const id = job.body.data.id as string;
     const open = (on: TestService) => {
       const stop = new AbortController();
-      const answer = fetch(`${on.url}${JOBS}/${id}/events`, { headers: { 'x-api-key': ACCOUNTS.paid.key }, signal: stop.signal });
+      const answer = fetch(`${on.url}${JOBS}/${id}/events`, {
+        headers: { 'x-api-key': ACCOUNTS.paid.key },
+        signal: stop.signal,
+      });
       return { stop, answer };
     };
     const streams = [open(svc), open(instances()[1])];
@@ -151,9 +180,11 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
       const reader = res.body!.getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: progress');
     }
-    const third = await (await open(instances()[1]).answer);
+    const third = await await open(instances()[1]).answer;
     expect(third.status).toBe(429);
-    expect(await third.json()).toMatchObject({ error: { code: 'rate_limited', details: { limit: 'event_streams', max: MAX_STREAMS } } });
+    expect(await third.json()).toMatchObject({
+      error: { code: 'rate_limited', details: { limit: 'event_streams', max: MAX_STREAMS } },
+    });
     expect(third.headers.get('retry-after')).toBe('5');
 
     // One client leaves: its stream stops counting once the service has seen it go (eventually, not timed).

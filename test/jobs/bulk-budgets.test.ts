@@ -74,28 +74,41 @@ it("a job of uncached homes leaves the key's interactive lookups of cached homes
   const release = proxy.hold(held);
   const runsBefore = await chunkRuns();
   // 1,200 items (each uncached home four times), the held home last.
-  const items = [...HOMES.slice(CACHED.length), ...HOMES.slice(CACHED.length), ...HOMES.slice(CACHED.length), ...HOMES.slice(CACHED.length)]
+  const items = [
+    ...HOMES.slice(CACHED.length),
+    ...HOMES.slice(CACHED.length),
+    ...HOMES.slice(CACHED.length),
+    ...HOMES.slice(CACHED.length),
+  ]
     .map((zpid) => ({ zpid }))
     .reverse();
   const job = await jobs.create(account, { items, webhookUrl: null, options: { raw: false } });
   await proxy.received(held);
 
   // 200 interactive lookups at once while the job cannot finish: every one answered from the cache.
-  const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => svc.get(`/v1/portal/property?zpid=${CACHED[i % CACHED.length]}`, KEY)));
+  const answers = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => svc.get(`/v1/portal/property?zpid=${CACHED[i % CACHED.length]}`, KEY)),
+  );
   expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
   expect(answers.every((a) => a.body.meta.cached === true)).toBe(true);
   expect((await jobs.get(account, job.id)).status).toBe('running');
 
   release();
   const final = (await follow(jobs, account, job.id)).pop()!;
-  expect(final).toMatchObject({ status: 'completed', done: items.length, succeeded: items.length, failed: 0, waiting: 0 });
+  expect(final).toMatchObject({
+    status: 'completed',
+    done: items.length,
+    succeeded: items.length,
+    failed: 0,
+    waiting: 0,
+  });
   const lines = await resultsOf(jobs, account, job.id);
   expect(lines.filter((l) => !l.ok)).toEqual([]);
   // Each home read once for the job, whichever chunk read it; answered credits = ledger.
   expect(final.credits).toBe(HOMES.length - CACHED.length);
   expect(lines.reduce((n, l) => n + l.meta.credits, 0)).toBe(final.credits);
   expect(await jobCharges(svc.store, account.id, job.id)).toHaveLength(final.credits);
-  expect(await chunkRuns() - runsBefore).toBeLessThanOrEqual(Math.floor(1.1 * Math.ceil(items.length / 50)));
+  expect((await chunkRuns()) - runsBefore).toBeLessThanOrEqual(Math.floor(1.1 * Math.ceil(items.length / 50)));
 }, 120_000);
 
 it('a job of 2,000 cached items, more than the minute window, completes without a wait or a rate_limited item', async () => {
@@ -109,9 +122,18 @@ it('a job of 2,000 cached items, more than the minute window, completes without 
   const seconds = (performance.now() - started) / 1000;
   const commands = (await commandsSoFar()) - commandsBefore;
   const runs = (await chunkRuns()) - runsBefore;
-  console.log(`cached job: 2,000 items in ${seconds.toFixed(1)} s, ${runs} chunk runs for 40 chunks, ${(commands / items.length).toFixed(1)} Redis commands per item`);
+  console.log(
+    `cached job: 2,000 items in ${seconds.toFixed(1)} s, ${runs} chunk runs for 40 chunks, ${(commands / items.length).toFixed(1)} Redis commands per item`,
+  );
 
-  expect(final).toMatchObject({ status: 'completed', done: 2_000, succeeded: 2_000, failed: 0, cache_hits: 2_000, credits: 0 });
+  expect(final).toMatchObject({
+    status: 'completed',
+    done: 2_000,
+    succeeded: 2_000,
+    failed: 0,
+    cache_hits: 2_000,
+    credits: 0,
+  });
   const lines = await resultsOf(jobs, account, job.id);
   expect(lines.filter((l) => !l.ok || l.meta.cached !== true)).toEqual([]);
   expect(runs).toBeLessThanOrEqual(44);

@@ -54,7 +54,11 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
 
   it('sends its job.completed once the running chunk settled, with what it billed', async () => {
     const release = proxy.hold('114303858');
-    const { id } = await jobs.create(account, { items: [{ zpid: '114303858' }, { zpid: '15192198' }], webhookUrl: 'https://example.com/hooks', options: { raw: false, maxAge: 0 } });
+    const { id } = await jobs.create(account, {
+      items: [{ zpid: '114303858' }, { zpid: '15192198' }],
+      webhookUrl: 'https://example.com/hooks',
+      options: { raw: false, maxAge: 0 },
+    });
     await proxy.received('114303858');
     const ours = () => hooks.sent.filter((s) => (s.event.data as { id: string }).id === id);
 
@@ -92,16 +96,40 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
     async function makeJob(chunks: number): Promise<JobRecord> {
       const now = Date.now();
       const job: JobRecord = {
-        id: `job_${randomUUID().replace(/-/g, '')}`, accountId: 'acct', status: 'queued', count: chunks,
-        done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date(now).toISOString(), started_at: null,
-        finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks, chunks_done: 0,
+        id: `job_${randomUUID().replace(/-/g, '')}`,
+        accountId: 'acct',
+        status: 'queued',
+        count: chunks,
+        done: 0,
+        succeeded: 0,
+        failed: 0,
+        cache_hits: 0,
+        credits: 0,
+        created_at: new Date(now).toISOString(),
+        started_at: null,
+        finished_at: null,
+        webhook_url: null,
+        waiting: 0,
+        waiting_until: null,
+        options: { raw: false },
+        chunks,
+        chunks_done: 0,
       };
-      await store.create(job, Array.from({ length: chunks }, () => [{ zpid: '1' }]));
+      await store.create(
+        job,
+        Array.from({ length: chunks }, () => [{ zpid: '1' }]),
+      );
       return job;
     }
     const write = (round: number): ChunkWrite => ({
-      round, final: true, text: '{"index":0,"ok":true}\n', counts: { done: 1, succeeded: 1, failed: 0, cache_hits: 0, credits: 1 },
-      held: 0, waitingUntil: null, billed: ['k'], now: '2026-01-01T00:00:00.000Z',
+      round,
+      final: true,
+      text: '{"index":0,"ok":true}\n',
+      counts: { done: 1, succeeded: 1, failed: 0, cache_hits: 0, credits: 1 },
+      held: 0,
+      waitingUntil: null,
+      billed: ['k'],
+      now: '2026-01-01T00:00:00.000Z',
     });
 
     it('a chunk taken over after its worker died settles the cancelled job; chunks not started do not run', async () => {
@@ -115,7 +143,12 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       const again = await store.startChunk(job.id, 0, Date.now(), iso);
       expect(again).toMatchObject({ state: 'run', rerun: true });
       expect(await store.settleChunk(job.id, 0, write(0))).toBe(true);
-      expect(await store.get(job.id)).toMatchObject({ status: 'cancelled', finished_at: '2026-01-01T00:00:00.000Z', credits: 1, done: 1 });
+      expect(await store.get(job.id)).toMatchObject({
+        status: 'cancelled',
+        finished_at: '2026-01-01T00:00:00.000Z',
+        credits: 1,
+        done: 1,
+      });
       expect(await store.settleChunk(job.id, 0, write(0))).toBe(false);
     });
 

@@ -26,7 +26,11 @@ class HeldSlots extends MemoryRateLimiter {
     return this.#refusals >= n ? Promise.resolve() : new Promise((resolve) => this.#waiters.push({ n, resolve }));
   }
 
-  override async holdLive(accountId: string, wait?: AbortSignal, pool: SlotPool = 'interactive'): Promise<(() => void) | null> {
+  override async holdLive(
+    accountId: string,
+    wait?: AbortSignal,
+    pool: SlotPool = 'interactive',
+  ): Promise<(() => void) | null> {
     if (!this.refuse || pool !== 'background') return super.holdLive(accountId, wait, pool);
     this.#refusals += 1;
     for (const w of this.#waiters.filter((x) => x.n <= this.#refusals)) w.resolve();
@@ -64,7 +68,11 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while its chunk wai
   });
 
   it('reaches cancelled with its finished_at, the end of its progress and one job.completed', async () => {
-    const { id } = await jobs.create(account, { items: [{ zpid: '114303858' }, { zpid: '15192198' }], webhookUrl: 'https://example.com/hooks', options: { raw: false, maxAge: 0 } });
+    const { id } = await jobs.create(account, {
+      items: [{ zpid: '114303858' }, { zpid: '15192198' }],
+      webhookUrl: 'https://example.com/hooks',
+      options: { raw: false, maxAge: 0 },
+    });
     // Both items refused in a run, and again in the next round's: the chunk waits between runs.
     await limits.refused(4);
     const following = follow(jobs, account, id);

@@ -32,7 +32,11 @@ let account: Account;
 const store = new FlakyStore();
 
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true, store, accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } } });
+  svc = await startTestService({
+    inProcess: true,
+    store,
+    accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
+  });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
   jobs = createJobs(svc.app.core, recordingWebhooks(), partsFor(svc.app.core).jobs());
   await jobs.startWorker();
@@ -44,10 +48,15 @@ afterAll(async () => {
 });
 
 it('retries the chunk; its items end ok, billed once', async () => {
-  const failedRuns = async () => (await svc.app.core.metrics.jobChunkRuns.get()).values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
+  const failedRuns = async () =>
+    (await svc.app.core.metrics.jobChunkRuns.get()).values.find((v) => v.labels.outcome === 'failed')?.value ?? 0;
   const before = await failedRuns();
   store.failures = 2;
-  const { id } = await jobs.create(account, { items: [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: '114303858' }], webhookUrl: null, options: { raw: false } });
+  const { id } = await jobs.create(account, {
+    items: [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: '114303858' }],
+    webhookUrl: null,
+    options: { raw: false },
+  });
   const final = (await follow(jobs, account, id)).pop()!;
   expect(store.failed).toBe(2);
   expect(await failedRuns()).toBeGreaterThan(before);

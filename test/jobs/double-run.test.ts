@@ -21,7 +21,10 @@ const deferred = () => {
 };
 
 /** The store, with a wait after startChunk or before settleChunk. */
-function gated(store: JobStore, hooks: { afterStart?: () => Promise<void>; beforeSettle?: () => Promise<void> }): JobStore {
+function gated(
+  store: JobStore,
+  hooks: { afterStart?: () => Promise<void>; beforeSettle?: () => Promise<void> },
+): JobStore {
   return new Proxy(store, {
     get(target, p) {
       if (p === 'startChunk' && hooks.afterStart) {
@@ -51,7 +54,10 @@ describe.each(['memory', 'redis'] as const)('a chunk run twice at once (%s job s
 
   beforeAll(async () => {
     if (backend === 'redis') redis = await startRedisServer();
-    svc = await startTestService({ inProcess: true, accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } } });
+    svc = await startTestService({
+      inProcess: true,
+      accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
+    });
     account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
     jobs = redis ? new RedisJobStore(new Redis(redis.url), `dr${randomUUID().slice(0, 6)}:`) : new MemoryJobStore();
   });
@@ -65,9 +71,24 @@ describe.each(['memory', 'redis'] as const)('a chunk run twice at once (%s job s
   async function makeJob(items: unknown[]): Promise<JobRecord> {
     const now = Date.now();
     const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: account.id, status: 'queued', count: items.length,
-      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date(now).toISOString(), started_at: null,
-      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
+      id: `job_${randomUUID().replace(/-/g, '')}`,
+      accountId: account.id,
+      status: 'queued',
+      count: items.length,
+      done: 0,
+      succeeded: 0,
+      failed: 0,
+      cache_hits: 0,
+      credits: 0,
+      created_at: new Date(now).toISOString(),
+      started_at: null,
+      finished_at: null,
+      webhook_url: null,
+      waiting: 0,
+      waiting_until: null,
+      options: { raw: false },
+      chunks: 1,
+      chunks_done: 0,
     };
     await jobs.create(job, [items]);
     return job;
@@ -81,9 +102,31 @@ describe.each(['memory', 'redis'] as const)('a chunk run twice at once (%s job s
     const goOn = deferred();
     const secondSettling = deferred();
     const settle = deferred();
-    const first = runChunk(core, gated(jobs, { afterStart: async () => { firstStarted.resolve(); await goOn.promise; } }), job, account, 0);
+    const first = runChunk(
+      core,
+      gated(jobs, {
+        afterStart: async () => {
+          firstStarted.resolve();
+          await goOn.promise;
+        },
+      }),
+      job,
+      account,
+      0,
+    );
     await firstStarted.promise;
-    const second = runChunk(core, gated(jobs, { beforeSettle: async () => { secondSettling.resolve(); await settle.promise; } }), job, account, 0);
+    const second = runChunk(
+      core,
+      gated(jobs, {
+        beforeSettle: async () => {
+          secondSettling.resolve();
+          await settle.promise;
+        },
+      }),
+      job,
+      account,
+      0,
+    );
     await secondSettling.promise;
     goOn.resolve();
     expect(await first).toEqual({ kind: 'done', completed: true });
@@ -92,22 +135,38 @@ describe.each(['memory', 'redis'] as const)('a chunk run twice at once (%s job s
 
     const charges = await jobCharges(svc.store, account.id, job.id);
     expect(charges).toHaveLength(1);
-    const lines = (await jobs.results(job.id, 0)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (await jobs.results(job.id, 0))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.index)).toEqual([0, 1, 2]);
     expect(lines.map((l) => l.ok)).toEqual([true, true, false]);
     expect(lines.filter((l) => l.ok).map((l) => l.meta.credits)).toEqual([1, 0]);
     expect(lines[0].meta.cached).toBe(false);
-    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 3, succeeded: 2, failed: 1, credits: 1, cache_hits: 1 });
+    expect(await jobs.get(job.id)).toMatchObject({
+      status: 'completed',
+      done: 3,
+      succeeded: 2,
+      failed: 1,
+      credits: 1,
+      cache_hits: 1,
+    });
   });
 
   it('a re-run reports its own charge of a home the chunk names twice once', async () => {
     const job = await makeJob([{ zpid: '15192198' }, { url: 'https://www.zillow.com/homedetails/15192198_zpid/' }]);
     // A run that died before it read anything: the next run is a re-run of the round.
     const now = new Date();
-    expect(await jobs.startChunk(job.id, 0, now.getTime(), now.toISOString())).toMatchObject({ state: 'run', rerun: false });
+    expect(await jobs.startChunk(job.id, 0, now.getTime(), now.toISOString())).toMatchObject({
+      state: 'run',
+      rerun: false,
+    });
     await runChunk(svc.app.core, jobs, job, account, 0);
     expect(await jobCharges(svc.store, account.id, job.id)).toHaveLength(1);
-    const lines = (await jobs.results(job.id, 0)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (await jobs.results(job.id, 0))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.meta.credits)).toEqual([1, 0]);
     expect(await jobs.get(job.id)).toMatchObject({ credits: 1, cache_hits: 1 });
   });

@@ -29,7 +29,12 @@ export function recordingWebhooks(): Webhooks & { sent: Sent[] } {
 }
 
 /** Follows the job's progress until it is final (or `until` says stop); returns every view seen. */
-export async function follow(jobs: Jobs, account: Account, id: string, until: (v: JobView) => boolean = () => false): Promise<JobView[]> {
+export async function follow(
+  jobs: Jobs,
+  account: Account,
+  id: string,
+  until: (v: JobView) => boolean = () => false,
+): Promise<JobView[]> {
   const seen: JobView[] = [];
   const stop = new AbortController();
   for await (const v of await jobs.progress(account, id, stop.signal)) {
@@ -43,7 +48,12 @@ export async function follow(jobs: Jobs, account: Account, id: string, until: (v
 }
 
 /** The job's results as parsed lines. */
-export async function resultsOf(jobs: Jobs, account: Account, id: string, range?: { from?: number; limit?: number }): Promise<any[]> {
+export async function resultsOf(
+  jobs: Jobs,
+  account: Account,
+  id: string,
+  range?: { from?: number; limit?: number },
+): Promise<any[]> {
   const lines: any[] = [];
   for await (const line of await jobs.results(account, id, range)) lines.push(JSON.parse(line));
   return lines;

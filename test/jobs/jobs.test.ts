@@ -53,7 +53,8 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
       // (a loaded machine) would lapse it and the chunk be taken over while it ran. Nothing here waits for a lock to lapse.
       env: { JOB_LOCK_MS: '10000', ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}) },
     });
-    for (const [name, key] of Object.entries(svc.keys)) accounts[name] = await authenticate(svc.store, svc.config.apiKeySecret, key);
+    for (const [name, key] of Object.entries(svc.keys))
+      accounts[name] = await authenticate(svc.store, svc.config.apiKeySecret, key);
     jobs = createJobs(svc.app.core, hooks, partsFor(svc.app.core).jobs());
     await jobs.startWorker();
   });
@@ -69,7 +70,11 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
     let views: Awaited<ReturnType<typeof follow>>;
 
     beforeAll(async () => {
-      const made = await jobs.create(accounts.paid!, { items: MIXED, webhookUrl: 'http://127.0.0.1:9/hook', options: { raw: false } });
+      const made = await jobs.create(accounts.paid!, {
+        items: MIXED,
+        webhookUrl: 'http://127.0.0.1:9/hook',
+        options: { raw: false },
+      });
       expect(made).toMatchObject({ status: 'queued', count: MIXED.length, done: 0 });
       id = made.id;
       views = await follow(jobs, accounts.paid!, id);
@@ -77,7 +82,16 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
 
     it('completes, its progress ending with the final view', () => {
       const last = views[views.length - 1]!;
-      expect(last).toMatchObject({ id, status: 'completed', count: 10, done: 10, succeeded: 7, failed: 3, waiting: 0, waiting_until: null });
+      expect(last).toMatchObject({
+        id,
+        status: 'completed',
+        count: 10,
+        done: 10,
+        succeeded: 7,
+        failed: 3,
+        waiting: 0,
+        waiting_until: null,
+      });
       expect(last.started_at).not.toBeNull();
       expect(last.finished_at).not.toBeNull();
     });
@@ -108,7 +122,11 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
     it('sends one job.completed event', () => {
       const mine = hooks.sent.filter((s) => (s.event.data as { id: string }).id === id);
       expect(mine).toHaveLength(1);
-      expect(mine[0]).toMatchObject({ accountId: accounts.paid!.id, url: 'http://127.0.0.1:9/hook', event: { type: 'job.completed', id } });
+      expect(mine[0]).toMatchObject({
+        accountId: accounts.paid!.id,
+        url: 'http://127.0.0.1:9/hook',
+        event: { type: 'job.completed', id },
+      });
       expect((mine[0]!.event.data as { status: string }).status).toBe('completed');
     });
 
@@ -122,15 +140,24 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
 
   describe('creating', () => {
     it('refuses no items, too many, and a bad webhook URL', async () => {
-      await expect(jobs.create(accounts.paid!, { items: [], webhookUrl: null, options: { raw: false } })).rejects.toMatchObject({ code: 'bad_body' });
-      await expect(jobs.create(accounts.paid!, { items: new Array(10_001).fill('x'), webhookUrl: null, options: { raw: false } }))
-        .rejects.toMatchObject({ code: 'too_many_items', message: 'At most 10,000 items per job.' });
-      await expect(jobs.create(accounts.paid!, { items: ['x'], webhookUrl: 'ftp://x', options: { raw: false } })).rejects.toThrow();
+      await expect(
+        jobs.create(accounts.paid!, { items: [], webhookUrl: null, options: { raw: false } }),
+      ).rejects.toMatchObject({ code: 'bad_body' });
+      await expect(
+        jobs.create(accounts.paid!, { items: new Array(10_001).fill('x'), webhookUrl: null, options: { raw: false } }),
+      ).rejects.toMatchObject({ code: 'too_many_items', message: 'At most 10,000 items per job.' });
+      await expect(
+        jobs.create(accounts.paid!, { items: ['x'], webhookUrl: 'ftp://x', options: { raw: false } }),
+      ).rejects.toThrow();
     });
 
-    it('lists the account\'s jobs newest first, by pages', async () => {
+    it("lists the account's jobs newest first, by pages", async () => {
       const made = [];
-      for (let i = 0; i < 3; i += 1) made.push((await jobs.create(accounts.other!, { items: [{ zpid: 'bad' }], webhookUrl: null, options: { raw: false } })).id);
+      for (let i = 0; i < 3; i += 1)
+        made.push(
+          (await jobs.create(accounts.other!, { items: [{ zpid: 'bad' }], webhookUrl: null, options: { raw: false } }))
+            .id,
+        );
       const first = await jobs.list(accounts.other!, { limit: 2, cursor: null });
       expect(first.jobs.map((j) => j.id)).toEqual([made[2], made[1]]);
       const second = await jobs.list(accounts.other!, { limit: 2, cursor: first.next_cursor });
@@ -143,7 +170,12 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
   describe('an account that runs out of credits mid-job', () => {
     it('gets credits_exhausted results for the rest, unbilled', async () => {
       // Three homes (the Ames address is zpid 114303858's home), two credits.
-      const items = [{ zpid: '2146993218' }, { zpid: '114303858' }, '2435 Aspen Rd Unit 104, Ames, IA 50010', { zpid: '15192198' }];
+      const items = [
+        { zpid: '2146993218' },
+        { zpid: '114303858' },
+        '2435 Aspen Rd Unit 104, Ames, IA 50010',
+        { zpid: '15192198' },
+      ];
       const { id } = await jobs.create(accounts.tiny!, { items, webhookUrl: null, options: { raw: false, maxAge: 0 } });
       const views = await follow(jobs, accounts.tiny!, id);
       const last = views[views.length - 1]!;
@@ -161,18 +193,29 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
   describe('cancel', () => {
     it('cancels a job before it runs: nothing read or billed after, status cancelled', async () => {
       // Jobs of their own queue (another prefix), whose worker starts only after the cancel.
-      const core = { ...svc.app.core, config: { ...svc.config, redisPrefix: `${svc.config.redisPrefix}c` } } as CoreDeps;
+      const core = {
+        ...svc.app.core,
+        config: { ...svc.config, redisPrefix: `${svc.config.redisPrefix}c` },
+      } as CoreDeps;
       const gatedHooks = recordingWebhooks();
       const gated = createJobs(core, gatedHooks, partsFor(core).jobs());
       try {
-        const { id } = await gated.create(accounts.other!, { items: [{ zpid: '114303858' }, { zpid: '15192198' }], webhookUrl: 'https://example.com/hooks', options: { raw: false, maxAge: 0 } });
+        const { id } = await gated.create(accounts.other!, {
+          items: [{ zpid: '114303858' }, { zpid: '15192198' }],
+          webhookUrl: 'https://example.com/hooks',
+          options: { raw: false, maxAge: 0 },
+        });
         // In process the chunk would start on the next turn: the cancel lands first.
         const view = await gated.cancel(accounts.other!, id);
         expect(view).toMatchObject({ status: 'cancelled', done: 0 });
         expect(view.finished_at).not.toBeNull();
         await gated.startWorker();
         // A job queued behind it completes: the cancelled one's chunk, had it been left, ran (or was skipped) before.
-        const next = await gated.create(accounts.other!, { items: [{ zpid: 'x' }], webhookUrl: null, options: { raw: false } });
+        const next = await gated.create(accounts.other!, {
+          items: [{ zpid: 'x' }],
+          webhookUrl: null,
+          options: { raw: false },
+        });
         expect((await follow(gated, accounts.other!, next.id)).pop()!.status).toBe('completed');
         const seen = await follow(gated, accounts.other!, id);
         expect(seen).toHaveLength(1);
@@ -183,7 +226,11 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
         await gated.cancel(accounts.other!, id);
         const events = gatedHooks.sent.filter((s) => (s.event.data as { id: string }).id === id);
         expect(events).toHaveLength(1);
-        expect(events[0]!.event).toMatchObject({ type: 'job.completed', id, data: { id, status: 'cancelled', done: 0 } });
+        expect(events[0]!.event).toMatchObject({
+          type: 'job.completed',
+          id,
+          data: { id, status: 'cancelled', done: 0 },
+        });
       } finally {
         await gated.close();
       }
@@ -195,15 +242,30 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
       // Its own jobs on a core whose paid plans may read one more home live today.
       const today = new Date().toISOString().slice(0, 10);
       const budget = (await svc.store.budgetUsage(today, 'paid')) + 1;
-      const core = { ...svc.app.core, config: { ...svc.config, paidDailyLiveLookupBudget: budget, redisPrefix: `${svc.config.redisPrefix}d` } } as CoreDeps;
+      const core = {
+        ...svc.app.core,
+        config: { ...svc.config, paidDailyLiveLookupBudget: budget, redisPrefix: `${svc.config.redisPrefix}d` },
+      } as CoreDeps;
       const capped = createJobs(core, recordingWebhooks(), partsFor(core).jobs());
       try {
         await capped.startWorker();
         const items = [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }, { zpid: 'bad' }];
-        const { id } = await capped.create(accounts.other!, { items, webhookUrl: null, options: { raw: false, maxAge: 0 } });
+        const { id } = await capped.create(accounts.other!, {
+          items,
+          webhookUrl: null,
+          options: { raw: false, maxAge: 0 },
+        });
         const seen = await follow(capped, accounts.other!, id, (v) => v.waiting > 0);
         const view = seen.pop()!;
-        expect(view).toMatchObject({ status: 'running', waiting: 2, done: 2, succeeded: 1, failed: 1, credits: 1, finished_at: null });
+        expect(view).toMatchObject({
+          status: 'running',
+          waiting: 2,
+          done: 2,
+          succeeded: 1,
+          failed: 1,
+          credits: 1,
+          finished_at: null,
+        });
         expect(view.waiting_until).toBe(nextUtcMidnight(new Date()).toISOString());
         // The items done so far are readable; the held ones have no line yet.
         expect((await resultsOf(capped, accounts.other!, id)).map((l) => l.ok)).toEqual([true, false]);
@@ -212,5 +274,4 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
       }
     });
   });
-
 });

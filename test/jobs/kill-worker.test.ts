@@ -31,7 +31,11 @@ const TRAP_ITEM = 176;
 const COUNT = 600;
 const homeAt = (i: number): string => (i === TRAP_ITEM ? TRAP : HOMES[(i * 31) % HOMES.length]!);
 const itemAt = (i: number): unknown =>
-  i % 50 === 9 ? { zpid: 'bad' } : i % 2 === 0 ? { zpid: homeAt(i) } : `https://www.zillow.com/homedetails/${homeAt(i)}_zpid/`;
+  i % 50 === 9
+    ? { zpid: 'bad' }
+    : i % 2 === 0
+      ? { zpid: homeAt(i) }
+      : `https://www.zillow.com/homedetails/${homeAt(i)}_zpid/`;
 const ITEMS = Array.from({ length: COUNT }, (_, i) => itemAt(i));
 const ACCOUNTS = { paid: { key: 'test_paid_key_0001', plan: 'paid' as const, included: 10_000, overage: false } };
 // The chunk lock: a killed worker's chunk is taken over once it lapses (at most about twice this after the
@@ -82,7 +86,8 @@ async function spawnWorker(prefix: string): Promise<Worker> {
   proc.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4096)));
   proc.on('exit', (code, signal) => {
     startFailed(new Error(`worker ${proc.pid} exited ${code ?? signal} before it started: ${stderr}`));
-    if (code !== 0 && signal !== 'SIGKILL' && stderr) console.error(`worker ${proc.pid} exited ${code ?? signal}: ${stderr}`);
+    if (code !== 0 && signal !== 'SIGKILL' && stderr)
+      console.error(`worker ${proc.pid} exited ${code ?? signal}: ${stderr}`);
   });
   proc.stdout!.on('data', (d) => {
     buffered += String(d);
@@ -107,11 +112,16 @@ async function serviceOn(prefix: string): Promise<{ svc: TestService; jobs: Jobs
     accounts: ACCOUNTS,
     env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, ...ENV },
   });
-  return { svc, jobs: svc.app.background.jobs, account: await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!) };
+  return {
+    svc,
+    jobs: svc.app.background.jobs,
+    account: await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!),
+  };
 }
 
 /** What must not change: each item's outcome (the home found, or the error), without which duplicate carries the credit. */
-const outcomes = (lines: any[]) => lines.map((l) => (l.ok ? { index: l.index, zpid: l.data.zpid } : { index: l.index, code: l.error.code }));
+const outcomes = (lines: any[]) =>
+  lines.map((l) => (l.ok ? { index: l.index, zpid: l.data.zpid } : { index: l.index, code: l.error.code }));
 
 beforeAll(async () => {
   redis = await startRedisServer();
@@ -142,7 +152,8 @@ describe('a worker killed mid-job', () => {
     // Under way: the worker that runs chunk 3 reads the trap home, held at its proxy, so that chunk cannot
     // settle; it is killed there, its chunk cut short (with the homes it read before, cached, not yet charged).
     // Fails at once, saying why, if a worker exits or the job ends first (neither can happen unless broken).
-    const never = (what: string) => () => Promise.reject(new Error(`${what} before a worker read chunk 3's home ${TRAP}`));
+    const never = (what: string) => () =>
+      Promise.reject(new Error(`${what} before a worker read chunk 3's home ${TRAP}`));
     const dead = workers.indexOf(
       await Promise.race([
         ...workers.map((w) => w.proxy.received(TRAP).then(() => w)),
@@ -155,7 +166,11 @@ describe('a worker killed mid-job', () => {
     expect(await w1.exited).toBeNull();
     w2.releaseTrap();
     const view = (await ended).pop()!;
-    killed = { view, lines: await resultsOf(a.jobs, a.account, id), charges: (await jobCharges(a.svc.store, a.account.id, id)).map((c) => c.cacheKey).sort() };
+    killed = {
+      view,
+      lines: await resultsOf(a.jobs, a.account, id),
+      charges: (await jobCharges(a.svc.store, a.account.id, id)).map((c) => c.cacheKey).sort(),
+    };
     // The chunk the dead worker had begun was taken over by the other, as a re-run of its round.
     interrupted = Math.floor(TRAP_ITEM / CHUNK_SIZE);
     expect(w1.chunks.map((c) => c.chunk)).toContain(interrupted);
@@ -195,7 +210,10 @@ describe('a worker killed mid-job', () => {
   it('bills each home once, the same homes as the uninterrupted run', () => {
     expect(whole.charges).toHaveLength(new Set(ITEMS.flatMap((_, i) => (i % 50 === 9 ? [] : [homeAt(i)]))).size);
     expect(killed.charges).toEqual(whole.charges);
-    const credited = killed.lines.filter((l) => l.ok && l.meta.credits === 1).map((l) => `zpid:${l.data.zpid}`).sort();
+    const credited = killed.lines
+      .filter((l) => l.ok && l.meta.credits === 1)
+      .map((l) => `zpid:${l.data.zpid}`)
+      .sort();
     expect(credited).toEqual(killed.charges);
   });
 });

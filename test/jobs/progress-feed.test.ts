@@ -59,9 +59,24 @@ describe('job progress streams share one feed per job', () => {
   /** A job written to the store but never queued: it changes only when the test changes it. */
   async function quietJob(id: string): Promise<void> {
     const job: JobRecord = {
-      id, accountId: account.id, status: 'queued', count: 1, done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0,
-      created_at: new Date().toISOString(), started_at: null, finished_at: null, webhook_url: null, waiting: 0, waiting_until: null,
-      options: { raw: false }, chunks: 1, chunks_done: 0,
+      id,
+      accountId: account.id,
+      status: 'queued',
+      count: 1,
+      done: 0,
+      succeeded: 0,
+      failed: 0,
+      cache_hits: 0,
+      credits: 0,
+      created_at: new Date().toISOString(),
+      started_at: null,
+      finished_at: null,
+      webhook_url: null,
+      waiting: 0,
+      waiting_until: null,
+      options: { raw: false },
+      chunks: 1,
+      chunks_done: 0,
     };
     await inner.create(job, [[{ zpid: 'nope' }]]);
   }
@@ -101,7 +116,7 @@ describe('job progress streams share one feed per job', () => {
     expect(store.reads).toBe(closed);
   });
 
-  it("a change made in this process wakes every stream of the job with one read", async () => {
+  it('a change made in this process wakes every stream of the job with one read', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
     const id = 'job_sharedfeed2';
     await quietJob(id);

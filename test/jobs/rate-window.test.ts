@@ -37,9 +37,24 @@ it("a chunk takes no unit of the key's window: it runs with the window used up, 
   const items = [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: 'bad' }];
   const now = Date.now();
   const job: JobRecord = {
-    id: `job_${randomUUID().replace(/-/g, '')}`, accountId: account.id, status: 'queued', count: items.length,
-    done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date(now).toISOString(), started_at: null,
-    finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
+    id: `job_${randomUUID().replace(/-/g, '')}`,
+    accountId: account.id,
+    status: 'queued',
+    count: items.length,
+    done: 0,
+    succeeded: 0,
+    failed: 0,
+    cache_hits: 0,
+    credits: 0,
+    created_at: new Date(now).toISOString(),
+    started_at: null,
+    finished_at: null,
+    webhook_url: null,
+    waiting: 0,
+    waiting_until: null,
+    options: { raw: false },
+    chunks: 1,
+    chunks_done: 0,
   };
   await jobs.create(job, [items]);
 

@@ -6,9 +6,24 @@ import { MemoryJobStore, type JobRecord } from '../../src/jobs/store.js';
 import { JOB_TTL_MS } from '../../src/jobs/types.js';
 
 const job = (id: string, createdAt: string): JobRecord => ({
-  id, accountId: 'acct', status: 'queued', count: 1, done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0,
-  created_at: createdAt, started_at: null, finished_at: null, webhook_url: null, waiting: 0, waiting_until: null,
-  options: { raw: false }, chunks: 1, chunks_done: 0,
+  id,
+  accountId: 'acct',
+  status: 'queued',
+  count: 1,
+  done: 0,
+  succeeded: 0,
+  failed: 0,
+  cache_hits: 0,
+  credits: 0,
+  created_at: createdAt,
+  started_at: null,
+  finished_at: null,
+  webhook_url: null,
+  waiting: 0,
+  waiting_until: null,
+  options: { raw: false },
+  chunks: 1,
+  chunks_done: 0,
 });
 
 describe('the memory job store keeps a job JOB_TTL_MS on its own clock', () => {

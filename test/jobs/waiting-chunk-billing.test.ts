@@ -35,7 +35,11 @@ class HeldSlots extends MemoryRateLimiter {
   refuse = false;
   refusals = 0;
 
-  override async holdLive(accountId: string, wait?: AbortSignal, pool: SlotPool = 'interactive'): Promise<(() => void) | null> {
+  override async holdLive(
+    accountId: string,
+    wait?: AbortSignal,
+    pool: SlotPool = 'interactive',
+  ): Promise<(() => void) | null> {
     if (this.refuse && pool === 'background') {
       this.refusals += 1;
       return null;
@@ -76,7 +80,10 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
       jobs = new RedisJobStore(createRedisClient(target, { maxRetriesPerRequest: 2 }), prefix);
     }
     svc = await startTestService({
-      inProcess: true, store, replayServer: replay, accounts: ACCOUNTS,
+      inProcess: true,
+      store,
+      replayServer: replay,
+      accounts: ACCOUNTS,
       limits,
     });
     x = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.x.key);
@@ -100,9 +107,24 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
 
     const items = HOMES.map((zpid) => ({ zpid }));
     const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: x.id, status: 'queued', count: items.length,
-      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date().toISOString(), started_at: null,
-      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
+      id: `job_${randomUUID().replace(/-/g, '')}`,
+      accountId: x.id,
+      status: 'queued',
+      count: items.length,
+      done: 0,
+      succeeded: 0,
+      failed: 0,
+      cache_hits: 0,
+      credits: 0,
+      created_at: new Date().toISOString(),
+      started_at: null,
+      finished_at: null,
+      webhook_url: null,
+      waiting: 0,
+      waiting_until: null,
+      options: { raw: false },
+      chunks: 1,
+      chunks_done: 0,
     };
     await jobs.create(job, [items]);
     // X's background slots are all held: the chunk's nine uncached homes wait (its cached one is answered).
@@ -110,7 +132,13 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
     limits.refuse = false;
     expect(limits.refusals).toBe(HOMES.length - 1);
-    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 1, credits: 0, cache_hits: 1, finished_at: null });
+    expect(await jobs.get(job.id)).toMatchObject({
+      status: 'running',
+      done: 1,
+      credits: 0,
+      cache_hits: 1,
+      finished_at: null,
+    });
 
     // Meanwhile Y reads homes 2..10 live (home 1 is cached: a hit for Y).
     for (const zpid of HOMES) {
@@ -121,16 +149,29 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
 
     // X's chunk runs again (its next round) and finds every home cached.
     expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
-    const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { ok: boolean; meta: { credits: number; cached: boolean; age_seconds: number } });
+    const lines = (await jobs.results(job.id, 0))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ok: boolean; meta: { credits: number; cached: boolean; age_seconds: number } });
     expect(lines).toHaveLength(HOMES.length);
     for (const line of lines) expect(line).toMatchObject({ ok: true, meta: { credits: 0, cached: true } });
-    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 10, succeeded: 10, credits: 0, cache_hits: 10 });
+    expect(await jobs.get(job.id)).toMatchObject({
+      status: 'completed',
+      done: 10,
+      succeeded: 10,
+      credits: 0,
+      cache_hits: 10,
+    });
 
     // The books: X paid for its one read, Y for its nine; answered credits = ledger = used.
     const ledgerX = await store.ledger(x.id);
     const ledgerY = await store.ledger(y.id);
     expect(ledgerX.map((e) => e.cacheKey)).toEqual([`zpid:${HOMES[0]}`]);
-    expect(ledgerY.map((e) => e.cacheKey).sort()).toEqual(HOMES.slice(1).map((z) => `zpid:${z}`).sort());
+    expect(ledgerY.map((e) => e.cacheKey).sort()).toEqual(
+      HOMES.slice(1)
+        .map((z) => `zpid:${z}`)
+        .sort(),
+    );
     expect((await store.usage(x.id, periodOf())).used).toBe(1);
     expect((await store.usage(y.id, periodOf())).used).toBe(9);
   });
@@ -140,16 +181,34 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     // Every home is cached now (the first test): a max_age of 0 makes the chunk read them live again.
     const items = fresh.slice(0, 3).map((zpid) => ({ zpid }));
     const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: x.id, status: 'queued', count: items.length,
-      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date().toISOString(), started_at: null,
-      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false, maxAge: 0 }, chunks: 1, chunks_done: 0,
+      id: `job_${randomUUID().replace(/-/g, '')}`,
+      accountId: x.id,
+      status: 'queued',
+      count: items.length,
+      done: 0,
+      succeeded: 0,
+      failed: 0,
+      cache_hits: 0,
+      credits: 0,
+      created_at: new Date().toISOString(),
+      started_at: null,
+      finished_at: null,
+      webhook_url: null,
+      waiting: 0,
+      waiting_until: null,
+      options: { raw: false, maxAge: 0 },
+      chunks: 1,
+      chunks_done: 0,
     };
     await jobs.create(job, [items]);
     limiterNow += WINDOW_MS;
     // The first run reads and charges all three, then its settle is lost (a worker that died just before it).
     const dying = new Proxy(jobs, {
       get(target, p) {
-        if (p === 'settleChunk') return async () => { throw new Error('worker died'); };
+        if (p === 'settleChunk')
+          return async () => {
+            throw new Error('worker died');
+          };
         const v = Reflect.get(target, p, target) as unknown;
         return typeof v === 'function' ? v.bind(target) : v;
       },
@@ -162,7 +221,10 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     expect(again.body.meta).toMatchObject({ credits: 1, cached: false });
     limiterNow += WINDOW_MS;
     expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
-    const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { meta: { credits: number; cached: boolean } });
+    const lines = (await jobs.results(job.id, 0))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { meta: { credits: number; cached: boolean } });
     expect(lines.map((l) => l.meta.credits)).toEqual([1, 1, 1]);
     expect(lines.map((l) => l.meta.cached)).toEqual([false, false, false]);
     expect(await jobs.get(job.id)).toMatchObject({ credits: 3, cache_hits: 0 });
@@ -174,25 +236,49 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
   it("a read the dead run made and did not charge (its reservation swept) is charged to the job; another's read of a home is not", async () => {
     const [mine, theirs] = manyZpids(731_000_100, 10).slice(5, 7) as [string, string];
     const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`, accountId: x.id, status: 'queued', count: 2,
-      done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, created_at: new Date().toISOString(), started_at: null,
-      finished_at: null, webhook_url: null, waiting: 0, waiting_until: null, options: { raw: false }, chunks: 1, chunks_done: 0,
+      id: `job_${randomUUID().replace(/-/g, '')}`,
+      accountId: x.id,
+      status: 'queued',
+      count: 2,
+      done: 0,
+      succeeded: 0,
+      failed: 0,
+      cache_hits: 0,
+      credits: 0,
+      created_at: new Date().toISOString(),
+      started_at: null,
+      finished_at: null,
+      webhook_url: null,
+      waiting: 0,
+      waiting_until: null,
+      options: { raw: false },
+      chunks: 1,
+      chunks_done: 0,
     };
     await jobs.create(job, [[{ zpid: mine }, { zpid: theirs }]]);
     // The dead run: it began the round, read `mine` live and cached it under its reservation, and died before
     // the charge; the sweep gave its reservation back. (Y's read of `theirs` is cached too.)
     await jobs.startChunk(job.id, 0, Date.now(), new Date().toISOString());
     limiterNow += WINDOW_MS;
-    for (const zpid of [mine, theirs]) expect((await svc.get(`/v1/portal/property?zpid=${zpid}&max_age=0`, ACCOUNTS.y.key)).body.meta.credits).toBe(1);
+    for (const zpid of [mine, theirs])
+      expect((await svc.get(`/v1/portal/property?zpid=${zpid}&max_age=0`, ACCOUNTS.y.key)).body.meta.credits).toBe(1);
     const [entry] = await store.getEntries([`zpid:${mine}`]);
     await store.putEntry(`zpid:${mine}`, { ...entry!, readBy: `job:${job.id}:0|zpid:${mine}` }, null, 3600_000);
     const before = (await store.usage(x.id, periodOf())).used;
 
     expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
-    const lines = (await jobs.results(job.id, 0)).trim().split('\n').map((l) => JSON.parse(l) as { meta: { credits: number; cached: boolean } });
-    expect(lines.map((l) => l.meta)).toMatchObject([{ credits: 1, cached: false }, { credits: 0, cached: true }]);
+    const lines = (await jobs.results(job.id, 0))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { meta: { credits: number; cached: boolean } });
+    expect(lines.map((l) => l.meta)).toMatchObject([
+      { credits: 1, cached: false },
+      { credits: 0, cached: true },
+    ]);
     const charges = (await store.ledger(x.id)).filter((e) => e.requestId === `job:${job.id}:0`);
-    expect(charges.map((e) => [e.reservationId, e.cacheKey])).toEqual([[`job:${job.id}:0|zpid:${mine}`, `zpid:${mine}`]]);
+    expect(charges.map((e) => [e.reservationId, e.cacheKey])).toEqual([
+      [`job:${job.id}:0|zpid:${mine}`, `zpid:${mine}`],
+    ]);
     expect((await store.usage(x.id, periodOf())).used).toBe(before + 1);
     // Run again (a second re-run): nothing more is charged.
     expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: false });

@@ -32,14 +32,26 @@ afterAll(async () => {
 it('a worker gives back a reservation whose lease lapsed', { timeout: 30_000 }, async () => {
   const accountId = 'acct_swept';
   const reservation = {
-    reservationId: `res_${randomUUID()}`, accountId, period: 'lifetime', included: 3, overage: null,
-    budget: { day: '2026-03-01', scope: 'service' as const, cap: null }, ttlMs: 1,
+    reservationId: `res_${randomUUID()}`,
+    accountId,
+    period: 'lifetime',
+    included: 3,
+    overage: null,
+    budget: { day: '2026-03-01', scope: 'service' as const, cap: null },
+    ttlMs: 1,
   };
   expect((await store.reserve(reservation)).ok).toBe(true);
   expect(await store.usage(accountId, 'lifetime')).toMatchObject({ reserved: 1 });
   let log = '';
   worker = spawn(process.execPath, entryArgs('worker.ts'), {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', REDIS_URL: redis.url, REDIS_PREFIX: prefix, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      LOG_LEVEL: 'info',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      LEASE_TTL_MS: '300',
+      REDIS_COMMAND_TIMEOUT_MS: '100',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   worker.stdout!.on('data', (d: Buffer) => (log += d.toString()));
@@ -52,12 +64,24 @@ it('a worker gives back a reservation whose lease lapsed', { timeout: 30_000 }, 
     if (Date.now() > until || worker.exitCode !== null) throw new Error(`not swept; worker log:\n${log}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  expect(await store.commit({ reservationId: reservation.reservationId, accountId, cacheKey: 'zpid:1', requestId: 'r', kind: 'included', at: new Date().toISOString() })).toBe(false);
+  expect(
+    await store.commit({
+      reservationId: reservation.reservationId,
+      accountId,
+      cacheKey: 'zpid:1',
+      requestId: 'r',
+      kind: 'included',
+      at: new Date().toISOString(),
+    }),
+  ).toBe(false);
   expect(log).toContain(swept);
 });
 
 it('a worker without Redis refuses to start: exit 78, saying why', { timeout: 30_000 }, async () => {
-  const child = spawn(process.execPath, entryArgs('worker.ts'), { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, entryArgs('worker.ts'), {
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise((resolve) => child.once('exit', resolve));

@@ -41,7 +41,9 @@ describe('addressMatchOf', () => {
       { field: 'street_type', kind: 'spelling', input: 'Rd', matched: 'Road' },
     ]);
     const other = locator('2435 Aspen Rd, Ames, IA');
-    expect(addressMatchOf(other, 'zpid:2\u00001000', before.recordOf)?.differences.map((d) => d.field)).toEqual(['zipcode']);
+    expect(addressMatchOf(other, 'zpid:2\u00001000', before.recordOf)?.differences.map((d) => d.field)).toEqual([
+      'zipcode',
+    ]);
     expect([before.calls.n, after.calls.n]).toEqual([2, 1]);
   });
 

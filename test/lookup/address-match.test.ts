@@ -11,11 +11,26 @@ const locator = (address: string) => {
 };
 
 const record = (o: Partial<PortalProperty>): PortalProperty =>
-  ({ address: null, streetAddress: null, unit: null, city: 'Ames', state: 'IA', zipcode: '50010', ...o }) as PortalProperty;
+  ({
+    address: null,
+    streetAddress: null,
+    unit: null,
+    city: 'Ames',
+    state: 'IA',
+    zipcode: '50010',
+    ...o,
+  }) as PortalProperty;
 
 describe('addressMatch', () => {
   it("scores against the record's parts, the unit field included, and names its one-line address", () => {
-    const m = addressMatch(locator('2435 Aspen Road #104, Ames, IA 50010'), record({ address: '2435 Aspen Rd UNIT 104, Ames, IA 50010', streetAddress: '2435 Aspen Rd UNIT 104', unit: '104' }));
+    const m = addressMatch(
+      locator('2435 Aspen Road #104, Ames, IA 50010'),
+      record({
+        address: '2435 Aspen Rd UNIT 104, Ames, IA 50010',
+        streetAddress: '2435 Aspen Rd UNIT 104',
+        unit: '104',
+      }),
+    );
     expect(m).toEqual({
       input: '2435 Aspen Road #104, Ames, IA 50010',
       normalized: '2435 aspen rd #104, ames, ia 50010',
@@ -34,6 +49,8 @@ describe('addressMatch', () => {
   });
 
   it('gives no match for a record without a street line', () => {
-    expect(addressMatch(locator('2435 Aspen Rd, Ames, IA 50010'), record({ address: 'Ames, IA 50010' }))).toBeUndefined();
+    expect(
+      addressMatch(locator('2435 Aspen Rd, Ames, IA 50010'), record({ address: 'Ames, IA 50010' })),
+    ).toBeUndefined();
   });
 });

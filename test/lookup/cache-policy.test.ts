@@ -13,10 +13,20 @@ import { ttlFor } from '../../src/lookup/cache-policy.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { everySection } from '../helpers/sections.js';
 
-const config = loadConfig({ LOG_LEVEL: 'silent', CACHE_TTL_MS: '1234567', STALE_TTL_MS: '1000', INCOMPLETE_TTL_MS: '4321', AMBIGUITY_MEMO_TTL_MS: '7654' });
+const config = loadConfig({
+  LOG_LEVEL: 'silent',
+  CACHE_TTL_MS: '1234567',
+  STALE_TTL_MS: '1000',
+  INCOMPLETE_TTL_MS: '4321',
+  AMBIGUITY_MEMO_TTL_MS: '7654',
+});
 
 const home = (zpid: string): Collected => ({
-  property: { zpid, address: `${zpid} Main St, Springfield, IL 62701`, scrapedAt: '2026-01-01T00:00:00.000Z' } as Collected['property'],
+  property: {
+    zpid,
+    address: `${zpid} Main St, Springfield, IL 62701`,
+    scrapedAt: '2026-01-01T00:00:00.000Z',
+  } as Collected['property'],
   raw: { zpid },
   zpid,
   source: { provider: 'self_hosted', note: 'test' },
@@ -26,7 +36,8 @@ const home = (zpid: string): Collected => ({
 /** Resolves "1 Main St" to zpid 42, calls "2 Main St" ambiguous, and reads any home. */
 const collector: Collector = {
   async resolveAddress(address) {
-    if (address.input.startsWith('2 ')) throw new LookupError('address_ambiguous', { details: { candidate: { zpid: '7' } } });
+    if (address.input.startsWith('2 '))
+      throw new LookupError('address_ambiguous', { details: { candidate: { zpid: '7' } } });
     return { zpid: '42', path: '/homedetails/42_zpid/' };
   },
   read: async (target) => home(target.zpid ?? '1'),
@@ -65,7 +76,11 @@ async function service(reader: Collector = collector) {
   const app = await buildApp({ config, store, collector: reader, logger: pino({ level: 'silent' }) });
   apps.push(app);
   const lookup = async (address: string) => {
-    const r = await app.inject({ method: 'GET', url: `/v1/portal/property?address=${encodeURIComponent(address)}`, headers: { 'x-api-key': key } });
+    const r = await app.inject({
+      method: 'GET',
+      url: `/v1/portal/property?address=${encodeURIComponent(address)}`,
+      headers: { 'x-api-key': key },
+    });
     return { status: r.statusCode, body: r.json() };
   };
   return { lookup, writes };
@@ -88,7 +103,9 @@ describe('cache policy', () => {
     });
 
     it('with its core fields: its raw record written for INCOMPLETE_TTL_MS (a hit that long), its text kept as the earlier snapshot; billed', async () => {
-      const { lookup, writes } = await service(reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: 250_000 }));
+      const { lookup, writes } = await service(
+        reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: 250_000 }),
+      );
       const found = await lookup('1 Main St, Springfield, IL 62701');
       expect(found.body.meta).toMatchObject({ credits: 1, sections: failed });
       expect(writes).toEqual([
@@ -98,7 +115,9 @@ describe('cache policy', () => {
     });
 
     it('without them (no price, no status): nothing written, not billed', async () => {
-      const { lookup, writes } = await service(reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: null, homeStatus: null }));
+      const { lookup, writes } = await service(
+        reading({ streetAddress: '42 Main St', city: 'Springfield', state: 'IL', price: null, homeStatus: null }),
+      );
       const found = await lookup('1 Main St, Springfield, IL 62701');
       expect(found.status).toBe(200);
       expect(found.body.meta).toMatchObject({ credits: 0, cached: false, sections: failed });

@@ -6,10 +6,31 @@ import { ageSeconds, freshnessFor, isFresh, isKept } from '../../src/lookup/cach
 import type { CacheEntry } from '../../src/store/index.js';
 import { everySection } from '../helpers/sections.js';
 
-const listed = { date: '2026-01-10', event: 'Listed for sale', price: 500_000, pricePerSquareFoot: 400, priceChangeRate: null, source: 'MLS' };
-const cut = { date: '2026-02-01', event: 'Price change', price: 480_000, pricePerSquareFoot: 384, priceChangeRate: -0.04, source: 'MLS' };
+const listed = {
+  date: '2026-01-10',
+  event: 'Listed for sale',
+  price: 500_000,
+  pricePerSquareFoot: 400,
+  priceChangeRate: null,
+  source: 'MLS',
+};
+const cut = {
+  date: '2026-02-01',
+  event: 'Price change',
+  price: 480_000,
+  pricePerSquareFoot: 384,
+  priceChangeRate: -0.04,
+  source: 'MLS',
+};
 const before: Snapshot = {
-  price: 500_000, homeStatus: 'FOR_SALE', estimate: 510_000, rentEstimate: 2_900, monthlyHoaFee: 250, photoCount: 30, daysOnPortal: 20, priceHistory: [listed],
+  price: 500_000,
+  homeStatus: 'FOR_SALE',
+  estimate: 510_000,
+  rentEstimate: 2_900,
+  monthlyHoaFee: 250,
+  photoCount: 30,
+  daysOnPortal: 20,
+  priceHistory: [listed],
 };
 
 describe('changesBetween', () => {
@@ -18,7 +39,15 @@ describe('changesBetween', () => {
   });
 
   it('each value field that differs, in the contract order, from → to', () => {
-    const after = { ...before, price: 480_000, homeStatus: 'PENDING' as const, estimate: null, rentEstimate: 3_000, monthlyHoaFee: 260, photoCount: 31 };
+    const after = {
+      ...before,
+      price: 480_000,
+      homeStatus: 'PENDING' as const,
+      estimate: null,
+      rentEstimate: 3_000,
+      monthlyHoaFee: 260,
+      photoCount: 31,
+    };
     expect(changesBetween(before, after)).toEqual([
       { field: 'price', from: 500_000, to: 480_000 },
       { field: 'homeStatus', from: 'FOR_SALE', to: 'PENDING' },
@@ -35,15 +64,27 @@ describe('changesBetween', () => {
   });
 
   it('daysOnPortal: a count that went down (relisted) is a change; growth, or turning null, is not', () => {
-    expect(changesBetween(before, { ...before, daysOnPortal: 2 })).toEqual([{ field: 'daysOnPortal', from: 20, to: 2 }]);
+    expect(changesBetween(before, { ...before, daysOnPortal: 2 })).toEqual([
+      { field: 'daysOnPortal', from: 20, to: 2 },
+    ]);
     expect(changesBetween(before, { ...before, daysOnPortal: 45 })).toEqual([]);
     expect(changesBetween(before, { ...before, daysOnPortal: null })).toEqual([]);
     expect(changesBetween({ ...before, daysOnPortal: null }, { ...before, daysOnPortal: 1 })).toEqual([]);
   });
 
   it('priceHistory: each new event (by date, event and price), newest first as listed; re-read details of a known one are not new', () => {
-    const sold = { date: '2026-03-01', event: 'Sold', price: 470_000, pricePerSquareFoot: 376, priceChangeRate: null, source: 'Public record' };
-    const after = { ...before, priceHistory: [sold, cut, { ...listed, pricePerSquareFoot: 401, source: 'Another MLS' }] };
+    const sold = {
+      date: '2026-03-01',
+      event: 'Sold',
+      price: 470_000,
+      pricePerSquareFoot: 376,
+      priceChangeRate: null,
+      source: 'Public record',
+    };
+    const after = {
+      ...before,
+      priceHistory: [sold, cut, { ...listed, pricePerSquareFoot: 401, source: 'Another MLS' }],
+    };
     expect(changesBetween(before, after)).toEqual([
       { field: 'priceHistory', from: null, to: sold },
       { field: 'priceHistory', from: null, to: cut },
@@ -52,7 +93,8 @@ describe('changesBetween', () => {
 });
 
 describe('fields whose section was not read are not compared', () => {
-  const all = (state: Sections[keyof Sections]): Sections => Object.fromEntries(SECTION_NAMES.map((n) => [n, state])) as Sections;
+  const all = (state: Sections[keyof Sections]): Sections =>
+    Object.fromEntries(SECTION_NAMES.map((n) => [n, state])) as Sections;
   const read = all('present');
 
   it('both snapshots read every section (present or not_published): every field compared', () => {
@@ -60,7 +102,10 @@ describe('fields whose section was not read are not compared', () => {
   });
 
   it('a section extraction_failed or not_found on either side leaves its fields out, the others stay', () => {
-    const unread = unreadFields({ ...read, priceHistory: 'extraction_failed' }, { ...read, estimate: 'not_found', photos: 'extraction_failed' });
+    const unread = unreadFields(
+      { ...read, priceHistory: 'extraction_failed' },
+      { ...read, estimate: 'not_found', photos: 'extraction_failed' },
+    );
     expect([...unread].sort()).toEqual(['estimate', 'photoCount', 'priceHistory']);
     const after = { ...before, price: 1, estimate: null, photoCount: 0, priceHistory: [cut, listed] };
     expect(changesBetween(before, after, unread)).toEqual([{ field: 'price', from: 500_000, to: 1 }]);
@@ -68,9 +113,21 @@ describe('fields whose section was not read are not compared', () => {
 });
 
 describe('freshness', () => {
-  const config = { cacheTtlMs: 24 * 3600_000, staleTtlMs: 30 * 24 * 3600_000, incompleteTtlMs: 600_000, ambiguityMemoTtlMs: 1 };
+  const config = {
+    cacheTtlMs: 24 * 3600_000,
+    staleTtlMs: 30 * 24 * 3600_000,
+    incompleteTtlMs: 600_000,
+    ambiguityMemoTtlMs: 1,
+  };
   const now = Date.parse('2026-05-01T12:00:00.000Z');
-  const readAgo = (ms: number): CacheEntry => ({ record: '{}', fetchedAt: '2026-01-01T00:00:00.000Z', source: { provider: 'self_hosted', note: '' }, zpid: '1', sections: everySection('present'), storedAt: now - ms });
+  const readAgo = (ms: number): CacheEntry => ({
+    record: '{}',
+    fetchedAt: '2026-01-01T00:00:00.000Z',
+    source: { provider: 'self_hosted', note: '' },
+    zpid: '1',
+    sections: everySection('present'),
+    storedAt: now - ms,
+  });
 
   it('without max_age: a hit within the cache lifetime, a miss past it', () => {
     const f = freshnessFor(config, now, undefined);
@@ -87,7 +144,10 @@ describe('freshness', () => {
   });
 
   it('a record with a section in extraction_failed is fresh within INCOMPLETE_TTL_MS only, whatever the store still holds', () => {
-    const incomplete = (ms: number): CacheEntry => ({ ...readAgo(ms), sections: { ...everySection('present'), schools: 'extraction_failed' } });
+    const incomplete = (ms: number): CacheEntry => ({
+      ...readAgo(ms),
+      sections: { ...everySection('present'), schools: 'extraction_failed' },
+    });
     expect(isFresh(incomplete(600_000), freshnessFor(config, now, undefined))).toBe(true);
     expect(isFresh(incomplete(600_001), freshnessFor(config, now, undefined))).toBe(false);
     expect(isFresh(incomplete(60_001), freshnessFor(config, now, 60))).toBe(false);

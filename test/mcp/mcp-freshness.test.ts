@@ -11,7 +11,10 @@ import { BATCH_QUERY_FIELDS, OPTION_FIELDS } from '../../src/contract/index.js';
 import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 const ZPID = '15192198';
 const PAGE = recordedPage(ZPID);
 
@@ -23,7 +26,11 @@ const call = async (name: string, args: Record<string, unknown>) =>
 beforeAll(async () => {
   svc = await startTestService();
   client = new Client({ name: 'mcp-freshness-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { 'x-api-key': svc.keys.free! } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+      requestInit: { headers: { 'x-api-key': svc.keys.free! } },
+    }),
+  );
 });
 afterAll(async () => {
   await client?.close();
@@ -45,20 +52,32 @@ describe('MCP tools: max_age and stale', () => {
   it('max_age=0 reads a cached home live again; walled, the last good record answers, compact meta saying stale', async () => {
     const first = await call('lookup_property', { zpid: ZPID });
     expect(first.structuredContent.meta).toMatchObject({ credits: 1, cached: false });
-    expect((await call('lookup_property', { zpid: ZPID, max_age: 0 })).structuredContent.meta).toMatchObject({ credits: 1, cached: false });
+    expect((await call('lookup_property', { zpid: ZPID, max_age: 0 })).structuredContent.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+    });
 
     svc.replay.faults.set(PAGE.path, { status: 403, body: WALL });
     try {
       const pages = svc.replay.requests.length;
       const stale = await call('lookup_property', { zpid: ZPID, max_age: 0 });
       expect(stale.isError).toBeFalsy();
-      expect(stale.structuredContent.meta).toMatchObject({ credits: 0, cached: true, stale: true, stale_reason: 'upstream_blocked' });
+      expect(stale.structuredContent.meta).toMatchObject({
+        credits: 0,
+        cached: true,
+        stale: true,
+        stale_reason: 'upstream_blocked',
+      });
       expect(svc.replay.requests.length).toBeGreaterThan(pages);
       const refused = await call('lookup_property', { zpid: ZPID, max_age: 0, stale: false });
       expect(refused.isError).toBe(true);
       expect(refused.structuredContent.error.code).toBe('upstream_blocked');
       const batch = await call('lookup_properties', { items: [{ zpid: ZPID }], max_age: 0 });
-      expect(batch.structuredContent.data[0].meta).toMatchObject({ credits: 0, stale: true, stale_reason: 'upstream_blocked' });
+      expect(batch.structuredContent.data[0].meta).toMatchObject({
+        credits: 0,
+        stale: true,
+        stale_reason: 'upstream_blocked',
+      });
       const batchRefused = await call('lookup_properties', { items: [{ zpid: ZPID }], max_age: 0, stale: false });
       expect(batchRefused.structuredContent.data[0]).toMatchObject({ ok: false, error: { code: 'upstream_blocked' } });
     } finally {
@@ -66,7 +85,7 @@ describe('MCP tools: max_age and stale', () => {
     }
   });
 
-  it('a bad max_age or stale is the contract\'s bad_param, as in REST', async () => {
+  it("a bad max_age or stale is the contract's bad_param, as in REST", async () => {
     const age = await call('lookup_property', { zpid: ZPID, max_age: 86_401 });
     expect(age.isError).toBe(true);
     expect(age.structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'max_age' } });

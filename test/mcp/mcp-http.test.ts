@@ -16,7 +16,9 @@ const clients: Client[] = [];
 
 async function connect(key: string): Promise<Client> {
   const client = new Client({ name: 'mcp-http-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }),
+  );
   clients.push(client);
   return client;
 }
@@ -48,12 +50,24 @@ describe('tools/list', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
     const one = tools.find((t) => t.name === 'lookup_property')!;
-    expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual(['address', 'full', 'max_age', 'stale', 'status', 'url', 'zpid']);
+    expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual([
+      'address',
+      'full',
+      'max_age',
+      'stale',
+      'status',
+      'url',
+      'zpid',
+    ]);
     // The contract's own input schemas (contract/inputs.ts), as OpenAPI declares them.
     const props = one.inputSchema.properties as any;
     expect(props.status.anyOf.map((s: { const: string }) => s.const)).toEqual(['for_sale', 'sold', 'for_rent']);
     expect(props.zpid).toMatchObject({ type: 'string', pattern: '^\\d{1,12}$' });
-    expect(props.address).toMatchObject({ type: 'string', minLength: expect.any(Number), maxLength: expect.any(Number) });
+    expect(props.address).toMatchObject({
+      type: 'string',
+      minLength: expect.any(Number),
+      maxLength: expect.any(Number),
+    });
     expect(props.full.type).toBe('boolean');
     const many = tools.find((t) => t.name === 'lookup_properties')!;
     const items = (many.inputSchema.properties as any).items;
@@ -81,7 +95,11 @@ describe('lookup_property', () => {
     expect(Object.keys(first.structuredContent.meta).sort()).toEqual(['cached', 'credits', 'fetched_at']);
 
     const second = await call(client, 'lookup_property', { zpid: '114303858' });
-    expect(second.structuredContent.meta).toMatchObject({ credits: 0, cached: true, fetched_at: first.structuredContent.meta.fetched_at });
+    expect(second.structuredContent.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      fetched_at: first.structuredContent.meta.fetched_at,
+    });
     expect(second.structuredContent.data).toEqual(first.structuredContent.data);
     expect(await usedOf('free')).toBe(before + 1);
     // The same cache as REST: the home is a hit there too.
@@ -96,7 +114,12 @@ describe('lookup_property', () => {
     const rest = await svc.get('/v1/portal/property?zpid=114303858');
     expect(Object.keys(r.structuredContent.data).sort()).toEqual([...PROPERTY_FIELDS].sort());
     expect(r.structuredContent.data).toEqual(rest.body.data);
-    expect(r.structuredContent.meta).toMatchObject({ credits: 0, cached: true, cache_key: 'zpid:114303858', source: rest.body.meta.source });
+    expect(r.structuredContent.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      cache_key: 'zpid:114303858',
+      source: rest.body.meta.source,
+    });
   });
 
   it('bad input is an MCP tool error with the spec code and message, never billed', async () => {
@@ -110,11 +133,21 @@ describe('lookup_property', () => {
       message: 'Invalid zpid: must be 1 to 12 digits.',
       details: { param: 'zpid', reason: 'must be 1 to 12 digits' },
     });
-    expect((await call(client, 'lookup_property', { zpid: 114303858 })).structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'zpid', reason: 'must be a string' } });
+    expect((await call(client, 'lookup_property', { zpid: 114303858 })).structuredContent.error).toMatchObject({
+      code: 'bad_param',
+      details: { param: 'zpid', reason: 'must be a string' },
+    });
     expect((await call(client, 'lookup_property', {})).structuredContent.error.code).toBe('missing_param');
-    expect((await call(client, 'lookup_property', { zpid: '1', address: '1 Main St, Austin, TX' })).structuredContent.error.code).toBe('bad_param');
-    expect((await call(client, 'lookup_property', { zpid: '114303858', status: 'pending' })).structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'status' } });
-    expect((await call(client, 'lookup_property', { zpid: '114303858', full: 'yes' })).structuredContent.error).toMatchObject({ code: 'bad_param', details: { param: 'full' } });
+    expect(
+      (await call(client, 'lookup_property', { zpid: '1', address: '1 Main St, Austin, TX' })).structuredContent.error
+        .code,
+    ).toBe('bad_param');
+    expect(
+      (await call(client, 'lookup_property', { zpid: '114303858', status: 'pending' })).structuredContent.error,
+    ).toMatchObject({ code: 'bad_param', details: { param: 'status' } });
+    expect(
+      (await call(client, 'lookup_property', { zpid: '114303858', full: 'yes' })).structuredContent.error,
+    ).toMatchObject({ code: 'bad_param', details: { param: 'full' } });
     expect(await usedOf('free')).toBe(before);
   });
 
@@ -147,16 +180,31 @@ describe('lookup_properties', () => {
     const client = await connect(svc.keys.paid!);
     const before = await usedOf('paid');
     const r = await call(client, 'lookup_properties', {
-      items: [{ zpid: '15192198' }, 'https://www.zillow.com/homedetails/15192198_zpid/', { zpid: 'nope' }, { zpid: '114303858' }],
+      items: [
+        { zpid: '15192198' },
+        'https://www.zillow.com/homedetails/15192198_zpid/',
+        { zpid: 'nope' },
+        { zpid: '114303858' },
+      ],
     });
     expect(r.isError).toBeFalsy();
     expectBothForms(r);
     const data = r.structuredContent.data;
-    expect(data.map((d: any) => [d.index, d.ok])).toEqual([[0, true], [1, true], [2, false], [3, true]]);
+    expect(data.map((d: any) => [d.index, d.ok])).toEqual([
+      [0, true],
+      [1, true],
+      [2, false],
+      [3, true],
+    ]);
     expect(data[0].data.zpid).toBe('15192198');
     expect(Object.keys(data[0].data).sort()).toEqual([...COMPACT_FIELDS].sort());
     expect(data[1].data).toEqual(data[0].data);
-    expect(data.filter((d: any) => d.ok).map((d: any) => d.meta.credits).sort()).toEqual([0, 0, 1]);
+    expect(
+      data
+        .filter((d: any) => d.ok)
+        .map((d: any) => d.meta.credits)
+        .sort(),
+    ).toEqual([0, 0, 1]);
     expect(data[2].error.code).toBe('bad_param');
     expect(r.structuredContent.meta).toMatchObject({ count: 4, succeeded: 3, failed: 1, cache_hits: 2, credits: 1 });
     expect(await usedOf('paid')).toBe(before + 1);
@@ -171,9 +219,14 @@ describe('lookup_properties', () => {
 
   it('more than 50 items, or none: the request-level codes as tool errors', async () => {
     const client = await connect(svc.keys.paid!);
-    const tooMany = await call(client, 'lookup_properties', { items: Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) })) });
+    const tooMany = await call(client, 'lookup_properties', {
+      items: Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) })),
+    });
     expect(tooMany.isError).toBe(true);
-    expect(tooMany.structuredContent.error).toMatchObject({ code: 'too_many_items', details: { max: 50, received: 51 } });
+    expect(tooMany.structuredContent.error).toMatchObject({
+      code: 'too_many_items',
+      details: { max: 50, received: 51 },
+    });
     expect((await call(client, 'lookup_properties', { items: [] })).structuredContent.error.code).toBe('bad_body');
     expect((await call(client, 'lookup_properties', {})).structuredContent.error.code).toBe('bad_body');
   });
@@ -184,7 +237,13 @@ describe('account_usage', () => {
     const client = await connect(svc.keys.paid!);
     const rest = (await svc.get('/v1/account', svc.keys.paid)).body.data;
     const compact = await call(client, 'account_usage', {});
-    expect(compact.structuredContent.data).toEqual({ plan: 'paid', used: rest.used, included: 100, remaining: rest.remaining, period_end: rest.period_end });
+    expect(compact.structuredContent.data).toEqual({
+      plan: 'paid',
+      used: rest.used,
+      included: 100,
+      remaining: rest.remaining,
+      period_end: rest.period_end,
+    });
     const full = await call(client, 'account_usage', { full: true });
     expect(full.structuredContent.data).toEqual(rest);
   });
@@ -192,7 +251,12 @@ describe('account_usage', () => {
 
 describe('the HTTP face', () => {
   it('a missing or unknown key is the envelope 401 before any MCP message is read', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const headers = { accept: 'application/json, text/event-stream' };
     const missing = await svc.post('/mcp', init, null, headers);
     expect(missing.status).toBe(401);
@@ -201,11 +265,19 @@ describe('the HTTP face', () => {
     expect(unknown.status).toBe(401);
     expect(unknown.body.error.code).toBe('invalid_api_key');
     // The SDK's client reports the HTTP status and the envelope it received.
-    await expect(connect('not_a_key_0000')).rejects.toMatchObject({ code: 401, message: expect.stringContaining('"code":"invalid_api_key"') });
+    await expect(connect('not_a_key_0000')).rejects.toMatchObject({
+      code: 401,
+      message: expect.stringContaining('"code":"invalid_api_key"'),
+    });
   });
 
   it('answers carry the v1 headers; GET /mcp (no server-sent streams) is 405 in the envelope', async () => {
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
     const ok = await svc.post('/mcp', init, svc.keys.free, { accept: 'application/json, text/event-stream' });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-api-version')).toBe('v1');
@@ -228,12 +300,22 @@ describe('the HTTP face', () => {
     const text = await res.text();
     // One answer for the whole batch, not one per message (100 tool listings).
     expect(JSON.parse(text)).toEqual({
-      jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per HTTP request.' },
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32600,
+        message: 'Invalid Request: JSON-RPC batches are not accepted; send one message per HTTP request.',
+      },
     });
     expect(text.length).toBeLessThan(200);
     // A batch of billed calls: nothing of it runs, nothing billed.
     const before = await usedOf('paid');
-    const calls = ['15192198', '2146993218'].map((zpid, i) => ({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'lookup_property', arguments: { zpid } } }));
+    const calls = ['15192198', '2146993218'].map((zpid, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: { name: 'lookup_property', arguments: { zpid } },
+    }));
     const refused = await svc.post('/mcp', calls, svc.keys.paid, headers);
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe(-32600);
@@ -253,7 +335,10 @@ describe('an unknown tool', () => {
       error: {
         code: 'bad_param',
         message: 'Invalid name: no such tool; the tools are lookup_property, lookup_properties, account_usage.',
-        details: { param: 'name', reason: 'no such tool; the tools are lookup_property, lookup_properties, account_usage' },
+        details: {
+          param: 'name',
+          reason: 'no such tool; the tools are lookup_property, lookup_properties, account_usage',
+        },
       },
     });
   });
@@ -264,9 +349,15 @@ describe('the per-key rate window (a core rule: MCP counts as REST does)', () =>
     const limited = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
     try {
       const client = new Client({ name: 'mcp-rate-test', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), { requestInit: { headers: { 'x-api-key': limited.keys.paid! } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${limited.url}/mcp`), {
+          requestInit: { headers: { 'x-api-key': limited.keys.paid! } },
+        }),
+      );
       clients.push(client);
-      const batch = await call(client, 'lookup_properties', { items: Array.from({ length: 50 }, () => ({ zpid: '114303858' })) });
+      const batch = await call(client, 'lookup_properties', {
+        items: Array.from({ length: 50 }, () => ({ zpid: '114303858' })),
+      });
       expect(batch.structuredContent.meta).toMatchObject({ count: 50, succeeded: 50, credits: 1 });
       const refused = await call(client, 'lookup_property', { zpid: '114303858' });
       expect(refused.isError).toBe(true);
@@ -301,8 +392,17 @@ describe('the client goes away mid-lookup over /mcp', () => {
       const controller = new AbortController();
       const pending = fetch(`${held.url}/mcp`, {
         method: 'POST',
-        headers: { 'x-api-key': held.keys.free!, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'lookup_property', arguments: { zpid: '15192198' } } }),
+        headers: {
+          'x-api-key': held.keys.free!,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'lookup_property', arguments: { zpid: '15192198' } },
+        }),
         signal: controller.signal,
       }).catch((e: Error) => e);
       await proxy.received('/homedetails/15192198_zpid/');

@@ -46,7 +46,13 @@ function demoServer(): Promise<{ client: Client; firstStderrLine: Promise<string
       args: [...entryArgs('mcp/stdio.ts'), '--demo'],
       cwd: ROOT,
       // API_KEY_SECRET unset: the development default.
-      env: { ...getDefaultEnvironment(), PAGE_WORKERS: '1', LOG_LEVEL: 'warn', LOG_PRETTY: 'true', PORTAL_API_KEY: DEMO_KEY },
+      env: {
+        ...getDefaultEnvironment(),
+        PAGE_WORKERS: '1',
+        LOG_LEVEL: 'warn',
+        LOG_PRETTY: 'true',
+        PORTAL_API_KEY: DEMO_KEY,
+      },
       stderr: 'pipe',
     });
     let stderr = '';
@@ -96,7 +102,13 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     expect(batch.structuredContent.meta).toMatchObject({ count: 2, succeeded: 2, cache_hits: 1, credits: 1 });
 
     const usage = await call(client, 'account_usage', {});
-    expect(usage.structuredContent.data).toEqual({ plan: 'free', used: 2, included: 50, remaining: 48, period_end: null });
+    expect(usage.structuredContent.data).toEqual({
+      plan: 'free',
+      used: 2,
+      included: 50,
+      remaining: 48,
+      period_end: null,
+    });
   });
 
   it('without PORTAL_API_KEY every tool answers missing_api_key', async () => {
@@ -124,10 +136,15 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
 
   it('a refused configuration: every problem on stderr, exit 78, nothing on stdout (the protocol channel)', async () => {
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(process.execPath, entryArgs('mcp/stdio.ts'), {
-        cwd: ROOT,
-        env: { ...getDefaultEnvironment(), PORTAL_API_KEY: DEMO_KEY, CACHE_TTL_MS: 'soon' },
-      }, (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }));
+      const child = execFile(
+        process.execPath,
+        entryArgs('mcp/stdio.ts'),
+        {
+          cwd: ROOT,
+          env: { ...getDefaultEnvironment(), PORTAL_API_KEY: DEMO_KEY, CACHE_TTL_MS: 'soon' },
+        },
+        (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+      );
     });
     expect(result.code).toBe(78);
     expect(result.stdout).toBe('');
@@ -144,18 +161,29 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     await writeFile(accountsFile, JSON.stringify([{ key: 'stdio_key_0001', plan: 'free', allotment: 5 }]));
     try {
       const client = await spawnServer(
-        { PORTAL_API_KEY: 'stdio_key_0001', ACCOUNTS_FILE: accountsFile, PORTAL_ORIGIN: proxy.origin, PORTAL_SUGGEST_URL: replay.suggestUrl },
+        {
+          PORTAL_API_KEY: 'stdio_key_0001',
+          ACCOUNTS_FILE: accountsFile,
+          PORTAL_ORIGIN: proxy.origin,
+          PORTAL_SUGGEST_URL: replay.suggestUrl,
+        },
         [],
       );
       const controller = new AbortController();
-      const call = client.callTool({ name: 'lookup_property', arguments: { zpid: '15192198' } }, undefined, { signal: controller.signal }).catch((e: Error) => e);
+      const call = client
+        .callTool({ name: 'lookup_property', arguments: { zpid: '15192198' } }, undefined, {
+          signal: controller.signal,
+        })
+        .catch((e: Error) => e);
       await proxy.received('/homedetails/15192198_zpid/');
       controller.abort();
       expect(await call).toBeInstanceOf(Error);
       // The client's notifications/cancelled reached the call: the server hung up on the site.
       await proxy.abandoned('/homedetails/15192198_zpid/');
       const usage = await client.callTool({ name: 'account_usage', arguments: {} });
-      expect((usage as { structuredContent: unknown }).structuredContent).toEqual({ data: { plan: 'free', used: 0, included: 5, remaining: 5, period_end: null } });
+      expect((usage as { structuredContent: unknown }).structuredContent).toEqual({
+        data: { plan: 'free', used: 0, included: 5, remaining: 5, period_end: null },
+      });
     } finally {
       await proxy.close();
       await replay.close();

@@ -28,7 +28,11 @@ describe('MCP tool errors', () => {
   it("a client's error: its code, nothing logged", async () => {
     const open: OpenContext = () => Promise.reject(new LookupError('invalid_api_key'));
     const log = capturingLog();
-    const result = await toolDefinitions(open, config).lookup_property.handler({ zpid: 1 }, new AbortController().signal, log);
+    const result = await toolDefinitions(open, config).lookup_property.handler(
+      { zpid: 1 },
+      new AbortController().signal,
+      log,
+    );
     expect((result.structuredContent as { error: { code: string } }).error.code).toBe('invalid_api_key');
     expect(log.lines).toEqual([]);
   });

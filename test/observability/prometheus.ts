@@ -32,4 +32,5 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
 }
 
 /** True when the text declares the metric (a # TYPE line). */
-export const declares = (text: string, name: string): boolean => text.split('\n').some((l) => l.startsWith(`# TYPE ${name} `));
+export const declares = (text: string, name: string): boolean =>
+  text.split('\n').some((l) => l.startsWith(`# TYPE ${name} `));

@@ -26,7 +26,10 @@ describe('cost preview: one home named by an address alias and by its zpid', () 
     const ledger = (await svc.store.ledger()).length;
     const real = await svc.post('/v1/portal/batch', body);
     expect(real.status).toBe(200);
-    expect(real.body.data.map((d: { ok: boolean; data?: { zpid: string } }) => d.ok && d.data!.zpid)).toEqual([zpid, zpid]);
+    expect(real.body.data.map((d: { ok: boolean; data?: { zpid: string } }) => d.ok && d.data!.zpid)).toEqual([
+      zpid,
+      zpid,
+    ]);
     expect(real.body.meta.credits).toBe(preview.body.meta.credits_estimate);
     expect((await svc.store.ledger()).length - ledger).toBe(1);
   });

@@ -8,7 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BatchPreviewResponse } from '../../src/contract/index.js';
-import { BatchPreviewDocument, type BatchPreviewQuery, type LookupItem } from '../../src/graphql/operations/generated/graphql.js';
+import {
+  BatchPreviewDocument,
+  type BatchPreviewQuery,
+  type LookupItem,
+} from '../../src/graphql/operations/generated/graphql.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { postGql } from '../graphql/client.js';
@@ -59,11 +63,25 @@ function asRest(g: Graph) {
       ok: r.ok,
       would_cost: r.wouldCost,
       ...(r.cacheKey == null ? {} : { cache_key: r.cacheKey }),
-      ...(r.error == null ? {} : { error: { code: r.error.code, message: r.error.message, ...(r.error.details == null ? {} : { details: r.error.details }) } }),
+      ...(r.error == null
+        ? {}
+        : {
+            error: {
+              code: r.error.code,
+              message: r.error.message,
+              ...(r.error.details == null ? {} : { details: r.error.details }),
+            },
+          }),
     })),
     meta: {
-      count: g.meta.count, succeeded: g.meta.succeeded, failed: g.meta.failed, cache_hits: g.meta.cacheHits, credits: g.meta.credits,
-      credits_estimate: g.meta.creditsEstimate, credits_available: g.meta.creditsAvailable, affordable: g.meta.affordable,
+      count: g.meta.count,
+      succeeded: g.meta.succeeded,
+      failed: g.meta.failed,
+      cache_hits: g.meta.cacheHits,
+      credits: g.meta.credits,
+      credits_estimate: g.meta.creditsEstimate,
+      credits_available: g.meta.creditsAvailable,
+      affordable: g.meta.affordable,
     },
   };
 }
@@ -75,7 +93,9 @@ const withoutTook = ({ data, meta }: { data: unknown; meta: Record<string, unkno
 
 /** A batch body in REST's names: an item's maxAge is max_age. */
 const restBody = (items: LookupItem[], maxAge?: number) => ({
-  items: items.map(({ maxAge: itemMaxAge, ...locator }) => (itemMaxAge == null ? locator : { ...locator, max_age: itemMaxAge })),
+  items: items.map(({ maxAge: itemMaxAge, ...locator }) =>
+    itemMaxAge == null ? locator : { ...locator, max_age: itemMaxAge },
+  ),
   ...(maxAge === undefined ? {} : { max_age: maxAge }),
 });
 
@@ -91,17 +111,28 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
   let ambiguousError: unknown;
 
   const account = async (key = ACCOUNTS.free.key) => (await svc.get('/v1/account', key)).body.data;
-  const books = async () => ({ requests: svc.replay.requests.length, ledger: await svc.store.ledger(), free: await account(), tiny: await account(ACCOUNTS.tiny.key) });
+  const books = async () => ({
+    requests: svc.replay.requests.length,
+    ledger: await svc.store.ledger(),
+    free: await account(),
+    tiny: await account(ACCOUNTS.tiny.key),
+  });
 
   /** The same preview through both faces (`max_age` is the batch's); they must agree. Returns REST's answer. */
   async function preview(items: LookupItem[], key = ACCOUNTS.free.key, maxAge?: number) {
     const rest = await svc.post('/v1/portal/batch?dry_run=true', restBody(items, maxAge), key);
     expect(rest.status, JSON.stringify(rest.body)).toBe(200);
     expectSchema(BatchPreviewResponse, rest.body);
-    const graph = await postGql(svc, { query: print(BatchPreviewDocument), variables: { items, ...(maxAge === undefined ? {} : { maxAge }) } }, { key });
+    const graph = await postGql(
+      svc,
+      { query: print(BatchPreviewDocument), variables: { items, ...(maxAge === undefined ? {} : { maxAge }) } },
+      { key },
+    );
     expect(graph.status, JSON.stringify(graph.body)).toBe(200);
     expect(graph.body.errors).toBeUndefined();
-    expect(asRest(graph.body.data.properties as Graph), 'GraphQL answers what REST does').toEqual(withoutTook(rest.body));
+    expect(asRest(graph.body.data.properties as Graph), 'GraphQL answers what REST does').toEqual(
+      withoutTook(rest.body),
+    );
     return rest;
   }
 
@@ -109,7 +140,10 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
     // Windows far from full: the preview's own unit is what the tests read in the RateLimit header.
     svc = await startTestService({ store: await open(), accounts: ACCOUNTS, env: { RATE_LIMIT_PER_MINUTE: '1000' } });
     // Looked up before: a home by zpid, a home by address (its alias), an address that matched another home (its memo).
-    expect((await svc.get(`/v1/portal/property?zpid=${CACHED_ZPID}`)).body.meta).toMatchObject({ credits: 1, cached: false });
+    expect((await svc.get(`/v1/portal/property?zpid=${CACHED_ZPID}`)).body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+    });
     const known = await svc.get(`/v1/portal/property?${q({ address: KNOWN_ADDRESS })}`);
     expect(known.body.meta).toMatchObject({ credits: 1, cached: false });
     knownKey = known.body.meta.cache_key;
@@ -138,14 +172,32 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
       { index: 0, ok: true, would_cost: 0, cache_key: `zpid:${CACHED_ZPID}` },
       { index: 1, ok: true, would_cost: 0, cache_key: knownKey },
       { index: 2, ok: true, would_cost: 1, cache_key: `zpid:${UNCACHED_ZPID}` },
-      { index: 3, ok: false, would_cost: 0, error: { code: 'bad_param', message: 'Invalid zpid: must be 1 to 12 digits.', details: { param: 'zpid', reason: 'must be 1 to 12 digits' } } },
+      {
+        index: 3,
+        ok: false,
+        would_cost: 0,
+        error: {
+          code: 'bad_param',
+          message: 'Invalid zpid: must be 1 to 12 digits.',
+          details: { param: 'zpid', reason: 'must be 1 to 12 digits' },
+        },
+      },
       { index: 4, ok: true, would_cost: 0, cache_key: `zpid:${CACHED_ZPID}` },
       { index: 5, ok: true, would_cost: 0, cache_key: `zpid:${UNCACHED_ZPID}` },
       { index: 6, ok: false, would_cost: 0, error: ambiguousError },
     ]);
     const { took_ms, ...meta } = r.body.meta;
     expect(Number.isInteger(took_ms)).toBe(true);
-    expect(meta).toEqual({ count: 7, succeeded: 5, failed: 2, cache_hits: 4, credits: 0, credits_estimate: 1, credits_available: 48, affordable: true });
+    expect(meta).toEqual({
+      count: 7,
+      succeeded: 5,
+      failed: 2,
+      cache_hits: 4,
+      credits: 0,
+      credits_estimate: 1,
+      credits_available: 48,
+      affordable: true,
+    });
     // No upstream call, no charge, nothing held (the account's remaining would show a held credit only once charged:
     // the tiny account's single credit is still there to be reserved, below).
     expect(await books(), 'no read of the site, no ledger entry, usage unchanged').toEqual(before);
@@ -156,17 +208,28 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
     const real = await svc.post('/v1/portal/batch', { items: ITEMS });
     expect(real.status).toBe(200);
     expect(real.body.meta.credits).toBe(estimate.body.meta.credits_estimate);
-    expect(real.body.data.map((d: any) => (d.ok ? { ok: true, cost: d.meta.credits } : { ok: false, error: d.error }))).toEqual(
+    expect(
+      real.body.data.map((d: any) => (d.ok ? { ok: true, cost: d.meta.credits } : { ok: false, error: d.error })),
+    ).toEqual(
       estimate.body.data.map((d: any) => (d.ok ? { ok: true, cost: d.would_cost } : { ok: false, error: d.error })),
     );
     // Now cached: the same preview costs nothing.
     const after = await preview(ITEMS);
     expect(after.body.data.map((d: any) => d.would_cost)).toEqual([0, 0, 0, 0, 0, 0, 0]);
-    expect(after.body.meta).toMatchObject({ credits_estimate: 0, credits_available: 47, affordable: true, cache_hits: 5 });
+    expect(after.body.meta).toMatchObject({
+      credits_estimate: 0,
+      credits_available: 47,
+      affordable: true,
+      cache_hits: 5,
+    });
   });
 
   it('max_age: a cached home older than it is priced as a live read (per item, or for the batch), and the batch then charges that', async () => {
-    const perItem = await preview([{ zpid: CACHED_ZPID, maxAge: 0 }, { zpid: CACHED_ZPID }, { address: KNOWN_ADDRESS }]);
+    const perItem = await preview([
+      { zpid: CACHED_ZPID, maxAge: 0 },
+      { zpid: CACHED_ZPID },
+      { address: KNOWN_ADDRESS },
+    ]);
     expect(perItem.body.data.map((d: any) => d.would_cost)).toEqual([1, 0, 0]);
     const whole: LookupItem[] = [{ zpid: CACHED_ZPID }, { address: KNOWN_ADDRESS }];
     const estimate = await preview(whole, ACCOUNTS.free.key, 0);
@@ -184,7 +247,10 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
     expect(one.body.meta).toMatchObject({ credits_estimate: 1, credits_available: 1, affordable: true });
     expect(await books()).toEqual(before);
     // The preview held nothing: the account's one credit is still there for a real lookup.
-    expect((await svc.get('/v1/portal/property?zpid=450233440', ACCOUNTS.tiny.key)).body.meta).toMatchObject({ credits: 1, cached: false });
+    expect((await svc.get('/v1/portal/property?zpid=450233440', ACCOUNTS.tiny.key)).body.meta).toMatchObject({
+      credits: 1,
+      cached: false,
+    });
     const spent = await preview([{ zpid: '999000001' }, { zpid: CACHED_ZPID }], ACCOUNTS.tiny.key);
     expect(spent.body.meta).toMatchObject({ credits_estimate: 1, credits_available: 0, affordable: false });
     const cachedOnly = await preview([{ zpid: CACHED_ZPID }], ACCOUNTS.tiny.key);
@@ -216,7 +282,10 @@ describe.each(stores)('cost preview on the %s store', (_kind, open) => {
     // A misspelt dry_run (GraphQL's name) is refused, not taken for a real batch that reads and bills.
     const misspelt = await svc.post('/v1/portal/batch?dryRun=true', { items: [{ zpid: '999000003' }] });
     expect(misspelt.status).toBe(400);
-    expect(misspelt.body.error).toMatchObject({ code: 'bad_param', details: { param: 'dryRun', reason: 'unknown parameter (expected dry_run)' } });
+    expect(misspelt.body.error).toMatchObject({
+      code: 'bad_param',
+      details: { param: 'dryRun', reason: 'unknown parameter (expected dry_run)' },
+    });
     expect(svc.replay.requests.length).toBe(before);
     const real = await svc.post('/v1/portal/batch?dry_run=false', { items: [{ zpid: CACHED_ZPID }] });
     expect(real.status).toBe(200);

@@ -5,7 +5,12 @@ import { hashApiKey, seededAccountId } from '../../src/accounts/keys.js';
 import { LookupError } from '../../src/contract/index.js';
 import { MemoryStore, type ReserveRequest, type ReserveResult } from '../../src/store/index.js';
 import { startReplayServer } from '../../src/replay/server.js';
-import { forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import {
+  forSaleItem,
+  runStarts,
+  startFakeActorPlatform,
+  type FakeActorPlatform,
+} from '../fakes/fake-actor-platform.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, q, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -25,11 +30,20 @@ describe('an address lookup by an account that cannot pay', () => {
   ])('%s: refused before the fallback provider is asked (no paid run)', async (_name, plan, env, status, code) => {
     platform = await startFakeActorPlatform({ items: [forSaleItem()] });
     svc = await startTestService({
-      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, ...env },
+      env: {
+        SELF_HOSTED_ENABLED: 'false',
+        FALLBACK_URL: platform.url,
+        FALLBACK_TOKEN: platform.token,
+        FALLBACK_ACTOR: platform.actor,
+        ...env,
+      },
       accounts: { poor: { key: 'poor_key_000001', plan: 'free', ...plan } },
     });
     for (let i = 0; i < 3; i += 1) {
-      const r = await svc.get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`, svc.keys.poor);
+      const r = await svc.get(
+        `/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`,
+        svc.keys.poor,
+      );
       expect(r.status).toBe(status);
       expect(r.body.error.code).toBe(code);
     }
@@ -40,7 +54,12 @@ describe('an address lookup by an account that cannot pay', () => {
   it('an account that can pay gets the home through the provider, billed once', async () => {
     platform = await startFakeActorPlatform({ items: [forSaleItem()] });
     svc = await startTestService({
-      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor },
+      env: {
+        SELF_HOSTED_ENABLED: 'false',
+        FALLBACK_URL: platform.url,
+        FALLBACK_TOKEN: platform.token,
+        FALLBACK_ACTOR: platform.actor,
+      },
     });
     const r = await svc.get(`/v1/portal/property?${q({ address: '661 Lakeview Ave, San Francisco, CA 94112' })}`);
     expect(r.status).toBe(200);
@@ -110,7 +129,10 @@ describe('two accounts ask for the same uncached home at once', () => {
     svc = await startTestService({
       inProcess: true,
       store,
-      accounts: { poor: { key: 'poor_key_000002', plan: 'free', allotment: 0 }, rich: { key: 'rich_key_000002', plan: 'free', allotment: 5 } },
+      accounts: {
+        poor: { key: 'poor_key_000002', plan: 'free', allotment: 0 },
+        rich: { key: 'rich_key_000002', plan: 'free', allotment: 5 },
+      },
     });
     // The account that cannot pay leads: the other asks once the leader is reserving under the lock.
     const poor = svc.get('/v1/portal/property?zpid=2146993218', svc.keys.poor);
@@ -163,13 +185,20 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
     proxy = await startGatedProxy(site.origin);
     svc = await startTestService({
       // No cap on one key's live lookups at once (MAX_LIVE_PER_KEY): 15 sent together all reach billing.
-      store, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '0', ...env },
+      store,
+      replayServer: site,
+      env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '0', ...env },
       accounts: { five: { key: 'five_key_000001', plan: 'free', allotment: 5 } },
     });
     return svc;
   }
   const lookup = (s: TestService, zpid: string) =>
-    s.get(`/v1/portal/property?zpid=${zpid}`, s.keys.five).then((r) => ({ zpid, status: r.status, code: r.body?.error?.code ?? null, credits: r.body?.meta?.credits ?? 0 }));
+    s.get(`/v1/portal/property?zpid=${zpid}`, s.keys.five).then((r) => ({
+      zpid,
+      status: r.status,
+      code: r.body?.error?.code ?? null,
+      credits: r.body?.meta?.credits ?? 0,
+    }));
 
   it('5 failing lookups hold the whole allotment while 5 good ones arrive: the good ones wait, then are served and billed', async () => {
     const store = new CountingStore();
@@ -194,10 +223,14 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
     proxy!.open();
     const all = await Promise.all([...FAILING, ...GOOD].map((z) => lookup(s, z)));
     console.info('[billing/in-flight]', JSON.stringify({ refusals: store.refusals }));
-    for (const o of all.filter((x) => GOOD.includes(x.zpid))) expect(o, JSON.stringify(o)).toMatchObject({ status: 200, credits: 1 });
+    for (const o of all.filter((x) => GOOD.includes(x.zpid)))
+      expect(o, JSON.stringify(o)).toMatchObject({ status: 200, credits: 1 });
     // A failing lookup still waiting once the good ones were charged is refused: by then the credits are used up.
     for (const o of all.filter((x) => FAILING.includes(x.zpid))) {
-      expect([{ status: 404, code: 'not_found' }, { status: 402, code: 'credits_exhausted' }]).toContainEqual({ status: o.status, code: o.code });
+      expect([
+        { status: 404, code: 'not_found' },
+        { status: 402, code: 'credits_exhausted' },
+      ]).toContainEqual({ status: o.status, code: o.code });
     }
     expect((await s.get('/v1/account', s.keys.five)).body.data).toMatchObject({ used: 5, remaining: 0 });
   });
@@ -229,7 +262,12 @@ class AliasRefusingStore extends MemoryStore {
 
 describe('an address alias that cannot be written (issue 9, review)', () => {
   const address = '661 Lakeview Ave, San Francisco, CA 94112';
-  const fallback = (p: FakeActorPlatform) => ({ SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: p.url, FALLBACK_TOKEN: p.token, FALLBACK_ACTOR: p.actor });
+  const fallback = (p: FakeActorPlatform) => ({
+    SELF_HOSTED_ENABLED: 'false',
+    FALLBACK_URL: p.url,
+    FALLBACK_TOKEN: p.token,
+    FALLBACK_ACTOR: p.actor,
+  });
 
   it('a home read and charged is served, never answered with an error: charged == delivered == ledger', async () => {
     platform = await startFakeActorPlatform({ items: [forSaleItem()] });

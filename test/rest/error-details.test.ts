@@ -17,11 +17,14 @@ describe('upstream failures in the answer', () => {
     svc.replay.faults.set('/homedetails/777001_zpid/', { status: 302, headers: { location: `${ELSEWHERE}/x` } });
     const r = await svc.get('/v1/portal/property?zpid=777001');
     expect(r.status).toBe(502);
-    expect(r.body.error).toMatchObject({ code: 'upstream_bad_response', details: { reason: 'offsite_redirect', status: 302 } });
+    expect(r.body.error).toMatchObject({
+      code: 'upstream_bad_response',
+      details: { reason: 'offsite_redirect', status: 302 },
+    });
     expect(JSON.stringify(r.body)).not.toContain('elsewhere');
   });
 
-  it('a page whose data does not parse: a reason, not the parser\'s message', async () => {
+  it("a page whose data does not parse: a reason, not the parser's message", async () => {
     svc.replay.faults.set('/homedetails/777002_zpid/', {
       status: 200,
       headers: { 'content-type': 'text/html' },
@@ -33,7 +36,11 @@ describe('upstream failures in the answer', () => {
   });
 
   it('the listing site unreachable: connection_failed, not a socket error code', async () => {
-    const down = await startTestService({ inProcess: true, replayServer: svc.replay, env: { PORTAL_ORIGIN: `http://127.0.0.1:${await closedPort()}` } });
+    const down = await startTestService({
+      inProcess: true,
+      replayServer: svc.replay,
+      env: { PORTAL_ORIGIN: `http://127.0.0.1:${await closedPort()}` },
+    });
     try {
       const r = await down.get('/v1/portal/property?zpid=114303858');
       expect(r.status).toBe(502);

@@ -3,23 +3,43 @@
 // caches exactly as for its own reads; a wrong unit, a miss and an abandoned lookup are never billed.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PLATFORM_ERRORS, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import {
+  PLATFORM_ERRORS,
+  runStarts,
+  startFakeActorPlatform,
+  type FakeActorPlatform,
+} from '../fakes/fake-actor-platform.js';
 import { recordedBatch, recordedWrongUnit, todaysShape } from '../helpers/fallback-items.js';
 import { q, startTestService, type TestService } from '../helpers/service.js';
 
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
-const expected = (zpid: string) => JSON.parse(readFileSync(new URL(`../../fixtures/fallback/expected/${zpid}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
+const expected = (zpid: string) =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/fallback/expected/${zpid}.json`, import.meta.url), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 const SUGGEST = '/autocomplete/v3/suggestions';
 
 let platform: FakeActorPlatform;
 let svc: TestService;
 beforeAll(async () => {
-  platform = await startFakeActorPlatform({ homes: [...recordedBatch().map(todaysShape), todaysShape(recordedWrongUnit())] });
+  platform = await startFakeActorPlatform({
+    homes: [...recordedBatch().map(todaysShape), todaysShape(recordedWrongUnit())],
+  });
   svc = await startTestService({
-    env: { FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+    env: {
+      FALLBACK_URL: platform.url,
+      FALLBACK_TOKEN: platform.token,
+      FALLBACK_ACTOR: platform.actor,
+      LOOKUP_TIMEOUT_MS: '5000',
+    },
   });
   // The site answers every page and the address search with its bot wall.
-  for (const zpid of ['7521381', '7536781', '7529341', '2075961815']) svc.replay.faults.set(`/homedetails/${zpid}_zpid/`, { status: 403, body: WALL });
+  for (const zpid of ['7521381', '7536781', '7529341', '2075961815'])
+    svc.replay.faults.set(`/homedetails/${zpid}_zpid/`, { status: 403, body: WALL });
   svc.replay.faults.set(SUGGEST, { status: 403, body: WALL });
 });
 afterAll(async () => {
@@ -56,7 +76,11 @@ describe('a home behind the bot wall', () => {
   it('raw=true returns the actor item as it came', async () => {
     const r = await svc.get('/v1/portal/property?zpid=7536781&raw=true');
     expect(r.status).toBe(200);
-    expect(r.body.data.raw).toMatchObject({ zpid: 7536781, listingAddress: { street: '522 W ENCANTO Boulevard' }, isValid: true });
+    expect(r.body.data.raw).toMatchObject({
+      zpid: 7536781,
+      listingAddress: { street: '522 W ENCANTO Boulevard' },
+      isValid: true,
+    });
   });
 });
 
@@ -68,7 +92,10 @@ describe('an address the actor resolves', () => {
     expect(r.status).toBe(409);
     expect(r.body.error).toMatchObject({
       code: 'address_ambiguous',
-      details: { candidate: { detailUrl: 'https://www.zillow.com/homedetails/2053953599_zpid/', zpid: '2053953599' }, mismatch: ['unit'] },
+      details: {
+        candidate: { detailUrl: 'https://www.zillow.com/homedetails/2053953599_zpid/', zpid: '2053953599' },
+        mismatch: ['unit'],
+      },
     });
     const again = await svc.get(`/v1/portal/property?${q({ address })}`);
     expect(again.status).toBe(409);
@@ -81,17 +108,25 @@ describe('an address the actor resolves', () => {
     const before = await used();
     const r = await svc.get(`/v1/portal/property?${q({ address: '1 Nowhere St, Springfield, IL 62701' })}`);
     expect(r.status).toBe(404);
-    expect(r.body.error).toMatchObject({ code: 'not_found', details: { reason: 'Invalid address or Zillow has no data for this address' } });
+    expect(r.body.error).toMatchObject({
+      code: 'not_found',
+      details: { reason: 'Invalid address or Zillow has no data for this address' },
+    });
     expect(await used()).toBe(before);
   });
 
   it('the right home: billed once and cached under its zpid and the address', async () => {
     const before = await used();
-    const r = await svc.get(`/v1/portal/property?${q({ address: '1309 E Willetta St, Phoenix, AZ 85006', status: 'sold' })}`);
+    const r = await svc.get(
+      `/v1/portal/property?${q({ address: '1309 E Willetta St, Phoenix, AZ 85006', status: 'sold' })}`,
+    );
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ zpid: '7529341', price: 384000, homeStatus: 'RECENTLY_SOLD' });
     expect(r.body.meta).toMatchObject({ credits: 1, source: { provider: 'apify', run_id: platform.runs[0]!.id } });
-    expect(runStarts(platform)[0]!.input).toEqual({ addresses: ['1309 E Willetta St, Phoenix, AZ 85006'], propertyStatus: 'RECENTLY_SOLD' });
+    expect(runStarts(platform)[0]!.input).toEqual({
+      addresses: ['1309 E Willetta St, Phoenix, AZ 85006'],
+      propertyStatus: 'RECENTLY_SOLD',
+    });
     expect(await used()).toBe(before + 1);
     expect((await svc.get('/v1/portal/property?zpid=7529341')).headers.get('x-cache')).toBe('HIT');
   });
@@ -102,7 +137,10 @@ describe('an abandoned lookup aborts its run', () => {
     platform.holding = true;
     const before = await used();
     const controller = new AbortController();
-    const pending = fetch(`${svc.url}/v1/portal/property?zpid=2075961815`, { headers: { 'x-api-key': svc.keys.free! }, signal: controller.signal }).catch((e: unknown) => e);
+    const pending = fetch(`${svc.url}/v1/portal/property?zpid=2075961815`, {
+      headers: { 'x-api-key': svc.keys.free! },
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
     const run = await platform.nextWait();
     const aborted = platform.nextAbort();
     controller.abort();
@@ -116,7 +154,14 @@ describe('an abandoned lookup aborts its run', () => {
   it('the batch deadline passes while the start is unanswered: batch_deadline at once, then the run the start created is aborted, unbilled', async () => {
     // The own collector first, walled off by the site, as in production. The deadline must not pass before
     // the run is started: 3 s leaves room for a stalled event loop (a loaded machine) on the way there.
-    const short = await startTestService({ env: { FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, BATCH_DEADLINE_MS: '3000' } });
+    const short = await startTestService({
+      env: {
+        FALLBACK_URL: platform.url,
+        FALLBACK_TOKEN: platform.token,
+        FALLBACK_ACTOR: platform.actor,
+        BATCH_DEADLINE_MS: '3000',
+      },
+    });
     short.replay.faults.set('/homedetails/2075961815_zpid/', { status: 403, body: WALL });
     try {
       platform.holding = true;
@@ -126,7 +171,9 @@ describe('an abandoned lookup aborts its run', () => {
       await Promise.race([
         started.reached,
         answered.then(() => {
-          throw new Error('the batch was answered before the run was started: the deadline is too short for this machine');
+          throw new Error(
+            'the batch was answered before the run was started: the deadline is too short for this machine',
+          );
         }),
       ]);
       // The deadline passes while the start is held: the answer does not wait for it.
@@ -152,7 +199,9 @@ describe('GraphQL', () => {
   it('exposes the fallback codes: a platform at capacity is upstream_busy with retryAfter, not billed', async () => {
     platform.refuse('start', PLATFORM_ERRORS.concurrentRuns);
     const before = await used();
-    const r = await svc.post('/graphql', { query: '{ property(zpid: "2075961815") { ... on LookupError { code retryAfter } } }' });
+    const r = await svc.post('/graphql', {
+      query: '{ property(zpid: "2075961815") { ... on LookupError { code retryAfter } } }',
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.property).toEqual({ code: 'upstream_busy', retryAfter: 30 });
     expect(await used()).toBe(before);

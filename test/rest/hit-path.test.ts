@@ -34,11 +34,25 @@ describe('a REST cache hit', () => {
   // of a parsed object would not keep.
   const recordText = '{"zpid":"777000777","price":1.50,"address":"1 Verbatim Way, Springfield, IL 62701"}';
   beforeAll(async () => {
-    await svc.store.putEntry('zpid:777000777', { record: recordText, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000777', sections: everySection('present'), storedAt: Date.now() }, null, 60_000);
+    await svc.store.putEntry(
+      'zpid:777000777',
+      {
+        record: recordText,
+        fetchedAt: '2026-03-01T12:00:00.000Z',
+        source: { provider: 'self_hosted', note: 'planted by the test' },
+        zpid: '777000777',
+        sections: everySection('present'),
+        storedAt: Date.now(),
+      },
+      null,
+      60_000,
+    );
   });
 
   it('sends the stored record text as it is kept, inside the envelope', async () => {
-    const res = await fetch(`${svc.url}/v1/portal/property?zpid=777000777`, { headers: { 'x-api-key': 'test_hit_key_0001' } });
+    const res = await fetch(`${svc.url}/v1/portal/property?zpid=777000777`, {
+      headers: { 'x-api-key': 'test_hit_key_0001' },
+    });
     const text = await res.text();
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -49,7 +63,8 @@ describe('a REST cache hit', () => {
 
   it('in a batch too, each item with its index', async () => {
     const res = await fetch(`${svc.url}/v1/portal/batch`, {
-      method: 'POST', headers: { 'x-api-key': 'test_hit_key_0001', 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'x-api-key': 'test_hit_key_0001', 'content-type': 'application/json' },
       body: JSON.stringify({ items: [{ zpid: '777000777' }, { zpid: 'x' }] }),
     });
     const text = await res.text();
@@ -58,7 +73,19 @@ describe('a REST cache hit', () => {
   });
 
   it('raw=true splices the raw record in as the last field', async () => {
-    await svc.store.putEntry('zpid:777000778', { record: '{"zpid":"777000778"}', fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted', note: 'planted by the test' }, zpid: '777000778', sections: everySection('present'), storedAt: Date.now() }, '{"deep":{"n":1}}', 60_000);
+    await svc.store.putEntry(
+      'zpid:777000778',
+      {
+        record: '{"zpid":"777000778"}',
+        fetchedAt: '2026-03-01T12:00:00.000Z',
+        source: { provider: 'self_hosted', note: 'planted by the test' },
+        zpid: '777000778',
+        sections: everySection('present'),
+        storedAt: Date.now(),
+      },
+      '{"deep":{"n":1}}',
+      60_000,
+    );
     const r = await svc.get('/v1/portal/property?zpid=777000778&raw=true', 'test_hit_key_0001');
     expect(r.body.data).toEqual({ zpid: '777000778', raw: { deep: { n: 1 } } });
   });
@@ -68,7 +95,8 @@ describe('API keys checked moments ago', () => {
   it('are not read from the store again', async () => {
     await svc.get('/v1/portal/property?zpid=777000777', 'test_hit_key_0002');
     const before = accountReads();
-    for (let i = 0; i < 5; i++) expect((await svc.get('/v1/portal/property?zpid=777000777', 'test_hit_key_0002')).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await svc.get('/v1/portal/property?zpid=777000777', 'test_hit_key_0002')).status).toBe(200);
     expect(accountReads()).toBe(before);
   });
 

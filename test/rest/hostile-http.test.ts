@@ -50,17 +50,31 @@ const post = (path: string, contentType: string | null, body: string, headers = 
 
 describe('answers Node itself used to write', () => {
   it('a request without Host is a 400 bad_param in the envelope, naming the header', async () => {
-    const r = expectEnvelope(await rawRequest(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'bad_param');
+    const r = expectEnvelope(
+      await rawRequest(port, 'GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n'),
+      400,
+      'bad_param',
+    );
     expect(r.json.error.details).toEqual({ header: 'host', reason: 'missing' });
     expect(r.json.error.message).toBe('Send a valid Host header.');
   });
 
-  it.each([[':'], ['a b'], ['[::1'], ['&\\'], ['x\\y'], ['x/y'], ['x@y'], ['x?y'], ['x#y']])('a Host that is no authority (%j) is a 400 bad_param, also on /graphql', async (host) => {
-    const r = expectEnvelope(await rawRequest(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`), 400, 'bad_param');
-    expect(r.json.error.details).toEqual({ header: 'host', reason: 'not a valid host[:port]' });
-    const g = await rawRequest(port, `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-    expectGraphqlError(g, 400, 'bad_param');
-  });
+  it.each([[':'], ['a b'], ['[::1'], ['&\\'], ['x\\y'], ['x/y'], ['x@y'], ['x?y'], ['x#y']])(
+    'a Host that is no authority (%j) is a 400 bad_param, also on /graphql',
+    async (host) => {
+      const r = expectEnvelope(
+        await rawRequest(port, `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+        400,
+        'bad_param',
+      );
+      expect(r.json.error.details).toEqual({ header: 'host', reason: 'not a valid host[:port]' });
+      const g = await rawRequest(
+        port,
+        `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      expectGraphqlError(g, 400, 'bad_param');
+    },
+  );
 
   it('HTTP/1.0 needs no Host', async () => {
     const r = await rawRequest(port, 'GET /healthz HTTP/1.0\r\n\r\n');
@@ -68,7 +82,11 @@ describe('answers Node itself used to write', () => {
   });
 
   it('an Expect other than 100-continue is a 417 expectation_failed in the envelope', async () => {
-    const r = expectEnvelope(await rawRequest(port, post('/v1/portal/batch', 'application/json', '{}', 'Expect: something\r\n')), 417, 'expectation_failed');
+    const r = expectEnvelope(
+      await rawRequest(port, post('/v1/portal/batch', 'application/json', '{}', 'Expect: something\r\n')),
+      417,
+      'expectation_failed',
+    );
     expect(r.json.error.details).toEqual({ header: 'expect', supported: ['100-continue'] });
   });
 
@@ -79,7 +97,11 @@ describe('answers Node itself used to write', () => {
   });
 
   it('a bad content-length is a 400 naming the header, without parser codes', async () => {
-    const r = expectEnvelope(await rawRequest(port, 'POST /v1/portal/batch HTTP/1.1\r\nHost: x\r\ncontent-length: abc\r\n\r\n'), 400, 'bad_param');
+    const r = expectEnvelope(
+      await rawRequest(port, 'POST /v1/portal/batch HTTP/1.1\r\nHost: x\r\ncontent-length: abc\r\n\r\n'),
+      400,
+      'bad_param',
+    );
     expectNoInternals(r);
     expect(r.json.error.details).toEqual({ reason: 'invalid content-length header' });
   });
@@ -87,37 +109,58 @@ describe('answers Node itself used to write', () => {
   it('a malformed URL is a 400 without framework codes', async () => {
     const r = expectEnvelope(await rawRequest(port, get('/v1/portal/property%E0%A4%A?zpid=1')), 400, 'bad_param');
     expectNoInternals(r);
-    expect(r.json.error.details).toEqual({ param: 'url', reason: 'the path or query is not valid percent-encoded UTF-8' });
+    expect(r.json.error.details).toEqual({
+      param: 'url',
+      reason: 'the path or query is not valid percent-encoded UTF-8',
+    });
   });
 });
 
-describe('GraphQL refusals in GraphQL\'s format, never an empty body', () => {
+describe("GraphQL refusals in GraphQL's format, never an empty body", () => {
   it('406 when the accept header allows nothing GraphQL can answer', async () => {
-    expectGraphqlError(await rawRequest(port, get('/graphql?query=%7B__typename%7D', 'Accept: text/foo\r\n')), 406, 'not_acceptable');
+    expectGraphqlError(
+      await rawRequest(port, get('/graphql?query=%7B__typename%7D', 'Accept: text/foo\r\n')),
+      406,
+      'not_acceptable',
+    );
   });
 
   it('415 for a body type GraphQL cannot read', async () => {
     expectGraphqlError(await rawRequest(port, post('/graphql', 'text/foo', '{}')), 415, 'unsupported_media_type');
   });
 
-  it('415 for a malformed content-type, in GraphQL\'s format (not the REST envelope)', async () => {
-    const r = expectGraphqlError(await rawRequest(port, post('/graphql', 'aaaa', '{"query":"{__typename}"}')), 415, 'unsupported_media_type');
+  it("415 for a malformed content-type, in GraphQL's format (not the REST envelope)", async () => {
+    const r = expectGraphqlError(
+      await rawRequest(port, post('/graphql', 'aaaa', '{"query":"{__typename}"}')),
+      415,
+      'unsupported_media_type',
+    );
     expectNoInternals(r);
   });
 });
 
 describe('a batch reads its body as JSON whatever the content-type (docs/behaviour.md)', () => {
   const body = JSON.stringify({ items: [{ zpid: '114303858' }] });
-  it.each([['aaaa'], [''], ['application/json, text/plain'], ['text/plain'], [null]])('content-type %j with a valid body → 200', async (ct) => {
-    const r = await rawRequest(port, post('/v1/portal/batch', ct, body, `x-api-key: ${KEY}\r\n`));
-    expect(r?.status).toBe(200);
-    expect(r!.json.meta.count).toBe(1);
-  });
+  it.each([['aaaa'], [''], ['application/json, text/plain'], ['text/plain'], [null]])(
+    'content-type %j with a valid body → 200',
+    async (ct) => {
+      const r = await rawRequest(port, post('/v1/portal/batch', ct, body, `x-api-key: ${KEY}\r\n`));
+      expect(r?.status).toBe(200);
+      expect(r!.json.meta.count).toBe(1);
+    },
+  );
 
-  it.each([['aaaa'], ['application/json'], ['']])('content-type %j with a body that is not JSON → bad_body', async (ct) => {
-    const r = expectEnvelope(await rawRequest(port, post('/v1/portal/batch', ct, '{nope', `x-api-key: ${KEY}\r\n`)), 400, 'bad_body');
-    expectNoInternals(r);
-  });
+  it.each([['aaaa'], ['application/json'], ['']])(
+    'content-type %j with a body that is not JSON → bad_body',
+    async (ct) => {
+      const r = expectEnvelope(
+        await rawRequest(port, post('/v1/portal/batch', ct, '{nope', `x-api-key: ${KEY}\r\n`)),
+        400,
+        'bad_body',
+      );
+      expectNoInternals(r);
+    },
+  );
 });
 
 describe('while draining', () => {
@@ -160,7 +203,10 @@ describe('header and body timeouts, apart from the working time', () => {
   });
 
   it('a body that never ends: 408 request_timeout in the envelope, connection closed', async () => {
-    const x = rawExchange(portOf(slow.url), `POST /v1/portal/batch HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-length: 100\r\n\r\n{"items":`);
+    const x = rawExchange(
+      portOf(slow.url),
+      `POST /v1/portal/batch HTTP/1.1\r\nHost: x\r\nx-api-key: ${KEY}\r\ncontent-length: 100\r\n\r\n{"items":`,
+    );
     const r = await x.response;
     await x.closed;
     expectEnvelope(r, 408, 'request_timeout');
@@ -178,7 +224,10 @@ describe('header and body timeouts, apart from the working time', () => {
       await proxy.arrived();
       // A body that started after the lookup's request was received is timed out: the server has
       // checked at a moment when the lookup's request was older than the limit too.
-      const late = rawExchange(portOf(patient.url), `POST /v1/portal/batch HTTP/1.1\r\nHost: x\r\ncontent-length: 100\r\n\r\n{`);
+      const late = rawExchange(
+        portOf(patient.url),
+        `POST /v1/portal/batch HTTP/1.1\r\nHost: x\r\ncontent-length: 100\r\n\r\n{`,
+      );
       await late.closed;
       proxy.open();
       // Answered (not cut off with a 408): whatever the lookup's outcome, it is an answer in the contract.

@@ -3,7 +3,13 @@
 // a retry while the first still runs waits for it (the first held at a gate) and the home is read once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer } from '../../src/replay/server.js';
-import { MemoryStore, type CacheEntry, type ClaimRef, type ClaimResult, type LedgerEntry } from '../../src/store/index.js';
+import {
+  MemoryStore,
+  type CacheEntry,
+  type ClaimRef,
+  type ClaimResult,
+  type LedgerEntry,
+} from '../../src/store/index.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { portOf, rawRequest } from '../helpers/raw-http.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
@@ -68,7 +74,13 @@ class WatchedStore extends MemoryStore {
     this.wrote(`commit ${entry.cacheKey}`);
     return ok;
   }
-  override async putEntry(key: string, entry: CacheEntry, rawJson: string | null, ttlMs: number, keepMs?: number): Promise<void> {
+  override async putEntry(
+    key: string,
+    entry: CacheEntry,
+    rawJson: string | null,
+    ttlMs: number,
+    keepMs?: number,
+  ): Promise<void> {
     await super.putEntry(key, entry, rawJson, ttlMs, keepMs);
     this.wrote(`put ${key}`);
   }
@@ -90,7 +102,11 @@ beforeAll(async () => {
   store = new WatchedStore();
   svc = await startTestService({ store, replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin } });
   // A retry there does not wait at all for a run under way.
-  quick = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, IDEMPOTENCY_WAIT_MS: '0' } });
+  quick = await startTestService({
+    replayServer: site,
+    accounts: ACCOUNTS,
+    env: { PORTAL_ORIGIN: proxy.origin, IDEMPOTENCY_WAIT_MS: '0' },
+  });
 });
 afterAll(async () => {
   await svc?.close();
@@ -105,15 +121,24 @@ interface Raw {
   text: string;
 }
 
-async function batch(on: TestService, body: string, key: string | null, opts: { account?: string; path?: string } = {}): Promise<Raw> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-api-key': opts.account ?? ACCOUNTS.free.key };
+async function batch(
+  on: TestService,
+  body: string,
+  key: string | null,
+  opts: { account?: string; path?: string } = {},
+): Promise<Raw> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-api-key': opts.account ?? ACCOUNTS.free.key,
+  };
   if (key !== null) headers['idempotency-key'] = key;
   const res = await fetch(`${on.url}${opts.path ?? '/v1/portal/batch'}`, { method: 'POST', headers, body });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
 // Page reads of a home; a zpid-only link is first redirected to the slugged page, like on the site.
-const reads = (zpid: string) => site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
+const reads = (zpid: string) =>
+  site.requests.filter((r) => r.path.includes(`${zpid}_zpid`) && !/^\/homedetails\/\d+_zpid\/$/.test(r.path)).length;
 const ledgerOf = async (on: TestService) => (await on.store.ledger()).length;
 const body = (...zpids: string[]) => JSON.stringify({ items: zpids.map((zpid) => ({ zpid })) });
 
@@ -210,14 +235,28 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
   it('the header sent on two lines is 400 bad_param (not one key joined by a comma), and nothing runs', async () => {
     const upstream = site.requests.length;
     const json = body('2146993218');
-    const head = (keys: string[]) => [
-      'POST /v1/portal/batch HTTP/1.1', 'host: 127.0.0.1', 'content-type: application/json', `x-api-key: ${ACCOUNTS.free.key}`,
-      ...keys.map((k) => `idempotency-key: ${k}`), `content-length: ${Buffer.byteLength(json)}`, 'connection: close', '', json,
-    ].join('\r\n');
-    for (const keys of [['order-10', 'order-10'], ['order-10', 'order-11']]) {
+    const head = (keys: string[]) =>
+      [
+        'POST /v1/portal/batch HTTP/1.1',
+        'host: 127.0.0.1',
+        'content-type: application/json',
+        `x-api-key: ${ACCOUNTS.free.key}`,
+        ...keys.map((k) => `idempotency-key: ${k}`),
+        `content-length: ${Buffer.byteLength(json)}`,
+        'connection: close',
+        '',
+        json,
+      ].join('\r\n');
+    for (const keys of [
+      ['order-10', 'order-10'],
+      ['order-10', 'order-11'],
+    ]) {
       const r = await rawRequest(portOf(svc.url), head(keys));
       expect(r?.status).toBe(400);
-      expect(r?.json.error).toMatchObject({ code: 'bad_param', details: { param: 'Idempotency-Key', reason: 'sent more than once' } });
+      expect(r?.json.error).toMatchObject({
+        code: 'bad_param',
+        details: { param: 'Idempotency-Key', reason: 'sent more than once' },
+      });
       // The message names the rule broken, not only the key's characters.
       expect(r?.json.error.message).toMatch(/sent once/);
     }
@@ -230,13 +269,25 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
   it('/openapi.json documents the header, the idempotent-replayed response header and the two codes on the batch only', async () => {
     const doc = (await (await fetch(`${svc.url}/openapi.json`)).json()) as any;
     const batchOp = doc.paths['/v1/portal/batch'].post;
-    expect(batchOp.parameters.find((p: any) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
+    expect(batchOp.parameters.find((p: any) => p.name === 'Idempotency-Key')).toMatchObject({
+      in: 'header',
+      required: false,
+      schema: { minLength: 1, maxLength: 255 },
+    });
     expect(Object.keys(batchOp.responses['200'].headers)).toContain('idempotent-replayed');
-    expect(Object.keys(batchOp.responses['409'].content['application/json'].examples)).toEqual(['idempotency_key_in_use']);
-    expect(Object.keys(batchOp.responses['422'].content['application/json'].examples)).toEqual(['idempotency_key_reused']);
+    expect(Object.keys(batchOp.responses['409'].content['application/json'].examples)).toEqual([
+      'idempotency_key_in_use',
+    ]);
+    expect(Object.keys(batchOp.responses['422'].content['application/json'].examples)).toEqual([
+      'idempotency_key_reused',
+    ]);
     const propertyOp = doc.paths['/v1/portal/property'].get;
-    expect(Object.keys(propertyOp.responses['409'].content['application/json'].examples)).not.toContain('idempotency_key_in_use');
-    expect(Object.keys(propertyOp.responses['422'].content['application/json'].examples)).not.toContain('idempotency_key_reused');
+    expect(Object.keys(propertyOp.responses['409'].content['application/json'].examples)).not.toContain(
+      'idempotency_key_in_use',
+    );
+    expect(Object.keys(propertyOp.responses['422'].content['application/json'].examples)).not.toContain(
+      'idempotency_key_reused',
+    );
   });
 
   it('a run longer than its lease keeps its claim (renewed with the other leases): a retry after several leases still waits for it', async () => {
@@ -244,7 +295,10 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     // store's time moves 100 ms a beat, so a beat that fires late (a stalled event loop) lapses nothing.
     const watched = new WatchedStore(100);
     const short = await startTestService({
-      store: watched, replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' },
+      store: watched,
+      replayServer: site,
+      accounts: ACCOUNTS,
+      env: { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '300', REDIS_COMMAND_TIMEOUT_MS: '100' },
     });
     const release = proxy.hold('999000103');
     try {
@@ -268,11 +322,14 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     }
   });
 
-  it('a run whose client went away is not kept (its lookups were cut short): the client\'s retry runs and gets the home', async () => {
+  it("a run whose client went away is not kept (its lookups were cut short): the client's retry runs and gets the home", async () => {
     const letGo = proxy.hold('999000104_zpid');
     const client = new AbortController();
     const gone = fetch(`${svc.url}/v1/portal/batch`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ACCOUNTS.free.key, 'idempotency-key': 'order-8' }, body: body('999000104'), signal: client.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ACCOUNTS.free.key, 'idempotency-key': 'order-8' },
+      body: body('999000104'),
+      signal: client.signal,
     }).catch((e: unknown) => e);
     await proxy.received('999000104_zpid');
     client.abort();
@@ -286,7 +343,11 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
   });
 
   it('an answer with a transient refusal in it (an item past the batch deadline) is not kept: the retry runs again', async () => {
-    const short = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' } });
+    const short = await startTestService({
+      replayServer: site,
+      accounts: ACCOUNTS,
+      env: { PORTAL_ORIGIN: proxy.origin, BATCH_DEADLINE_MS: '1' },
+    });
     // The home's read is held at the site until the test ends: the item is past the deadline however late
     // the deadline's timer fires under load; it is never answered.
     const letGo = proxy.hold('888000001_zpid');
@@ -311,7 +372,10 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     const charged = store.chargedAndCached('zpid:2146993218');
     const client = new AbortController();
     const gone = fetch(`${svc.url}/v1/portal/batch`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ACCOUNTS.free.key, 'idempotency-key': 'order-9' }, body: twoHomes, signal: client.signal,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ACCOUNTS.free.key, 'idempotency-key': 'order-9' },
+      body: twoHomes,
+      signal: client.signal,
     }).catch((e: unknown) => e);
     await Promise.all([charged, proxy.received('999000102_zpid')]);
     client.abort();
@@ -322,7 +386,12 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     letGo();
     const r = await retry;
     expect(r.headers.get('idempotent-replayed')).toBeNull();
-    expect(JSON.parse(r.text).data.map((d: { ok: boolean; meta: { credits: number } }) => [d.ok, d.meta.credits])).toEqual([[true, 0], [true, 1]]);
+    expect(
+      JSON.parse(r.text).data.map((d: { ok: boolean; meta: { credits: number } }) => [d.ok, d.meta.credits]),
+    ).toEqual([
+      [true, 0],
+      [true, 1],
+    ]);
     expect(reads('2146993218')).toBe(before);
     expect((await charges()) - chargedBefore).toBe(1);
     // A max_age=0 lookup of the home without the key reads it again, as it asks.
@@ -331,7 +400,11 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
   });
 
   it('an answer larger than IDEMPOTENCY_MAX_ANSWER_BYTES is not kept: the retry runs again, a hit billed nothing', async () => {
-    const small = await startTestService({ replayServer: site, accounts: ACCOUNTS, env: { PORTAL_ORIGIN: proxy.origin, IDEMPOTENCY_MAX_ANSWER_BYTES: '2000' } });
+    const small = await startTestService({
+      replayServer: site,
+      accounts: ACCOUNTS,
+      env: { PORTAL_ORIGIN: proxy.origin, IDEMPOTENCY_MAX_ANSWER_BYTES: '2000' },
+    });
     try {
       const first = await batch(small, body('2146993218'), 'order-12');
       expect(first.text.length).toBeGreaterThan(2000);
@@ -343,7 +416,11 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
       // An answer within the bound is kept.
       const count = await batch(small, JSON.stringify({ items: [{ zpid: 'not-a-zpid' }] }), 'order-13');
       expect(count.text.length).toBeLessThanOrEqual(2000);
-      expect((await batch(small, JSON.stringify({ items: [{ zpid: 'not-a-zpid' }] }), 'order-13')).headers.get('idempotent-replayed')).toBe('true');
+      expect(
+        (await batch(small, JSON.stringify({ items: [{ zpid: 'not-a-zpid' }] }), 'order-13')).headers.get(
+          'idempotent-replayed',
+        ),
+      ).toBe('true');
     } finally {
       await small.close();
     }

@@ -29,7 +29,8 @@ describe('four large job bodies at once', () => {
   });
 
   /** Writes `bytes`, resolving once the socket took them (drain). */
-  const write = (req: ClientRequest, bytes: Buffer) => new Promise<void>((resolve, reject) => req.write(bytes, (err) => (err ? reject(err) : resolve())));
+  const write = (req: ClientRequest, bytes: Buffer) =>
+    new Promise<void>((resolve, reject) => req.write(bytes, (err) => (err ? reject(err) : resolve())));
 
   it('/healthz answers while they are read, before any of their jobs; each is then taken whole', async () => {
     for (const b of BODIES) expect(b.body.length).toBeLessThanOrEqual(MAX_JOB_BODY_BYTES);
@@ -37,7 +38,13 @@ describe('four large job bodies at once', () => {
     const { port } = new URL(svc.url);
     const order: string[] = [];
     const posts = BODIES.map(({ type, body }, n) => {
-      const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/portal/jobs', headers: { 'x-api-key': KEY, 'content-type': type, 'content-length': body.length } });
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/v1/portal/jobs',
+        headers: { 'x-api-key': KEY, 'content-type': type, 'content-length': body.length },
+      });
       const answer = new Promise<{ status: number; body: any }>((resolve, reject) => {
         req.on('response', (res) => {
           const chunks: Buffer[] = [];
@@ -55,14 +62,19 @@ describe('four large job bodies at once', () => {
     const PIECE = 64 * 1024;
     const half = (b: Buffer) => Math.floor(b.length / 2);
     for (let at = 0; posts.some((p) => at < half(p.body)); at += PIECE) {
-      await Promise.all(posts.filter((p) => at < half(p.body)).map((p) => write(p.req, p.body.subarray(at, Math.min(at + PIECE, half(p.body))))));
+      await Promise.all(
+        posts
+          .filter((p) => at < half(p.body))
+          .map((p) => write(p.req, p.body.subarray(at, Math.min(at + PIECE, half(p.body))))),
+      );
     }
     const health = await fetch(`${svc.url}/healthz`);
     expect(health.status).toBe(200);
     order.push('healthz');
     // The rest of every body, the four at once, and /healthz asked again while they are taken.
     const rest = posts.map(async (p) => {
-      for (let at = half(p.body); at < p.body.length; at += PIECE) await write(p.req, p.body.subarray(at, Math.min(at + PIECE, p.body.length)));
+      for (let at = half(p.body); at < p.body.length; at += PIECE)
+        await write(p.req, p.body.subarray(at, Math.min(at + PIECE, p.body.length)));
       p.req.end();
     });
     const again = fetch(`${svc.url}/healthz`).then((r) => {
@@ -73,6 +85,7 @@ describe('four large job bodies at once', () => {
     const answers = await Promise.all(posts.map((p) => p.answer));
     expect(await again).toBe(200);
     expect(order[0]).toBe('healthz');
-    for (const a of answers) expect(a).toMatchObject({ status: 202, body: { data: { status: 'queued', count: MAX_JOB_ITEMS } } });
+    for (const a of answers)
+      expect(a).toMatchObject({ status: 202, body: { data: { status: 'queued', count: MAX_JOB_ITEMS } } });
   });
 });

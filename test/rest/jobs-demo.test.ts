@@ -36,10 +36,16 @@ describe('npm run demo: a lookup job and its webhook', { timeout: 120_000 }, () 
     try {
       const [, key] = await seen(/Demo API key: (\S+)/);
       const [, url, body] = await seen(/-X POST '(\S+\/v1\/portal\/jobs)' \\\n\s+-d '(\{[^\n]*\})'/);
-      const res = await fetch(url!, { method: 'POST', headers: { 'x-api-key': key!, 'content-type': 'application/json' }, body: body! });
+      const res = await fetch(url!, {
+        method: 'POST',
+        headers: { 'x-api-key': key!, 'content-type': 'application/json' },
+        body: body!,
+      });
       expect(res.status).toBe(202);
       const { data } = (await res.json()) as { data: { id: string } };
-      const [line] = await seen(new RegExp(`Webhook receiver: verified job\\.completed \\(msg_[^)]+\\): job ${data.id} completed: [^\\n]*\\n`));
+      const [line] = await seen(
+        new RegExp(`Webhook receiver: verified job\\.completed \\(msg_[^)]+\\): job ${data.id} completed: [^\\n]*\\n`),
+      );
       expect(line).toMatch(/3 found, 1 failed, 3 credits/);
       expect(out).not.toMatch(/refused a delivery/);
     } finally {

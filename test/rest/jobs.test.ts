@@ -8,7 +8,14 @@ import type { TSchema } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTRACT_SCHEMAS, PortalProperty } from '../../src/contract/index.js';
 import { parseCsvRows } from '../../src/contract/job-input.js';
-import { JOB_CSV_COLUMNS, JOB_SCHEMAS, JobCreated, JobListResponse, JobResponse, MAX_JOB_BODY_BYTES } from '../../src/contract/jobs.js';
+import {
+  JOB_CSV_COLUMNS,
+  JOB_SCHEMAS,
+  JobCreated,
+  JobListResponse,
+  JobResponse,
+  MAX_JOB_BODY_BYTES,
+} from '../../src/contract/jobs.js';
 import { MAX_JOB_ITEMS } from '../../src/jobs/types.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -30,7 +37,8 @@ const ITEMS: unknown[] = [
   { zpid: '999999999' },
   { zpid: 'nope' },
 ];
-const CSV = 'url,zpid,address,note\r\n' +
+const CSV =
+  'url,zpid,address,note\r\n' +
   `${HOME},,,first\r\n` +
   ',114303858,,\r\n' +
   ',2146993218,,dup\r\n' +
@@ -45,11 +53,20 @@ function expectShape(schema: TSchema, value: unknown): void {
 }
 
 type Raw = { status: number; headers: Headers; text: string; body: any };
-async function send(svc: TestService, method: string, path: string, opts: { key?: string | null; body?: string; type?: string; headers?: Record<string, string> } = {}): Promise<Raw> {
+async function send(
+  svc: TestService,
+  method: string,
+  path: string,
+  opts: { key?: string | null; body?: string; type?: string; headers?: Record<string, string> } = {},
+): Promise<Raw> {
   const key = opts.key === undefined ? svc.keys.free! : opts.key;
   const res = await svc.fetch(svc.url + path, {
     method,
-    headers: { ...(key === null ? {} : { 'x-api-key': key }), ...(opts.type ? { 'content-type': opts.type } : {}), ...opts.headers },
+    headers: {
+      ...(key === null ? {} : { 'x-api-key': key }),
+      ...(opts.type ? { 'content-type': opts.type } : {}),
+      ...opts.headers,
+    },
     ...(opts.body === undefined ? {} : { body: opts.body }),
   });
   const text = await res.text();
@@ -63,7 +80,12 @@ async function send(svc: TestService, method: string, path: string, opts: { key?
 }
 
 const createJson = (svc: TestService, body: unknown, key?: string, headers?: Record<string, string>) =>
-  send(svc, 'POST', JOBS, { body: JSON.stringify(body), type: 'application/json', ...(key ? { key } : {}), ...(headers ? { headers } : {}) });
+  send(svc, 'POST', JOBS, {
+    body: JSON.stringify(body),
+    type: 'application/json',
+    ...(key ? { key } : {}),
+    ...(headers ? { headers } : {}),
+  });
 
 /** The job once final: polled with a bound ("eventually"), never a fixed wait. */
 async function finalJob(svc: TestService, id: string, key?: string): Promise<any> {
@@ -76,9 +98,16 @@ async function finalJob(svc: TestService, id: string, key?: string): Promise<any
   throw new Error(`job ${id} did not finish`);
 }
 
-const ndjsonOf = (text: string): any[] => text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+const ndjsonOf = (text: string): any[] =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
 /** A result with what differs between runs (timings, billing of a hit) left out. */
-const comparable = (r: any) => (r.ok ? { index: r.index, ok: true, data: r.data, cache_key: r.meta.cache_key } : { index: r.index, ok: false, code: r.error.code });
+const comparable = (r: any) =>
+  r.ok
+    ? { index: r.index, ok: true, data: r.data, cache_key: r.meta.cache_key }
+    : { index: r.index, ok: false, code: r.error.code };
 
 describe.each([
   ['memory', false],
@@ -168,7 +197,11 @@ describe.each([
   });
 
   it('CSV and NDJSON bodies make the same job as JSON (options in the query string)', async () => {
-    for (const [type, body] of [['text/csv; charset=utf-8', CSV], ['application/x-ndjson', NDJSON], ['application/jsonl', NDJSON]] as const) {
+    for (const [type, body] of [
+      ['text/csv; charset=utf-8', CSV],
+      ['application/x-ndjson', NDJSON],
+      ['application/jsonl', NDJSON],
+    ] as const) {
       const r = await send(svc, 'POST', `${JOBS}?max_age=86400&status=for_sale`, { body, type });
       expect(r.status, type).toBe(202);
       expect(r.body.data.count).toBe(6);
@@ -180,10 +213,15 @@ describe.each([
   });
 
   it('a CSV job with webhook_url in the query string: a signed job.completed whose data is the job as GET shows it', async () => {
-    const r = await send(svc, 'POST', `${JOBS}?webhook_url=${encodeURIComponent(receiver.url)}`, { body: 'zpid\r\n114303858\r\nnope\r\n', type: 'text/csv' });
+    const r = await send(svc, 'POST', `${JOBS}?webhook_url=${encodeURIComponent(receiver.url)}`, {
+      body: 'zpid\r\n114303858\r\nnope\r\n',
+      type: 'text/csv',
+    });
     expect(r.status).toBe(202);
     const id = r.body.data.id;
-    const [event] = (await receiver.waitFor((events) => events.some((e) => (e.data as { id?: string }).id === id))).filter((e) => (e.data as { id?: string }).id === id);
+    const [event] = (
+      await receiver.waitFor((events) => events.some((e) => (e.data as { id?: string }).id === id))
+    ).filter((e) => (e.data as { id?: string }).id === id);
     expect(event!.type).toBe('job.completed');
     const job = (await send(svc, 'GET', `${JOBS}/${id}`)).body.data;
     expect(job).toMatchObject({ status: 'completed', webhook_url: receiver.url, succeeded: 1, failed: 1 });
@@ -192,14 +230,19 @@ describe.each([
 
   it('server-sent events: progress with the job, then done, then the stream ends', async () => {
     const r = await createJson(svc, { items: [{ zpid: '15192198' }, { zpid: '114303858' }] });
-    const res = await svc.fetch(`${svc.url}${JOBS}/${r.body.data.id}/events`, { headers: { 'x-api-key': svc.keys.free! } });
+    const res = await svc.fetch(`${svc.url}${JOBS}/${r.body.data.id}/events`, {
+      headers: { 'x-api-key': svc.keys.free! },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const text = await res.text();
-    const events = text.split('\n\n').filter((e) => e.startsWith('event:')).map((e) => {
-      const [event, data] = e.split('\n');
-      return { event: event!.slice('event: '.length), data: JSON.parse(data!.slice('data: '.length)) };
-    });
+    const events = text
+      .split('\n\n')
+      .filter((e) => e.startsWith('event:'))
+      .map((e) => {
+        const [event, data] = e.split('\n');
+        return { event: event!.slice('event: '.length), data: JSON.parse(data!.slice('data: '.length)) };
+      });
     expect(events.length).toBeGreaterThanOrEqual(2);
     expect(events.slice(0, -1).every((e) => e.event === 'progress')).toBe(true);
     const done = events.at(-1)!;
@@ -209,7 +252,12 @@ describe.each([
   });
 
   it('another account gets 404 not_found "No such job." on every route of the job', async () => {
-    for (const [method, path] of [['GET', ''], ['GET', '/results'], ['GET', '/events'], ['DELETE', '']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['GET', '/results'],
+      ['GET', '/events'],
+      ['DELETE', ''],
+    ] as const) {
       const r = await send(svc, method, `${JOBS}/${jsonJob.id}${path}`, { key: svc.keys.paid! });
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.body.error).toMatchObject({ code: 'not_found', message: 'No such job.' });
@@ -227,7 +275,9 @@ describe.each([
     expectShape(JobListResponse, first.body);
     expect(first.body.data.map((j: any) => j.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.meta.next_cursor).toEqual(expect.any(String));
-    const second = await send(svc, 'GET', `${JOBS}?limit=2&cursor=${encodeURIComponent(first.body.meta.next_cursor)}`, { key });
+    const second = await send(svc, 'GET', `${JOBS}?limit=2&cursor=${encodeURIComponent(first.body.meta.next_cursor)}`, {
+      key,
+    });
     expect(second.body.data.map((j: any) => j.id)).toEqual([ids[0]]);
     expect(second.body.meta.next_cursor).toBeNull();
     for (const bad of ['0', '101', 'x', '1.5']) {
@@ -262,7 +312,11 @@ describe('jobs: cancel, and bodies that are no job', () => {
   beforeAll(async () => {
     const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
-    svc = await startTestService({ inProcess: true, replayServer: site, env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1', WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    svc = await startTestService({
+      inProcess: true,
+      replayServer: site,
+      env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1', WEBHOOK_ALLOW_PRIVATE: 'false' },
+    });
   });
   afterAll(async () => {
     await svc?.close();
@@ -288,7 +342,11 @@ describe('jobs: cancel, and bodies that are no job', () => {
     release();
     expect((await finalJob(svc, first.body.data.id)).status).toBe('completed');
     expect((await finalJob(svc, last.body.data.id)).status).toBe('completed');
-    expect((await send(svc, 'DELETE', `${JOBS}/${id}`)).body.data).toMatchObject({ status: 'cancelled', done: 0, credits: 0 });
+    expect((await send(svc, 'DELETE', `${JOBS}/${id}`)).body.data).toMatchObject({
+      status: 'cancelled',
+      done: 0,
+      credits: 0,
+    });
     const results = await send(svc, 'GET', `${JOBS}/${id}/results`);
     expect(results.status).toBe(200);
     expect(results.text).toBe('');
@@ -308,19 +366,46 @@ describe('jobs: cancel, and bodies that are no job', () => {
     ['no items', json({ items: [] }), 'bad_body', 400],
     ['items not a list', json({ items: 'x' }), 'bad_body', 400],
     ['10,001 items', json({ items: tooMany }), 'too_many_items', 400],
-    ['10,001 NDJSON lines', { body: tooMany.map((i) => JSON.stringify(i)).join('\n'), type: 'application/x-ndjson' }, 'too_many_items', 400],
+    [
+      '10,001 NDJSON lines',
+      { body: tooMany.map((i) => JSON.stringify(i)).join('\n'), type: 'application/x-ndjson' },
+      'too_many_items',
+      400,
+    ],
     ['an unknown field', json({ items: ['x'], webhook: 'https://example.com/' }), 'bad_param', 400, 'webhook'],
     ['a bad max_age', json({ items: ['x'], max_age: -1 }), 'bad_param', 400, 'max_age'],
     ['a bad status', json({ items: ['x'], status: 'rented' }), 'bad_param', 400, 'status'],
     ['a webhook_url that is no string', json({ items: ['x'], webhook_url: 5 }), 'bad_param', 400, 'webhook_url'],
     ['a webhook_url that is no URL', json({ items: ['x'], webhook_url: 'not a url' }), 'bad_param', 400, 'webhook_url'],
-    ['a webhook_url on loopback', json({ items: ['x'], webhook_url: 'http://127.0.0.1:9/hook' }), 'bad_param', 400, 'webhook_url'],
-    ['a webhook_url that is ftp', json({ items: ['x'], webhook_url: 'ftp://example.com/' }), 'bad_param', 400, 'webhook_url'],
+    [
+      'a webhook_url on loopback',
+      json({ items: ['x'], webhook_url: 'http://127.0.0.1:9/hook' }),
+      'bad_param',
+      400,
+      'webhook_url',
+    ],
+    [
+      'a webhook_url that is ftp',
+      json({ items: ['x'], webhook_url: 'ftp://example.com/' }),
+      'bad_param',
+      400,
+      'webhook_url',
+    ],
     ['a CSV header naming no locator', { body: 'name,city\r\nA,B\r\n', type: 'text/csv' }, 'bad_body', 400],
     ['a CSV with only its header', { body: 'zpid\r\n', type: 'text/csv' }, 'bad_body', 400],
-    ['a CSV row with an unquoted comma', { body: 'address\r\n661 Lakeview Ave, San Francisco, CA 94112\r\n', type: 'text/csv' }, 'bad_body', 400],
+    [
+      'a CSV row with an unquoted comma',
+      { body: 'address\r\n661 Lakeview Ave, San Francisco, CA 94112\r\n', type: 'text/csv' },
+      'bad_body',
+      400,
+    ],
     ['a CSV quote never closed', { body: 'address\r\n"661 Lakeview Ave\r\n', type: 'text/csv' }, 'bad_body', 400],
-    ['an NDJSON line that is not JSON', { body: '{"zpid":"1"}\n{zpid\n', type: 'application/x-ndjson' }, 'bad_body', 400],
+    [
+      'an NDJSON line that is not JSON',
+      { body: '{"zpid":"1"}\n{zpid\n', type: 'application/x-ndjson' },
+      'bad_body',
+      400,
+    ],
     ['a form body', { body: 'items=1', type: 'application/x-www-form-urlencoded' }, 'unsupported_media_type', 415],
     ['XML', { body: '<items/>', type: 'application/xml' }, 'unsupported_media_type', 415],
   ];
@@ -338,7 +423,12 @@ describe('jobs: cancel, and bodies that are no job', () => {
 
   it('a CSV job with a bad option in the query string, or an unknown parameter, is bad_param; a JSON job takes none', async () => {
     const csv = { body: 'zpid\r\n1\r\n', type: 'text/csv' };
-    for (const [query, param] of [['max_age=-5', 'max_age'], ['raw=yes', 'raw'], ['maxAge=5', 'maxAge'], ['status=sold&status=sold', 'status']] as const) {
+    for (const [query, param] of [
+      ['max_age=-5', 'max_age'],
+      ['raw=yes', 'raw'],
+      ['maxAge=5', 'maxAge'],
+      ['status=sold&status=sold', 'status'],
+    ] as const) {
       const r = await send(svc, 'POST', `${JOBS}?${query}`, csv);
       expect(r.status, query).toBe(400);
       expect(r.body.error.details.param).toBe(param);
@@ -353,7 +443,10 @@ describe('jobs: cancel, and bodies that are no job', () => {
     const fits = await send(svc, 'POST', JOBS, json({ items: Array.from({ length: MAX_JOB_ITEMS }, () => link) }));
     expect(fits.status).toBe(202);
     expect(fits.body.data.count).toBe(MAX_JOB_ITEMS);
-    const r = await send(svc, 'POST', JOBS, { body: 'zpid\n' + '1\n'.repeat(MAX_JOB_BODY_BYTES / 2 + 1), type: 'text/csv' });
+    const r = await send(svc, 'POST', JOBS, {
+      body: 'zpid\n' + '1\n'.repeat(MAX_JOB_BODY_BYTES / 2 + 1),
+      type: 'text/csv',
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'bad_body', message: 'The request body is larger than 8 MB.' });
   });
@@ -363,7 +456,12 @@ describe('jobs: cancel, and bodies that are no job', () => {
     expect(r.status).toBe(401);
     expect(r.body.error.code).toBe('missing_api_key');
     // fetch gives a string body a content-type (text/plain): inject sends none.
-    const untyped = await svc.app.inject({ method: 'POST', url: JOBS, headers: { 'x-api-key': svc.keys.free! }, payload: JSON.stringify({ items: [{ zpid: '114303858' }] }) });
+    const untyped = await svc.app.inject({
+      method: 'POST',
+      url: JOBS,
+      headers: { 'x-api-key': svc.keys.free! },
+      payload: JSON.stringify({ items: [{ zpid: '114303858' }] }),
+    });
     expect(untyped.statusCode).toBe(202);
     const plain = await send(svc, 'POST', JOBS, { body: JSON.stringify({ items: ['x'] }), type: 'text/plain' });
     expect(plain.status).toBe(415);
@@ -372,8 +470,14 @@ describe('jobs: cancel, and bodies that are no job', () => {
 
   it('results take format ndjson or csv only; job routes refuse unknown parameters', async () => {
     const id = (await createJson(svc, { items: ['x'] })).body.data.id;
-    expect((await send(svc, 'GET', `${JOBS}/${id}/results?format=xml`)).body.error).toMatchObject({ code: 'bad_param', details: { param: 'format' } });
-    expect((await send(svc, 'GET', `${JOBS}/${id}?verbose=1`)).body.error).toMatchObject({ code: 'bad_param', details: { param: 'verbose' } });
+    expect((await send(svc, 'GET', `${JOBS}/${id}/results?format=xml`)).body.error).toMatchObject({
+      code: 'bad_param',
+      details: { param: 'format' },
+    });
+    expect((await send(svc, 'GET', `${JOBS}/${id}?verbose=1`)).body.error).toMatchObject({
+      code: 'bad_param',
+      details: { param: 'verbose' },
+    });
   });
 });
 
@@ -395,7 +499,10 @@ describe('job events: a client that leaves, a service that stops', () => {
 
   /** The events of a job over the socket, and the first event's text once it arrived. */
   async function openEvents(id: string, signal?: AbortSignal) {
-    const res = await fetch(`${svc.url}${JOBS}/${id}/events`, { headers: { 'x-api-key': svc.keys.free! }, ...(signal ? { signal } : {}) });
+    const res = await fetch(`${svc.url}${JOBS}/${id}/events`, {
+      headers: { 'x-api-key': svc.keys.free! },
+      ...(signal ? { signal } : {}),
+    });
     expect(res.status).toBe(200);
     const reader = res.body!.getReader();
     let text = '';

@@ -15,7 +15,10 @@ const OTHER = '/v1/portal/property?zpid=114303858';
 
 describe('free plan allotment', () => {
   it('used up → 402 credits_exhausted with upgrade_url; cached homes still work', async () => {
-    svc = await startTestService({ inProcess: true, accounts: { tiny: { key: 'tiny_key_000001', plan: 'free', allotment: 1 } } });
+    svc = await startTestService({
+      inProcess: true,
+      accounts: { tiny: { key: 'tiny_key_000001', plan: 'free', allotment: 1 } },
+    });
     const key = svc.keys.tiny!;
     expect((await svc.get(HOME, key)).body.meta.credits).toBe(1);
     const reads = svc.replay.requests.length;
@@ -34,7 +37,10 @@ describe('free plan allotment', () => {
 
 describe('paid plan', () => {
   it('past the included lookups with overage off → 402 credits_exhausted', async () => {
-    svc = await startTestService({ inProcess: true, accounts: { p: { key: 'paid_key_000001', plan: 'paid', included: 1, overage: false } } });
+    svc = await startTestService({
+      inProcess: true,
+      accounts: { p: { key: 'paid_key_000001', plan: 'paid', included: 1, overage: false } },
+    });
     expect((await svc.get(HOME, svc.keys.p)).status).toBe(200);
     const r = await svc.get(OTHER, svc.keys.p);
     expect(r.status).toBe(402);
@@ -42,8 +48,18 @@ describe('paid plan', () => {
   });
 
   it('overage is paused while a payment is failing', async () => {
-    svc = await startTestService({ inProcess: true,
-      accounts: { p: { key: 'paid_key_000002', plan: 'paid', included: 0, overage: true, overageRateUsd: 0.1, paymentFailing: true } },
+    svc = await startTestService({
+      inProcess: true,
+      accounts: {
+        p: {
+          key: 'paid_key_000002',
+          plan: 'paid',
+          included: 0,
+          overage: true,
+          overageRateUsd: 0.1,
+          paymentFailing: true,
+        },
+      },
     });
     const r = await svc.get(HOME, svc.keys.p);
     expect(r.status).toBe(402);
@@ -51,8 +67,18 @@ describe('paid plan', () => {
   });
 
   it('overage up to the spend limit, then 402 spend_limit_reached with the figures', async () => {
-    svc = await startTestService({ inProcess: true,
-      accounts: { p: { key: 'paid_key_000003', plan: 'paid', included: 1, overage: true, overageRateUsd: 0.5, spendLimitUsd: 0.5 } },
+    svc = await startTestService({
+      inProcess: true,
+      accounts: {
+        p: {
+          key: 'paid_key_000003',
+          plan: 'paid',
+          included: 1,
+          overage: true,
+          overageRateUsd: 0.5,
+          spendLimitUsd: 0.5,
+        },
+      },
     });
     expect((await svc.get(HOME, svc.keys.p)).body.meta.credits).toBe(1);
     expect((await svc.get(OTHER, svc.keys.p)).body.meta.credits).toBe(1);
@@ -60,12 +86,23 @@ describe('paid plan', () => {
     expect(r.status).toBe(402);
     expect(r.body.error.code).toBe('spend_limit_reached');
     expect(r.body.error.details).toMatchObject({
-      spend_limit_usd: 0.5, overage_rate_usd: 0.5, overage_used_usd: 0.5, overage_lookups: 1,
+      spend_limit_usd: 0.5,
+      overage_rate_usd: 0.5,
+      overage_used_usd: 0.5,
+      overage_lookups: 1,
     });
     expect(r.body.error.details.dashboard_url).toMatch(/^https?:\/\//);
     expect((await svc.get(HOME, svc.keys.p)).status).toBe(200);
     const usage = (await svc.get('/v1/account', svc.keys.p)).body.data;
-    expect(usage).toMatchObject({ plan: 'paid', used: 2, included: 1, remaining: 0, overage_used: 1, overage_usd: 0.5, spend_limit_usd: 0.5 });
+    expect(usage).toMatchObject({
+      plan: 'paid',
+      used: 2,
+      included: 1,
+      remaining: 0,
+      overage_used: 1,
+      overage_usd: 0.5,
+      spend_limit_usd: 0.5,
+    });
     expect(usage.period_end).toMatch(/^\d{4}-\d\d-01T00:00:00\.000Z$/);
   });
 });
@@ -83,34 +120,51 @@ describe('spend_limit_reached says what the refusal was based on (issue 9.12)', 
   it('overage held by a lookup in flight is reported as in flight, beside the overage charged', async () => {
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin);
-    svc = await startTestService({ inProcess: true,
+    svc = await startTestService({
+      inProcess: true,
       replayServer: site,
       // No wait for lookups in flight: the refusal is answered at once, on what is held.
       env: { PORTAL_ORIGIN: proxy.origin, CREDIT_WAIT_MS: '0' },
-      accounts: { p: { key: 'paid_key_000009', plan: 'paid', included: 0, overage: true, overageRateUsd: 0.5, spendLimitUsd: 0.5 } },
+      accounts: {
+        p: {
+          key: 'paid_key_000009',
+          plan: 'paid',
+          included: 0,
+          overage: true,
+          overageRateUsd: 0.5,
+          spendLimitUsd: 0.5,
+        },
+      },
     });
     const first = svc.get(HOME, svc.keys.p);
     await proxy.arrived(1); // its overage is held, not charged
     const refused = await svc.get(OTHER, svc.keys.p);
     expect(refused.status).toBe(402);
     expect(refused.body.error.details).toMatchObject({
-      spend_limit_usd: 0.5, overage_rate_usd: 0.5,
-      overage_used_usd: 0, overage_lookups: 0,
-      overage_in_flight_lookups: 1, overage_in_flight_usd: 0.5,
+      spend_limit_usd: 0.5,
+      overage_rate_usd: 0.5,
+      overage_used_usd: 0,
+      overage_lookups: 0,
+      overage_in_flight_lookups: 1,
+      overage_in_flight_usd: 0.5,
     });
     proxy.open();
     expect((await first).body.meta.credits).toBe(1);
     const after = await svc.get(OTHER, svc.keys.p);
     expect(after.body.error.details).toMatchObject({
-      overage_used_usd: 0.5, overage_lookups: 1, overage_in_flight_lookups: 0, overage_in_flight_usd: 0,
+      overage_used_usd: 0.5,
+      overage_lookups: 1,
+      overage_in_flight_lookups: 0,
+      overage_in_flight_usd: 0,
     });
   });
 });
 
 describe('billing periods', () => {
-  it('a paid plan\'s included lookups and spend limit start again with the calendar month (UTC)', async () => {
+  it("a paid plan's included lookups and spend limit start again with the calendar month (UTC)", async () => {
     let now = new Date('2026-11-30T23:00:00Z');
-    svc = await startTestService({ inProcess: true,
+    svc = await startTestService({
+      inProcess: true,
       clock: () => now,
       accounts: { p: { key: 'paid_key_000005', plan: 'paid', included: 1, overage: false } },
     });
@@ -120,12 +174,20 @@ describe('billing periods', () => {
     const r = await svc.get(OTHER, svc.keys.p);
     expect(r.status).toBe(200);
     expect(r.body.meta.credits).toBe(1);
-    expect((await svc.get('/v1/account', svc.keys.p)).body.data).toMatchObject({ used: 1, remaining: 0, period_end: '2027-01-01T00:00:00.000Z' });
+    expect((await svc.get('/v1/account', svc.keys.p)).body.data).toMatchObject({
+      used: 1,
+      remaining: 0,
+      period_end: '2027-01-01T00:00:00.000Z',
+    });
   });
 
   it('the free allotment is one-time: a new month does not restore it', async () => {
     let now = new Date('2026-11-30T23:00:00Z');
-    svc = await startTestService({ inProcess: true, clock: () => now, accounts: { f: { key: 'free_key_000006', plan: 'free', allotment: 1 } } });
+    svc = await startTestService({
+      inProcess: true,
+      clock: () => now,
+      accounts: { f: { key: 'free_key_000006', plan: 'free', allotment: 1 } },
+    });
     expect((await svc.get(HOME, svc.keys.f)).status).toBe(200);
     now = new Date('2027-02-01T00:00:00Z');
     expect((await svc.get(OTHER, svc.keys.f)).body.error.code).toBe('credits_exhausted');
@@ -144,13 +206,20 @@ describe('service-wide daily budget', () => {
     expect((await svc.get(HOME)).headers.get('x-cache')).toBe('HIT');
     expect((await svc.get('/v1/account')).body.data.used).toBe(1);
     const batch = await svc.post('/v1/portal/batch', { items: [{ zpid: '114303858' }] });
-    expect(batch.body.data[0].error).toMatchObject({ code: 'live_lookups_capped', details: { scope: 'service_daily_budget', retry_after: 3600 } });
+    expect(batch.body.data[0].error).toMatchObject({
+      code: 'live_lookups_capped',
+      details: { scope: 'service_daily_budget', retry_after: 3600 },
+    });
   });
 
   it('paid plans draw on their own budget, reported as paid_daily_budget', async () => {
-    svc = await startTestService({ inProcess: true,
+    svc = await startTestService({
+      inProcess: true,
       env: { DAILY_LIVE_LOOKUP_BUDGET: '0', PAID_DAILY_LIVE_LOOKUP_BUDGET: '1' },
-      accounts: { p: { key: 'paid_key_000004', plan: 'paid', included: 10 }, f: { key: 'free_key_000004', plan: 'free' } },
+      accounts: {
+        p: { key: 'paid_key_000004', plan: 'paid', included: 10 },
+        f: { key: 'free_key_000004', plan: 'free' },
+      },
     });
     expect((await svc.get(HOME, svc.keys.f)).body.error.code).toBe('live_lookups_capped');
     expect((await svc.get(HOME, svc.keys.p)).status).toBe(200);

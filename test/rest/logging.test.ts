@@ -24,7 +24,8 @@ beforeAll(async () => {
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
       text += chunk.toString();
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
+      for (const l of chunk.toString().split('\n').filter(Boolean))
+        lines.push(JSON.parse(l) as Record<string, unknown>);
       done();
     },
   });
@@ -39,7 +40,10 @@ describe('logs at info', () => {
   it('one line per request, with its status; the key in no line', async () => {
     lines.length = 0;
     const ok = await app.inject({ url: '/v1/portal/property?zpid=2146993218', headers: { 'x-api-key': KEY } });
-    const refused = await app.inject({ url: '/v1/portal/property?zpid=2146993218', headers: { 'x-api-key': `${KEY}x` } });
+    const refused = await app.inject({
+      url: '/v1/portal/property?zpid=2146993218',
+      headers: { 'x-api-key': `${KEY}x` },
+    });
     expect([ok.statusCode, refused.statusCode]).toEqual([200, 401]);
     const requests = lines.filter((l) => l.msg === 'request');
     expect(requests.map((l) => l.statusCode)).toEqual([200, 401]);
@@ -51,7 +55,11 @@ describe('logs at info', () => {
   it('censors a key or secret logged by mistake', async () => {
     app.log.info({ apiKey: KEY, headers: { 'x-api-key': KEY }, config: { apiKeySecret: 's3cret-value' } }, 'oops');
     const oops = lines.find((l) => l.msg === 'oops')!;
-    expect(oops).toMatchObject({ apiKey: '[redacted]', headers: { 'x-api-key': '[redacted]' }, config: { apiKeySecret: '[redacted]' } });
+    expect(oops).toMatchObject({
+      apiKey: '[redacted]',
+      headers: { 'x-api-key': '[redacted]' },
+      config: { apiKeySecret: '[redacted]' },
+    });
     expect(text).not.toContain(KEY);
     expect(text).not.toContain('s3cret-value');
   });

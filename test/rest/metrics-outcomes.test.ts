@@ -21,7 +21,9 @@ describe('lookups_total and batch_size: one rule for every path', () => {
     parseMetrics(await (await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text());
   const gql = async (query: string, key = svc.keys.free!) => {
     const res = await fetch(`${svc.url}/graphql`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query }),
     });
     return (await res.json()) as { data: Record<string, { __typename: string; code?: string }> };
   };
@@ -29,24 +31,40 @@ describe('lookups_total and batch_size: one rule for every path', () => {
   it('invalid input is counted for a single lookup as for a batch item, in REST and GraphQL', async () => {
     const before = await scrape();
     expect((await svc.get('/v1/portal/property?zpid=12x')).body.error.code).toBe('bad_param');
-    expect((await gql('{ property(zpid: "12x") { __typename ... on LookupError { code } } }')).data.property).toEqual({ __typename: 'LookupError', code: 'bad_param' });
+    expect((await gql('{ property(zpid: "12x") { __typename ... on LookupError { code } } }')).data.property).toEqual({
+      __typename: 'LookupError',
+      code: 'bad_param',
+    });
     const after = await scrape();
-    expect(valueOf(after, 'lookups_total', none('bad_param')) - valueOf(before, 'lookups_total', none('bad_param'))).toBe(2);
+    expect(
+      valueOf(after, 'lookups_total', none('bad_param')) - valueOf(before, 'lookups_total', none('bad_param')),
+    ).toBe(2);
   });
 
   it('window refusals are counted as rate_limited per lookup, and a refused REST batch is a batch', async () => {
     // Another account (the first test's GraphQL operation may have taken a unit of free's window). Fill
     // its window: 50 lookups of one home (read once).
     const key = svc.keys.paid!;
-    const full = await svc.post('/v1/portal/batch', { items: Array.from({ length: 50 }, () => ({ zpid: '2146993218' })) }, key);
+    const full = await svc.post(
+      '/v1/portal/batch',
+      { items: Array.from({ length: 50 }, () => ({ zpid: '2146993218' })) },
+      key,
+    );
     expect(full.status).toBe(200);
     const before = await scrape();
     expect((await svc.get('/v1/portal/property?zpid=2146993218', key)).status).toBe(429);
-    const batch = await svc.post('/v1/portal/batch', { items: [{ zpid: '2146993218' }, { zpid: '114303858' }, 'not a link or address'] }, key);
+    const batch = await svc.post(
+      '/v1/portal/batch',
+      { items: [{ zpid: '2146993218' }, { zpid: '114303858' }, 'not a link or address'] },
+      key,
+    );
     expect(batch.status).toBe(429);
-    expect((await gql('{ property(zpid: "2146993218") { __typename ... on LookupError { code } } }', key)).data.property).toEqual({ __typename: 'LookupError', code: 'rate_limited' });
+    expect(
+      (await gql('{ property(zpid: "2146993218") { __typename ... on LookupError { code } } }', key)).data.property,
+    ).toEqual({ __typename: 'LookupError', code: 'rate_limited' });
     const after = await scrape();
-    const moved = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      valueOf(after, name, labels) - valueOf(before, name, labels);
     // The single lookup, the batch's two valid items, the GraphQL field.
     expect(moved('lookups_total', none('rate_limited'))).toBe(4);
     // The refused batch's invalid item, by its own code, as a refused GraphQL batch counts it.

@@ -11,10 +11,16 @@ import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type TestService } from '../helpers/service.js';
 
 const TOKEN = 'metrics-token-for-tests-0001';
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 
 const scrape = async (svc: TestService, token: string | null = TOKEN) => {
-  const res = await fetch(`${svc.url}/metrics`, token === null ? {} : { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(
+    `${svc.url}/metrics`,
+    token === null ? {} : { headers: { authorization: `Bearer ${token}` } },
+  );
   return { status: res.status, headers: res.headers, text: await res.text() };
 };
 
@@ -38,7 +44,10 @@ describe('/metrics on the main port', () => {
     expect(none.headers.get('x-api-version')).toBe('v1');
     const wrong = await scrape(svc, `${TOKEN}x`);
     expect(wrong.status).toBe(401);
-    expect(JSON.parse(wrong.text).error).toMatchObject({ code: 'invalid_api_key', details: { header: 'authorization' } });
+    expect(JSON.parse(wrong.text).error).toMatchObject({
+      code: 'invalid_api_key',
+      details: { header: 'authorization' },
+    });
     expect(wrong.text).not.toContain(TOKEN);
   });
 
@@ -47,10 +56,21 @@ describe('/metrics on the main port', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const name of [
-      'http_requests_total', 'lookups_total', 'upstream_read_seconds', 'upstream_bot_walls_total', 'upstream_fallbacks_total',
-      'credits_billed_total', 'batch_size', 'store_command_seconds', 'store_errors_total', 'event_loop_lag_seconds',
-      'page_worker_queue_length', 'rate_limited_total', 'idempotent_requests_total',
-    ]) expect(declares(r.text, name), name).toBe(true);
+      'http_requests_total',
+      'lookups_total',
+      'upstream_read_seconds',
+      'upstream_bot_walls_total',
+      'upstream_fallbacks_total',
+      'credits_billed_total',
+      'batch_size',
+      'store_command_seconds',
+      'store_errors_total',
+      'event_loop_lag_seconds',
+      'page_worker_queue_length',
+      'rate_limited_total',
+      'idempotent_requests_total',
+    ])
+      expect(declares(r.text, name), name).toBe(true);
   });
 
   it('lookups, credits, upstream reads, store calls and HTTP requests move with the work, by value', async () => {
@@ -61,7 +81,8 @@ describe('/metrics on the main port', () => {
     const batch = await svc.post('/v1/portal/batch', { items: [{ zpid: '2146993218' }, 'not a link or address'] });
     expect(batch.status).toBe(200);
     const after = parseMetrics((await scrape(svc)).text);
-    const moved = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      valueOf(after, name, labels) - valueOf(before, name, labels);
 
     expect(moved('lookups_total', { code: 'ok', source: 'self_hosted', cache: 'miss' })).toBe(1);
     // The second single lookup and the batch's valid item were cache hits.
@@ -79,16 +100,25 @@ describe('/metrics on the main port', () => {
     // Both lag samples are there (valueOf would read a missing one as 0), the max never below the p99.
     const lag = after.filter((x) => x.name === 'event_loop_lag_seconds');
     expect(lag.map((x) => x.labels.quantile).sort()).toEqual(['0.99', 'max']);
-    expect(valueOf(after, 'event_loop_lag_seconds', { quantile: 'max' })).toBeGreaterThanOrEqual(valueOf(after, 'event_loop_lag_seconds', { quantile: '0.99' }));
+    expect(valueOf(after, 'event_loop_lag_seconds', { quantile: 'max' })).toBeGreaterThanOrEqual(
+      valueOf(after, 'event_loop_lag_seconds', { quantile: '0.99' }),
+    );
   });
 
   it('counts requests with an Idempotency-Key by outcome: ran, replayed, key_reused', async () => {
     const before = parseMetrics((await scrape(svc)).text);
-    const send = (zpid: string) => svc.post('/v1/portal/batch', { items: [{ zpid }] }, undefined, { 'idempotency-key': 'metrics-1' });
-    const statuses = [(await send('2146993218')).status, (await send('2146993218')).status, (await send('15192198')).status];
+    const send = (zpid: string) =>
+      svc.post('/v1/portal/batch', { items: [{ zpid }] }, undefined, { 'idempotency-key': 'metrics-1' });
+    const statuses = [
+      (await send('2146993218')).status,
+      (await send('2146993218')).status,
+      (await send('15192198')).status,
+    ];
     expect(statuses).toEqual([200, 200, 422]);
     const after = parseMetrics((await scrape(svc)).text);
-    const moved = (outcome: string) => valueOf(after, 'idempotent_requests_total', { outcome }) - valueOf(before, 'idempotent_requests_total', { outcome });
+    const moved = (outcome: string) =>
+      valueOf(after, 'idempotent_requests_total', { outcome }) -
+      valueOf(before, 'idempotent_requests_total', { outcome });
     expect(['ran', 'replayed', 'key_reused', 'not_kept', 'key_in_use'].map(moved)).toEqual([1, 1, 1, 0, 0]);
   });
 
@@ -104,7 +134,9 @@ describe('/metrics on the main port', () => {
       const blocked = { code: 'upstream_blocked', source: 'none', cache: 'miss' };
       expect(valueOf(after, 'lookups_total', blocked) - valueOf(before, 'lookups_total', blocked)).toBe(1);
       const read = { operation: 'read', provider: 'none', outcome: 'upstream_blocked' };
-      expect(valueOf(after, 'upstream_read_seconds_count', read) - valueOf(before, 'upstream_read_seconds_count', read)).toBe(1);
+      expect(
+        valueOf(after, 'upstream_read_seconds_count', read) - valueOf(before, 'upstream_read_seconds_count', read),
+      ).toBe(1);
       // No fallback provider is set up: nothing handed over.
       expect(valueOf(after, 'upstream_fallbacks_total', { operation: 'read' })).toBe(0);
     } finally {
@@ -136,7 +168,8 @@ describe('/metrics when a stale answer stands in for a walled read', () => {
     const r = await svc.get(`/v1/portal/property?zpid=${zpid}`);
     expect(r.body.meta).toMatchObject({ stale: true, stale_reason: 'upstream_blocked', credits: 0 });
     const after = parseMetrics((await scrape(svc)).text);
-    const moved = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    const moved = (name: string, labels: Record<string, string> = {}) =>
+      valueOf(after, name, labels) - valueOf(before, name, labels);
     expect(moved('lookups_total', { code: 'ok', source: 'self_hosted', cache: 'stale' })).toBe(1);
     expect(moved('lookups_total', { code: 'ok', source: 'self_hosted', cache: 'hit' })).toBe(0);
     expect(moved('lookups_total', { code: 'upstream_blocked', source: 'none', cache: 'miss' })).toBe(0);
@@ -167,7 +200,9 @@ describe('/metrics without METRICS_TOKEN, and on METRICS_PORT', () => {
     expect(r.status).toBe(200);
     const samples = parseMetrics(await r.text());
     expect(valueOf(samples, 'credits_billed_total')).toBe(1);
-    expect(valueOf(samples, 'http_requests_total', { route: '/v1/portal/property', method: 'GET', status: '200' })).toBe(1);
+    expect(
+      valueOf(samples, 'http_requests_total', { route: '/v1/portal/property', method: 'GET', status: '200' }),
+    ).toBe(1);
     const elsewhere = await fetch(`${base}/v1/account`);
     expect(elsewhere.status).toBe(404);
     expect((await elsewhere.json()).error.code).toBe('route_not_found');
@@ -180,7 +215,13 @@ describe('/metrics when the fallback provider reads a walled home', () => {
   beforeAll(async () => {
     platform = await startFakeActorPlatform({ homes: recordedBatch().map(todaysShape) });
     svc = await startTestService({
-      env: { METRICS_TOKEN: TOKEN, FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+      env: {
+        METRICS_TOKEN: TOKEN,
+        FALLBACK_URL: platform.url,
+        FALLBACK_TOKEN: platform.token,
+        FALLBACK_ACTOR: platform.actor,
+        LOOKUP_TIMEOUT_MS: '5000',
+      },
     });
     svc.replay.faults.set('/homedetails/7521381_zpid/', { status: 403, body: WALL });
   });
@@ -197,7 +238,9 @@ describe('/metrics when the fallback provider reads a walled home', () => {
     expect(valueOf(samples, 'upstream_bot_walls_total')).toBe(1);
     expect(valueOf(samples, 'upstream_fallbacks_total', { operation: 'read' })).toBe(1);
     expect(valueOf(samples, 'lookups_total', { code: 'ok', source: 'fallback', cache: 'miss' })).toBe(1);
-    expect(valueOf(samples, 'upstream_read_seconds_count', { operation: 'read', provider: 'fallback', outcome: 'ok' })).toBe(1);
+    expect(
+      valueOf(samples, 'upstream_read_seconds_count', { operation: 'read', provider: 'fallback', outcome: 'ok' }),
+    ).toBe(1);
     expect(valueOf(samples, 'credits_billed_total')).toBe(1);
   });
 });

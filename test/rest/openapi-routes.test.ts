@@ -49,12 +49,18 @@ describe('REST routes and their OpenAPI operations', () => {
       const [method, url] = route.split(' ') as [string, string];
       expect(app.hasRoute({ method: method as 'GET', url }), route).toBe(true);
     }
-    expect(routes).toEqual(expect.arrayContaining(['GET /healthz', 'GET /openapi.json', 'POST /graphql', 'GET /v1/portal/jobs/:id/events']));
+    expect(routes).toEqual(
+      expect.arrayContaining(['GET /healthz', 'GET /openapi.json', 'POST /graphql', 'GET /v1/portal/jobs/:id/events']),
+    );
   });
 
   it('every route under /v1 has its operation, and every operation is a route the app serves', () => {
-    const served = appRoutes().filter((r) => r.split(' ')[1]!.startsWith('/v1/')).sort();
-    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => asRoute(m, path))).sort();
+    const served = appRoutes()
+      .filter((r) => r.split(' ')[1]!.startsWith('/v1/'))
+      .sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, methods]) => Object.keys(methods).map((m) => asRoute(m, path)))
+      .sort();
     expect(served.length).toBeGreaterThan(10);
     expect(documented).toEqual(served);
     // The other way round without the tree: Fastify finds each operation's route.

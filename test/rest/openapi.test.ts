@@ -10,7 +10,13 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ERROR_CODES, humanMs, LOCATOR_FIELDS, LOCATOR_KEYS, lookupDescription, REST_ERROR_CODES, type ErrorCode,
+  ERROR_CODES,
+  humanMs,
+  LOCATOR_FIELDS,
+  LOCATOR_KEYS,
+  lookupDescription,
+  REST_ERROR_CODES,
+  type ErrorCode,
 } from '../../src/contract/index.js';
 import { buildOpenApi, exampleProperty } from '../../src/rest/openapi.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -31,7 +37,8 @@ const operations = () =>
   );
 
 /** A response, or the shared one (components.responses) it refers to. */
-const resolved = (response: any): any => (response.$ref ? doc.components.responses[response.$ref.replace('#/components/responses/', '')] : response);
+const resolved = (response: any): any =>
+  response.$ref ? doc.components.responses[response.$ref.replace('#/components/responses/', '')] : response;
 
 describe('/openapi.json', () => {
   it('is the document the contract generates', () => {
@@ -52,16 +59,34 @@ describe('/openapi.json', () => {
       return op.operationId;
     });
     expect(ids).toEqual([
-      'lookupProperty', 'lookupProperties', 'createLookupJob', 'listLookupJobs', 'getLookupJob', 'cancelLookupJob', 'getLookupJobResults',
-      'streamLookupJobEvents', 'createWatch', 'listWatches', 'getWatch', 'deleteWatch', 'getAccount',
+      'lookupProperty',
+      'lookupProperties',
+      'createLookupJob',
+      'listLookupJobs',
+      'getLookupJob',
+      'cancelLookupJob',
+      'getLookupJobResults',
+      'streamLookupJobEvents',
+      'createWatch',
+      'listWatches',
+      'getWatch',
+      'deleteWatch',
+      'getAccount',
     ]);
   });
 
   it("error code is an enum of REST's codes from the table, GraphQL's own left out", () => {
     const codes = doc.components.schemas.ErrorBody.properties.code.enum;
     expect(codes).toEqual(REST_ERROR_CODES);
-    const graphqlOnly = (Object.keys(ERROR_CODES) as ErrorCode[]).filter((c) => !(REST_ERROR_CODES as string[]).includes(c));
-    expect(graphqlOnly.sort()).toEqual(['missing_query', 'operation_not_supported', 'persisted_query_not_found', 'query_too_complex']);
+    const graphqlOnly = (Object.keys(ERROR_CODES) as ErrorCode[]).filter(
+      (c) => !(REST_ERROR_CODES as string[]).includes(c),
+    );
+    expect(graphqlOnly.sort()).toEqual([
+      'missing_query',
+      'operation_not_supported',
+      'persisted_query_not_found',
+      'query_too_complex',
+    ]);
     for (const c of graphqlOnly) expect(codes).not.toContain(c);
   });
 
@@ -79,29 +104,42 @@ describe('/openapi.json', () => {
         }
       }
     }
-    expect(documented.has('not_found') && documented.has('too_many_items') && documented.has('store_unavailable')).toBe(true);
+    expect(documented.has('not_found') && documented.has('too_many_items') && documented.has('store_unavailable')).toBe(
+      true,
+    );
     // The request-level codes on every operation, 415 on the one with a body.
     for (const { where, op } of operations()) {
       for (const code of ['not_acceptable', 'request_timeout', 'expectation_failed', 'headers_too_large'] as const) {
-        expect(op.responses[String(ERROR_CODES[code].status)], `${where} ${code}`).toEqual({ $ref: `#/components/responses/${code}` });
+        expect(op.responses[String(ERROR_CODES[code].status)], `${where} ${code}`).toEqual({
+          $ref: `#/components/responses/${code}`,
+        });
       }
     }
-    expect(doc.paths['/v1/portal/batch'].post.responses['415']).toEqual({ $ref: '#/components/responses/unsupported_media_type' });
+    expect(doc.paths['/v1/portal/batch'].post.responses['415']).toEqual({
+      $ref: '#/components/responses/unsupported_media_type',
+    });
     expect(doc.paths['/v1/account'].get.responses['415']).toBeUndefined();
   });
 
-  it('every code of the REST error table is in some response example (an operation\'s or a shared response)', () => {
+  it("every code of the REST error table is in some response example (an operation's or a shared response)", () => {
     const inExamples = new Set<string>();
-    const responses = [...operations().flatMap(({ op }) => Object.values(op.responses as Record<string, any>)), ...Object.values(doc.components.responses as Record<string, any>)];
+    const responses = [
+      ...operations().flatMap(({ op }) => Object.values(op.responses as Record<string, any>)),
+      ...Object.values(doc.components.responses as Record<string, any>),
+    ];
     for (const response of responses) {
       const media = resolved(response).content?.['application/json'];
       if (!media) continue; // a stream of a job's results or events, or a 204: no error in it
-      for (const example of Object.values((media.examples ?? {}) as Record<string, any>)) inExamples.add(example.value.error?.code);
+      for (const example of Object.values((media.examples ?? {}) as Record<string, any>))
+        inExamples.add(example.value.error?.code);
       if (media.example?.error) inExamples.add(media.example.error.code);
     }
     expect(REST_ERROR_CODES.filter((c) => !inExamples.has(c))).toEqual([]);
     for (const [code, response] of Object.entries(doc.components.responses as Record<string, any>)) {
-      expect(response.content['application/json'].examples[code].value.error).toEqual({ code, message: ERROR_CODES[code as ErrorCode].message });
+      expect(response.content['application/json'].examples[code].value.error).toEqual({
+        code,
+        message: ERROR_CODES[code as ErrorCode].message,
+      });
     }
   });
 
@@ -110,8 +148,14 @@ describe('/openapi.json', () => {
     expect(s.BatchResponse.properties.data.items).toEqual({
       oneOf: [{ $ref: '#/components/schemas/BatchItemSuccess' }, { $ref: '#/components/schemas/BatchItemFailure' }],
     });
-    expect(s.BatchItemSuccess).toMatchObject({ required: ['index', 'ok', 'data', 'meta'], properties: { ok: { const: true } } });
-    expect(s.BatchItemFailure).toMatchObject({ required: ['index', 'ok', 'error'], properties: { ok: { const: false } } });
+    expect(s.BatchItemSuccess).toMatchObject({
+      required: ['index', 'ok', 'data', 'meta'],
+      properties: { ok: { const: true } },
+    });
+    expect(s.BatchItemFailure).toMatchObject({
+      required: ['index', 'ok', 'error'],
+      properties: { ok: { const: false } },
+    });
   });
 
   it('every example (parameters, request bodies, responses) is valid against its schema', () => {
@@ -119,7 +163,9 @@ describe('/openapi.json', () => {
     ajv.addSchema({ $id: 'doc', components: doc.components });
     // The document's refs point into it: '#/components/…' read from the document's root.
     const check = (schema: unknown, value: unknown, where: string) => {
-      const validateFn = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
+      const validateFn = ajv.compile(
+        JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')),
+      );
       expect(validateFn(value), `${where}: ${JSON.stringify(validateFn.errors)}`).toBe(true);
     };
     let checked = 0;
@@ -145,10 +191,12 @@ describe('/openapi.json', () => {
         const media = content['application/json'];
         // A job's results and events are streams of lines (NDJSON, CSV, server-sent events): their schema is text.
         if (!media && status === '200') {
-          for (const [type, stream] of Object.entries(content as Record<string, any>)) expect(stream.schema, `${where} ${type}`).toMatchObject({ type: 'string' });
+          for (const [type, stream] of Object.entries(content as Record<string, any>))
+            expect(stream.schema, `${where} ${type}`).toMatchObject({ type: 'string' });
           continue;
         }
-        const examples = media.example === undefined ? Object.values(media.examples ?? {}).map((e: any) => e.value) : [media.example];
+        const examples =
+          media.example === undefined ? Object.values(media.examples ?? {}).map((e: any) => e.value) : [media.example];
         expect(examples.length, `${where} ${status} has an example`).toBeGreaterThan(0);
         for (const [i, value] of examples.entries()) {
           check(media.schema, value, `${where} ${status} #${i}`);
@@ -171,13 +219,21 @@ describe('/openapi.json', () => {
   it("only zpid's example is one Swagger UI's try-it fills in (one locator sent); the others' are in their description", () => {
     const params = doc.paths['/v1/portal/property'].get.parameters as any[];
     const byName = Object.fromEntries(params.map((p) => [p.name, p]));
-    expect(params.filter((p) => p.example !== undefined || p.examples !== undefined).map((p) => p.name)).toEqual(['zpid']);
+    expect(params.filter((p) => p.example !== undefined || p.examples !== undefined).map((p) => p.name)).toEqual([
+      'zpid',
+    ]);
     expect(byName.zpid.example).toBe(LOCATOR_FIELDS.zpid.examples[0]);
-    for (const key of ['url', 'address'] as const) expect(byName[key].description).toContain(`Example: \`${LOCATOR_FIELDS[key].examples[0]}\``);
+    for (const key of ['url', 'address'] as const)
+      expect(byName[key].description).toContain(`Example: \`${LOCATOR_FIELDS[key].examples[0]}\``);
   });
 
   it("the example home is the hand-checked record's (fixtures/portal/expected), trimmed", () => {
-    const expected = JSON.parse(readFileSync(new URL('../../fixtures/portal/expected/hdp-2146993218-condo-for-sale-2024.json', import.meta.url), 'utf8')).expected;
+    const expected = JSON.parse(
+      readFileSync(
+        new URL('../../fixtures/portal/expected/hdp-2146993218-condo-for-sale-2024.json', import.meta.url),
+        'utf8',
+      ),
+    ).expected;
     let compared = 0;
     for (const [field, value] of Object.entries(exampleProperty)) {
       if (value === null || (Array.isArray(value) && value.length === 0)) continue;
@@ -221,8 +277,13 @@ export type Account = operations['getAccount']['responses'][200]['content']['app
 `,
     );
     const program = ts.createProgram([join(dir, 'use.ts')], {
-      strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler, skipLibCheck: true, types: [],
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      skipLibCheck: true,
+      types: [],
     });
     const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(problems).toEqual([]);

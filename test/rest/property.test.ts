@@ -29,7 +29,11 @@ describe('a home by link', () => {
     expect(r.body.data.zpid).toBe('2146993218');
     expect(r.body.data.price).toBeGreaterThan(0);
     expect(r.body.meta).toMatchObject({
-      credits: 1, cached: false, cache_key: 'zpid:2146993218', release: 'v1', source: { provider: 'self_hosted' },
+      credits: 1,
+      cached: false,
+      cache_key: 'zpid:2146993218',
+      release: 'v1',
+      source: { provider: 'self_hosted' },
     });
     expect(r.body.meta.fetched_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(r.body.meta.warning).toBeUndefined();
@@ -41,7 +45,12 @@ describe('a home by link', () => {
     now = new Date(now.getTime() + 3600_000);
     const r = await svc.get(`/v1/portal/property?${q({ url: HOME_URL })}`);
     expect(r.headers.get('x-cache')).toBe('HIT');
-    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, cache_key: 'zpid:2146993218', fetched_at: first.meta.fetched_at });
+    expect(r.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      cache_key: 'zpid:2146993218',
+      fetched_at: first.meta.fetched_at,
+    });
     expect(r.body.data).toEqual(first.data);
     expect(upstreamHits('2146993218_zpid')).toBe(1);
   });
@@ -93,13 +102,17 @@ describe('a home by address', () => {
   });
 
   it('the same address written differently is a hit', async () => {
-    const r = await svc.get(`/v1/portal/property?${q({ address: '661 LAKEVIEW AVENUE  San Francisco CA 94112-1234' })}`);
+    const r = await svc.get(
+      `/v1/portal/property?${q({ address: '661 LAKEVIEW AVENUE  San Francisco CA 94112-1234' })}`,
+    );
     expect(r.headers.get('x-cache')).toBe('HIT');
     expect(r.body.meta.credits).toBe(0);
   });
 
   it('a link or zpid lookup of a home first fetched by address is a hit', async () => {
-    const r = await svc.get(`/v1/portal/property?${q({ url: 'https://www.zillow.com/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' })}`);
+    const r = await svc.get(
+      `/v1/portal/property?${q({ url: 'https://www.zillow.com/homedetails/661-Lakeview-Ave-San-Francisco-CA-94112/15192198_zpid/' })}`,
+    );
     expect(r.headers.get('x-cache')).toBe('HIT');
     expect(r.body.meta).toMatchObject({ credits: 0, cache_key: 'zpid:15192198' });
   });
@@ -107,7 +120,11 @@ describe('a home by address', () => {
   it('an address of a home first fetched by zpid is a hit (resolution is free)', async () => {
     const r = await svc.get(`/v1/portal/property?${q({ address: '2435 Aspen Rd Unit 104, Ames, IA 50010' })}`);
     expect(r.headers.get('x-cache')).toBe('HIT');
-    expect(r.body.meta).toMatchObject({ credits: 0, cached: true, cache_key: 'addr:2435 aspen rd #104, ames, ia 50010' });
+    expect(r.body.meta).toMatchObject({
+      credits: 0,
+      cached: true,
+      cache_key: 'addr:2435 aspen rd #104, ames, ia 50010',
+    });
     expect(r.body.data.zpid).toBe('114303858');
   });
 });
@@ -120,7 +137,9 @@ describe('address_ambiguous', () => {
     const r = await svc.get(`/v1/portal/property?${q({ address: WRONG_UNIT })}`);
     expect(r.status).toBe(409);
     expect(r.body.error.code).toBe('address_ambiguous');
-    expect(r.body.error.details.candidate.detailUrl).toMatch(/^https:\/\/www\.zillow\.com\/homedetails\/.*114303858_zpid\/$/);
+    expect(r.body.error.details.candidate.detailUrl).toMatch(
+      /^https:\/\/www\.zillow\.com\/homedetails\/.*114303858_zpid\/$/,
+    );
     expect(r.body.error.details.mismatch).toContain('unit');
     expect((await usage()).used).toBe(before);
   });
@@ -175,12 +194,16 @@ describe('not_found', () => {
 
 describe('an apartment-building link', () => {
   it('describes the building, priced from its lowest-priced available unit', async () => {
-    const r = await svc.get(`/v1/portal/property?${q({ url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' })}`);
+    const r = await svc.get(
+      `/v1/portal/property?${q({ url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' })}`,
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.price).toBeGreaterThan(0);
     expect(r.body.data.unit).toMatch(/\S/);
     expect(r.body.meta).toMatchObject({ credits: 1, cache_key: 'bldg:CmB93F' });
-    const again = await svc.get(`/v1/portal/property?${q({ url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' })}`);
+    const again = await svc.get(
+      `/v1/portal/property?${q({ url: 'https://www.zillow.com/apartments/austin-tx/lenox-grand/CmB93F/' })}`,
+    );
     expect(again.headers.get('x-cache')).toBe('HIT');
   });
 });

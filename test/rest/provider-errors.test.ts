@@ -3,7 +3,13 @@
 // loopback (test/fakes/fake-actor-platform.ts), with the platform's documented refusals and run endings.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ErrorEnvelope } from '../../src/contract/index.js';
-import { PLATFORM_ERRORS, forSaleItem, runStarts, startFakeActorPlatform, type FakeActorPlatform } from '../fakes/fake-actor-platform.js';
+import {
+  PLATFORM_ERRORS,
+  forSaleItem,
+  runStarts,
+  startFakeActorPlatform,
+  type FakeActorPlatform,
+} from '../fakes/fake-actor-platform.js';
 import { recordedBatch, todaysShape } from '../helpers/fallback-items.js';
 import { expectSchema } from '../helpers/schema.js';
 import { startTestService, type TestService } from '../helpers/service.js';
@@ -15,7 +21,13 @@ beforeAll(async () => {
   // The own collector is off, so every live read goes to the provider. Its pauses after a 429 are
   // 10, 20, 40 ms here (500, 1000, 2000 by default): the count of tries is what the 429 test checks.
   svc = await startTestService({
-    env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '5000' },
+    env: {
+      SELF_HOSTED_ENABLED: 'false',
+      FALLBACK_URL: platform.url,
+      FALLBACK_TOKEN: platform.token,
+      FALLBACK_ACTOR: platform.actor,
+      LOOKUP_TIMEOUT_MS: '5000',
+    },
     fallbackBackoffMs: 10,
   });
 });
@@ -101,7 +113,13 @@ describe('the run ends without a home', () => {
     // not so short that a stalled event loop (a loaded machine) ends it before the run is started.
     const short = await startTestService({
       store: svc.store,
-      env: { SELF_HOSTED_ENABLED: 'false', FALLBACK_URL: platform.url, FALLBACK_TOKEN: platform.token, FALLBACK_ACTOR: platform.actor, LOOKUP_TIMEOUT_MS: '1500' },
+      env: {
+        SELF_HOSTED_ENABLED: 'false',
+        FALLBACK_URL: platform.url,
+        FALLBACK_TOKEN: platform.token,
+        FALLBACK_ACTOR: platform.actor,
+        LOOKUP_TIMEOUT_MS: '1500',
+      },
     });
     try {
       platform.holding = true;
@@ -127,8 +145,16 @@ describe('the provider answering', () => {
     const before = await used();
     const r = await svc.get('/v1/portal/property?zpid=7521381');
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ zpid: '7521381', streetAddress: '938 W Portland Street', price: 755000, homeStatus: 'RECENTLY_SOLD' });
-    expect(r.body.meta).toMatchObject({ credits: 1, source: { provider: 'apify', actor: platform.actor, run_id: platform.runs[0]!.id } });
+    expect(r.body.data).toMatchObject({
+      zpid: '7521381',
+      streetAddress: '938 W Portland Street',
+      price: 755000,
+      homeStatus: 'RECENTLY_SOLD',
+    });
+    expect(r.body.meta).toMatchObject({
+      credits: 1,
+      source: { provider: 'apify', actor: platform.actor, run_id: platform.runs[0]!.id },
+    });
     expect(await used()).toBe(before + 1);
   });
 });

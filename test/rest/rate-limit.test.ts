@@ -27,11 +27,20 @@ describe('MemoryRateLimiter', () => {
   it('takes units all or none, and starts again with the next window', async () => {
     let now = Date.parse('2026-11-23T12:00:59.500Z');
     const limiter = new MemoryRateLimiter({ perMinute: 50, maxLive: 2 }, () => now);
-    expect(await limiter.take('a', 30)).toEqual({ allowed: true, window: { limit: 50, remaining: 20, resetSeconds: 1 } });
-    expect(await limiter.take('a', 21)).toEqual({ allowed: false, window: { limit: 50, remaining: 20, resetSeconds: 1 } });
+    expect(await limiter.take('a', 30)).toEqual({
+      allowed: true,
+      window: { limit: 50, remaining: 20, resetSeconds: 1 },
+    });
+    expect(await limiter.take('a', 21)).toEqual({
+      allowed: false,
+      window: { limit: 50, remaining: 20, resetSeconds: 1 },
+    });
     expect((await limiter.take('b', 50)).allowed).toBe(true);
     now += 500;
-    expect(await limiter.take('a', 21)).toEqual({ allowed: true, window: { limit: 50, remaining: 29, resetSeconds: 60 } });
+    expect(await limiter.take('a', 21)).toEqual({
+      allowed: true,
+      window: { limit: 50, remaining: 29, resetSeconds: 60 },
+    });
   });
 
   it('gives units back to the window still current, never below zero used', async () => {
@@ -54,7 +63,10 @@ describe('MemoryRateLimiter', () => {
     const limiter = new MemoryRateLimiter({ perMinute: 0, maxLive: 1, maxBackgroundLive: 2 });
     const mine = await limiter.holdLive('a');
     expect(await limiter.holdLive('a')).toBeNull();
-    const bg = [await limiter.holdLive('a', undefined, 'background'), await limiter.holdLive('a', undefined, 'background')];
+    const bg = [
+      await limiter.holdLive('a', undefined, 'background'),
+      await limiter.holdLive('a', undefined, 'background'),
+    ];
     expect(bg.map((r) => typeof r)).toEqual(['function', 'function']);
     expect(await limiter.holdLive('a', undefined, 'background')).toBeNull();
     mine!();
@@ -81,10 +93,20 @@ describe('MemoryRateLimiter', () => {
 describe('RedisRateLimiter without its Redis', () => {
   it('lets requests through (no window to report) and warns, rather than refusing what a healthy store could serve', async () => {
     const lines: Array<Record<string, unknown>> = [];
-    const logger = pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) });
-    const limiter = new RedisRateLimiter({ perMinute: 50, maxLive: 1 }, {
-      url: `redis://127.0.0.1:${await freePort()}`, prefix: 'rl-down:', commandTimeoutMs: 200, leaseTtlMs: 900, logger,
-    });
+    const logger = pino(
+      { level: 'warn' },
+      { write: (l: string) => void lines.push(JSON.parse(l) as Record<string, unknown>) },
+    );
+    const limiter = new RedisRateLimiter(
+      { perMinute: 50, maxLive: 1 },
+      {
+        url: `redis://127.0.0.1:${await freePort()}`,
+        prefix: 'rl-down:',
+        commandTimeoutMs: 200,
+        leaseTtlMs: 900,
+        logger,
+      },
+    );
     try {
       expect(await limiter.take('a', 50)).toEqual({ allowed: true, window: null });
       expect(await limiter.take('a', 50)).toEqual({ allowed: true, window: null });
@@ -122,7 +144,10 @@ describe('lookups per minute, in memory', () => {
 
     const refused = await svc.get('/v1/portal/property?zpid=2146993218', key);
     expect(refused.status).toBe(429);
-    expect(refused.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 'lookups_per_minute', per_minute: 50, remaining: 0, requested: 1 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'rate_limited',
+      details: { limit: 'lookups_per_minute', per_minute: 50, remaining: 0, requested: 1 },
+    });
     expect(refused.headers.get('retry-after')).toBe('50');
     expect(window(refused.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
     expect(refused.headers.get('ratelimit-policy')).toBe(POLICY);
@@ -140,19 +165,38 @@ describe('lookups per minute, in memory', () => {
   it('GraphQL counts lookups, not requests: each property field and each properties item takes one', async () => {
     const key = svc.keys.tiny!;
     const gql = (query: string) =>
-      fetch(`${svc.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
-    const two = await gql('{ a: property(zpid: "2146993218") { __typename } b: property(zpid: "2146993218") { __typename } }');
+      fetch(`${svc.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ query }),
+      });
+    const two = await gql(
+      '{ a: property(zpid: "2146993218") { __typename } b: property(zpid: "2146993218") { __typename } }',
+    );
     expect(two.status).toBe(200);
     expect(window(two.headers.get('ratelimit'))).toEqual({ r: 48, t: 50 });
     const items = Array.from({ length: 48 }, () => '{ zpid: "2146993218" }').join(', ');
     const many = await gql(`{ properties(items: [${items}]) { meta { count } } }`);
     expect(window(many.headers.get('ratelimit'))).toEqual({ r: 0, t: 50 });
-    const refused = await gql('{ property(zpid: "2146993218") { __typename ... on LookupError { code retryAfter details } } }');
+    const refused = await gql(
+      '{ property(zpid: "2146993218") { __typename ... on LookupError { code retryAfter details } } }',
+    );
     expect(refused.status).toBe(200);
-    const body = (await refused.json()) as { data: { property: { __typename: string; code: string; retryAfter: number; details: Record<string, unknown> } } };
-    expect(body.data.property).toMatchObject({ __typename: 'LookupError', code: 'rate_limited', retryAfter: 50, details: { limit: 'lookups_per_minute' } });
+    const body = (await refused.json()) as {
+      data: { property: { __typename: string; code: string; retryAfter: number; details: Record<string, unknown> } };
+    };
+    expect(body.data.property).toMatchObject({
+      __typename: 'LookupError',
+      code: 'rate_limited',
+      retryAfter: 50,
+      details: { limit: 'lookups_per_minute' },
+    });
     // An introspection-only request has no key and takes nothing.
-    const intro = await fetch(`${svc.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) });
+    const intro = await fetch(`${svc.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
     expect(intro.status).toBe(200);
     expect(intro.headers.get('ratelimit')).toBeNull();
   });
@@ -166,14 +210,21 @@ describe('a GraphQL operation takes its lookups all or none', () => {
   afterAll(() => svc.close());
 
   const gql = (key: string, query: string) =>
-    fetch(`${svc.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query }) });
+    fetch(`${svc.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query }),
+    });
   type Field = { __typename: string; code?: string; details?: Record<string, unknown> };
 
   it('two property fields with one unit left: both refused, nothing taken; one field then fits', async () => {
     const key = svc.keys.paid!;
     const used = await svc.post('/v1/portal/batch', { items: zpids(49) }, key);
     expect(window(used.headers.get('ratelimit'))).toEqual({ r: 1, t: 50 });
-    const two = await gql(key, '{ a: property(zpid: "2146993218") { __typename ... on LookupError { code details } } b: property(zpid: "114303858") { __typename ... on LookupError { code details } } }');
+    const two = await gql(
+      key,
+      '{ a: property(zpid: "2146993218") { __typename ... on LookupError { code details } } b: property(zpid: "114303858") { __typename ... on LookupError { code details } } }',
+    );
     const body = (await two.json()) as { data: { a: Field; b: Field } };
     expect([body.data.a.code, body.data.b.code]).toEqual(['rate_limited', 'rate_limited']);
     expect(body.data.a.details).toMatchObject({ limit: 'lookups_per_minute', requested: 2, remaining: 1 });
@@ -187,11 +238,16 @@ describe('a GraphQL operation takes its lookups all or none', () => {
     const key = svc.keys.tiny!;
     const used = await svc.post('/v1/portal/batch', { items: zpids(48) }, key);
     expect(window(used.headers.get('ratelimit'))).toEqual({ r: 2, t: 50 });
-    const field = (alias: string) => `${alias}: property(zpid: "2146993218") { __typename ... on LookupError { code } }`;
+    const field = (alias: string) =>
+      `${alias}: property(zpid: "2146993218") { __typename ... on LookupError { code } }`;
     const r = await fetch(`${svc.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify([{ query: `{ ${field('a')} }` }, { query: `{ ${field('b')} ${field('c')} }` }, { query: `{ ${field('d')} }` }]),
+      body: JSON.stringify([
+        { query: `{ ${field('a')} }` },
+        { query: `{ ${field('b')} ${field('c')} }` },
+        { query: `{ ${field('d')} }` },
+      ]),
     });
     const ops = (await r.json()) as Array<{ data: Record<string, Field> }>;
     expect(ops.map((op) => Object.values(op.data).map((f) => f.code ?? f.__typename))).toEqual([
@@ -206,8 +262,13 @@ describe('a GraphQL operation takes its lookups all or none', () => {
     const key = svc.keys.free!;
     const used = await svc.post('/v1/portal/batch', { items: zpids(48) }, key);
     expect(window(used.headers.get('ratelimit'))).toEqual({ r: 2, t: 50 });
-    const mixed = await gql(key, '{ a: property(zpid: "2146993218") { __typename ... on LookupError { code } } p: properties(items: [{ zpid: "2146993218" }, { zpid: "114303858" }]) { results { ok error { code } } } }');
-    const body = (await mixed.json()) as { data: { a: Field; p: { results: Array<{ ok: boolean; error?: { code: string } }> } } };
+    const mixed = await gql(
+      key,
+      '{ a: property(zpid: "2146993218") { __typename ... on LookupError { code } } p: properties(items: [{ zpid: "2146993218" }, { zpid: "114303858" }]) { results { ok error { code } } } }',
+    );
+    const body = (await mixed.json()) as {
+      data: { a: Field; p: { results: Array<{ ok: boolean; error?: { code: string } }> } };
+    };
     expect(body.data.a.code).toBe('rate_limited');
     expect(body.data.p.results.map((r) => r.error?.code ?? 'ok')).toEqual(['rate_limited', 'rate_limited']);
     const rest = await svc.post('/v1/portal/batch', { items: zpids(3) }, key);
@@ -298,7 +359,11 @@ describe('live slots of a key shared by its requests, held at a gate', () => {
   beforeAll(async () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(replay.origin, { open: true });
-    svc = await startTestService({ replayServer: replay, limits, env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '2', BATCH_CONCURRENCY: '10' } });
+    svc = await startTestService({
+      replayServer: replay,
+      limits,
+      env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '2', BATCH_CONCURRENCY: '10' },
+    });
   });
   afterAll(async () => {
     await svc.close();
@@ -312,9 +377,17 @@ describe('live slots of a key shared by its requests, held at a gate', () => {
     const single = svc.get('/v1/portal/property?zpid=2146993218', key);
     try {
       await proxy.received('2146993218_zpid');
-      const batch = await svc.post('/v1/portal/batch', { items: [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: '999000101' }] }, key);
+      const batch = await svc.post(
+        '/v1/portal/batch',
+        { items: [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: '999000101' }] },
+        key,
+      );
       expect(batch.status).toBe(200);
-      expect(batch.body.data.map((d: { ok: boolean; error?: { code: string } }) => d.error?.code ?? 'ok')).toEqual(['ok', 'ok', 'ok']);
+      expect(batch.body.data.map((d: { ok: boolean; error?: { code: string } }) => d.error?.code ?? 'ok')).toEqual([
+        'ok',
+        'ok',
+        'ok',
+      ]);
       expect(batch.body.meta).toMatchObject({ succeeded: 3, credits: 3 });
     } finally {
       letGo();
@@ -342,7 +415,10 @@ describe('live slots of a key shared by its requests, held at a gate', () => {
     const key = svc.keys.tiny!;
     const letGo = proxy.hold('999000104_zpid');
     const client = new AbortController();
-    const gone = fetch(`${svc.url}/v1/portal/property?zpid=999000104`, { headers: { 'x-api-key': key }, signal: client.signal }).catch((e: unknown) => e);
+    const gone = fetch(`${svc.url}/v1/portal/property?zpid=999000104`, {
+      headers: { 'x-api-key': key },
+      signal: client.signal,
+    }).catch((e: unknown) => e);
     await proxy.received('999000104_zpid');
     expect(limits.held).toBe(1);
     client.abort();
@@ -363,7 +439,9 @@ describe('a batch and its own live cap', () => {
   afterAll(() => svc.close());
 
   it('never trips it: the batch runs at most MAX_LIVE_PER_KEY live lookups at once, the others wait their turn', async () => {
-    const r = await svc.post('/v1/portal/batch', { items: [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }] });
+    const r = await svc.post('/v1/portal/batch', {
+      items: [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }],
+    });
     expect(r.status).toBe(200);
     expect(r.body.data.map((d: { ok: boolean }) => d.ok)).toEqual([true, true, true]);
     expect(r.body.meta).toMatchObject({ succeeded: 3, credits: 3 });
@@ -379,7 +457,13 @@ describe('on one Redis, two instances share the limits', () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
     for (let i = 0; i < 2; i++) {
       const store = await RedisStore.connect(redis.url, { prefix: 'rl-test:' });
-      services.push(await startTestService({ store, replayServer: replay, env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', RATE_LIMIT_PER_MINUTE: '50' } }));
+      services.push(
+        await startTestService({
+          store,
+          replayServer: replay,
+          env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', RATE_LIMIT_PER_MINUTE: '50' },
+        }),
+      );
     }
   });
   afterAll(async () => {
@@ -411,10 +495,16 @@ describe('on one Redis, two instances share the limits', () => {
   });
 
   const limiterOn = (leaseTtlMs: number, maxLive: number, lines: unknown[] = []) =>
-    new RedisRateLimiter({ perMinute: 50, maxLive }, {
-      url: redis.url, prefix: 'rl-unit:', commandTimeoutMs: 1000, leaseTtlMs,
-      logger: pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
-    });
+    new RedisRateLimiter(
+      { perMinute: 50, maxLive },
+      {
+        url: redis.url,
+        prefix: 'rl-unit:',
+        commandTimeoutMs: 1000,
+        leaseTtlMs,
+        logger: pino({ level: 'warn' }, { write: (l: string) => void lines.push(JSON.parse(l)) }),
+      },
+    );
 
   it('a request arriving while the connection is still being made waits for it: counted, no warning', async () => {
     const lines: unknown[] = [];
@@ -437,7 +527,10 @@ describe('on one Redis, two instances share the limits', () => {
         const refused = await limiter.take(`give${attempt}`, 3);
         const taken = await limiter.take(`give${attempt}`, 2);
         // Each take in the same window as the first (else the window rolled over: try again).
-        if (refused.window!.resetSeconds > first.window!.resetSeconds || taken.window!.resetSeconds > first.window!.resetSeconds) {
+        if (
+          refused.window!.resetSeconds > first.window!.resetSeconds ||
+          taken.window!.resetSeconds > first.window!.resetSeconds
+        ) {
           if (attempt < 3) continue;
           throw new Error('the window rolled over on every attempt');
         }
@@ -504,10 +597,15 @@ describe('on one Redis, two instances share the limits', () => {
     const [a, b] = services as [TestService, TestService];
     const proxy = await startGatedProxy(replay.origin);
     const gatedA = await startTestService({
-      store: a.store, replayServer: replay,
+      store: a.store,
+      replayServer: replay,
       env: { PORTAL_ORIGIN: proxy.origin, REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
     });
-    const gatedB = await startTestService({ store: b.store, replayServer: replay, env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' } });
+    const gatedB = await startTestService({
+      store: b.store,
+      replayServer: replay,
+      env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
+    });
     try {
       const key = a.keys.tiny!;
       const held = gatedA.get('/v1/portal/property?zpid=114303858', key);

@@ -57,7 +57,12 @@ describe('raw=true on a cache hit (Redis)', () => {
     // The raw record of an earlier write left beside a newer entry (a rewrite between two reads).
     const earlier = await raw.getBuffer(rawKey());
     expect((await svc.get(`${HOME}&raw=true`, KEY)).body.meta).toMatchObject({ credits: 0, cached: true });
-    await store.putEntry('zpid:2146993218', (await store.getEntries(['zpid:2146993218']))[0]!, '{"another":"write"}', 60_000);
+    await store.putEntry(
+      'zpid:2146993218',
+      (await store.getEntries(['zpid:2146993218']))[0]!,
+      '{"another":"write"}',
+      60_000,
+    );
     await raw.set(rawKey(), earlier!, 'PX', 60_000);
     const mismatched = await svc.get(`${HOME}&raw=true`, KEY);
     expect(mismatched.body.meta).toMatchObject({ credits: 1, cached: false });

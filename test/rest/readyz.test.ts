@@ -22,7 +22,14 @@ describe('/readyz', () => {
       checks: {
         store: { ok: true, kind: 'memory' },
         page_workers: { ok: true, configured: false },
-        collector: { ok: false, live_lookups: false, self_hosted: false, fallback: null, code: 'live_lookups_disabled', reason: 'LIVE_LOOKUPS_ENABLED is false' },
+        collector: {
+          ok: false,
+          live_lookups: false,
+          self_hosted: false,
+          fallback: null,
+          code: 'live_lookups_disabled',
+          reason: 'LIVE_LOOKUPS_ENABLED is false',
+        },
       },
     });
   });

@@ -16,7 +16,10 @@ import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore } from '../../src/store/index.js';
 
 const KEY = 'test_request_log_key_0001';
-const WALL = readFileSync(new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function sink(): { stream: Writable; lines: Array<Record<string, any>>; text: () => string } {
@@ -41,11 +44,21 @@ describe('one line per request, request ids', () => {
 
   beforeAll(async () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
-    const config = loadConfig({ PORTAL_ORIGIN: replay.origin, PORTAL_SUGGEST_URL: replay.suggestUrl, LOG_LEVEL: 'info', LOOKUP_TIMEOUT_MS: '5000' });
+    const config = loadConfig({
+      PORTAL_ORIGIN: replay.origin,
+      PORTAL_SUGGEST_URL: replay.suggestUrl,
+      LOG_LEVEL: 'info',
+      LOOKUP_TIMEOUT_MS: '5000',
+    });
     store = new MemoryStore();
     await seedAccounts(store, [{ key: KEY, plan: 'free' }], config.apiKeySecret);
     accountId = seededAccountId(hashApiKey(KEY, config.apiKeySecret));
-    app = await buildApp({ config, store, collector: createCollector(config), logger: createLogger('info', log.stream) });
+    app = await buildApp({
+      config,
+      store,
+      collector: createCollector(config),
+      logger: createLogger('info', log.stream),
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -55,7 +68,10 @@ describe('one line per request, request ids', () => {
   const requestLine = (reqId: string) => log.lines.find((l) => l.msg === 'request' && l.reqId === reqId);
 
   it('a live lookup, then a hit: account id, route, cache, source, upstream ms, credits, took ms; never the key', async () => {
-    const miss = await app.inject({ url: '/v1/portal/property?zpid=2146993218', headers: { 'x-api-key': KEY, 'x-request-id': 'client-req.0001' } });
+    const miss = await app.inject({
+      url: '/v1/portal/property?zpid=2146993218',
+      headers: { 'x-api-key': KEY, 'x-request-id': 'client-req.0001' },
+    });
     expect(miss.statusCode).toBe(200);
     expect(miss.headers['x-request-id']).toBe('client-req.0001');
     const hit = await app.inject({ url: '/v1/portal/property?zpid=2146993218', headers: { 'x-api-key': KEY } });
@@ -64,24 +80,49 @@ describe('one line per request, request ids', () => {
 
     const missLine = requestLine('client-req.0001')!;
     expect(missLine).toMatchObject({
-      level: 30, method: 'GET', route: '/v1/portal/property', statusCode: 200, account: accountId,
-      code: null, cache: 'miss', source: 'self_hosted', credits: 1, lookups: 1,
+      level: 30,
+      method: 'GET',
+      route: '/v1/portal/property',
+      statusCode: 200,
+      account: accountId,
+      code: null,
+      cache: 'miss',
+      source: 'self_hosted',
+      credits: 1,
+      lookups: 1,
     });
     // Durations by shape only (whole milliseconds, never negative): their values are the clock's, not the test's.
     for (const field of ['upstreamMs', 'tookMs'] as const) {
       expect(Number.isInteger(missLine[field]), field).toBe(true);
       expect(missLine[field] as number, field).toBeGreaterThanOrEqual(0);
     }
-    expect(requestLine(hitId)).toMatchObject({ statusCode: 200, account: accountId, cache: 'hit', source: 'self_hosted', credits: 0, upstreamMs: 0, lookups: 1 });
+    expect(requestLine(hitId)).toMatchObject({
+      statusCode: 200,
+      account: accountId,
+      cache: 'hit',
+      source: 'self_hosted',
+      credits: 0,
+      upstreamMs: 0,
+      lookups: 1,
+    });
     expect(log.text()).not.toContain(KEY);
   });
 
   it('an error: its code in the line and meta.request_id in the body, the same id as the header', async () => {
-    const bad = await app.inject({ url: '/v1/portal/property?zpid=12x', headers: { 'x-api-key': KEY, 'x-request-id': 'trace-7f3a' } });
+    const bad = await app.inject({
+      url: '/v1/portal/property?zpid=12x',
+      headers: { 'x-api-key': KEY, 'x-request-id': 'trace-7f3a' },
+    });
     expect(bad.statusCode).toBe(400);
     const body = bad.json();
     expect(body.meta).toEqual({ took_ms: expect.any(Number), request_id: 'trace-7f3a' });
-    expect(requestLine('trace-7f3a')).toMatchObject({ statusCode: 400, code: 'bad_param', account: accountId, credits: 0, cache: null });
+    expect(requestLine('trace-7f3a')).toMatchObject({
+      statusCode: 400,
+      code: 'bad_param',
+      account: accountId,
+      credits: 0,
+      cache: null,
+    });
 
     const unknown = await app.inject({ url: '/v1/portal/property?zpid=1', headers: { 'x-api-key': `${KEY}x` } });
     expect(unknown.statusCode).toBe(401);
@@ -92,13 +133,19 @@ describe('one line per request, request ids', () => {
 
   it("a client's x-request-id never reaches the ledger: the core's own id does, logged beside it", async () => {
     const sent = ['999000101', '999000104'].map((zpid) =>
-      app.inject({ url: `/v1/portal/property?zpid=${zpid}`, headers: { 'x-api-key': KEY, 'x-request-id': 'same-client-id' } }));
+      app.inject({
+        url: `/v1/portal/property?zpid=${zpid}`,
+        headers: { 'x-api-key': KEY, 'x-request-id': 'same-client-id' },
+      }),
+    );
     const answers = await Promise.all(sent);
     expect(answers.map((r) => [r.statusCode, r.headers['x-request-id'], r.json().meta.credits])).toEqual([
       [200, 'same-client-id', 1],
       [200, 'same-client-id', 1],
     ]);
-    const charged = (await store.ledger(accountId)).filter((e) => e.cacheKey === 'zpid:999000101' || e.cacheKey === 'zpid:999000104');
+    const charged = (await store.ledger(accountId)).filter(
+      (e) => e.cacheKey === 'zpid:999000101' || e.cacheKey === 'zpid:999000104',
+    );
     expect(charged).toHaveLength(2);
     const ids = charged.map((e) => e.requestId);
     for (const id of ids) expect(id).toMatch(UUID);
@@ -107,7 +154,7 @@ describe('one line per request, request ids', () => {
     expect(lines.map((l) => l.coreRequestId).sort()).toEqual([...ids].sort());
   });
 
-  it('an id the service made is the ledger entry\'s, so an answer leads to its charge', async () => {
+  it("an id the service made is the ledger entry's, so an answer leads to its charge", async () => {
     const answer = await app.inject({ url: '/v1/portal/property?zpid=999000105', headers: { 'x-api-key': KEY } });
     expect([answer.statusCode, answer.json().meta.credits]).toEqual([200, 1]);
     const id = String(answer.headers['x-request-id']);
@@ -128,17 +175,34 @@ describe('one line per request, request ids', () => {
 
   it('a GraphQL request: its lookups, account and credits in its line', async () => {
     const r = await app.inject({
-      method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': 'gql-1' },
-      payload: JSON.stringify({ query: '{ a: property(zpid: "2146993218") { __typename } b: property(zpid: "2146993218") { __typename } }' }),
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-api-key': KEY, 'x-request-id': 'gql-1' },
+      payload: JSON.stringify({
+        query: '{ a: property(zpid: "2146993218") { __typename } b: property(zpid: "2146993218") { __typename } }',
+      }),
     });
     expect(r.statusCode).toBe(200);
-    expect(requestLine('gql-1')).toMatchObject({ route: '/graphql', account: accountId, lookups: 2, cache: 'hit', credits: 0 });
+    expect(requestLine('gql-1')).toMatchObject({
+      route: '/graphql',
+      account: accountId,
+      lookups: 2,
+      cache: 'hit',
+      credits: 0,
+    });
     const refused = await app.inject({
-      method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-api-key': `${KEY}x`, 'x-request-id': 'gql-2' },
+      method: 'POST',
+      url: '/graphql',
+      headers: { 'content-type': 'application/json', 'x-api-key': `${KEY}x`, 'x-request-id': 'gql-2' },
       payload: JSON.stringify({ query: '{ property(zpid: "2146993218") { __typename } }' }),
     });
     expect(refused.statusCode).toBe(401);
-    expect(requestLine('gql-2')).toMatchObject({ route: '/graphql', statusCode: 401, code: 'invalid_api_key', account: null });
+    expect(requestLine('gql-2')).toMatchObject({
+      route: '/graphql',
+      statusCode: 401,
+      code: 'invalid_api_key',
+      account: null,
+    });
   });
 
   it('bot walls are warned once per minute, with their cause', async () => {

@@ -92,7 +92,10 @@ describe('every response', () => {
   });
 
   it('HEAD of a lookup is refused (405) and costs nothing; HEAD of the health checks works', async () => {
-    const head = await fetch(`${svc.url}/v1/portal/property?zpid=114303858`, { method: 'HEAD', headers: { 'x-api-key': svc.keys.free! } });
+    const head = await fetch(`${svc.url}/v1/portal/property?zpid=114303858`, {
+      method: 'HEAD',
+      headers: { 'x-api-key': svc.keys.free! },
+    });
     expect(head.status).toBe(405);
     expect(head.headers.get('allow')).toBe('GET');
     expect(head.headers.get('x-api-version')).toBe('v1');

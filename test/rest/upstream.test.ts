@@ -25,7 +25,12 @@ describe.each([
   ['the bot wall as 403', { status: 403, body: WALL }, 502, 'upstream_blocked'],
   ['the bot wall as 200', { status: 200, body: WALL }, 502, 'upstream_blocked'],
   ['a server error', { status: 503, body: 'oops' }, 502, 'upstream_error'],
-  ['a page without its data', { status: 200, body: '<html><head><title>x</title></head><body>hi</body></html>' }, 502, 'upstream_bad_response'],
+  [
+    'a page without its data',
+    { status: 200, body: '<html><head><title>x</title></head><body>hi</body></html>' },
+    502,
+    'upstream_bad_response',
+  ],
   ['a dropped connection', { closeSocket: true }, 502, 'upstream_unreachable'],
   ['a read slower than LOOKUP_TIMEOUT_MS', { delayMs: 4000 }, 504, 'upstream_timeout'],
 ])('%s', (_name, fault, status, code) => {

@@ -76,7 +76,9 @@ describe('POST /v1/portal/batch validation', () => {
   });
 
   it('51 items → 400 too_many_items', async () => {
-    const r = await svc.post('/v1/portal/batch', { items: Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) })) });
+    const r = await svc.post('/v1/portal/batch', {
+      items: Array.from({ length: 51 }, (_, i) => ({ zpid: String(i + 1) })),
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'too_many_items', details: { max: 50, received: 51 } });
   });

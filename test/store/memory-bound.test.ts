@@ -9,7 +9,8 @@ import { entry } from './store-contract.js';
 
 /** Bytes an entry counts for: two a character of its kept text. */
 const bytes = async (e: CacheEntry): Promise<number> => 2 * (await encodeEntry(e, null)).text.length;
-const put = (store: MemoryStore, z: string, e: CacheEntry = entry(z), ttlMs = 60_000) => store.putEntry(`zpid:${z}`, e, null, ttlMs);
+const put = (store: MemoryStore, z: string, e: CacheEntry = entry(z), ttlMs = 60_000) =>
+  store.putEntry(`zpid:${z}`, e, null, ttlMs);
 const held = async (store: MemoryStore, zs: string[]) =>
   (await store.getEntries(zs.map((z) => `zpid:${z}`))).map((e, i) => (e ? zs[i] : null)).filter((z) => z !== null);
 

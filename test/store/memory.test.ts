@@ -7,12 +7,18 @@ import { account, budgetExpiryScenario, entry, ledgerEntry, req, storeContract }
 let current: MemoryStore;
 /** The contract's memory stores run this far ahead of the real clock (expireEntry and elapse move it on). */
 let skew = 0;
-interface KeptEntry { value: { text: string; raw: Buffer | null; entry?: unknown }; expiresAt: number }
+interface KeptEntry {
+  value: { text: string; raw: Buffer | null; entry?: unknown };
+  expiresAt: number;
+}
 const keptOf = (key: string) => (current as unknown as { entries: Map<string, KeptEntry> }).entries.get(key);
 storeContract('memory', async () => (current = new MemoryStore(() => Date.now() + skew)), {
   // The memory store keeps each entry's text in its private `entries` map (entry-format.ts).
   async writeEntryText(key, text) {
-    (current as unknown as { entries: Map<string, unknown> }).entries.set(key, { value: { text, raw: null }, expiresAt: Infinity });
+    (current as unknown as { entries: Map<string, unknown> }).entries.set(key, {
+      value: { text, raw: null },
+      expiresAt: Infinity,
+    });
   },
   async readRawValue(key) {
     return keptOf(key)?.value.raw ?? null;
@@ -76,7 +82,12 @@ describe('MemoryStore specifics', () => {
     for (const z of ['1', '2', '3']) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
     await store.getEntries(['zpid:1']); // read: now the most recent
     await store.putEntry('zpid:4', entry('4'), null, 60_000);
-    expect(await store.getEntries(['zpid:1', 'zpid:2', 'zpid:3', 'zpid:4'])).toEqual([entry('1'), null, entry('3'), entry('4')]);
+    expect(await store.getEntries(['zpid:1', 'zpid:2', 'zpid:3', 'zpid:4'])).toEqual([
+      entry('1'),
+      null,
+      entry('3'),
+      entry('4'),
+    ]);
     expect(store.stats().entries).toBe(3);
   });
 

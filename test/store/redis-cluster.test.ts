@@ -28,51 +28,64 @@ afterAll(async () => {
 const target = () => ({ redisUrl: null, redisClusterNodes: cluster.nodeList });
 
 let prefix = '';
-storeContract('redis cluster', () => RedisStore.connect(target(), { prefix: (prefix = `t${randomUUID().slice(0, 8)}:`) }), {
-  async writeEntryText(key, text) {
-    await raw.set(redisKeys(prefix, true).entry(key), text, 'PX', 60_000);
+storeContract(
+  'redis cluster',
+  () => RedisStore.connect(target(), { prefix: (prefix = `t${randomUUID().slice(0, 8)}:`) }),
+  {
+    async writeEntryText(key, text) {
+      await raw.set(redisKeys(prefix, true).entry(key), text, 'PX', 60_000);
+    },
+    readRawValue: (key) => raw.getBuffer(redisKeys(prefix, true).raw(key)),
+    async writeRawValue(key, value) {
+      if (value === null) await raw.del(redisKeys(prefix, true).raw(key));
+      else await raw.set(redisKeys(prefix, true).raw(key), value, 'PX', 60_000);
+    },
+    async expireEntry(key, ttlMs) {
+      for (const k of [redisKeys(prefix, true).entry(key), redisKeys(prefix, true).raw(key)]) {
+        const left = await raw.pttl(k);
+        expect(left).toBeGreaterThan(0);
+        expect(left).toBeLessThanOrEqual(ttlMs);
+        await raw.pexpire(k, 0);
+      }
+    },
+    // As on one server (redis.test.ts), but the prefix's keys are found on every master.
+    async elapse(ms) {
+      for (const node of raw.nodes('master')) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+          cursor = next;
+          for (const k of keys) {
+            const left = await node.pttl(k);
+            if (left > 0) await (left <= ms ? node.del(k) : node.pexpire(k, left - ms));
+          }
+        } while (cursor !== '0');
+      }
+      const byExpiry = redisKeys(prefix, true).reservationsByExpiry;
+      const held = await raw.zrange(byExpiry, 0, -1, 'WITHSCORES');
+      for (let i = 0; i < held.length; i += 2) {
+        const at = String(Number(held[i + 1]) - ms);
+        await raw.zadd(byExpiry, at, held[i]!);
+        const record = redisKeys(prefix, true).reservation(held[i]!);
+        if (await raw.exists(record)) await raw.hset(record, 'expires_at', at);
+      }
+    },
   },
-  readRawValue: (key) => raw.getBuffer(redisKeys(prefix, true).raw(key)),
-  async writeRawValue(key, value) {
-    if (value === null) await raw.del(redisKeys(prefix, true).raw(key));
-    else await raw.set(redisKeys(prefix, true).raw(key), value, 'PX', 60_000);
-  },
-  async expireEntry(key, ttlMs) {
-    for (const k of [redisKeys(prefix, true).entry(key), redisKeys(prefix, true).raw(key)]) {
-      const left = await raw.pttl(k);
-      expect(left).toBeGreaterThan(0);
-      expect(left).toBeLessThanOrEqual(ttlMs);
-      await raw.pexpire(k, 0);
-    }
-  },
-  // As on one server (redis.test.ts), but the prefix's keys are found on every master.
-  async elapse(ms) {
-    for (const node of raw.nodes('master')) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-        cursor = next;
-        for (const k of keys) {
-          const left = await node.pttl(k);
-          if (left > 0) await (left <= ms ? node.del(k) : node.pexpire(k, left - ms));
-        }
-      } while (cursor !== '0');
-    }
-    const byExpiry = redisKeys(prefix, true).reservationsByExpiry;
-    const held = await raw.zrange(byExpiry, 0, -1, 'WITHSCORES');
-    for (let i = 0; i < held.length; i += 2) {
-      const at = String(Number(held[i + 1]) - ms);
-      await raw.zadd(byExpiry, at, held[i]!);
-      const record = redisKeys(prefix, true).reservation(held[i]!);
-      if (await raw.exists(record)) await raw.hset(record, 'expires_at', at);
-    }
-  },
-});
+);
 
 describe('RedisStore on a cluster', () => {
   it('computes the slots the cluster does (hash tags included)', async () => {
     const node = raw.nodes('master')[0]!;
-    for (const key of ['pl:entry4:{zpid:1}', 'pl:raw4:{zpid:1}', 'pl:{bill}:ledger', 'a{}b', 'a{}{b}', '{x', 'héllo', 'pl:alias:addr:1 main st']) {
+    for (const key of [
+      'pl:entry4:{zpid:1}',
+      'pl:raw4:{zpid:1}',
+      'pl:{bill}:ledger',
+      'a{}b',
+      'a{}{b}',
+      '{x',
+      'héllo',
+      'pl:alias:addr:1 main st',
+    ]) {
       expect(keySlot(key)).toBe(await node.cluster('KEYSLOT', key));
     }
   });
@@ -94,7 +107,9 @@ describe('RedisStore on a cluster', () => {
 
       const keys = zpids.map((z) => `zpid:${z}`);
       const entries = await store.getEntries(keys);
-      expect(entries.map((e) => e?.record ?? null)).toEqual(zpids.map((z, i) => (i % 3 === 0 ? null : entry(z).record)));
+      expect(entries.map((e) => e?.record ?? null)).toEqual(
+        zpids.map((z, i) => (i % 3 === 0 ? null : entry(z).record)),
+      );
       const withRaw = await store.getEntriesWithRaw(keys);
       expect(withRaw.map((e) => e?.rawJson ?? null)).toEqual(zpids.map((z, i) => (i % 3 === 0 ? null : rawJsonOf(z))));
       const aliases = await store.getAliases(zpids.map((z) => `addr:${z}`));
@@ -116,7 +131,9 @@ describe('RedisStore on a cluster', () => {
 
       const refs = Array.from({ length: 10 }, (_, i) => ({ accountId: 'acct_i', key: `idem-${i}`, token: `t${i}` }));
       for (const r of refs) expect((await store.claimIdempotency(r, 'h', 5_000)).state).toBe('claimed');
-      expect(await store.renewIdempotency([...refs, { accountId: 'acct_i', key: 'never', token: 'tx' }], 60_000)).toEqual(['tx']);
+      expect(
+        await store.renewIdempotency([...refs, { accountId: 'acct_i', key: 'never', token: 'tx' }], 60_000),
+      ).toEqual(['tx']);
     } finally {
       await store.close();
     }
@@ -124,7 +141,10 @@ describe('RedisStore on a cluster', () => {
 
   it('an account written through one instance is announced to another (pub/sub across the cluster)', async () => {
     const p = `w${randomUUID().slice(0, 8)}:`;
-    const [a, b] = await Promise.all([RedisStore.connect(target(), { prefix: p }), RedisStore.connect(target(), { prefix: p })]);
+    const [a, b] = await Promise.all([
+      RedisStore.connect(target(), { prefix: p }),
+      RedisStore.connect(target(), { prefix: p }),
+    ]);
     try {
       let subscribed!: () => void;
       const ready = new Promise<void>((r) => (subscribed = r));
@@ -168,7 +188,10 @@ describe('RedisStore on a cluster', () => {
   });
 
   it('never hangs when no node answers: connect returns, calls fail with store_unavailable', async () => {
-    const store = await RedisStore.connect({ redisUrl: null, redisClusterNodes: [`127.0.0.1:${await freePort()}`] }, { prefix: 'down:', startupWaitMs: 200 });
+    const store = await RedisStore.connect(
+      { redisUrl: null, redisClusterNodes: [`127.0.0.1:${await freePort()}`] },
+      { prefix: 'down:', startupWaitMs: 200 },
+    );
     try {
       expect(store.ready).toBe(false);
       await expect(store.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
@@ -181,26 +204,30 @@ describe('RedisStore on a cluster', () => {
 
   it('billing stays exact under concurrency across several instances: no account over its allotment, no daily budget over its cap', async () => {
     const p = `cc${randomUUID().slice(0, 8)}:`;
-    const stores = await Promise.all(Array.from({ length: 4 }, () => RedisStore.connect(target(), { prefix: p, commandTimeoutMs: 5000 })));
+    const stores = await Promise.all(
+      Array.from({ length: 4 }, () => RedisStore.connect(target(), { prefix: p, commandTimeoutMs: 5000 })),
+    );
     try {
       const accounts = Array.from({ length: 10 }, (_, i) => `acct_free_${i}`);
       const allotment = 7;
       const committed = new Set<string>();
-      await Promise.all(Array.from({ length: 500 }, async (_, i) => {
-        const acct = accounts[i % accounts.length]!;
-        const r = req(acct, { included: allotment });
-        // A retried reserve of the same id, through another instance, holds only once.
-        // (A refusal's figures are of its moment; a slot freed between the two may let one of them hold.)
-        const [res, again] = await Promise.all([stores[i % 4]!.reserve(r), stores[(i + 1) % 4]!.reserve(r)]);
-        if (res.ok && again.ok) expect(again).toEqual(res);
-        if (!res.ok && !again.ok) return;
-        if (i % 4 === 0) {
-          expect(await stores[(i + 2) % 4]!.release(r.reservationId)).toBe(true);
-        } else {
-          expect(await stores[(i + 3) % 4]!.commit(ledgerEntry(r.reservationId, acct))).toBe(true);
-          committed.add(r.reservationId);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 500 }, async (_, i) => {
+          const acct = accounts[i % accounts.length]!;
+          const r = req(acct, { included: allotment });
+          // A retried reserve of the same id, through another instance, holds only once.
+          // (A refusal's figures are of its moment; a slot freed between the two may let one of them hold.)
+          const [res, again] = await Promise.all([stores[i % 4]!.reserve(r), stores[(i + 1) % 4]!.reserve(r)]);
+          if (res.ok && again.ok) expect(again).toEqual(res);
+          if (!res.ok && !again.ok) return;
+          if (i % 4 === 0) {
+            expect(await stores[(i + 2) % 4]!.release(r.reservationId)).toBe(true);
+          } else {
+            expect(await stores[(i + 3) % 4]!.commit(ledgerEntry(r.reservationId, acct))).toBe(true);
+            committed.add(r.reservationId);
+          }
+        }),
+      );
       const ledger = await stores[0]!.ledger();
       expect(new Set(ledger.map((e) => e.reservationId))).toEqual(committed);
       for (const acct of accounts) {
@@ -214,8 +241,13 @@ describe('RedisStore on a cluster', () => {
 
       // Exactly cap reservations out of 400 concurrent ones draw on a daily budget.
       const cap = 29;
-      const results = await Promise.all(Array.from({ length: 400 }, (_, i) =>
-        stores[i % 4]!.reserve(req(`acct_svc_${i % 40}`, { included: 50, budget: { day: '2026-04-04', scope: 'service', cap } }))));
+      const results = await Promise.all(
+        Array.from({ length: 400 }, (_, i) =>
+          stores[i % 4]!.reserve(
+            req(`acct_svc_${i % 40}`, { included: 50, budget: { day: '2026-04-04', scope: 'service', cap } }),
+          ),
+        ),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(cap);
       expect(await stores[3]!.budgetUsage('2026-04-04', 'service')).toBe(cap);
     } finally {
@@ -228,9 +260,18 @@ describe('RedisRateLimiter on a cluster', () => {
   it('two instances share one window and one set of live slots per account', async () => {
     const logger = pino({ level: 'silent' });
     const p = `rl${randomUUID().slice(0, 8)}:`;
-    const make = () => new RedisRateLimiter({ perMinute: 5, maxLive: 1 }, {
-      url: null, clusterNodes: cluster.nodeList, prefix: p, commandTimeoutMs: 2000, leaseTtlMs: 60_000, logger,
-    });
+    const make = () =>
+      new RedisRateLimiter(
+        { perMinute: 5, maxLive: 1 },
+        {
+          url: null,
+          clusterNodes: cluster.nodeList,
+          prefix: p,
+          commandTimeoutMs: 2000,
+          leaseTtlMs: 60_000,
+          logger,
+        },
+      );
     const [one, two] = [make(), make()];
     try {
       const takes = [];
@@ -298,15 +339,20 @@ describe('a slot moves to another master (resharding)', () => {
       // A script over keys of a migrating slot, some not there yet (a new reservation, the ledger's first
       // entry), is refused by Redis itself (TRYAGAIN) until the move ends: store_unavailable, at once.
       await expect(store.reserve(req(a.id))).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(store.commit(ledgerEntry(first.reservationId, a.id))).rejects.toMatchObject({ code: 'store_unavailable' });
-      for (const { slot, to } of moves) for (const c of conns) await c.call('CLUSTER', 'SETSLOT', slot, 'NODE', ids[to]!);
+      await expect(store.commit(ledgerEntry(first.reservationId, a.id))).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
+      for (const { slot, to } of moves)
+        for (const c of conns) await c.call('CLUSTER', 'SETSLOT', slot, 'NODE', ids[to]!);
       // MOVED: served by the new owner; the reservation held before the move is charged once.
       await readsAndWrites();
       const second = req(a.id);
       expect(await store.reserve(second)).toMatchObject({ ok: true });
       expect(await store.commit(ledgerEntry(second.reservationId, a.id))).toBe(true);
       expect(await store.commit(ledgerEntry(first.reservationId, a.id))).toBe(true);
-      expect((await store.ledger(a.id)).map((e) => e.reservationId).sort()).toEqual([first.reservationId, second.reservationId].sort());
+      expect((await store.ledger(a.id)).map((e) => e.reservationId).sort()).toEqual(
+        [first.reservationId, second.reservationId].sort(),
+      );
       expect(await store.usage(a.id, first.period)).toMatchObject({ used: 2 });
     } finally {
       for (const c of conns) c.disconnect();
@@ -328,18 +374,28 @@ describe('a master of the cluster dies', () => {
       const elsewhere = zpids.find((z) => owner(z) !== victim)!;
       const lockOnVictim = zpids.find((z) => raw.slots[keySlot(redisKeys(p, true).lock(`zpid:${z}`))]![0] === victim)!;
       for (const z of [onVictim, elsewhere]) await store.putEntry(`zpid:${z}`, entry(z), null, 60_000);
-      expect((await store.getEntries([`zpid:${onVictim}`, `zpid:${elsewhere}`])).map((e) => e?.zpid)).toEqual([onVictim, elsewhere]);
+      expect((await store.getEntries([`zpid:${onVictim}`, `zpid:${elsewhere}`])).map((e) => e?.zpid)).toEqual([
+        onVictim,
+        elsewhere,
+      ]);
 
       await cluster.kill(0);
       await expect(store.getEntries([`zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(store.tryLock(`zpid:${lockOnVictim}`, 'tok', 1000)).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
+      await expect(store.tryLock(`zpid:${lockOnVictim}`, 'tok', 1000)).rejects.toMatchObject({
+        code: 'store_unavailable',
+      });
 
       // The node back (empty, with its slots): the same store instance serves its slots again by itself.
       await cluster.restart(0);
       let back = false;
       for (let i = 0; i < 200 && !back; i++) {
-        back = await store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`]).then(() => true, () => false);
+        back = await store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`]).then(
+          () => true,
+          () => false,
+        );
         if (!back) await new Promise((r) => setTimeout(r, 50));
       }
       expect(back).toBe(true);
@@ -347,7 +403,10 @@ describe('a master of the cluster dies', () => {
       // second 'ready' for one node): no lock of this instance outlives its intent on an append-only node.
       for (let i = 0; i < 200 && store.pendingUnlockCount > 0; i++) await new Promise((r) => setTimeout(r, 50));
       expect(store.pendingUnlockCount).toBe(0);
-      expect((await store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).map((e) => e?.zpid ?? null)).toEqual([elsewhere, null]);
+      expect((await store.getEntries([`zpid:${elsewhere}`, `zpid:${onVictim}`])).map((e) => e?.zpid ?? null)).toEqual([
+        elsewhere,
+        null,
+      ]);
       expect(await store.tryLock(`zpid:${lockOnVictim}`, 'tok', 1000)).toBe(true);
     } finally {
       await store.close();

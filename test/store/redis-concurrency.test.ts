@@ -22,7 +22,12 @@ async function instances(): Promise<{ stores: RedisStore[]; close: () => Promise
   const stores = await Promise.all(
     Array.from({ length: INSTANCES }, () => RedisStore.connect(server.url, { prefix, commandTimeoutMs: 5000 })),
   );
-  return { stores, close: async () => { await Promise.all(stores.map((s) => s.close())); } };
+  return {
+    stores,
+    close: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+    },
+  };
 }
 
 const jitter = () => new Promise((r) => setTimeout(r, Math.floor(Math.random() * 5)));
@@ -99,7 +104,9 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
       const results: ReserveResult[] = await Promise.all(
         Array.from({ length: 400 }, async (_, i) => {
           const r = req(`acct_paid_${i % 25}`, {
-            period: '2026-04', included: 5, overage: { rateMicroUsd: 1000, spendLimitMicroUsd: null },
+            period: '2026-04',
+            included: 5,
+            overage: { rateMicroUsd: 1000, spendLimitMicroUsd: null },
             budget: { day, scope: 'paid', cap },
           });
           const res = await stores[i % INSTANCES]!.reserve(r);
@@ -138,7 +145,9 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
       const cap = 29;
       const results = await Promise.all(
         Array.from({ length: 400 }, (_, i) =>
-          stores[i % INSTANCES]!.reserve(req(`acct_svc_${i % 40}`, { included: 50, budget: { day: '2026-04-04', scope: 'service', cap } })),
+          stores[i % INSTANCES]!.reserve(
+            req(`acct_svc_${i % 40}`, { included: 50, budget: { day: '2026-04-04', scope: 'service', cap } }),
+          ),
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(cap);
@@ -154,10 +163,13 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
     try {
       const acct = 'acct_paid_limit';
       // 10 included, then $0.05 each up to $1.00 → exactly 20 overage lookups.
-      const make = (): ReserveRequest => req(acct, {
-        period: '2026-04', included: 10, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 1_000_000 },
-        budget: { day: '2026-04-02', scope: 'paid', cap: null },
-      });
+      const make = (): ReserveRequest =>
+        req(acct, {
+          period: '2026-04',
+          included: 10,
+          overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 1_000_000 },
+          budget: { day: '2026-04-02', scope: 'paid', cap: null },
+        });
       const results = await Promise.all(
         Array.from({ length: 200 }, async (_, i) => {
           const r = make();
@@ -171,7 +183,8 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
       );
       expect(results.filter((r) => r.ok && r.kind === 'included')).toHaveLength(10);
       expect(results.filter((r) => r.ok && r.kind === 'overage')).toHaveLength(20);
-      for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ ok: false, reason: 'spend_limit_reached' });
+      for (const r of results.filter((x) => !x.ok))
+        expect(r).toMatchObject({ ok: false, reason: 'spend_limit_reached' });
       expect(await stores[0]!.usage(acct, '2026-04')).toEqual({ used: 30, reserved: 0, overageUsed: 20 });
       const ledger = await stores[0]!.ledger(acct);
       expect(ledger.filter((e) => e.kind === 'overage')).toHaveLength(20);
@@ -189,7 +202,9 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
       const results = await Promise.all(
         Array.from({ length: 300 }, async (_, i) => {
           const r = req(acct, {
-            period: '2026-04', included: 10, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 1_000_000 },
+            period: '2026-04',
+            included: 10,
+            overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 1_000_000 },
             budget: { day: '2026-04-05', scope: 'paid', cap: null },
           });
           const res = await stores[i % INSTANCES]!.reserve(r);
@@ -201,7 +216,8 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
           return res;
         }),
       );
-      for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ ok: false, reason: 'spend_limit_reached' });
+      for (const r of results.filter((x) => !x.ok))
+        expect(r).toMatchObject({ ok: false, reason: 'spend_limit_reached' });
       const u = await stores[0]!.usage(acct, '2026-04');
       const ledger = await stores[1]!.ledger(acct);
       expect(u.reserved).toBe(0);
@@ -220,7 +236,9 @@ describe('RedisStore under concurrency, several instances on one Redis', () => {
     const { stores, close } = await instances();
     try {
       const acct = 'acct_race';
-      const rs = Array.from({ length: 300 }, () => req(acct, { included: 1000, ttlMs: 1, budget: { day: '2026-04-03', scope: 'service', cap: 1000 } }));
+      const rs = Array.from({ length: 300 }, () =>
+        req(acct, { included: 1000, ttlMs: 1, budget: { day: '2026-04-03', scope: 'service', cap: 1000 } }),
+      );
       for (const r of rs) expect((await stores[0]!.reserve(r)).ok).toBe(true);
       let wins = 0;
       let commitWins = 0;

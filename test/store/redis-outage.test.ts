@@ -39,7 +39,10 @@ class Load {
   private running = true;
   private workers: Promise<void>[] = [];
 
-  constructor(private readonly stores: RedisStore[], workers: number) {
+  constructor(
+    private readonly stores: RedisStore[],
+    workers: number,
+  ) {
     for (let w = 0; w < workers; w++) this.workers.push(this.worker(w));
   }
 
@@ -59,7 +62,8 @@ class Load {
       call.ok = true;
       return { ok: true, value };
     } catch (e) {
-      if (!(e instanceof LookupError) || e.code !== 'store_unavailable' || e.retryAfterSeconds !== 30) this.wrongErrors.push(e);
+      if (!(e instanceof LookupError) || e.code !== 'store_unavailable' || e.retryAfterSeconds !== 30)
+        this.wrongErrors.push(e);
       return { ok: false };
     } finally {
       this.calls.push(call);
@@ -73,7 +77,11 @@ class Load {
       const s = (w + i) % this.stores.length;
       const store = this.stores[s]!;
       const account = ACCOUNTS[(w + i) % ACCOUNTS.length]!;
-      const r = req(account, { included: 1_000_000, ttlMs: RES_TTL_MS, budget: { day: DAY, scope: 'service', cap: null } });
+      const r = req(account, {
+        included: 1_000_000,
+        ttlMs: RES_TTL_MS,
+        budget: { day: DAY, scope: 'service', cap: null },
+      });
       const op: Op = { id: r.reservationId, account, commit: null };
       this.ops.push(op);
       const reserved = await this.call(s, () => store.reserve(r));
@@ -84,7 +92,9 @@ class Load {
       expect(reserved.value.ok).toBe(true);
       await sleep(1);
       const o = (w + i + 1) % this.stores.length;
-      const committed = await this.call(o, () => this.stores[o]!.commit(ledgerEntry(r.reservationId, account, { requestId: `w${w}-${i}` })));
+      const committed = await this.call(o, () =>
+        this.stores[o]!.commit(ledgerEntry(r.reservationId, account, { requestId: `w${w}-${i}` })),
+      );
       op.commit = committed.ok ? (committed.value ? 'true' : 'false') : 'error';
       if (!committed.ok) await this.call(s, () => store.release(r.reservationId));
     }
@@ -101,7 +111,16 @@ async function eventually(what: string, done: () => boolean | Promise<boolean>):
 }
 
 const allReady = (stores: RedisStore[]) => async () =>
-  (await Promise.all(stores.map((s) => s.ping().then(() => true, () => false)))).every(Boolean);
+  (
+    await Promise.all(
+      stores.map((s) =>
+        s.ping().then(
+          () => true,
+          () => false,
+        ),
+      ),
+    )
+  ).every(Boolean);
 
 /** Every store instance has answered a call successfully since the load entered `phase`. */
 const eachServedIn = (load: Load, stores: RedisStore[], phase: Phase) => () =>
@@ -118,7 +137,8 @@ async function sweptClean(stores: RedisStore[]): Promise<void> {
     const usage = await Promise.all(ACCOUNTS.map((a) => stores[stores.length - 1]!.usage(a, 'lifetime')));
     const reserved = usage.reduce((n, u) => n + u.reserved, 0);
     if (reserved === 0) return;
-    if (Date.now() > bound) throw new Error(`${reserved} credits still reserved past the reservations' ttl (${RES_TTL_MS} ms)`);
+    if (Date.now() > bound)
+      throw new Error(`${reserved} credits still reserved past the reservations' ttl (${RES_TTL_MS} ms)`);
     await sleep(50);
   }
 }
@@ -164,7 +184,9 @@ afterEach(async () => {
 describe('RedisStore when Redis goes away under load', () => {
   it('crash (SIGKILL) and restart: fail fast, recover in place, books exact', async () => {
     server = await startRedisServer({ appendOnly: true });
-    stores = await Promise.all([1, 2, 3].map(() => RedisStore.connect(server!.url, { prefix: 'out:', commandTimeoutMs: 500 })));
+    stores = await Promise.all(
+      [1, 2, 3].map(() => RedisStore.connect(server!.url, { prefix: 'out:', commandTimeoutMs: 500 })),
+    );
     const load = new Load(stores, 24);
     await eventually('each instance served before the crash', eachServedIn(load, stores, 'before'));
 
@@ -185,18 +207,29 @@ describe('RedisStore when Redis goes away under load', () => {
     expect(load.count((c) => c.phase === 'down' && c.ok)).toBe(0);
     const books = await checkBooks(stores, load);
     expect(books.charged).toBeGreaterThan(0);
-    console.info(`[outage/kill] calls=${load.calls.length} failed=${load.count((c) => !c.ok)} charged=${books.charged} ambiguousCommits=${books.ambiguous}`);
+    console.info(
+      `[outage/kill] calls=${load.calls.length} failed=${load.count((c) => !c.ok)} charged=${books.charged} ambiguousCommits=${books.ambiguous}`,
+    );
   });
 
   it('a lock whose unlock failed during the outage is released once Redis is back (not left for its ttl)', async () => {
     server = await startRedisServer({ appendOnly: true });
-    stores = await Promise.all([1, 2].map(() => RedisStore.connect(server!.url, { prefix: 'lck:', commandTimeoutMs: 500 })));
+    stores = await Promise.all(
+      [1, 2].map(() => RedisStore.connect(server!.url, { prefix: 'lck:', commandTimeoutMs: 500 })),
+    );
     const [a, b] = stores as [RedisStore, RedisStore];
     expect(await a.tryLock('zpid:1', 'holder', 600_000)).toBe(true);
     await server.kill();
-    const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as LookupError);
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: unknown) => e as LookupError,
+      );
     const unlockFailed = await failure(a.unlock('zpid:1', 'holder'));
-    expect({ code: unlockFailed?.code, retryAfter: unlockFailed?.retryAfterSeconds }).toEqual({ code: 'store_unavailable', retryAfter: 30 });
+    expect({ code: unlockFailed?.code, retryAfter: unlockFailed?.retryAfterSeconds }).toEqual({
+      code: 'store_unavailable',
+      retryAfter: 30,
+    });
     expect((await failure(b.tryLock('zpid:1', 'other', 600_000)))?.code).toBe('store_unavailable');
     expect(a.pendingUnlockCount).toBe(1);
     await server.restart();
@@ -210,15 +243,23 @@ describe('RedisStore when Redis goes away under load', () => {
 
   it('frozen server (SIGSTOP) then thawed: calls fail with store_unavailable (no hang), books exact', async () => {
     server = await startRedisServer();
-    stores = await Promise.all([1, 2].map(() => RedisStore.connect(server!.url, { prefix: 'frz:', commandTimeoutMs: 500 })));
+    stores = await Promise.all(
+      [1, 2].map(() => RedisStore.connect(server!.url, { prefix: 'frz:', commandTimeoutMs: 500 })),
+    );
     const load = new Load(stores, 16);
     await eventually('each instance served before the freeze', eachServedIn(load, stores, 'before'));
     server.pause();
     load.phase = 'down';
     // Commands to a frozen server end at the command timeout, as store_unavailable.
     await eventually('calls failed while Redis was frozen', () => load.count((c) => c.phase === 'down' && !c.ok) >= 10);
-    const err = await stores[0]!.getAccount('x').then(() => null, (e: unknown) => e as LookupError);
-    expect({ code: err?.code, retryAfter: err?.retryAfterSeconds }).toEqual({ code: 'store_unavailable', retryAfter: 30 });
+    const err = await stores[0]!.getAccount('x').then(
+      () => null,
+      (e: unknown) => e as LookupError,
+    );
+    expect({ code: err?.code, retryAfter: err?.retryAfterSeconds }).toEqual({
+      code: 'store_unavailable',
+      retryAfter: 30,
+    });
     load.phase = 'restarting';
     server.resume();
     await eventually('every instance answers again', allReady(stores));
@@ -231,6 +272,8 @@ describe('RedisStore when Redis goes away under load', () => {
     // commits are in the ledger exactly once.
     const books = await checkBooks(stores, load);
     expect(books.charged).toBeGreaterThan(0);
-    console.info(`[outage/freeze] calls=${load.calls.length} failed=${load.count((c) => !c.ok)} charged=${books.charged} ambiguousCommits=${books.ambiguous}`);
+    console.info(
+      `[outage/freeze] calls=${load.calls.length} failed=${load.count((c) => !c.ok)} charged=${books.charged} ambiguousCommits=${books.ambiguous}`,
+    );
   });
 });

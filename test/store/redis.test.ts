@@ -80,19 +80,28 @@ storeContract('redis', () => RedisStore.connect(server.url, { prefix: (prefix = 
 describe('RedisStore specifics', () => {
   it('a lease renewal is never held back as overloaded by a busy event loop: it ends at its own bound, as store_unavailable', async () => {
     const own = await startRedisServer();
-    const store = await RedisStore.connect(own.url, { prefix: `rn${randomUUID().slice(0, 8)}:`, commandTimeoutMs: 100 });
+    const store = await RedisStore.connect(own.url, {
+      prefix: `rn${randomUUID().slice(0, 8)}:`,
+      commandTimeoutMs: 100,
+    });
     try {
       expect(await store.tryLock('zpid:1', 'tok', 60_000)).toBe(true);
       own.pause();
       // Both sent to a frozen Redis while this process stays busy (a saturated instance).
-      const outcome = (p: Promise<unknown>) => p.then(() => 'answered', (e: unknown) => (e instanceof LookupError ? e.code : 'other'));
+      const outcome = (p: Promise<unknown>) =>
+        p.then(
+          () => 'answered',
+          (e: unknown) => (e instanceof LookupError ? e.code : 'other'),
+        );
       const renewal = outcome(store.renewLocks([{ key: 'zpid:1', token: 'tok' }], 60_000));
       const other = outcome(store.getAccount('x'));
       let settled = false;
       void Promise.all([renewal, other]).then(() => (settled = true));
       while (!settled) {
         const until = performance.now() + 20;
-        while (performance.now() < until) { /* busy */ }
+        while (performance.now() < until) {
+          /* busy */
+        }
         await new Promise((r) => setImmediate(r));
       }
       expect(await renewal).toBe('store_unavailable');
@@ -116,7 +125,8 @@ describe('RedisStore specifics', () => {
       // Expired by the server's clock (its holder was late), without waiting for it.
       await raw.zadd(`${prefix}{bill}:res-by-expiry`, 0, r.reservationId);
       // Gate: the holder's renewal lands between the sweep's listing and its release.
-      const scripts = (store as unknown as { scripts: { plExpired: (...args: string[]) => Promise<string[]> } }).scripts;
+      const scripts = (store as unknown as { scripts: { plExpired: (...args: string[]) => Promise<string[]> } })
+        .scripts;
       const list = scripts.plExpired.bind(scripts);
       let renewed: string[] | null = null;
       scripts.plExpired = async (...args) => {
@@ -186,7 +196,11 @@ describe('RedisStore specifics', () => {
     try {
       // As f8d3b5e (before Redis Cluster support) wrote it: these two names, in one transaction.
       const { text, raw: rawValue } = await encodeEntry(entry('5'), rawJsonOf('5'));
-      await raw.multi().set(`${prefix}entry4:zpid:5`, text, 'PX', 60_000).set(`${prefix}raw4:zpid:5`, rawValue!, 'PX', 60_000).exec();
+      await raw
+        .multi()
+        .set(`${prefix}entry4:zpid:5`, text, 'PX', 60_000)
+        .set(`${prefix}raw4:zpid:5`, rawValue!, 'PX', 60_000)
+        .exec();
       expect(await store.getEntries(['zpid:5', 'zpid:6'])).toEqual([entry('5'), null]);
       expect(await store.getEntriesWithRaw(['zpid:5'])).toEqual([{ entry: entry('5'), rawJson: rawJsonOf('5') }]);
     } finally {
@@ -206,7 +220,16 @@ describe('RedisStore specifics', () => {
       expect(await store.getEntries(['zpid:7', 'zpid:8'])).toEqual([null, entry('8')]);
       expect(await store.getEntriesWithRaw(['zpid:7', 'zpid:8'])).toEqual([null, { entry: entry('8'), rawJson: null }]);
       // A rolling upgrade: the older code's entry (its key, its JSON) is never read by this code.
-      await raw.set(`${prefix}cache:zpid:9`, JSON.stringify({ record: JSON.parse(entry('9').record), raw: null, fetchedAt: entry('9').fetchedAt, source: entry('9').source, zpid: '9' }));
+      await raw.set(
+        `${prefix}cache:zpid:9`,
+        JSON.stringify({
+          record: JSON.parse(entry('9').record),
+          raw: null,
+          fetchedAt: entry('9').fetchedAt,
+          source: entry('9').source,
+          zpid: '9',
+        }),
+      );
       expect(await store.getEntries(['zpid:9'])).toEqual([null]);
     } finally {
       raw.disconnect();
@@ -221,7 +244,10 @@ describe('RedisStore specifics', () => {
     try {
       expect(store.ready).toBe(false);
       // Fails fast: every call is refused while there is no connection, none is queued for later.
-      const err = await store.getAccount('x').then(() => null, (e: unknown) => e);
+      const err = await store.getAccount('x').then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(LookupError);
       expect((err as LookupError).code).toBe('store_unavailable');
       // retry-after 30 comes from the contract's table for store_unavailable, not from the store.
@@ -232,12 +258,19 @@ describe('RedisStore specifics', () => {
       expect(store.ready).toBe(false);
       // Redis comes up on that port: the same store instance starts working.
       const { spawn } = await import('node:child_process');
-      const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      const child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+        { stdio: 'ignore' },
+      );
       try {
         const deadline = Date.now() + 10_000;
         let ok = false;
         while (!ok && Date.now() < deadline) {
-          ok = await store.ping().then(() => true, () => false);
+          ok = await store.ping().then(
+            () => true,
+            () => false,
+          );
           if (!ok) await new Promise((r) => setTimeout(r, 100));
         }
         expect(ok).toBe(true);
@@ -274,7 +307,13 @@ describe('RedisStore specifics', () => {
       expect(await store.getAccountByKeyHash('cd'.repeat(32))).toMatchObject({ id: a.id });
       expect(await store.getAccountByKeyHash(a.keyHash)).toBeNull();
       const paid = (over: Partial<ReserveRequest> = {}) =>
-        req(a.id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 1000, spendLimitMicroUsd: 1_000_000 }, budget: { day: '2026-03-01', scope: 'paid', cap: 100 }, ...over });
+        req(a.id, {
+          period: '2026-03',
+          included: 1,
+          overage: { rateMicroUsd: 1000, spendLimitMicroUsd: 1_000_000 },
+          budget: { day: '2026-03-01', scope: 'paid', cap: 100 },
+          ...over,
+        });
       const [r1, r2, r3] = [paid(), paid(), paid()];
       for (const r of [r1, r2, r3]) expect((await store.reserve(r)).ok).toBe(true);
       expect(await store.commit(ledgerEntry(r2.reservationId, a.id))).toBe(true);
@@ -292,7 +331,14 @@ describe('RedisStore specifics', () => {
       expect(await store.tryLock('zpid:2', 'tok', 60_000)).toBe(true);
       expect(await store.renewLocks([{ key: 'zpid:2', token: 'tok' }], 60_000)).toEqual([]);
       expect(await store.commit(ledgerEntry(r4.reservationId, a.id))).toBe(true);
-      const ref = { reservationId: r4.reservationId, accountId: a.id, period: '2026-03', day: '2026-03-01', scope: 'paid' as const, requestId: ledgerEntry(r4.reservationId, a.id).requestId };
+      const ref = {
+        reservationId: r4.reservationId,
+        accountId: a.id,
+        period: '2026-03',
+        day: '2026-03-01',
+        scope: 'paid' as const,
+        requestId: ledgerEntry(r4.reservationId, a.id).requestId,
+      };
       expect(await store.voidReservation(ref)).toBe('voided');
       await raw.echo(marker);
       await markerSeen;
@@ -349,7 +395,13 @@ describe('RedisStore specifics', () => {
     const store = await RedisStore.connect(server.url, { prefix });
     const raw = new Redis(server.url);
     try {
-      const paid = () => req('acct_legacy', { period: '2026-03', included: 1, overage: { rateMicroUsd: 1000, spendLimitMicroUsd: null }, budget: { day: '2026-03-01', scope: 'paid', cap: null } });
+      const paid = () =>
+        req('acct_legacy', {
+          period: '2026-03',
+          included: 1,
+          overage: { rateMicroUsd: 1000, spendLimitMicroUsd: null },
+          budget: { day: '2026-03-01', scope: 'paid', cap: null },
+        });
       const [a, b] = [paid(), paid()];
       expect(await store.reserve(a)).toEqual({ ok: true, kind: 'included' });
       expect(await store.reserve(b)).toEqual({ ok: true, kind: 'overage' });

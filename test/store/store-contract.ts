@@ -2,9 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENTRY_FORMAT } from '../../src/store/entry-format.js';
-import type {
-  Account, CacheEntry, LedgerEntry, ReserveRequest, Store,
-} from '../../src/store/types.js';
+import type { Account, CacheEntry, LedgerEntry, ReserveRequest, Store } from '../../src/store/types.js';
 import { everySection } from '../helpers/sections.js';
 
 export type StoreFactory = () => Promise<Store>;
@@ -52,7 +50,13 @@ export function account(over: Partial<Account> = {}): Account {
 
 export function entry(zpid: string): CacheEntry {
   return {
-    record: JSON.stringify({ zpid, address: `${zpid} Main St, Springfield, IL 62701`, price: 250_000, photos: [], priceHistory: [] }),
+    record: JSON.stringify({
+      zpid,
+      address: `${zpid} Main St, Springfield, IL 62701`,
+      price: 250_000,
+      photos: [],
+      priceHistory: [],
+    }),
     fetchedAt: '2026-03-01T12:00:00.000Z',
     source: { provider: 'self_hosted', note: 'read the page' },
     zpid,
@@ -63,7 +67,9 @@ export function entry(zpid: string): CacheEntry {
 
 /** The raw record stored with entry(zpid): big and repetitive, like a real page's. */
 export const rawJsonOf = (zpid: string): string =>
-  JSON.stringify({ nested: { zpid, list: Array.from({ length: 2000 }, (_, i) => ({ i, text: `photo ${i} of ${zpid}` })) } });
+  JSON.stringify({
+    nested: { zpid, list: Array.from({ length: 2000 }, (_, i) => ({ i, text: `photo ${i} of ${zpid}` })) },
+  });
 
 /** A reserve request with sensible defaults: free bucket of 3, unlimited service budget. */
 export function req(accountId: string, over: Partial<ReserveRequest> = {}): ReserveRequest {
@@ -134,7 +140,14 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
 
     describe('accounts', () => {
       it('stores an account and finds it by id and by key hash', async () => {
-        const a = account({ label: 'Acme', plan: 'paid', included: 100, overage: true, overageRateUsd: 0.05, spendLimitUsd: 20 });
+        const a = account({
+          label: 'Acme',
+          plan: 'paid',
+          included: 100,
+          overage: true,
+          overageRateUsd: 0.05,
+          spendLimitUsd: 20,
+        });
         await store.putAccount(a);
         expect(await store.getAccount(a.id)).toEqual(a);
         expect(await store.getAccountByKeyHash(a.keyHash)).toEqual(a);
@@ -189,7 +202,10 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const [got] = await store.getEntries(['zpid:4']);
         expect(got).toEqual(entry('4'));
         expect(JSON.stringify(got)).not.toContain('photo 1 of 4');
-        expect(await store.getEntriesWithRaw(['zpid:4', 'zpid:5'])).toEqual([{ entry: entry('4'), rawJson: rawJsonOf('4') }, null]);
+        expect(await store.getEntriesWithRaw(['zpid:4', 'zpid:5'])).toEqual([
+          { entry: entry('4'), rawJson: rawJsonOf('4') },
+          null,
+        ]);
         // Replaced without a raw record: the old one goes with the old entry.
         await store.putEntry('zpid:4', entry('4'), null, 60_000);
         expect(await store.getEntriesWithRaw(['zpid:4'])).toEqual([{ entry: entry('4'), rawJson: null }]);
@@ -201,7 +217,10 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         // Evicted (or expired first): the entry alone is still a hit without raw, but not with raw.
         await backdoor.writeRawValue('zpid:11', null);
         expect(await store.getEntries(['zpid:11'])).toEqual([entry('11')]);
-        expect(await store.getEntriesWithRaw(['zpid:11', 'zpid:12'])).toEqual([null, { entry: entry('12'), rawJson: rawJsonOf('12') }]);
+        expect(await store.getEntriesWithRaw(['zpid:11', 'zpid:12'])).toEqual([
+          null,
+          { entry: entry('12'), rawJson: rawJsonOf('12') },
+        ]);
         // Another write's raw record (a rewrite between two reads would leave the same pairing).
         const other = await backdoor.readRawValue('zpid:12');
         await backdoor.writeRawValue('zpid:11', other);
@@ -214,19 +233,54 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         // Damaged bytes behind the right id.
         await store.putEntry('zpid:12', entry('12'), rawJsonOf('12'), 60_000);
         const good = (await backdoor.readRawValue('zpid:12'))!;
-        await backdoor.writeRawValue('zpid:12', Buffer.concat([good.subarray(0, good.indexOf(10) + 1), Buffer.from('not brotli')]));
+        await backdoor.writeRawValue(
+          'zpid:12',
+          Buffer.concat([good.subarray(0, good.indexOf(10) + 1), Buffer.from('not brotli')]),
+        );
         expect(await store.getEntriesWithRaw(['zpid:12'])).toEqual([null]);
       });
 
       it('an entry kept in another format (older code, another version, damaged) reads as a miss, never as an entry', async () => {
         await store.putEntry('zpid:6', entry('6'), null, 60_000);
-        const oldCode = JSON.stringify({ record: JSON.parse(entry('6').record), raw: {}, fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
-        const details = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6' });
+        const oldCode = JSON.stringify({
+          record: JSON.parse(entry('6').record),
+          raw: {},
+          fetchedAt: '2026-03-01T12:00:00.000Z',
+          source: { provider: 'self_hosted' },
+          zpid: '6',
+        });
+        const details = JSON.stringify({
+          fetchedAt: '2026-03-01T12:00:00.000Z',
+          source: { provider: 'self_hosted' },
+          zpid: '6',
+        });
         const record = entry('6').record;
         const { storedAt, sections } = entry('6');
-        const full = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', sections, storedAt, len: record.length, raw: null });
-        const undated = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', sections, len: record.length, raw: null });
-        const unsectioned = JSON.stringify({ fetchedAt: '2026-03-01T12:00:00.000Z', source: { provider: 'self_hosted' }, zpid: '6', storedAt, len: record.length, raw: null });
+        const full = JSON.stringify({
+          fetchedAt: '2026-03-01T12:00:00.000Z',
+          source: { provider: 'self_hosted' },
+          zpid: '6',
+          sections,
+          storedAt,
+          len: record.length,
+          raw: null,
+        });
+        const undated = JSON.stringify({
+          fetchedAt: '2026-03-01T12:00:00.000Z',
+          source: { provider: 'self_hosted' },
+          zpid: '6',
+          sections,
+          len: record.length,
+          raw: null,
+        });
+        const unsectioned = JSON.stringify({
+          fetchedAt: '2026-03-01T12:00:00.000Z',
+          source: { provider: 'self_hosted' },
+          zpid: '6',
+          storedAt,
+          len: record.length,
+          raw: null,
+        });
         const tag = `pe${ENTRY_FORMAT}\n`;
         const damaged = [
           `${tag}${full}\n${record.slice(0, -1)}`, // cut short
@@ -248,7 +302,11 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       });
 
       it('keeps an entry past its raw record (keepMs): then read alone, with raw a miss; its changes kept as put', async () => {
-        const changed = { ...entry('13'), changes: [{ field: 'price' as const, from: 240_000, to: 250_000 }], previousFetchedAt: '2026-02-01T12:00:00.000Z' };
+        const changed = {
+          ...entry('13'),
+          changes: [{ field: 'price' as const, from: 240_000, to: 250_000 }],
+          previousFetchedAt: '2026-02-01T12:00:00.000Z',
+        };
         await store.putEntry('zpid:13', changed, rawJsonOf('13'), 30_000, 90_000);
         expect(await store.getEntriesWithRaw(['zpid:13'])).toEqual([{ entry: changed, rawJson: rawJsonOf('13') }]);
         await backdoor.elapse(30_001);
@@ -262,7 +320,9 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         await store.putAlias('addr:1 main st springfield il 62701', 'zpid:1', 60_000);
         await store.putAlias('bldg:abc', 'zpid:2', 30_000);
         expect(await store.getAliases(['addr:1 main st springfield il 62701', 'addr:none', 'bldg:abc'])).toEqual([
-          'zpid:1', null, 'zpid:2',
+          'zpid:1',
+          null,
+          'zpid:2',
         ]);
         await backdoor.elapse(30_001);
         expect(await store.getAliases(['bldg:abc', 'addr:1 main st springfield il 62701'])).toEqual([null, 'zpid:1']);
@@ -270,7 +330,11 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       });
 
       it('keeps an ambiguity memo for its ttl', async () => {
-        const body = { code: 'address_ambiguous', message: 'x', details: { candidate: { detailUrl: 'https://example.com/h/1_zpid/' } } };
+        const body = {
+          code: 'address_ambiguous',
+          message: 'x',
+          details: { candidate: { detailUrl: 'https://example.com/h/1_zpid/' } },
+        };
         await store.putMemo('addr:2 main st', body, 30_000);
         expect(await store.getMemo('addr:2 main st')).toEqual(body);
         expect(await store.getMemo('addr:3 main st')).toBeNull();
@@ -310,7 +374,13 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const id = account({ plan: 'paid' }).id;
         // 2 included, $0.05 per lookup past them, $0.10 limit → 2 overage lookups.
         const paid = (over: Partial<ReserveRequest> = {}) =>
-          req(id, { period: '2026-03', included: 2, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 100_000 }, budget: { day: '2026-03-01', scope: 'paid', cap: null }, ...over });
+          req(id, {
+            period: '2026-03',
+            included: 2,
+            overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: 100_000 },
+            budget: { day: '2026-03-01', scope: 'paid', cap: null },
+            ...over,
+          });
         const inc = [paid(), paid()];
         for (const x of inc) expect(await store.reserve(x)).toEqual({ ok: true, kind: 'included' });
         const over1 = paid();
@@ -318,14 +388,26 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.reserve(over1)).toEqual({ ok: true, kind: 'overage' });
         expect(await store.reserve(over2)).toEqual({ ok: true, kind: 'overage' });
         // Two overage lookups are held (not committed): the limit already counts them, and says so.
-        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0, overageInFlight: 2, inFlight: 4 });
+        expect(await store.reserve(paid())).toEqual({
+          ok: false,
+          reason: 'spend_limit_reached',
+          overageUsed: 0,
+          overageInFlight: 2,
+          inFlight: 4,
+        });
         for (const x of [...inc, over1]) expect(await store.commit(ledgerEntry(x.reservationId, id))).toBe(true);
         expect(await store.release(over2.reservationId)).toBe(true);
         expect(await store.usage(id, '2026-03')).toEqual({ used: 3, reserved: 0, overageUsed: 1 });
         const over3 = paid();
         expect(await store.reserve(over3)).toEqual({ ok: true, kind: 'overage' });
         expect(await store.commit(ledgerEntry(over3.reservationId, id))).toBe(true);
-        expect(await store.reserve(paid())).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 2, overageInFlight: 0, inFlight: 0 });
+        expect(await store.reserve(paid())).toEqual({
+          ok: false,
+          reason: 'spend_limit_reached',
+          overageUsed: 2,
+          overageInFlight: 0,
+          inFlight: 0,
+        });
         expect(await store.usage(id, '2026-03')).toEqual({ used: 4, reserved: 0, overageUsed: 2 });
         const kinds = (await store.ledger(id)).map((e) => e.kind).sort();
         expect(kinds).toEqual(['included', 'included', 'overage', 'overage']);
@@ -334,7 +416,12 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       describe('the charged kind is decided at commit, not at reserve', () => {
         // 1 included lookup, then $0.05 each up to the limit given.
         const paidOne = (id: string, spendLimitMicroUsd: number | null) =>
-          req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd }, budget: { day: '2026-03-01', scope: 'paid', cap: null } });
+          req(id, {
+            period: '2026-03',
+            included: 1,
+            overage: { rateMicroUsd: 50_000, spendLimitMicroUsd },
+            budget: { day: '2026-03-01', scope: 'paid', cap: null },
+          });
         const kindOf = async (id: string, reservationId: string) =>
           (await store.ledger(id)).find((e) => e.reservationId === reservationId)?.kind;
 
@@ -373,17 +460,35 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
           expect(await store.reserve(b)).toEqual({ ok: true, kind: 'overage' });
           expect(await store.commit(ledgerEntry(b.reservationId, id))).toBe(true); // charged as included
           // `a` is still in flight and can only be charged as overage now: that uses up the limit.
-          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0, overageInFlight: 1, inFlight: 1 });
+          expect(await store.reserve(paidOne(id, 50_000))).toEqual({
+            ok: false,
+            reason: 'spend_limit_reached',
+            overageUsed: 0,
+            overageInFlight: 1,
+            inFlight: 1,
+          });
           expect(await store.commit(ledgerEntry(a.reservationId, id))).toBe(true);
           expect(await store.usage(id, '2026-03')).toEqual({ used: 2, reserved: 0, overageUsed: 1 });
-          expect(await store.reserve(paidOne(id, 50_000))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 1, overageInFlight: 0, inFlight: 0 });
+          expect(await store.reserve(paidOne(id, 50_000))).toEqual({
+            ok: false,
+            reason: 'spend_limit_reached',
+            overageUsed: 1,
+            overageInFlight: 0,
+            inFlight: 0,
+          });
         });
 
         it('a spend-limit refusal while included lookups are in flight is transient', async () => {
           const id = account({ plan: 'paid' }).id;
           const a = paidOne(id, 0); // no overage money at all
           expect(await store.reserve(a)).toEqual({ ok: true, kind: 'included' });
-          expect(await store.reserve(paidOne(id, 0))).toEqual({ ok: false, reason: 'spend_limit_reached', overageUsed: 0, overageInFlight: 0, inFlight: 1 });
+          expect(await store.reserve(paidOne(id, 0))).toEqual({
+            ok: false,
+            reason: 'spend_limit_reached',
+            overageUsed: 0,
+            overageInFlight: 0,
+            inFlight: 1,
+          });
           expect(await store.release(a.reservationId)).toBe(true);
           const c = paidOne(id, 0);
           expect(await store.reserve(c)).toEqual({ ok: true, kind: 'included' });
@@ -394,7 +499,8 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
 
       it('paid plan without a spend limit: overage is not capped', async () => {
         const id = account({ plan: 'paid' }).id;
-        const r = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null } });
+        const r = () =>
+          req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null } });
         expect(await store.reserve(r())).toEqual({ ok: true, kind: 'included' });
         for (let i = 0; i < 20; i++) expect(await store.reserve(r())).toEqual({ ok: true, kind: 'overage' });
         expect(await store.usage(id, '2026-03')).toEqual({ used: 0, reserved: 21, overageUsed: 0 });
@@ -402,9 +508,14 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
 
       it('payment failing (overage null): credits_exhausted past the included lookups', async () => {
         const id = account({ plan: 'paid' }).id;
-        expect(await store.reserve(req(id, { period: '2026-03', included: 1 }))).toEqual({ ok: true, kind: 'included' });
+        expect(await store.reserve(req(id, { period: '2026-03', included: 1 }))).toEqual({
+          ok: true,
+          kind: 'included',
+        });
         expect(await store.reserve(req(id, { period: '2026-03', included: 1, overage: null }))).toEqual({
-          ok: false, reason: 'credits_exhausted', inFlight: 1,
+          ok: false,
+          reason: 'credits_exhausted',
+          inFlight: 1,
         });
       });
 
@@ -475,14 +586,17 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const r = req(id);
         await store.reserve(r);
         const e = ledgerEntry(r.reservationId, 'acct_somebody_else', {
-          kind: 'overage', cacheKey: 'addr:1 main st springfield il 62701', requestId: 'req-42', at: '2026-03-01T12:34:56.789Z',
+          kind: 'overage',
+          cacheKey: 'addr:1 main st springfield il 62701',
+          requestId: 'req-42',
+          at: '2026-03-01T12:34:56.789Z',
         });
         expect(await store.commit(e)).toBe(true);
         expect(await store.ledger(id)).toEqual([{ ...e, accountId: id, kind: 'included' }]);
         expect(await store.ledger('acct_somebody_else')).toEqual([]);
       });
 
-      it('a reservation held again under its id once its lease lapsed (a job re-run adopting a dead run\'s) gets a whole lease: the sweep leaves it, its commit charges', async () => {
+      it("a reservation held again under its id once its lease lapsed (a job re-run adopting a dead run's) gets a whole lease: the sweep leaves it, its commit charges", async () => {
         const id = account().id;
         const held = req(id, { ttlMs: 30_000 });
         expect(await store.reserve(held)).toEqual({ ok: true, kind: 'included' });
@@ -524,7 +638,9 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.renewReservations([kept.reservationId], 60_000)).toEqual([]);
         await backdoor.elapse(30_001);
         expect(await store.sweep()).toBe(1);
-        expect(await store.renewReservations([kept.reservationId, lapsed.reservationId], 60_000)).toEqual([lapsed.reservationId]);
+        expect(await store.renewReservations([kept.reservationId, lapsed.reservationId], 60_000)).toEqual([
+          lapsed.reservationId,
+        ]);
         expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
         expect(await store.usage(id, 'lifetime')).toEqual({ used: 1, reserved: 0, overageUsed: 0 });
       });
@@ -532,8 +648,21 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       it('void: a held reservation is released; a recorded charge is taken back (ledger, counters, budget); then nothing', async () => {
         const id = account({ plan: 'paid' }).id;
         const day = '2026-03-11';
-        const paid = () => req(id, { period: '2026-03', included: 1, overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null }, budget: { day, scope: 'paid', cap: 10 } });
-        const ref = (reservationId: string) => ({ reservationId, accountId: id, period: '2026-03', day, scope: 'paid' as const, requestId: ledgerEntry(reservationId, id).requestId });
+        const paid = () =>
+          req(id, {
+            period: '2026-03',
+            included: 1,
+            overage: { rateMicroUsd: 50_000, spendLimitMicroUsd: null },
+            budget: { day, scope: 'paid', cap: 10 },
+          });
+        const ref = (reservationId: string) => ({
+          reservationId,
+          accountId: id,
+          period: '2026-03',
+          day,
+          scope: 'paid' as const,
+          requestId: ledgerEntry(reservationId, id).requestId,
+        });
         const [kept, held, charged] = [paid(), paid(), paid()];
         for (const r of [kept, held, charged]) expect((await store.reserve(r)).ok).toBe(true);
         expect(await store.commit(ledgerEntry(kept.reservationId, id))).toBe(true);
@@ -550,13 +679,29 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         const id = account().id;
         const [a1, a2, b1] = [req(id), req(id), req(id)];
         for (const r of [a1, a2, b1]) expect((await store.reserve(r)).ok).toBe(true);
-        expect(await store.commit(ledgerEntry(a1.reservationId, id, { requestId: 'job:j1:0', cacheKey: 'zpid:1' }))).toBe(true);
-        expect(await store.commit(ledgerEntry(b1.reservationId, id, { requestId: 'job:j1:1', cacheKey: 'zpid:9' }))).toBe(true);
-        expect(await store.commit(ledgerEntry(a2.reservationId, id, { requestId: 'job:j1:0', cacheKey: 'zpid:2' }))).toBe(true);
-        expect((await store.chargesOf('job:j1:0')).map((e) => [e.reservationId, e.cacheKey])).toEqual([[a1.reservationId, 'zpid:1'], [a2.reservationId, 'zpid:2']]);
+        expect(
+          await store.commit(ledgerEntry(a1.reservationId, id, { requestId: 'job:j1:0', cacheKey: 'zpid:1' })),
+        ).toBe(true);
+        expect(
+          await store.commit(ledgerEntry(b1.reservationId, id, { requestId: 'job:j1:1', cacheKey: 'zpid:9' })),
+        ).toBe(true);
+        expect(
+          await store.commit(ledgerEntry(a2.reservationId, id, { requestId: 'job:j1:0', cacheKey: 'zpid:2' })),
+        ).toBe(true);
+        expect((await store.chargesOf('job:j1:0')).map((e) => [e.reservationId, e.cacheKey])).toEqual([
+          [a1.reservationId, 'zpid:1'],
+          [a2.reservationId, 'zpid:2'],
+        ]);
         expect((await store.chargesOf('job:j1:1')).map((e) => e.cacheKey)).toEqual(['zpid:9']);
         expect(await store.chargesOf('job:none:0')).toEqual([]);
-        const ref = { reservationId: a1.reservationId, accountId: id, period: 'lifetime', day: '2026-03-01', scope: 'service' as const, requestId: 'job:j1:0' };
+        const ref = {
+          reservationId: a1.reservationId,
+          accountId: id,
+          period: 'lifetime',
+          day: '2026-03-01',
+          scope: 'service' as const,
+          requestId: 'job:j1:0',
+        };
         expect(await store.voidReservation(ref)).toBe('voided');
         expect((await store.chargesOf('job:j1:0')).map((e) => e.cacheKey)).toEqual(['zpid:2']);
         // Under another request's id it is not found: a void names the request whose charge it takes back.
@@ -567,11 +712,15 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       it('ledger always equals the counters', async () => {
         const ids = [account().id, account().id, account().id];
         let seed = 7;
-        const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+        const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
         const held: { r: ReserveRequest }[] = [];
         for (let i = 0; i < 120; i++) {
           const acct = ids[Math.floor(rand() * ids.length)]!;
-          const r = req(acct, { period: '2026-03', included: 5, overage: rand() < 0.5 ? { rateMicroUsd: 10_000, spendLimitMicroUsd: 150_000 } : null });
+          const r = req(acct, {
+            period: '2026-03',
+            included: 5,
+            overage: rand() < 0.5 ? { rateMicroUsd: 10_000, spendLimitMicroUsd: 150_000 } : null,
+          });
           if ((await store.reserve(r)).ok) held.push({ r });
           if (held.length > 0 && rand() < 0.6) {
             const [{ r: x }] = held.splice(Math.floor(rand() * held.length), 1) as [{ r: ReserveRequest }];
@@ -617,7 +766,15 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       it('a lease: renewed by its holder it outlives its first ttl; another token cannot renew it; once lapsed it is taken over', async () => {
         expect(await store.tryLock('zpid:7', 'tok-a', 30_000)).toBe(true);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 60_000)).toEqual([]);
-        expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-x' }, { key: 'zpid:8', token: 'tok-a' }], 60_000)).toEqual(['zpid:7', 'zpid:8']);
+        expect(
+          await store.renewLocks(
+            [
+              { key: 'zpid:7', token: 'tok-x' },
+              { key: 'zpid:8', token: 'tok-a' },
+            ],
+            60_000,
+          ),
+        ).toEqual(['zpid:7', 'zpid:8']);
         await backdoor.elapse(30_001);
         expect(await store.tryLock('zpid:7', 'tok-b', 30_000)).toBe(false);
         expect(await store.renewLocks([{ key: 'zpid:7', token: 'tok-a' }], 10_000)).toEqual([]);
@@ -628,22 +785,44 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
     });
 
     describe('idempotency keys', () => {
-      const answer = { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ data: Array.from({ length: 50 }, (_, i) => ({ index: i, ok: true, text: `home ${i}` })) }) };
+      const answer = {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({
+          data: Array.from({ length: 50 }, (_, i) => ({ index: i, ok: true, text: `home ${i}` })),
+        }),
+      };
       const ref = (token: string, key = 'key-1', accountId = 'acct_a') => ({ accountId, key, token });
 
       it('the first claim runs; others see it running with its body hash; its answer is then given back as it was put, per account', async () => {
         expect(await store.claimIdempotency(ref('tok-a'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
-        expect(await store.claimIdempotency(ref('tok-b'), 'hash-2', 30_000)).toEqual({ state: 'running', bodyHash: 'hash-1' });
+        expect(await store.claimIdempotency(ref('tok-b'), 'hash-2', 30_000)).toEqual({
+          state: 'running',
+          bodyHash: 'hash-1',
+        });
         // The same key of another account is another key.
-        expect(await store.claimIdempotency(ref('tok-c', 'key-1', 'acct_b'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.claimIdempotency(ref('tok-c', 'key-1', 'acct_b'), 'hash-1', 30_000)).toEqual({
+          state: 'claimed',
+        });
         expect(await store.completeIdempotency(ref('tok-b'), { ...answer, status: 500 }, 60_000)).toBe(false);
         expect(await store.completeIdempotency(ref('tok-a'), answer, 86_400_000)).toBe(true);
-        expect(await store.claimIdempotency(ref('tok-d'), 'hash-2', 30_000)).toEqual({ state: 'done', bodyHash: 'hash-1', answer });
+        expect(await store.claimIdempotency(ref('tok-d'), 'hash-2', 30_000)).toEqual({
+          state: 'done',
+          bodyHash: 'hash-1',
+          answer,
+        });
         // Completed: the claim's token holds nothing any more.
         expect(await store.renewIdempotency([ref('tok-a')], 30_000)).toEqual(['tok-a']);
         await store.releaseIdempotency(ref('tok-a'));
-        expect(await store.claimIdempotency(ref('tok-e'), 'hash-1', 30_000)).toEqual({ state: 'done', bodyHash: 'hash-1', answer });
-        expect(await store.claimIdempotency(ref('tok-f', 'key-1', 'acct_b'), 'hash-1', 30_000)).toEqual({ state: 'running', bodyHash: 'hash-1' });
+        expect(await store.claimIdempotency(ref('tok-e'), 'hash-1', 30_000)).toEqual({
+          state: 'done',
+          bodyHash: 'hash-1',
+          answer,
+        });
+        expect(await store.claimIdempotency(ref('tok-f', 'key-1', 'acct_b'), 'hash-1', 30_000)).toEqual({
+          state: 'running',
+          bodyHash: 'hash-1',
+        });
       });
 
       it('an answer lives its ttl, then the key is free again', async () => {
@@ -669,22 +848,36 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.claimIdempotency(started('tok-a', 1_000), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
         await store.releaseIdempotency(started('tok-a', 1_000), 60_000);
         // The retry's own start is later: the first run's is what it is told, and keeps through its own release.
-        expect(await store.claimIdempotency(started('tok-b', 5_000), 'hash-1', 30_000)).toEqual({ state: 'claimed', since: 1_000 });
+        expect(await store.claimIdempotency(started('tok-b', 5_000), 'hash-1', 30_000)).toEqual({
+          state: 'claimed',
+          since: 1_000,
+        });
         expect((await store.claimIdempotency(started('tok-c', 6_000), 'hash-1', 30_000)).state).toBe('running');
         await store.releaseIdempotency(started('tok-b', 5_000), 60_000);
-        expect(await store.claimIdempotency(started('tok-c', 7_000), 'hash-1', 30_000)).toEqual({ state: 'claimed', since: 1_000 });
+        expect(await store.claimIdempotency(started('tok-c', 7_000), 'hash-1', 30_000)).toEqual({
+          state: 'claimed',
+          since: 1_000,
+        });
         expect(await store.completeIdempotency(started('tok-c', 7_000), answer, 60_000)).toBe(true);
         expect((await store.claimIdempotency(started('tok-d', 8_000), 'hash-1', 30_000)).state).toBe('done');
         // Another request under a released key runs as new; a release without keepMs leaves nothing.
-        expect(await store.claimIdempotency(started('tok-e', 1_000, 'key-4'), 'hash-1', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.claimIdempotency(started('tok-e', 1_000, 'key-4'), 'hash-1', 30_000)).toEqual({
+          state: 'claimed',
+        });
         await store.releaseIdempotency(started('tok-e', 1_000, 'key-4'), 60_000);
-        expect(await store.claimIdempotency(started('tok-f', 2_000, 'key-4'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.claimIdempotency(started('tok-f', 2_000, 'key-4'), 'hash-2', 30_000)).toEqual({
+          state: 'claimed',
+        });
         await store.releaseIdempotency(started('tok-f', 2_000, 'key-4'));
-        expect(await store.claimIdempotency(started('tok-g', 3_000, 'key-4'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.claimIdempotency(started('tok-g', 3_000, 'key-4'), 'hash-2', 30_000)).toEqual({
+          state: 'claimed',
+        });
         // The mark lives keepMs.
         await store.releaseIdempotency(started('tok-g', 3_000, 'key-4'), 60_000);
         await backdoor.elapse(60_001);
-        expect(await store.claimIdempotency(started('tok-h', 4_000, 'key-4'), 'hash-2', 30_000)).toEqual({ state: 'claimed' });
+        expect(await store.claimIdempotency(started('tok-h', 4_000, 'key-4'), 'hash-2', 30_000)).toEqual({
+          state: 'claimed',
+        });
       });
 
       it('a lease: renewed by its holder the claim outlives its first lease; a crashed holder’s (not renewed) lapses and the key is claimed again, and the late holder cannot complete it', async () => {
@@ -700,7 +893,11 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect(await store.renewIdempotency([ref('tok-a')], 30_000)).toEqual(['tok-a']);
         expect(await store.completeIdempotency(ref('tok-a'), answer, 60_000)).toBe(false);
         expect(await store.completeIdempotency(ref('tok-b'), answer, 60_000)).toBe(true);
-        expect(await store.claimIdempotency(ref('tok-c'), 'hash-1', 30_000)).toEqual({ state: 'done', bodyHash: 'hash-1', answer });
+        expect(await store.claimIdempotency(ref('tok-c'), 'hash-1', 30_000)).toEqual({
+          state: 'done',
+          bodyHash: 'hash-1',
+          answer,
+        });
       });
     });
   });

@@ -43,7 +43,13 @@ afterAll(async () => {
 it('every one of 1,000 watches created at once gets its first check', async () => {
   expect(MAX_WATCHES_PER_ACCOUNT).toBe(1_000);
   const made = await Promise.all(
-    Array.from({ length: 1_000 }, (_, i) => svc.post('/v1/portal/watches', { zpid: HOMES[i % HOMES.length], webhook_url: 'http://127.0.0.1:9/hook', interval_hours: 24 }, KEY)),
+    Array.from({ length: 1_000 }, (_, i) =>
+      svc.post(
+        '/v1/portal/watches',
+        { zpid: HOMES[i % HOMES.length], webhook_url: 'http://127.0.0.1:9/hook', interval_hours: 24 },
+        KEY,
+      ),
+    ),
   );
   expect(made.map((r) => r.status)).toEqual(made.map(() => 201));
   await svc.app.background.startWorkers();

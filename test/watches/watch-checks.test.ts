@@ -33,7 +33,8 @@ const NEW_PRICE = 799_000;
 // The home's own price in the page's data (the other prices on the page are nearby homes').
 const OWN_PRICE = `\\"bathrooms\\":1,\\"price\\":${PRICE},`;
 const withPrice = (price: number): string => {
-  if (!PAGE.html.includes(OWN_PRICE)) throw new Error('the recorded page no longer holds the price where this test edits it');
+  if (!PAGE.html.includes(OWN_PRICE))
+    throw new Error('the recorded page no longer holds the price where this test edits it');
   return PAGE.html.replace(OWN_PRICE, `\\"bathrooms\\":1,\\"price\\":${price},`);
 };
 const OTHER = recordedPage('2146993218');
@@ -88,7 +89,11 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     const svc = await startTestService({
       replayServer: replay,
       inProcess: true,
-      env: { WATCH_MIN_INTERVAL_SECONDS: String(SECONDS), WEBHOOK_ALLOW_PRIVATE: 'true', ...(kind === 'redis' ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}) },
+      env: {
+        WATCH_MIN_INTERVAL_SECONDS: String(SECONDS),
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        ...(kind === 'redis' ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}),
+      },
       ...(store ? { store } : {}),
     });
     const { core } = svc.app;
@@ -101,12 +106,18 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
       close: () => webhooks.close(),
     };
     // The scheduler createWatches would make for this store, seen.
-    const seen = new SeenScheduler(kind === 'redis' ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId));
+    const seen = new SeenScheduler(
+      kind === 'redis' ? new BullScheduler(core.config, core.logger) : new TimerScheduler(core.newId),
+    );
     const watches = createWatches(core, recorded, { ...partsFor(core).watches(), scheduler: seen });
     await webhooks.startWorker();
     await watches.startWorker();
     const made: Instance = {
-      svc, webhooks, watches, seen, sent,
+      svc,
+      webhooks,
+      watches,
+      seen,
+      sent,
       async close() {
         await watches.close();
         await webhooks.close();
@@ -131,7 +142,8 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
 
   const store = () => instances[0]!.svc.store;
   /** The charges of one watch's checks (their requestId names the watch). */
-  const charges = async (watchId: string) => (await store().ledger(account.id)).filter((e) => e.requestId.startsWith(`watch:${watchId}:`));
+  const charges = async (watchId: string) =>
+    (await store().ledger(account.id)).filter((e) => e.requestId.startsWith(`watch:${watchId}:`));
   const reads = (path: string) => replay.requests.filter((r) => r.path === path).length;
   const watchOf = (w: Watches, id: string) => w.get(account, id);
 
@@ -139,8 +151,18 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     replay.faults.clear();
     replay.requests.length = 0;
     const { watches, seen, sent } = instances[0]!;
-    const made = await watches.create(account, { locator: parseLocator({ zpid: ZPID }), webhookUrl: receiver.url, intervalHours: INTERVAL });
-    expect(made).toMatchObject({ zpid: ZPID, interval_hours: INTERVAL, home_zpid: null, last_checked_at: null, last_error: null });
+    const made = await watches.create(account, {
+      locator: parseLocator({ zpid: ZPID }),
+      webhookUrl: receiver.url,
+      intervalHours: INTERVAL,
+    });
+    expect(made).toMatchObject({
+      zpid: ZPID,
+      interval_hours: INTERVAL,
+      home_zpid: null,
+      last_checked_at: null,
+      last_error: null,
+    });
     // The first check only records what it saw.
     await until(async () => (await watchOf(watches, made.id)).home_zpid === ZPID, 'the first check');
     expect((await watchOf(watches, made.id)).last_error).toBeNull();
@@ -167,8 +189,15 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     await watches.remove(account, made.id);
     const removed = seen.mark(made.id);
     await expect(watches.get(account, made.id)).rejects.toMatchObject({ code: 'not_found', message: 'No such watch.' });
-    const control = await watches.create(account, { locator: parseLocator({ zpid: '2146993218' }), webhookUrl: receiver.url, intervalHours: INTERVAL });
-    await until(async () => (await charges(control.id)).length >= 2 && removed.over(), 'two checks of the control, and the checks of the removed watch under way at its removal ended');
+    const control = await watches.create(account, {
+      locator: parseLocator({ zpid: '2146993218' }),
+      webhookUrl: receiver.url,
+      intervalHours: INTERVAL,
+    });
+    await until(
+      async () => (await charges(control.id)).length >= 2 && removed.over(),
+      'two checks of the control, and the checks of the removed watch under way at its removal ended',
+    );
     const stopped = reads(PAGE.path);
     await until(async () => (await charges(control.id)).length >= 4, 'two more checks of the control');
     expect(reads(PAGE.path)).toBe(stopped);
@@ -181,42 +210,58 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     expect(reads(OTHER.path)).toBeGreaterThanOrEqual(4);
   }, 90_000);
 
-  it.runIf(kind === 'redis')('two instances on one Redis and a restart: every scheduler iteration checked once, the schedule kept', async () => {
-    replay.faults.clear();
-    replay.requests.length = 0;
-    const a = instances[0]!;
-    const made = await a.watches.create(account, { locator: parseLocator({ zpid: ZPID }), webhookUrl: receiver.url, intervalHours: INTERVAL });
-    await until(async () => (await charges(made.id)).length >= 2, 'two checks on the first instance');
-    // The first instance stops (its worker and queue); two new instances on the same Redis take over
-    // the schedule without being told about the watch.
-    await a.watches.close();
-    const [b, c] = [await instance(), await instance()];
-    const connection = bullConnection(b.svc.config);
-    const queue = new Queue('watches', bullOptions(b.svc.config, 'watches', connection));
-    try {
-      expect(await queue.getJobSchedulersCount()).toBe(1);
-      const before = (await charges(made.id)).length;
-      await until(async () => (await charges(made.id)).length >= before + 4, 'four checks after the restart');
-      await b.watches.remove(account, made.id);
-      const removed = [a, b, c].map((i) => i.seen.mark(made.id));
-      expect(await queue.getJobSchedulersCount()).toBe(0);
-      const control = await c.watches.create(account, { locator: parseLocator({ zpid: '2146993218' }), webhookUrl: receiver.url, intervalHours: INTERVAL });
-      await until(async () => (await charges(control.id)).length >= 3 && removed.every((r) => r.over()), 'three checks of the control, and the checks of the removed watch under way at its removal ended');
-      await c.watches.remove(account, control.id);
-    } finally {
-      await queue.close();
-      // The queue leaves a connection it was given open.
-      connection.disconnect();
-    }
-    // Each check is a BullMQ scheduler iteration (its job id, repeat:<watch>:<millis>, names the charge):
-    // no iteration was checked twice, each check read the page once and was billed once.
-    const billed = (await charges(made.id)).map((e) => e.requestId);
-    const iterations = billed.map((id) => id.slice(`watch:${made.id}:`.length));
-    for (const it of iterations) expect(it).toMatch(new RegExp(`^repeat:${made.id}:\\d+$`));
-    expect(new Set(iterations).size).toBe(iterations.length);
-    expect(reads(PAGE.path)).toBe(billed.length);
-    // The schedule kept its pace across the restart: iterations one interval apart, none doubled.
-    const millis = iterations.map((it) => Number(it.split(':').pop())).sort((x, y) => x - y);
-    for (let i = 1; i < millis.length; i++) expect(millis[i]! - millis[i - 1]!).toBeGreaterThanOrEqual(SECONDS * 1000);
-  }, 90_000);
+  it.runIf(kind === 'redis')(
+    'two instances on one Redis and a restart: every scheduler iteration checked once, the schedule kept',
+    async () => {
+      replay.faults.clear();
+      replay.requests.length = 0;
+      const a = instances[0]!;
+      const made = await a.watches.create(account, {
+        locator: parseLocator({ zpid: ZPID }),
+        webhookUrl: receiver.url,
+        intervalHours: INTERVAL,
+      });
+      await until(async () => (await charges(made.id)).length >= 2, 'two checks on the first instance');
+      // The first instance stops (its worker and queue); two new instances on the same Redis take over
+      // the schedule without being told about the watch.
+      await a.watches.close();
+      const [b, c] = [await instance(), await instance()];
+      const connection = bullConnection(b.svc.config);
+      const queue = new Queue('watches', bullOptions(b.svc.config, 'watches', connection));
+      try {
+        expect(await queue.getJobSchedulersCount()).toBe(1);
+        const before = (await charges(made.id)).length;
+        await until(async () => (await charges(made.id)).length >= before + 4, 'four checks after the restart');
+        await b.watches.remove(account, made.id);
+        const removed = [a, b, c].map((i) => i.seen.mark(made.id));
+        expect(await queue.getJobSchedulersCount()).toBe(0);
+        const control = await c.watches.create(account, {
+          locator: parseLocator({ zpid: '2146993218' }),
+          webhookUrl: receiver.url,
+          intervalHours: INTERVAL,
+        });
+        await until(
+          async () => (await charges(control.id)).length >= 3 && removed.every((r) => r.over()),
+          'three checks of the control, and the checks of the removed watch under way at its removal ended',
+        );
+        await c.watches.remove(account, control.id);
+      } finally {
+        await queue.close();
+        // The queue leaves a connection it was given open.
+        connection.disconnect();
+      }
+      // Each check is a BullMQ scheduler iteration (its job id, repeat:<watch>:<millis>, names the charge):
+      // no iteration was checked twice, each check read the page once and was billed once.
+      const billed = (await charges(made.id)).map((e) => e.requestId);
+      const iterations = billed.map((id) => id.slice(`watch:${made.id}:`.length));
+      for (const it of iterations) expect(it).toMatch(new RegExp(`^repeat:${made.id}:\\d+$`));
+      expect(new Set(iterations).size).toBe(iterations.length);
+      expect(reads(PAGE.path)).toBe(billed.length);
+      // The schedule kept its pace across the restart: iterations one interval apart, none doubled.
+      const millis = iterations.map((it) => Number(it.split(':').pop())).sort((x, y) => x - y);
+      for (let i = 1; i < millis.length; i++)
+        expect(millis[i]! - millis[i - 1]!).toBeGreaterThanOrEqual(SECONDS * 1000);
+    },
+    90_000,
+  );
 });

@@ -18,7 +18,13 @@ beforeAll(async () => {
   svc = await startTestService({
     inProcess: true,
     store,
-    env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true', REDIS_URL: redis.url, REDIS_PREFIX: prefix, AUTH_CACHE_TTL_MS: '600000' },
+    env: {
+      WATCH_MIN_INTERVAL_SECONDS: '1',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      AUTH_CACHE_TTL_MS: '600000',
+    },
   });
 });
 afterAll(async () => {

@@ -23,7 +23,8 @@ const OTHER = recordedPage(OTHER_ZPID);
 const PRICE = 850_000;
 const OWN_PRICE = `\\"bathrooms\\":1,\\"price\\":${PRICE},`;
 const withPrice = (price: number): string => {
-  if (!PAGE.html.includes(OWN_PRICE)) throw new Error('the recorded page no longer holds the price where this test edits it');
+  if (!PAGE.html.includes(OWN_PRICE))
+    throw new Error('the recorded page no longer holds the price where this test edits it');
   return PAGE.html.replace(OWN_PRICE, `\\"bathrooms\\":1,\\"price\\":${price},`);
 };
 
@@ -76,7 +77,10 @@ let scheduler: DrivenScheduler;
 let webhooks: RecordingWebhooks;
 let watches: Watches;
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true, env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  svc = await startTestService({
+    inProcess: true,
+    env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true' },
+  });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid);
 });
 afterAll(async () => {
@@ -99,7 +103,11 @@ const check = (watchId: string, iteration: string, rerunSince?: number) =>
 
 /** A watch of ZPID whose first check recorded the recorded page's values. */
 async function watched(locator: Record<string, string> = { zpid: ZPID }): Promise<string> {
-  const { id } = await watches.create(account, { locator: parseLocator(locator), webhookUrl: 'http://127.0.0.1:9/hooks', intervalHours: 1 });
+  const { id } = await watches.create(account, {
+    locator: parseLocator(locator),
+    webhookUrl: 'http://127.0.0.1:9/hooks',
+    intervalHours: 1,
+  });
   await check(id, 'repeat:first');
   expect((await watches.get(account, id)).last_error).toBeNull();
   expect(webhooks.sent).toEqual([]);
@@ -115,7 +123,13 @@ it('a worker that died after recording a change, before queuing its event: the r
   await until(() => webhooks.held === 1, 'the first run reached its send');
   // BullMQ takes the stalled iteration over: the same job id, flagged as a re-run.
   await check(id, 'repeat:2', scheduled);
-  expect(webhooks.sent).toEqual([{ type: 'property.changed', id: `${id}:repeat:2`, data: expect.objectContaining({ zpid: ZPID, changes: [{ field: 'price', from: PRICE, to: 801_000 }] }) }]);
+  expect(webhooks.sent).toEqual([
+    {
+      type: 'property.changed',
+      id: `${id}:repeat:2`,
+      data: expect.objectContaining({ zpid: ZPID, changes: [{ field: 'price', from: PRICE, to: 801_000 }] }),
+    },
+  ]);
   expect(await charges(id, 'repeat:2')).toBe(1);
   // Taken over once more: the same event id again at most (the webhooks deliver an id once), nothing billed.
   await check(id, 'repeat:2', scheduled);
@@ -138,7 +152,12 @@ it('a worker that died after its read was billed, before recording: the re-run r
   await check(id, 'repeat:2', scheduled);
   expect(await charges(id, 'repeat:2')).toBe(1);
   expect(svc.replay.requests.filter((r) => r.path === PAGE.path).length).toBe(reads);
-  expect(webhooks.sent).toEqual([expect.objectContaining({ id: `${id}:repeat:2`, data: expect.objectContaining({ changes: [{ field: 'price', from: PRICE, to: 802_000 }] }) })]);
+  expect(webhooks.sent).toEqual([
+    expect.objectContaining({
+      id: `${id}:repeat:2`,
+      data: expect.objectContaining({ changes: [{ field: 'price', from: PRICE, to: 802_000 }] }),
+    }),
+  ]);
 });
 
 it('two runs of one iteration at once (a worker that lost its lock, and the one that took over): billed once, one event id', async () => {
@@ -171,7 +190,10 @@ it('a watch deleted while its check reads the home: nothing recorded or sent aft
   svc.replay.faults.set(PAGE.path, { body: withPrice(806_000), hold: new Promise<void>((r) => (answer = r)) });
   const seen = svc.replay.requests.filter((r) => r.path === PAGE.path).length;
   const running = check(id, 'repeat:2');
-  await until(() => svc.replay.requests.filter((r) => r.path === PAGE.path).length > seen, 'the check reading the page');
+  await until(
+    () => svc.replay.requests.filter((r) => r.path === PAGE.path).length > seen,
+    'the check reading the page',
+  );
   await watches.remove(account, id);
   answer();
   await running;
@@ -182,12 +204,17 @@ it('a watch deleted while its check reads the home: nothing recorded or sent aft
 
 const OWN_ESTIMATE = '\\"zestimate\\":887000,';
 it('a read whose estimate section could not be read (extraction_failed): no estimate change either way, the kept estimate stays', async () => {
-  if (!PAGE.html.includes(OWN_ESTIMATE)) throw new Error('the recorded page no longer holds the estimate where this test edits it');
+  if (!PAGE.html.includes(OWN_ESTIMATE))
+    throw new Error('the recorded page no longer holds the estimate where this test edits it');
   const id = await watched();
   // The estimate in a shape the mapper does not read, and a new price: only the price is a change.
-  svc.replay.faults.set(PAGE.path, { body: withPrice(805_000).replace(OWN_ESTIMATE, '\\"zestimate\\":{\\"odd\\":1},') });
+  svc.replay.faults.set(PAGE.path, {
+    body: withPrice(805_000).replace(OWN_ESTIMATE, '\\"zestimate\\":{\\"odd\\":1},'),
+  });
   await check(id, 'repeat:2');
-  expect(webhooks.sent.map((e) => (e.data as { changes: unknown }).changes)).toEqual([[{ field: 'price', from: PRICE, to: 805_000 }]]);
+  expect(webhooks.sent.map((e) => (e.data as { changes: unknown }).changes)).toEqual([
+    [{ field: 'price', from: PRICE, to: 805_000 }],
+  ]);
   // Read again: the estimate is what it was, no change.
   svc.replay.faults.set(PAGE.path, { body: withPrice(805_000) });
   await check(id, 'repeat:3');
@@ -195,12 +222,18 @@ it('a read whose estimate section could not be read (extraction_failed): no esti
   // And a real change of it is one.
   svc.replay.faults.set(PAGE.path, { body: withPrice(805_000).replace(OWN_ESTIMATE, '\\"zestimate\\":900000,') });
   await check(id, 'repeat:4');
-  expect(webhooks.sent.map((e) => (e.data as { changes: unknown }).changes)[1]).toEqual([{ field: 'estimate', from: 887_000, to: 900_000 }]);
+  expect(webhooks.sent.map((e) => (e.data as { changes: unknown }).changes)[1]).toEqual([
+    { field: 'estimate', from: 887_000, to: 900_000 },
+  ]);
 });
 
 it('a check the account cannot pay for: last_error credits_exhausted, nothing billed or sent, the watch goes on', async () => {
   const tiny = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.tiny);
-  const { id } = await watches.create(tiny, { locator: parseLocator({ zpid: ZPID }), webhookUrl: 'http://127.0.0.1:9/hooks', intervalHours: 1 });
+  const { id } = await watches.create(tiny, {
+    locator: parseLocator({ zpid: ZPID }),
+    webhookUrl: 'http://127.0.0.1:9/hooks',
+    intervalHours: 1,
+  });
   const run = (iteration: string) => scheduler.run!({ account: tiny.id, watchId: id, iteration });
   await run('repeat:1');
   expect((await watches.get(tiny, id)).last_error).toBeNull();

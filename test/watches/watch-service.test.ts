@@ -30,7 +30,10 @@ async function until(probe: () => Promise<boolean> | boolean, what: string, boun
 let svc: TestService;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true, env: { WATCH_MIN_INTERVAL_SECONDS: String(SECONDS), WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  svc = await startTestService({
+    inProcess: true,
+    env: { WATCH_MIN_INTERVAL_SECONDS: String(SECONDS), WEBHOOK_ALLOW_PRIVATE: 'true' },
+  });
   const free = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.free);
   receiver = await startWebhookReceiver({ secret: (await accountWebhookSecret(svc.store, free.id))! });
   await svc.app.background.startWorkers();
@@ -43,7 +46,11 @@ afterAll(async () => {
 const reads = (path: string) => svc.replay.requests.filter((r) => r.path === path).length;
 
 it('a watch made over REST is checked by the workers: billed, shown on REST and GraphQL, its change sent; revoked, it stops', async () => {
-  const made = await svc.post('/v1/portal/watches', { zpid: ZPID, webhook_url: receiver.url, interval_hours: INTERVAL });
+  const made = await svc.post('/v1/portal/watches', {
+    zpid: ZPID,
+    webhook_url: receiver.url,
+    interval_hours: INTERVAL,
+  });
   expect(made.status).toBe(201);
   const id: string = made.body.data.id;
   await until(async () => (await svc.get(`/v1/portal/watches/${id}`)).body.data.home_zpid === ZPID, 'the first check');
@@ -57,7 +64,11 @@ it('a watch made over REST is checked by the workers: billed, shown on REST and 
 
   svc.replay.faults.set(PAGE.path, { body: PAGE.html.replace(OWN_PRICE, `\\"bathrooms\\":1,\\"price\\":812000,`) });
   const [event] = await receiver.waitFor((events) => events.length >= 1);
-  expect(event!.data).toMatchObject({ zpid: ZPID, changes: [{ field: 'price', from: PRICE, to: 812_000 }], data: { zpid: ZPID, price: 812_000 } });
+  expect(event!.data).toMatchObject({
+    zpid: ZPID,
+    changes: [{ field: 'price', from: PRICE, to: 812_000 }],
+    data: { zpid: ZPID, price: 812_000 },
+  });
 
   // The key is revoked: the watch stops (its schedule removed) and says why. The check that found it
   // revoked wrote that; no other check of it runs (the timers never run two checks of a watch at once).
@@ -67,12 +78,23 @@ it('a watch made over REST is checked by the workers: billed, shown on REST and 
   await until(async () => (await watches.get(free, id)).next_check_at === null, 'the watch stopped');
   expect((await watches.get(free, id)).last_error).toBe('invalid_api_key');
   // Another account's watch runs on; the revoked one's home is read no more.
-  const control = await svc.post('/v1/portal/watches', { zpid: '2146993218', webhook_url: receiver.url, interval_hours: INTERVAL }, svc.keys.paid);
+  const control = await svc.post(
+    '/v1/portal/watches',
+    { zpid: '2146993218', webhook_url: receiver.url, interval_hours: INTERVAL },
+    svc.keys.paid,
+  );
   expect(control.status).toBe(201);
   const otherReads = reads(OTHER.path);
   await until(() => reads(OTHER.path) >= otherReads + 2, 'two checks of the control');
   const stopped = reads(PAGE.path);
   await until(() => reads(OTHER.path) >= otherReads + 4, 'two more checks of the control');
   expect(reads(PAGE.path)).toBe(stopped);
-  expect((await svc.fetch(`${svc.url}/v1/portal/watches/${control.body.data.id}`, { method: 'DELETE', headers: { 'x-api-key': svc.keys.paid! } })).status).toBe(204);
+  expect(
+    (
+      await svc.fetch(`${svc.url}/v1/portal/watches/${control.body.data.id}`, {
+        method: 'DELETE',
+        headers: { 'x-api-key': svc.keys.paid! },
+      })
+    ).status,
+  ).toBe(204);
 }, 90_000);

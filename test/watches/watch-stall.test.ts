@@ -57,7 +57,11 @@ const prefix = `ws${randomUUID().slice(0, 8)}:`;
 beforeAll(async () => {
   redis = await startRedisServer();
   store = await RedisStore.connect(redis.url, { prefix });
-  svc = await startTestService({ inProcess: true, store, env: { WATCH_MIN_INTERVAL_SECONDS: '1', REDIS_URL: redis.url, REDIS_PREFIX: prefix } });
+  svc = await startTestService({
+    inProcess: true,
+    store,
+    env: { WATCH_MIN_INTERVAL_SECONDS: '1', REDIS_URL: redis.url, REDIS_PREFIX: prefix },
+  });
 });
 afterAll(async () => {
   await svc?.close();
@@ -73,10 +77,19 @@ it('a check whose worker died after recording a change: BullMQ re-runs the itera
   const b = createWatches(svc.app.core, hooksB, partsFor(svc.app.core).watches());
   const connection = bullConnection(svc.config);
   // Takes no job: only BullMQ's stalled-job check, often (a worker's default is every 30 s).
-  const stallChecker = new Worker('watches', null, { connection, prefix: bullPrefix(svc.config, 'watches'), autorun: false, stalledInterval: 200 });
+  const stallChecker = new Worker('watches', null, {
+    connection,
+    prefix: bullPrefix(svc.config, 'watches'),
+    autorun: false,
+    stalledInterval: 200,
+  });
   try {
     await a.startWorker();
-    const { id } = await a.create(account, { locator: parseLocator({ zpid: ZPID }), webhookUrl: 'http://127.0.0.1:9/hooks', intervalHours: 1 / 3600 });
+    const { id } = await a.create(account, {
+      locator: parseLocator({ zpid: ZPID }),
+      webhookUrl: 'http://127.0.0.1:9/hooks',
+      intervalHours: 1 / 3600,
+    });
     await until(async () => (await a.get(account, id)).home_zpid === ZPID, 'the first check');
     svc.replay.faults.set(PAGE.path, { body: PAGE.html.replace(OWN_PRICE, `\\"bathrooms\\":1,\\"price\\":807000,`) });
     await until(() => hooksA.held.length >= 1, 'a check on A recorded the change and reached its send');
@@ -91,7 +104,10 @@ it('a check whose worker died after recording a change: BullMQ re-runs the itera
     // BullMQ's stalled-job check finds the iteration without a lock and puts it back; then B's worker runs.
     await stallChecker.startStalledCheckTimer();
     const queue = new Queue('watches', { connection, prefix: bullPrefix(svc.config, 'watches') });
-    await until(async () => ['wait', 'waiting'].includes(await queue.getJobState(iteration)), 'the iteration put back by the stalled-job check');
+    await until(
+      async () => ['wait', 'waiting'].includes(await queue.getJobState(iteration)),
+      'the iteration put back by the stalled-job check',
+    );
     await queue.close();
     await b.startWorker();
     await until(() => hooksB.sent.some((e) => e.id === eventId), 'B queued the event of the re-run iteration');

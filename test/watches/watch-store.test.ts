@@ -17,8 +17,17 @@ afterAll(async () => {
 });
 
 const watch = (account: string, id = `w_${randomUUID().slice(0, 8)}`): StoredWatch => ({
-  id, account, locator: parseLocator({ zpid: '15192198' }), webhook_url: 'https://example.com/h', interval_hours: 24,
-  created_at: '2026-10-09T12:00:00.000Z', home_zpid: null, last_values: null, last_checked_at: null, last_error: null, stopped: false,
+  id,
+  account,
+  locator: parseLocator({ zpid: '15192198' }),
+  webhook_url: 'https://example.com/h',
+  interval_hours: 24,
+  created_at: '2026-10-09T12:00:00.000Z',
+  home_zpid: null,
+  last_values: null,
+  last_checked_at: null,
+  last_error: null,
+  stopped: false,
 });
 
 describe.each(['memory', 'redis'] as const)('%s', (kind) => {

@@ -32,7 +32,7 @@ describe('asset ETags', () => {
     expect(r.headers.etag).toBe(`"${small.url.split('.')[1]}"`);
   });
 
-  it('304 for the tag of the encoding that would be sent, also weak or in a list; 200 for another encoding\'s tag', async () => {
+  it("304 for the tag of the encoding that would be sent, also weak or in a list; 200 for another encoding's tag", async () => {
     const br = { 'accept-encoding': 'br' };
     for (const inm of [`"${hash}-br"`, `W/"${hash}-br"`, `"other", W/"${hash}-br" , "more"`, '*']) {
       const r = await get(big.url, { ...br, 'if-none-match': inm });

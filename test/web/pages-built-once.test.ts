@@ -11,8 +11,8 @@ const config = loadConfig({ HOST: '127.0.0.1' });
 /** The real builders, counted. */
 const calls = { landing: 0, llms: 0 };
 const counted = {
-  landing: (c: typeof config) => (calls.landing += 1, landingPage(c)),
-  llms: (c: typeof config) => (calls.llms += 1, llmsText(c)),
+  landing: (c: typeof config) => ((calls.landing += 1), landingPage(c)),
+  llms: (c: typeof config) => ((calls.llms += 1), llmsText(c)),
 };
 const apps = [Fastify(), Fastify()];
 beforeAll(async () => {

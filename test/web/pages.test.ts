@@ -38,7 +38,9 @@ describe('the landing page at /', () => {
     expect(text).toContain(`up to ${MAX_BATCH_ITEMS} in a batch`);
     for (const tool of mcpTools(svc.config)) expect(text).toContain(`<code>${tool.name}</code>`);
     // stdio is started with node itself: `npm run` would print its banners on stdout, the protocol's channel.
-    expect(text).toContain('<code>PORTAL_API_KEY=&lt;key&gt; node dist/mcp/stdio.js</code> (after <code>npm run build</code>)');
+    expect(text).toContain(
+      '<code>PORTAL_API_KEY=&lt;key&gt; node dist/mcp/stdio.js</code> (after <code>npm run build</code>)',
+    );
     expect(text).not.toContain('npm run mcp');
     // No inline script: every script is a hashed asset.
     expect(text).not.toMatch(/<script>(?!<\/script>)/);
@@ -68,7 +70,9 @@ describe('/llms.txt', () => {
       for (const method of Object.keys(methods)) expect(text).toContain(`- ${method.toUpperCase()} ${path}`);
     }
     for (const code of REST_ERROR_CODES) expect(text).toContain(`- ${ERROR_CODES[code].status} ${code}: `);
-    expect(text).toContain('- 503 store_unavailable: The usage and cache store is unreachable. Retry in 30 seconds. (retry-after header)');
+    expect(text).toContain(
+      '- 503 store_unavailable: The usage and cache store is unreachable. Retry in 30 seconds. (retry-after header)',
+    );
     for (const href of ['/docs', '/openapi.json', '/graphql']) expect(text).toContain(`](${href})`);
     // The MCP tools, from their definitions.
     for (const tool of mcpTools(svc.config)) expect(text).toContain(`- ${tool.name} (${tool.title}): `);
@@ -76,7 +80,9 @@ describe('/llms.txt', () => {
     expect(text).toContain('(`PORTAL_API_KEY=<key> node dist/mcp/stdio.js`, after `npm run build`)');
     expect(text).not.toContain('npm run mcp');
     // GraphQL's query fields and mutations, from the schema.
-    expect(text).toMatch(/POST \/graphql: GraphQL \(query fields: account, job, jobs, properties, property, watch, watches; mutations, by POST only: cancelLookupJob, createLookupJob, unwatchProperty, watchProperty\)/);
+    expect(text).toMatch(
+      /POST \/graphql: GraphQL \(query fields: account, job, jobs, properties, property, watch, watches; mutations, by POST only: cancelLookupJob, createLookupJob, unwatchProperty, watchProperty\)/,
+    );
     // GraphQL's own refusals are not REST codes.
     expect(text).not.toContain('persisted_query_not_found');
   });
@@ -98,9 +104,13 @@ describe('static assets', () => {
       const body = Buffer.from(await plain.arrayBuffer());
       expect(body.length, url).toBeGreaterThan(0);
       const types = { js: /^text\/javascript/, css: /^text\/css/, ico: /^image\/x-icon$/, svg: /^image\/svg\+xml$/ };
-      expect(plain.headers.get('content-type'), url).toMatch(types[url.slice(url.lastIndexOf('.') + 1) as keyof typeof types]);
+      expect(plain.headers.get('content-type'), url).toMatch(
+        types[url.slice(url.lastIndexOf('.') + 1) as keyof typeof types],
+      );
       // The same bytes again (the same encoding: each has its own ETag): a 304.
-      const again = await fetch(svc.url + url, { headers: { 'accept-encoding': 'identity', 'if-none-match': plain.headers.get('etag')! } });
+      const again = await fetch(svc.url + url, {
+        headers: { 'accept-encoding': 'identity', 'if-none-match': plain.headers.get('etag')! },
+      });
       expect(again.status, url).toBe(304);
     }
   });
@@ -111,10 +121,15 @@ describe('static assets', () => {
     expect(text.length).toBeLessThan(8_000); // was 9 MB, inline
     expect(res.headers.get('cache-control')).toBe('no-store');
     const js = assetUrls(text).find((u) => u.startsWith('/assets/graphiql.') && u.endsWith('.js'))!;
-    const plain = Buffer.from(await (await fetch(svc.url + js, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer());
+    const plain = Buffer.from(
+      await (await fetch(svc.url + js, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer(),
+    );
     expect(plain.length).toBeGreaterThan(4_000_000);
     // fetch would decode on its own; node:http shows what was sent.
-    for (const [encoding, decode] of [['br', brotliDecompressSync], ['gzip', gunzipSync]] as const) {
+    for (const [encoding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
       const raw = await rawGet(js, { 'accept-encoding': encoding });
       expect(raw.headers['content-encoding']).toBe(encoding);
       expect(raw.body.length).toBeLessThan(plain.length / 3);
@@ -146,7 +161,12 @@ describe('the OpenAPI document as /docs renders it', () => {
     const walk = (node: unknown, path: string): void => {
       if (!node || typeof node !== 'object') return;
       for (const [key, value] of Object.entries(node)) {
-        if ((key === 'description' || key === 'summary') && typeof value === 'string' && /<[A-Za-z/!?]/.test(value.replace(/`[^`]*`/g, ''))) found.push(`${path}/${key}: ${value}`);
+        if (
+          (key === 'description' || key === 'summary') &&
+          typeof value === 'string' &&
+          /<[A-Za-z/!?]/.test(value.replace(/`[^`]*`/g, ''))
+        )
+          found.push(`${path}/${key}: ${value}`);
         walk(value, `${path}/${key}`);
       }
     };
@@ -166,7 +186,10 @@ describe('AssetRegistry', () => {
   });
 });
 
-async function rawGet(path: string, headers: Record<string, string>): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+async function rawGet(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
     request(svc.url + path, { headers }, (res) => {
@@ -174,6 +197,8 @@ async function rawGet(path: string, headers: Record<string, string>): Promise<{ 
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }

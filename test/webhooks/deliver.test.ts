@@ -17,7 +17,10 @@ afterAll(async () => {
 });
 
 const delivery = (url: string): Delivery => ({
-  id: 'msg_pinned', accountId: 'acct_1', url, type: 'job.completed',
+  id: 'msg_pinned',
+  accountId: 'acct_1',
+  url,
+  type: 'job.completed',
   body: JSON.stringify({ type: 'job.completed', timestamp: new Date().toISOString(), data: { id: 'job_1' } }),
 });
 
@@ -29,7 +32,12 @@ describe('attemptDelivery', () => {
       calls.push(host);
       return [{ address: '127.0.0.1', family: 4 }];
     };
-    const status = await attemptDelivery(delivery(`http://hooks.invalid:${port}/hooks`), { secrets: secret, allowPrivate: true, timeoutMs: 2000, resolve });
+    const status = await attemptDelivery(delivery(`http://hooks.invalid:${port}/hooks`), {
+      secrets: secret,
+      allowPrivate: true,
+      timeoutMs: 2000,
+      resolve,
+    });
     expect(status).toBe(204);
     expect(calls).toEqual(['hooks.invalid']);
     const [event] = await receiver.waitFor((e) => e.some((x) => x.id === 'msg_pinned'));
@@ -40,16 +48,28 @@ describe('attemptDelivery', () => {
     const before = receiver.attempts.length;
     const port = new URL(receiver.url).port;
     const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    await expect(attemptDelivery(delivery(`http://hooks.invalid:${port}/hooks`), { secrets: secret, allowPrivate: false, timeoutMs: 2000, resolve }))
-      .rejects.toThrow(/URL refused: .*loopback/);
+    await expect(
+      attemptDelivery(delivery(`http://hooks.invalid:${port}/hooks`), {
+        secrets: secret,
+        allowPrivate: false,
+        timeoutMs: 2000,
+        resolve,
+      }),
+    ).rejects.toThrow(/URL refused: .*loopback/);
     expect(receiver.attempts.length).toBe(before);
   });
 });
 
 describe('attemptDelivery time limit', () => {
-  it('covers the host\'s resolution too: a resolver that never answers fails the attempt at the limit', async () => {
+  it("covers the host's resolution too: a resolver that never answers fails the attempt at the limit", async () => {
     const never: Resolver = () => new Promise(() => undefined);
-    await expect(attemptDelivery(delivery('http://slow.invalid/hooks'), { secrets: secret, allowPrivate: true, timeoutMs: 50, resolve: never }))
-      .rejects.toThrow('no answer within 50 ms');
+    await expect(
+      attemptDelivery(delivery('http://slow.invalid/hooks'), {
+        secrets: secret,
+        allowPrivate: true,
+        timeoutMs: 50,
+        resolve: never,
+      }),
+    ).rejects.toThrow('no answer within 50 ms');
   });
 });

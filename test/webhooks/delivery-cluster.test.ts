@@ -23,8 +23,16 @@ afterAll(async () => {
 describe('webhook delivery on a Redis Cluster', () => {
   it('queued by one instance, delivered by another after a retry, once per event', async () => {
     const prefix = `whc${randomUUID().slice(0, 6)}:`;
-    const config = loadConfig({ REDIS_CLUSTER_NODES: cluster.nodes, REDIS_PREFIX: prefix, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '5' });
-    const store = await RedisStore.connect({ redisUrl: null, redisClusterNodes: cluster.nodeList }, { prefix, commandTimeoutMs: 5000 });
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: cluster.nodes,
+      REDIS_PREFIX: prefix,
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '5',
+    });
+    const store = await RedisStore.connect(
+      { redisUrl: null, redisClusterNodes: cluster.nodeList },
+      { prefix, commandTimeoutMs: 5000 },
+    );
     const logs: { webhookId?: string; attempt?: number; status?: number }[] = [];
     const logger = pino({ level: 'info' }, { write: (l: string) => logs.push(JSON.parse(l)) });
     const deps: WebhookDeps = { config, store, logger, clock: () => new Date() };
@@ -39,7 +47,10 @@ describe('webhook delivery on a Redis Cluster', () => {
       expect(await producer.send(account, receiver.url, event)).toBe(id);
       await consumer.startWorker();
       await receiver.waitFor((e) => e.length === 1, 20_000);
-      expect(receiver.attempts.map((a) => [a.id, a.verified, a.status])).toEqual([[id, true, 500], [id, true, 204]]);
+      expect(receiver.attempts.map((a) => [a.id, a.verified, a.status])).toEqual([
+        [id, true, 500],
+        [id, true, 204],
+      ]);
     } finally {
       await receiver.close();
       await consumer.close();

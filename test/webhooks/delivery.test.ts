@@ -20,7 +20,17 @@ import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpe
 import { backendFor } from '../../src/backend.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-interface LogLine { msg: string; webhookId?: string; attempt?: number; status?: number | null; error?: string; nextRetryMs?: number | null; host?: string; type?: string; account?: string }
+interface LogLine {
+  msg: string;
+  webhookId?: string;
+  attempt?: number;
+  status?: number | null;
+  error?: string;
+  nextRetryMs?: number | null;
+  host?: string;
+  type?: string;
+  account?: string;
+}
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -39,24 +49,38 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
   }
 }
 
-interface Instance { webhooks: Webhooks; logs: LogLine[]; store: Store; close(): Promise<void> }
+interface Instance {
+  webhooks: Webhooks;
+  logs: LogLine[];
+  store: Store;
+  close(): Promise<void>;
+}
 
 type Backend = 'memory' | 'redis';
 
-async function instance(backend: Backend, env: Record<string, string>, shared?: { store: Store; prefix: string }): Promise<Instance> {
+async function instance(
+  backend: Backend,
+  env: Record<string, string>,
+  shared?: { store: Store; prefix: string },
+): Promise<Instance> {
   const prefix = shared?.prefix ?? `wh${randomUUID().slice(0, 8)}:`;
   const config = loadConfig({
-    WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '5', WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    WEBHOOK_RETRY_BASE_MS: '5',
+    WEBHOOK_TIMEOUT_MS: '2000',
     ...(backend === 'redis' ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}),
     ...env,
   });
-  const store = shared?.store ?? (backend === 'redis' ? await RedisStore.connect(redis.url, { prefix }) : new MemoryStore());
+  const store =
+    shared?.store ?? (backend === 'redis' ? await RedisStore.connect(redis.url, { prefix }) : new MemoryStore());
   const logs: LogLine[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => logs.push(JSON.parse(line) as LogLine) });
   const deps: WebhookDeps = { config, store, logger, clock: () => new Date() };
   const webhooks = createWebhooks(deps, backendFor(config).webhookRunner(deps, logger));
   return {
-    webhooks, logs, store: Object.assign(store, { prefix }),
+    webhooks,
+    logs,
+    store: Object.assign(store, { prefix }),
     async close() {
       await webhooks.close();
       if (!shared) await store.close();
@@ -75,7 +99,10 @@ for (const backend of ['memory', 'redis'] as const) {
       try {
         await a.webhooks.startWorker();
         receiver.failNext(3);
-        const id = await a.webhooks.send(account, receiver.url, { type: 'job.completed', data: { id: 'job_1', count: 3 } });
+        const id = await a.webhooks.send(account, receiver.url, {
+          type: 'job.completed',
+          data: { id: 'job_1', count: 3 },
+        });
         expect(id).toMatch(/^msg_/);
         const [event] = await receiver.waitFor((e) => e.length === 1);
         expect(event).toMatchObject({ id, type: 'job.completed', data: { id: 'job_1', count: 3 } });
@@ -83,12 +110,18 @@ for (const backend of ['memory', 'redis'] as const) {
         expect(event!.headers['content-type']).toBe('application/json');
         expect(event!.headers['user-agent']).toMatch(/portal-lookup/);
         expect(receiver.attempts.map((t) => [t.id, t.verified, t.status])).toEqual([
-          [id, true, 500], [id, true, 500], [id, true, 500], [id, true, 204],
+          [id, true, 500],
+          [id, true, 500],
+          [id, true, 500],
+          [id, true, 204],
         ]);
         await until(() => attemptLines(a.logs, id).length === 4, 'four attempt log lines');
         const lines = attemptLines(a.logs, id);
         expect(lines.map((l) => [l.attempt, l.status, l.nextRetryMs ?? null])).toEqual([
-          [1, 500, 5], [2, 500, 10], [3, 500, 20], [4, 204, null],
+          [1, 500, 5],
+          [2, 500, 10],
+          [3, 500, 20],
+          [4, 204, null],
         ]);
         expect(lines[0]).toMatchObject({ type: 'job.completed', account: account.id, host: '127.0.0.1' });
       } finally {
@@ -132,7 +165,10 @@ for (const backend of ['memory', 'redis'] as const) {
         expect(other).not.toBe(first);
         await a.webhooks.startWorker();
         await receiver.waitFor((e) => e.length === 2);
-        await until(() => attemptLines(a.logs, other).length === 1 && attemptLines(a.logs, first).length === 1, 'both logged');
+        await until(
+          () => attemptLines(a.logs, other).length === 1 && attemptLines(a.logs, first).length === 1,
+          'both logged',
+        );
         expect(receiver.attempts.map((t) => t.id).sort()).toEqual([first, other].sort());
       } finally {
         await receiver.close();
@@ -158,7 +194,10 @@ for (const backend of ['memory', 'redis'] as const) {
         const id = await a.webhooks.send(account, receiver.url, { type: 'job.failed', data: { id: 'job_9' } });
         await receiver.waitFor((e) => e.length === 1);
         // First attempt: old secret (verified before the rotation), answered 500; the retry: the new secret.
-        expect(receiver.attempts.map((t) => [t.id, t.verified, t.status])).toEqual([[id, true, 500], [id, true, 204]]);
+        expect(receiver.attempts.map((t) => [t.id, t.verified, t.status])).toEqual([
+          [id, true, 500],
+          [id, true, 204],
+        ]);
       } finally {
         await receiver.close();
         await a.close();
@@ -170,11 +209,18 @@ for (const backend of ['memory', 'redis'] as const) {
       const { account } = await createAccount(a.store, 'k', {});
       const receiver = await startWebhookReceiver({ secret: account.webhookSecret! });
       try {
-        await expect(a.webhooks.checkUrl(receiver.url, 'webhook_url')).rejects.toMatchObject({ code: 'bad_param', details: { param: 'webhook_url' } });
+        await expect(a.webhooks.checkUrl(receiver.url, 'webhook_url')).rejects.toMatchObject({
+          code: 'bad_param',
+          details: { param: 'webhook_url' },
+        });
         await a.webhooks.startWorker();
         const id = await a.webhooks.send(account, receiver.url, { type: 'job.completed', data: {} });
         await until(() => attemptLines(a.logs, id).length >= 2, 'two refused attempts');
-        expect(attemptLines(a.logs, id)[0]).toMatchObject({ attempt: 1, status: null, error: expect.stringMatching(/URL refused: .*loopback/) });
+        expect(attemptLines(a.logs, id)[0]).toMatchObject({
+          attempt: 1,
+          status: null,
+          error: expect.stringMatching(/URL refused: .*loopback/),
+        });
         expect(receiver.attempts).toEqual([]);
       } finally {
         await receiver.close();
@@ -224,7 +270,10 @@ describe('webhook delivery (memory): an attempt whose account cannot be read', (
       await receiver.waitFor((e) => e.length === 1);
       await until(() => attemptLines(a.logs, id).length === 2, 'both attempts logged');
       const lines = attemptLines(a.logs, id);
-      expect(lines.map((l) => [l.attempt, l.status ?? null, l.nextRetryMs ?? null])).toEqual([[1, null, 5], [2, 204, null]]);
+      expect(lines.map((l) => [l.attempt, l.status ?? null, l.nextRetryMs ?? null])).toEqual([
+        [1, null, 5],
+        [2, 204, null],
+      ]);
       expect(lines[0]!.error).toMatch(/store is unreachable/);
     } finally {
       await receiver.close();
@@ -234,21 +283,38 @@ describe('webhook delivery (memory): an attempt whose account cannot be read', (
 });
 
 describe('webhook delivery (redis): one instance queues, another delivers', () => {
-  it('a delivery queued by an instance without a worker is delivered by another instance\'s worker', async () => {
+  it("a delivery queued by an instance without a worker is delivered by another instance's worker", async () => {
     const producer = await instance('redis', {});
-    const consumer = await instance('redis', {}, { store: producer.store, prefix: (producer.store as unknown as { prefix: string }).prefix });
+    const consumer = await instance(
+      'redis',
+      {},
+      { store: producer.store, prefix: (producer.store as unknown as { prefix: string }).prefix },
+    );
     const { account } = await createAccount(producer.store, 'k', {});
     const receiver = await startWebhookReceiver({ secret: account.webhookSecret! });
     try {
       receiver.failNext(1);
-      const id = await producer.webhooks.send(account, receiver.url, { type: 'job.completed', id: 'job_x', data: { id: 'job_x' } });
+      const id = await producer.webhooks.send(account, receiver.url, {
+        type: 'job.completed',
+        id: 'job_x',
+        data: { id: 'job_x' },
+      });
       await consumer.webhooks.startWorker();
       await receiver.waitFor((e) => e.length === 1);
-      expect(receiver.attempts.map((t) => [t.id, t.status])).toEqual([[id, 500], [id, 204]]);
+      expect(receiver.attempts.map((t) => [t.id, t.status])).toEqual([
+        [id, 500],
+        [id, 204],
+      ]);
       await until(() => attemptLines(consumer.logs, id).length === 2, 'the consumer logged both attempts');
       expect(attemptLines(producer.logs, id)).toEqual([]);
       // Sent again after delivery: still one delivery (the kept job has the id).
-      expect(await producer.webhooks.send(account, receiver.url, { type: 'job.completed', id: 'job_x', data: { id: 'job_x' } })).toBe(id);
+      expect(
+        await producer.webhooks.send(account, receiver.url, {
+          type: 'job.completed',
+          id: 'job_x',
+          data: { id: 'job_x' },
+        }),
+      ).toBe(id);
     } finally {
       await receiver.close();
       await consumer.close();

@@ -13,12 +13,29 @@ import { createWebhooks, type WebhookDeps } from '../../src/webhooks/index.js';
 import { backendFor } from '../../src/backend.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
 
-type Doc = { components: unknown; webhooks: Record<string, { post: { parameters: { name: string }[]; requestBody: { content: Record<string, { schema: unknown }> } } }> };
+type Doc = {
+  components: unknown;
+  webhooks: Record<
+    string,
+    { post: { parameters: { name: string }[]; requestBody: { content: Record<string, { schema: unknown }> } } }
+  >;
+};
 
 const job: JobView = {
-  id: 'job_1', status: 'completed', count: 2, done: 2, succeeded: 1, failed: 1, cache_hits: 0, credits: 1,
-  created_at: '2026-11-24T03:00:00.000Z', started_at: '2026-11-24T03:00:01.000Z', finished_at: '2026-11-24T03:00:09.000Z',
-  webhook_url: 'https://example.com/hooks', waiting: 0, waiting_until: null,
+  id: 'job_1',
+  status: 'completed',
+  count: 2,
+  done: 2,
+  succeeded: 1,
+  failed: 1,
+  cache_hits: 0,
+  credits: 1,
+  created_at: '2026-11-24T03:00:00.000Z',
+  started_at: '2026-11-24T03:00:01.000Z',
+  finished_at: '2026-11-24T03:00:09.000Z',
+  webhook_url: 'https://example.com/hooks',
+  waiting: 0,
+  waiting_until: null,
 };
 
 describe('OpenAPI webhooks', () => {
@@ -31,7 +48,14 @@ describe('OpenAPI webhooks', () => {
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     ajv.addSchema({ $id: 'doc', components: doc.components });
     const validator = (type: string) =>
-      ajv.compile(JSON.parse(JSON.stringify(doc.webhooks[type]!.post.requestBody.content['application/json']!.schema).replaceAll('"#/components/', '"doc#/components/')));
+      ajv.compile(
+        JSON.parse(
+          JSON.stringify(doc.webhooks[type]!.post.requestBody.content['application/json']!.schema).replaceAll(
+            '"#/components/',
+            '"doc#/components/',
+          ),
+        ),
+      );
 
     const store = new MemoryStore();
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -44,7 +68,8 @@ describe('OpenAPI webhooks', () => {
       await webhooks.startWorker();
       await webhooks.send(account, receiver.url, { type: 'job.completed', id: job.id, data: job });
       await webhooks.send(account, receiver.url, {
-        type: 'property.changed', id: 'w1:1',
+        type: 'property.changed',
+        id: 'w1:1',
         data: { zpid: exampleProperty.zpid, changes: [{ field: 'price', from: 1, to: 2 }], data: exampleProperty },
       });
       const events = await receiver.waitFor((e) => e.length === 2);

@@ -5,7 +5,19 @@
 // given the site's own field names (docs/mapping.md, "The fallback provider's items").
 import { SECTION_NAMES, type Sections } from '../../contract/sections.js';
 import { mapBuilding, mapProperty, type MappedProperty } from '../mapping/index.js';
-import { bestOf, buildingSections, listAt, personState, photoRow, priceRow, propertySections, schoolRow, stateOf, taxRow, textIn } from '../mapping/sections.js';
+import {
+  bestOf,
+  buildingSections,
+  listAt,
+  personState,
+  photoRow,
+  priceRow,
+  propertySections,
+  schoolRow,
+  stateOf,
+  taxRow,
+  textIn,
+} from '../mapping/sections.js';
 import { statusOf } from '../mapping/status.js';
 import { list, obj, text, type Json } from '../mapping/values.js';
 
@@ -14,7 +26,8 @@ export { missingCoreFields } from '../mapping/sections.js';
 export type ActorItem = Json;
 
 /** The width a listing photo's link names (`…_scaled_within_1536_1152.jpg`, `…size=1536x1152…`); 0 when it names none. */
-const widthInLink = (url: string): number => Number(/_within_(\d+)_\d+/.exec(url)?.[1] ?? /[?&]size=(\d+)x\d+/.exec(url)?.[1] ?? 0);
+const widthInLink = (url: string): number =>
+  Number(/_within_(\d+)_\d+/.exec(url)?.[1] ?? /[?&]size=(\d+)x\d+/.exec(url)?.[1] ?? 0);
 
 /** The largest listing photo's link (the first of equal ones), whatever its format. */
 function largestPhoto(item: ActorItem): string | null {
@@ -38,7 +51,13 @@ function siteShape(item: ActorItem): Json {
   const image = obj(item, 'mainImage');
   const type = obj(item, 'listingType');
   const fromMapped: Json = {
-    address: { streetAddress: where.street, city: where.city, state: where.state, zipcode: where.zipCode, neighborhood: where.neighborhood },
+    address: {
+      streetAddress: where.street,
+      city: where.city,
+      state: where.state,
+      zipcode: where.zipCode,
+      neighborhood: where.neighborhood,
+    },
     unitNumber: where.unit,
     county: where.county,
     latitude: at.latitude,
@@ -118,11 +137,16 @@ function homeItemSections(item: ActorItem, shaped: Json): Sections {
     agent: personState(listing, textIn(item, 'agent', 'name')),
     broker: personState(listing, textIn(item, 'broker', 'name')),
   };
-  return Object.fromEntries(SECTION_NAMES.map((n) => [n, bestOf(siteNames[n], mappedNames[n] ?? 'not_found')])) as Sections;
+  return Object.fromEntries(
+    SECTION_NAMES.map((n) => [n, bestOf(siteNames[n], mappedNames[n] ?? 'not_found')]),
+  ) as Sections;
 }
 
 /** The item as a contract record and its sections; `scrapedAt` is when the actor read it, else `opts.scrapedAt`. */
-export function mapItem(item: ActorItem, opts: { now: Date; scrapedAt: string }): { property: MappedProperty; building: boolean; sections: Sections } {
+export function mapItem(
+  item: ActorItem,
+  opts: { now: Date; scrapedAt: string },
+): { property: MappedProperty; building: boolean; sections: Sections } {
   const at = { now: opts.now, scrapedAt: actorScrapedAt(item) ?? opts.scrapedAt };
   if (isBuilding(item)) return { property: mapBuilding(item, at), building: true, sections: buildingSections(item) };
   const shaped = siteShape(item);

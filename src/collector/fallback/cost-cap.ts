@@ -42,12 +42,21 @@ export class CostCap {
       if (min === null || min <= this.configuredUsd) return;
       const log = { minimumUsd: min, configuredUsd: this.configuredUsd, ceilingUsd: this.ceilingUsd };
       if (min <= this.ceilingUsd) {
-        this.logger.warn(log, `The fallback actor refuses cost caps below $${min}: FALLBACK_MAX_COST_USD ($${this.configuredUsd}) is raised to $${min} for every run (ceiling FALLBACK_MAX_COST_CEILING_USD $${this.ceilingUsd})`);
+        this.logger.warn(
+          log,
+          `The fallback actor refuses cost caps below $${min}: FALLBACK_MAX_COST_USD ($${this.configuredUsd}) is raised to $${min} for every run (ceiling FALLBACK_MAX_COST_CEILING_USD $${this.ceilingUsd})`,
+        );
       } else {
-        this.logger.error(log, `The fallback actor refuses cost caps below $${min}, above FALLBACK_MAX_COST_CEILING_USD ($${this.ceilingUsd}): fallback lookups fail with upstream_misconfigured until the ceiling is raised or another actor is configured`);
+        this.logger.error(
+          log,
+          `The fallback actor refuses cost caps below $${min}, above FALLBACK_MAX_COST_CEILING_USD ($${this.ceilingUsd}): fallback lookups fail with upstream_misconfigured until the ceiling is raised or another actor is configured`,
+        );
       }
     } catch (err) {
-      this.logger.warn({ err }, `Could not read the fallback actor's minimum cost cap; using FALLBACK_MAX_COST_USD ($${this.configuredUsd})`);
+      this.logger.warn(
+        { err },
+        `Could not read the fallback actor's minimum cost cap; using FALLBACK_MAX_COST_USD ($${this.configuredUsd})`,
+      );
     }
   }
 }

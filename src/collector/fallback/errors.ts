@@ -13,24 +13,44 @@ export interface PlatformFailure {
 }
 
 const INPUT_ERRORS = new Set([
-  'invalid-input', 'invalid-input-schema', 'input-json-not-object', 'input-json-invalid-characters', 'input-json-too-long',
-  'run-input-body-not-valid-json', 'schema-validation', 'schema-validation-error', 'schema-validation-failed',
+  'invalid-input',
+  'invalid-input-schema',
+  'input-json-not-object',
+  'input-json-invalid-characters',
+  'input-json-too-long',
+  'run-input-body-not-valid-json',
+  'schema-validation',
+  'schema-validation-error',
+  'schema-validation-failed',
 ]);
 // The account's concurrent runs or combined memory are in use: transient, a run can start once others end.
-const CAPACITY_ERRORS = new Set(['memory-limit-exceeded', 'cannot-start-actor-runs', 'concurrent-runs-limit-exceeded', 'actor-memory-limit-exceeded']);
+const CAPACITY_ERRORS = new Set([
+  'memory-limit-exceeded',
+  'cannot-start-actor-runs',
+  'concurrent-runs-limit-exceeded',
+  'actor-memory-limit-exceeded',
+]);
 const QUOTA_ERRORS = new Set([
-  'not-enough-usage-to-run-paid-actor', 'platform-feature-disabled', 'limit-reached', 'apify-plan-required-to-use-paid-actor',
-  'actor-is-not-rented', 'user-has-no-subscription',
+  'not-enough-usage-to-run-paid-actor',
+  'platform-feature-disabled',
+  'limit-reached',
+  'apify-plan-required-to-use-paid-actor',
+  'actor-is-not-rented',
+  'user-has-no-subscription',
 ]);
 const OPERATOR_ERRORS = new Set([
-  'full-permission-actor-not-approved', 'max-total-charge-usd-below-minimum', 'max-total-charge-usd-must-be-greater-than-zero', 'page-not-found',
+  'full-permission-actor-not-approved',
+  'max-total-charge-usd-below-minimum',
+  'max-total-charge-usd-must-be-greater-than-zero',
+  'page-not-found',
 ]);
 
 export const BELOW_MINIMUM_CAP = 'max-total-charge-usd-below-minimum';
 const RATE_LIMITED = 'rate-limit-exceeded';
 
 /** Refusals only an operator can end (token, account, actor, approval): logged for them, since clients only see a 503. */
-export const needsOperator = (f: PlatformFailure): boolean => [401, 402, 403, 404].includes(f.status) && !CAPACITY_ERRORS.has(f.type);
+export const needsOperator = (f: PlatformFailure): boolean =>
+  [401, 402, 403, 404].includes(f.status) && !CAPACITY_ERRORS.has(f.type);
 
 /** Whether a request refused this way may simply be sent again after a pause (no run was started). */
 export const isRateLimit = (f: PlatformFailure): boolean => f.status === 429 || f.type === RATE_LIMITED;
@@ -38,7 +58,8 @@ export const isRateLimit = (f: PlatformFailure): boolean => f.status === 429 || 
 /** Reads the error envelope; a body that is not one still has its status to go by. */
 export function readFailure(status: number, body: string): PlatformFailure {
   try {
-    const e = (JSON.parse(body) as { error?: { type?: unknown; message?: unknown; data?: { approvalUrl?: unknown } } }).error;
+    const e = (JSON.parse(body) as { error?: { type?: unknown; message?: unknown; data?: { approvalUrl?: unknown } } })
+      .error;
     const approvalUrl = e?.data?.approvalUrl;
     return {
       status,
@@ -80,6 +101,9 @@ export function platformError(f: PlatformFailure, about: 'actor' | 'run'): Looku
   if (f.type === 'run-timeout-exceeded' || f.status === 408) return make('upstream_timeout', { reason: 'run_timeout' });
   if (f.status === 402) return make('upstream_quota');
   if (f.status === 401 || f.status === 403) return make('upstream_auth');
-  if (f.status === 404) return about === 'actor' ? make('upstream_actor_missing') : make('upstream_run_failed', { reason: 'run_not_found' });
+  if (f.status === 404)
+    return about === 'actor'
+      ? make('upstream_actor_missing')
+      : make('upstream_run_failed', { reason: 'run_not_found' });
   return make('upstream_error');
 }

@@ -64,7 +64,6 @@ const ONCE_PER_RUN_EVENTS: ReadonlySet<string> = new Set(['apify-actor-start']);
 /** The longest wait the platform honours on one request. */
 export const MAX_WAIT_SECONDS = 60;
 
-
 export class PlatformClient {
   private readonly http: Got;
   private readonly actorPath: string;
@@ -82,7 +81,9 @@ export class PlatformClient {
 
   /** The actor's record (`GET /v2/acts/{actor}`), pricing included. */
   async actor(): Promise<Json> {
-    return data(await this.send({ method: 'GET', path: this.actorPath, about: 'actor', read: true, timeoutMs: REQUEST_MS }));
+    return data(
+      await this.send({ method: 'GET', path: this.actorPath, about: 'actor', read: true, timeoutMs: REQUEST_MS }),
+    );
   }
 
   /**
@@ -129,13 +130,20 @@ export class PlatformClient {
       read: true,
       timeoutMs: REQUEST_MS,
     });
-    if (!Array.isArray(body)) throw new LookupError('upstream_bad_response', { details: { reason: 'items_not_an_array', run_id: runId } });
+    if (!Array.isArray(body))
+      throw new LookupError('upstream_bad_response', { details: { reason: 'items_not_an_array', run_id: runId } });
     return body;
   }
 
   /** Stops a run (`POST /v2/actor-runs/{id}/abort`). */
   async abort(runId: string, timeoutMs: number): Promise<Run> {
-    const body = await this.send({ method: 'POST', path: `/v2/actor-runs/${encodeURIComponent(runId)}/abort`, about: 'run', read: false, timeoutMs });
+    const body = await this.send({
+      method: 'POST',
+      path: `/v2/actor-runs/${encodeURIComponent(runId)}/abort`,
+      about: 'run',
+      read: false,
+      timeoutMs,
+    });
     return runOf(body);
   }
 
@@ -174,7 +182,8 @@ export class PlatformClient {
       const again = isRateLimit(failure) || (call.read && failure.status >= 500);
       if (!again || attempt >= RETRIES) {
         // At debug only: the warn line is UpstreamWarnings' (observability), once per cause per minute, with this refusal as its cause.
-        if (needsOperator(failure)) this.opts.logger?.debug({ platformError: failure, path: call.path }, 'the actor platform refused a request');
+        if (needsOperator(failure))
+          this.opts.logger?.debug({ platformError: failure, path: call.path }, 'the actor platform refused a request');
         throw platformError(failure, call.about);
       }
       try {
@@ -197,12 +206,20 @@ const numberOr = (v: unknown): number | null => (typeof v === 'number' && Number
 /** The Run fields this client reads, from `{ data: Run }`. */
 function runOf(body: unknown): Run {
   const r = data(body);
-  if (typeof r.id !== 'string' || typeof r.status !== 'string') throw new LookupError('upstream_bad_response', { details: { reason: 'run_without_id_or_status' } });
+  if (typeof r.id !== 'string' || typeof r.status !== 'string')
+    throw new LookupError('upstream_bad_response', { details: { reason: 'run_without_id_or_status' } });
   const options = isObject(r.options) ? r.options : {};
-  const events = isObject(r.pricingInfo) && isObject(r.pricingInfo.pricingPerEvent) && isObject(r.pricingInfo.pricingPerEvent.actorChargeEvents)
-    ? Object.entries(r.pricingInfo.pricingPerEvent.actorChargeEvents).filter(([name]) => !ONCE_PER_RUN_EVENTS.has(name))
-    : [];
-  const prices = events.map(([, e]) => (isObject(e) ? numberOr(e.eventPriceUsd) : null)).filter((p): p is number => p !== null && p > 0);
+  const events =
+    isObject(r.pricingInfo) &&
+    isObject(r.pricingInfo.pricingPerEvent) &&
+    isObject(r.pricingInfo.pricingPerEvent.actorChargeEvents)
+      ? Object.entries(r.pricingInfo.pricingPerEvent.actorChargeEvents).filter(
+          ([name]) => !ONCE_PER_RUN_EVENTS.has(name),
+        )
+      : [];
+  const prices = events
+    .map(([, e]) => (isObject(e) ? numberOr(e.eventPriceUsd) : null))
+    .filter((p): p is number => p !== null && p > 0);
   return {
     id: r.id,
     status: r.status,
@@ -217,7 +234,10 @@ function runOf(body: unknown): Run {
 export function minimumCapOf(actor: Json, now: Date): number | null {
   const infos = (Array.isArray(actor.pricingInfos) ? actor.pricingInfos : []).filter(isObject);
   const started = (i: Json) => (typeof i.startedAt === 'string' ? Date.parse(i.startedAt) : -Infinity);
-  const current = infos.filter((i) => started(i) <= now.getTime()).sort((a, b) => started(a) - started(b)).at(-1);
+  const current = infos
+    .filter((i) => started(i) <= now.getTime())
+    .sort((a, b) => started(a) - started(b))
+    .at(-1);
   return current ? numberOr(current.minimalMaxTotalChargeUsd) : null;
 }
 

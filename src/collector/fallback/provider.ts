@@ -8,7 +8,15 @@ import { LookupError, homePathForZpid, publicLink, type StatusHint } from '../..
 import { bestCandidate, partsWithUnit } from '../../address/index.js';
 import { addressAmbiguous } from '../address-ambiguous.js';
 import type { MappedProperty } from '../mapping/index.js';
-import type { AddressQuery, Collected, Collector, CollectorStatus, ReadContext, ReadTarget, ResolvedAddress } from '../types.js';
+import type {
+  AddressQuery,
+  Collected,
+  Collector,
+  CollectorStatus,
+  ReadContext,
+  ReadTarget,
+  ResolvedAddress,
+} from '../types.js';
 import { inputOf, isMiss, mapItem, missingCoreFields, sameInput, zpidOf, type ActorItem } from './actor-item.js';
 import { CostCap } from './cost-cap.js';
 import { PlatformClient, minimumCapOf, stoppedAtCap, type Run } from './platform.js';
@@ -35,7 +43,11 @@ export interface FallbackProviderOptions {
   backoffMs?: number;
 }
 
-const PROPERTY_STATUS: Record<StatusHint, string> = { for_sale: 'FOR_SALE', sold: 'RECENTLY_SOLD', for_rent: 'FOR_RENT' };
+const PROPERTY_STATUS: Record<StatusHint, string> = {
+  for_sale: 'FOR_SALE',
+  sold: 'RECENTLY_SOLD',
+  for_rent: 'FOR_RENT',
+};
 
 export class FallbackProvider implements Collector {
   private readonly client: PlatformClient;
@@ -52,7 +64,12 @@ export class FallbackProvider implements Collector {
       ...(opts.maxBytes === undefined ? {} : { maxBytes: opts.maxBytes }),
       ...(opts.backoffMs === undefined ? {} : { backoffMs: opts.backoffMs }),
     });
-    this.cap = new CostCap(opts.maxCostUsd, opts.maxCostCeilingUsd, async () => minimumCapOf(await this.client.actor(), opts.clock()), this.logger);
+    this.cap = new CostCap(
+      opts.maxCostUsd,
+      opts.maxCostCeilingUsd,
+      async () => minimumCapOf(await this.client.actor(), opts.clock()),
+      this.logger,
+    );
   }
 
   get name(): string {
@@ -72,7 +89,9 @@ export class FallbackProvider implements Collector {
     const url = publicLink(target.path);
     const result = await this.run({ startUrls: [{ url }] }, ctx);
     const mine = result.items.filter(
-      (i): i is ActorItem => isItem(i) && ((inputOf(i) !== null && sameInput(inputOf(i)!, url)) || (target.zpid !== null && zpidOf(i) === target.zpid)),
+      (i): i is ActorItem =>
+        isItem(i) &&
+        ((inputOf(i) !== null && sameInput(inputOf(i)!, url)) || (target.zpid !== null && zpidOf(i) === target.zpid)),
     );
     const homes = mine.filter((i) => !isMiss(i));
     const answer = homes.find((i) => zpidOf(i) === target.zpid) ?? homes[0];
@@ -85,21 +104,30 @@ export class FallbackProvider implements Collector {
     const line = address.input.trim();
     const result = await this.run({ addresses: [line] }, ctx);
     // Items of the old raw shape do not say which input they answer: the address rules pick among them.
-    const mine = result.items.filter((i): i is ActorItem => isItem(i) && (inputOf(i) === null || sameInput(inputOf(i)!, line)));
+    const mine = result.items.filter(
+      (i): i is ActorItem => isItem(i) && (inputOf(i) === null || sameInput(inputOf(i)!, line)),
+    );
     // Ranked first, checked after: another item without the core fields does not sink the answer.
     const homes = mine.filter((i) => !isMiss(i)).map((item) => ({ item, mapped: this.map(item, ctx) }));
     const best = bestCandidate(address.parts, homes, (h) => partsOf(h.mapped.property));
     if (!best) throw this.noAnswer(result, mine);
     const collected = this.collect(best.candidate.item, best.candidate.mapped, result.run);
     const zpid = collected.zpid;
-    if (!zpid) throw new LookupError('upstream_bad_response', { details: { reason: 'item_without_zpid', run_id: result.run.id } });
+    if (!zpid)
+      throw new LookupError('upstream_bad_response', {
+        details: { reason: 'item_without_zpid', run_id: result.run.id },
+      });
     if (best.mismatch.length > 0) throw addressAmbiguous({ zpid, address: collected.property.address }, best.mismatch);
     return { zpid, path: homePathForZpid(zpid), collected };
   }
 
   private run(input: Record<string, unknown>, ctx: ReadContext): Promise<RunResult> {
     const withStatus = ctx.status ? { ...input, propertyStatus: PROPERTY_STATUS[ctx.status] } : input;
-    return runActor({ client: this.client, cap: this.cap, timeoutMs: this.opts.timeoutMs, logger: this.logger }, withStatus, ctx);
+    return runActor(
+      { client: this.client, cap: this.cap, timeoutMs: this.opts.timeoutMs, logger: this.logger },
+      withStatus,
+      ctx,
+    );
   }
 
   private map(item: ActorItem, ctx: ReadContext): Mapped {
@@ -110,14 +138,21 @@ export class FallbackProvider implements Collector {
   private collect(item: ActorItem, { property, building, sections }: Mapped, run: Run): Collected {
     const missing = missingCoreFields(property, building);
     if (missing.length > 0) {
-      throw new LookupError('upstream_bad_response', { details: { reason: 'item_without_core_fields', missing, run_id: run.id } });
+      throw new LookupError('upstream_bad_response', {
+        details: { reason: 'item_without_core_fields', missing, run_id: run.id },
+      });
     }
     return {
       property,
       raw: item,
       sections,
       zpid: zpidOf(item) ?? property.zpid,
-      source: { provider: this.opts.name, note: "Read by the fallback provider's scraping actor.", actor: this.opts.actor, run_id: run.id },
+      source: {
+        provider: this.opts.name,
+        note: "Read by the fallback provider's scraping actor.",
+        actor: this.opts.actor,
+        run_id: run.id,
+      },
     };
   }
 
@@ -125,15 +160,26 @@ export class FallbackProvider implements Collector {
   private noAnswer({ run, items }: RunResult, mine: ActorItem[]): LookupError {
     const details = { run_id: run.id, run_status: run.status };
     const miss = mine.find(isMiss);
-    if (miss) return new LookupError('not_found', { details: { ...details, reason: typeof miss.invalidReason === 'string' ? miss.invalidReason : 'provider_found_nothing' } });
+    if (miss)
+      return new LookupError('not_found', {
+        details: {
+          ...details,
+          reason: typeof miss.invalidReason === 'string' ? miss.invalidReason : 'provider_found_nothing',
+        },
+      });
     if (stoppedAtCap(run)) {
-      return new LookupError('upstream_cost_cap', { details: { ...details, usage_usd: run.usageTotalUsd, max_total_charge_usd: run.maxTotalChargeUsd } });
+      return new LookupError('upstream_cost_cap', {
+        details: { ...details, usage_usd: run.usageTotalUsd, max_total_charge_usd: run.maxTotalChargeUsd },
+      });
     }
     const message = run.statusMessage ? { status_message: run.statusMessage.slice(0, 300) } : {};
-    if (run.status === 'TIMED-OUT') return new LookupError('upstream_timeout', { details: { ...details, reason: 'run_timed_out', ...message } });
-    if (run.status !== 'SUCCEEDED') return new LookupError('upstream_run_failed', { details: { ...details, ...message } });
+    if (run.status === 'TIMED-OUT')
+      return new LookupError('upstream_timeout', { details: { ...details, reason: 'run_timed_out', ...message } });
+    if (run.status !== 'SUCCEEDED')
+      return new LookupError('upstream_run_failed', { details: { ...details, ...message } });
     // This actor reports a miss as an item, so a dataset without one for our input is a failed run.
-    if (items.length === 0) return new LookupError('upstream_run_failed', { details: { ...details, reason: 'empty_dataset', ...message } });
+    if (items.length === 0)
+      return new LookupError('upstream_run_failed', { details: { ...details, reason: 'empty_dataset', ...message } });
     return new LookupError('upstream_bad_response', { details: { ...details, reason: 'no_item_for_input' } });
   }
 }

@@ -32,14 +32,21 @@ const ABORT_MS = 5_000;
 export const runTimeoutSecs = (waitMs: number): number => Math.max(1, Math.floor((waitMs * 5) / 6 / 1000));
 
 /** Runs the actor on `input` for the lookup `ctx` describes: its caller signal, and the deadline the run gets no time past. */
-export async function runActor(o: RunOptions, input: Json, ctx: Pick<ReadContext, 'signal' | 'deadlineAt'>): Promise<RunResult> {
+export async function runActor(
+  o: RunOptions,
+  input: Json,
+  ctx: Pick<ReadContext, 'signal' | 'deadlineAt'>,
+): Promise<RunResult> {
   const began = Date.now();
   const waitUntil = Math.min(ctx.deadlineAt ?? Infinity, began + o.timeoutMs);
   const ourLimit = AbortSignal.timeout(Math.max(0, waitUntil - began));
   const signal = AbortSignal.any([ctx.signal, ourLimit]);
   const abandoned = (e: unknown, runId: string | null): LookupError => {
     if (ourLimit.aborted && !ctx.signal.aborted) {
-      return new LookupError('upstream_timeout', { details: { reason: 'timeout', ...(runId ? { run_id: runId } : {}) }, cause: e });
+      return new LookupError('upstream_timeout', {
+        details: { reason: 'timeout', ...(runId ? { run_id: runId } : {}) },
+        cause: e,
+      });
     }
     return transportError(e, signal) as LookupError;
   };
@@ -54,7 +61,11 @@ export async function runActor(o: RunOptions, input: Json, ctx: Pick<ReadContext
     run = await untilAborted(starting, signal);
   } catch (e) {
     // The start may still create a run: once its answer names it, it is aborted.
-    if (signal.aborted) void starting.then((r) => abort(o, r), () => undefined);
+    if (signal.aborted)
+      void starting.then(
+        (r) => abort(o, r),
+        () => undefined,
+      );
     throw abandoned(e, null);
   }
   try {

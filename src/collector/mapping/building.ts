@@ -6,7 +6,20 @@ import { schools } from './history.js';
 import { mapImagesOnly, photoUrls } from './photos.js';
 import type { MappedProperty } from './property.js';
 import {
-  count, isoDate, list, neighborhoodName, nonNegative, num, obj, oneLineAddress, positive, siteUrl, text, upperSnake, year, type Json,
+  count,
+  isoDate,
+  list,
+  neighborhoodName,
+  nonNegative,
+  num,
+  obj,
+  oneLineAddress,
+  positive,
+  siteUrl,
+  text,
+  upperSnake,
+  year,
+  type Json,
 } from './values.js';
 
 interface Rental {
@@ -53,7 +66,8 @@ function rentals(building: Json): Rental[] {
   return out.filter((r): r is Rental => r !== null);
 }
 
-const cheapest = (rs: Rental[]): Rental | null => rs.reduce<Rental | null>((best, r) => (best === null || r.price < best.price ? r : best), null);
+const cheapest = (rs: Rental[]): Rental | null =>
+  rs.reduce<Rental | null>((best, r) => (best === null || r.price < best.price ? r : best), null);
 
 /** The unit `price` describes: the cheapest available on `now`'s date (UTC), else the cheapest. */
 function chosenRental(units: Rental[], now: Date): Rental | null {
@@ -73,7 +87,9 @@ export function mapBuilding(building: Json, opts: { now: Date; scrapedAt: string
   const homeTypes = Array.isArray(b.homeTypes) ? b.homeTypes : [];
   const photos = photoUrls(b, BUILDING_PHOTO_ARRAYS);
   const details = obj(b, 'amenitySummary').buildingDetails;
-  const builtIn = Array.isArray(details) ? details.map((d) => /^built in (\d{4})$/i.exec(String(d))?.[1]).find(Boolean) : undefined;
+  const builtIn = Array.isArray(details)
+    ? details.map((d) => /^built in (\d{4})$/i.exec(String(d))?.[1]).find(Boolean)
+    : undefined;
 
   return {
     zpid: text(b.zpid),

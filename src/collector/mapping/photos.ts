@@ -7,7 +7,8 @@ const PHOTO_KEY = /\/fp\/([^/-]+)-/;
 const isJpeg = (url: string) => /\.jpe?g(?:$|\?)/i.test(url);
 
 /** A Google Maps satellite/road map or street-view image: what the site shows when a home has no photo. */
-export const isMapImage = (url: string): boolean => /^https?:\/\/maps\.googleapis\.com\/maps\/api\/(?:staticmap|streetview)\b/i.test(url);
+export const isMapImage = (url: string): boolean =>
+  /^https?:\/\/maps\.googleapis\.com\/maps\/api\/(?:staticmap|streetview)\b/i.test(url);
 
 interface Candidate {
   url: string;
@@ -40,7 +41,12 @@ export function photoUrls(owner: Json, arrayKeys: readonly string[]): string[] {
     for (const photo of list(owner, key)) {
       const found = candidates(photo);
       if (found.length === 0) continue;
-      const id = text(photo.photoKey) ?? text(photo.id) ?? text(photo.key) ?? PHOTO_KEY.exec(found[0]!.url)?.[1] ?? found[0]!.url;
+      const id =
+        text(photo.photoKey) ??
+        text(photo.id) ??
+        text(photo.key) ??
+        PHOTO_KEY.exec(found[0]!.url)?.[1] ??
+        found[0]!.url;
       const widest = found.reduce((a, b) => (b.width > a.width ? b : a));
       const seen = best.get(id);
       if (!seen || widest.width > seen.width) best.set(id, widest);
@@ -57,7 +63,8 @@ export function mapImagesOnly(owner: Json, arrayKeys: readonly string[]): boolea
       const url = text(photo.url);
       if (url) urls.push(url);
       for (const ladder of Object.values(isObject(photo.mixedSources) ? photo.mixedSources : {})) {
-        if (Array.isArray(ladder)) urls.push(...ladder.map((s) => (isObject(s) ? text(s.url) : null)).filter((u): u is string => u !== null));
+        if (Array.isArray(ladder))
+          urls.push(...ladder.map((s) => (isObject(s) ? text(s.url) : null)).filter((u): u is string => u !== null));
       }
     }
   }

@@ -10,8 +10,25 @@ import { isListingEvent, isSaleEvent, priceEvents, schools, taxEvents } from './
 import { isMapImage, mapImagesOnly, photoUrls } from './photos.js';
 import { statusOf } from './status.js';
 import {
-  areaSqft, areaSqftFromText, count, first, isObject, isoDate, list, monthlyFee, neighborhoodName, nonNegative, num, obj,
-  oneLineAddress, positive, siteUrl, text, upperSnake, year, type Json,
+  areaSqft,
+  areaSqftFromText,
+  count,
+  first,
+  isObject,
+  isoDate,
+  list,
+  monthlyFee,
+  neighborhoodName,
+  nonNegative,
+  num,
+  obj,
+  oneLineAddress,
+  positive,
+  siteUrl,
+  text,
+  upperSnake,
+  year,
+  type Json,
 } from './values.js';
 
 export type MappedProperty = Omit<PortalProperty, 'raw'>;
@@ -50,7 +67,9 @@ function secondarySources(extras: PageExtras | null) {
     meta,
     /** The county the breadcrumb trail names ("Fulton County"). */
     county: once(() => {
-      const breadcrumbs = list(typed('BreadcrumbList'), 'itemListElement').map((e) => text(obj(e, 'item').name) ?? text(e.name));
+      const breadcrumbs = list(typed('BreadcrumbList'), 'itemListElement').map(
+        (e) => text(obj(e, 'item').name) ?? text(e.name),
+      );
       return breadcrumbs.find((n) => n !== null && /\s(?:County|Parish|Borough)$/.test(n)) ?? null;
     }),
     canonical: () => text(extras?.canonical) ?? meta('og:url'),
@@ -90,7 +109,11 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
 
   const hdpUrl = siteUrl(p.hdpUrl) ?? siteUrl(p.detailUrl) ?? page.canonical();
   const zpid = text(p.zpid) ?? (hdpUrl ? (/\/(\d+)_zpid/.exec(hdpUrl)?.[1] ?? null) : null);
-  const streetAddress = text(addr.streetAddress) ?? text(p.streetAddress) ?? text(page.address().streetAddress) ?? page.meta('og:zillow_fb:address');
+  const streetAddress =
+    text(addr.streetAddress) ??
+    text(p.streetAddress) ??
+    text(page.address().streetAddress) ??
+    page.meta('og:zillow_fb:address');
   const city = text(addr.city) ?? text(p.city) ?? text(page.address().addressLocality);
   const state = text(addr.state) ?? text(p.state) ?? text(page.address().addressRegion);
   const zipcode = text(addr.zipcode) ?? text(p.zipcode) ?? text(page.address().postalCode);
@@ -116,7 +139,9 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
   const isImage = (u: string | null) => u !== null && !isMapImage(u);
   const imgSrc = photos[0] ?? ownLinks.find(isImage) ?? (isImage(ogImage()) ? ogImage() : null);
   // A home without photos shows a map or street view instead, which the site may count as a photo: it is none.
-  const noPhoto = imgSrc === null && ([...ownLinks, ogImage()].some((u) => u !== null && isMapImage(u)) || mapImagesOnly(p, PROPERTY_PHOTO_ARRAYS));
+  const noPhoto =
+    imgSrc === null &&
+    ([...ownLinks, ogImage()].some((u) => u !== null && isMapImage(u)) || mapImagesOnly(p, PROPERTY_PHOTO_ARRAYS));
   const listed = listing !== 'none';
   const listingAgent = list(ai, 'listingAgents').find((a) => a.associatedAgentType === 'listAgent');
 
@@ -130,7 +155,10 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     state,
     zipcode,
     county: text(p.county) ?? page.county(),
-    neighborhood: neighborhoodName(obj(p, 'neighborhoodRegion').name) ?? neighborhoodName(addr.neighborhood) ?? neighborhoodName(obj(p, 'parentRegion').name),
+    neighborhood:
+      neighborhoodName(obj(p, 'neighborhoodRegion').name) ??
+      neighborhoodName(addr.neighborhood) ??
+      neighborhoodName(obj(p, 'parentRegion').name),
     latitude: num(p.latitude) ?? num(page.geo().latitude),
     longitude: num(p.longitude) ?? num(page.geo().longitude),
     price,
@@ -139,11 +167,17 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     statusText,
     homeType,
     // The page's own extras come last, after `??`: they are read only when the data lacks the field.
-    beds: first(bedsOf(p.bedrooms), bedsOf(rf.bedrooms)) ?? bedsOf(page.item().numberOfBedrooms) ?? bedsOf(page.meta('zillow_fb:beds')),
+    beds:
+      first(bedsOf(p.bedrooms), bedsOf(rf.bedrooms)) ??
+      bedsOf(page.item().numberOfBedrooms) ??
+      bedsOf(page.meta('zillow_fb:beds')),
     baths: first(positive(p.bathrooms), positive(rf.bathrooms)) ?? positive(page.meta('zillow_fb:baths')),
     livingArea:
-      first(positive(p.livingArea), areaSqft(p.livingAreaValue, p.livingAreaUnits ?? p.livingAreaUnitsShort), areaSqftFromText(rf.livingArea)) ??
-      positive(obj(page.item(), 'floorSize').value),
+      first(
+        positive(p.livingArea),
+        areaSqft(p.livingAreaValue, p.livingAreaUnits ?? p.livingAreaUnitsShort),
+        areaSqftFromText(rf.livingArea),
+      ) ?? positive(obj(page.item(), 'floorSize').value),
     lotSize: first(positive(p.lotSize), areaSqft(p.lotAreaValue, p.lotAreaUnits), areaSqftFromText(rf.lotSize)),
     yearBuilt: first(year(p.yearBuilt), year(rf.yearBuilt)) ?? year(page.find(/\bbuilt in (\d{4})\b/i)),
     pricePerSquareFoot: price === null ? null : first(positive(p.pricePerSquareFoot), positive(rf.pricePerSquareFoot)),
@@ -156,8 +190,16 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     dateSold: first(isoDate(p.dateSoldString), isoDate(p.dateSold), lastSale?.date ?? null),
     lastSoldPrice: positive(p.lastSoldPrice) ?? lastSale?.price ?? null,
     monthlyHoaFee: positive(p.monthlyHoaFee) ?? monthlyFee(rf.associationFee ?? rf.hoaFee, rf.associationFeeFrequency),
-    taxAnnualAmount: first(taxAmount(rf.taxAnnualAmount), taxAmount(p.taxAnnualAmount), taxes.find((t) => t.taxPaid !== null)?.taxPaid ?? null),
-    taxAssessedValue: first(positive(p.taxAssessedValue), positive(rf.taxAssessedValue), taxes.find((t) => t.value !== null)?.value ?? null),
+    taxAnnualAmount: first(
+      taxAmount(rf.taxAnnualAmount),
+      taxAmount(p.taxAnnualAmount),
+      taxes.find((t) => t.taxPaid !== null)?.taxPaid ?? null,
+    ),
+    taxAssessedValue: first(
+      positive(p.taxAssessedValue),
+      positive(rf.taxAssessedValue),
+      taxes.find((t) => t.value !== null)?.value ?? null,
+    ),
     propertyTaxRate: positive(p.propertyTaxRate),
     pageViewCount: count(p.pageViewCount),
     favoriteCount: count(p.favoriteCount),
@@ -165,16 +207,26 @@ export function mapProperty(property: Json, extras: PageExtras | null, opts: { s
     description: text(p.description) ?? text(page.listing().description),
     imgSrc,
     photos,
-    photoCount: noPhoto ? 0 : (count(p.photoCount) ?? count(page.find(/\bhas (\d+) photos\b/i)) ?? (photos.length > 0 ? photos.length : null)),
+    photoCount: noPhoto
+      ? 0
+      : (count(p.photoCount) ??
+        count(page.find(/\bhas (\d+) photos\b/i)) ??
+        (photos.length > 0 ? photos.length : null)),
     // A home that is not listed keeps a stale attribution block; the page does not show it.
     brokerName: listed ? (text(ai.brokerName) ?? listedBy(p, 'BROKER', 'NAME') ?? text(p.brokerageName)) : null,
     brokerPhone: listed ? (text(ai.brokerPhoneNumber) ?? listedBy(p, 'BROKER', 'PHONE')) : null,
     agentName: listed
-      ? (text(ai.agentName) ?? listedBy(p, 'LISTING_AGENT', 'NAME') ?? text(obj(p, 'listingProvider').agentName) ?? text(obj(p, 'postingContact').name))
+      ? (text(ai.agentName) ??
+        listedBy(p, 'LISTING_AGENT', 'NAME') ??
+        text(obj(p, 'listingProvider').agentName) ??
+        text(obj(p, 'postingContact').name))
       : null,
     agentPhone: listed ? (text(ai.agentPhoneNumber) ?? listedBy(p, 'LISTING_AGENT', 'PHONE')) : null,
     agentLicenseNumber: listed
-      ? (text(ai.agentLicenseNumber) ?? listedBy(p, 'LISTING_AGENT', 'LICENSE') ?? text(listingAgent?.memberStateLicense) ?? text(obj(p, 'listingProvider').agentLicenseNumber))
+      ? (text(ai.agentLicenseNumber) ??
+        listedBy(p, 'LISTING_AGENT', 'LICENSE') ??
+        text(listingAgent?.memberStateLicense) ??
+        text(obj(p, 'listingProvider').agentLicenseNumber))
       : null,
     mlsId: listed ? (text(ai.mlsId) ?? text(p.mlsid) ?? page.find(/\bMLS #\s*([A-Za-z0-9-]+)/)) : null,
     mlsName: listed ? text(ai.mlsName) : null,

@@ -56,7 +56,8 @@ export function amountAt(owner: unknown, key: string): Found {
 }
 
 /** A number where one is expected in a row: absent or null is fine, anything that does not parse is not. */
-const numberOk = (v: unknown): boolean => v === undefined || v === null || ((typeof v === 'number' || typeof v === 'string') && num(v) !== null);
+const numberOk = (v: unknown): boolean =>
+  v === undefined || v === null || ((typeof v === 'number' || typeof v === 'string') && num(v) !== null);
 const textOk = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
 
 /** One row of a list: read, empty (stands for nothing, e.g. a map image among photos) or failed. */
@@ -76,7 +77,10 @@ export function listAt(owner: unknown, key: string, row: RowCheck): Found {
 /** Every link a photo row holds: its `url` and each size in its `mixedSources` ladders. */
 function photoLinks(photo: Json): unknown[] {
   const ladders = isObject(photo.mixedSources) ? Object.values(photo.mixedSources) : [];
-  return [photo.url, ...ladders.flatMap((l) => (Array.isArray(l) ? l.map((s) => (isObject(s) ? s.url : s)) : [l]))].filter((u) => u !== undefined && u !== null);
+  return [
+    photo.url,
+    ...ladders.flatMap((l) => (Array.isArray(l) ? l.map((s) => (isObject(s) ? s.url : s)) : [l])),
+  ].filter((u) => u !== undefined && u !== null);
 }
 
 const isJpeg = (url: string) => /\.jpe?g(?:$|\?)/i.test(url);
@@ -95,7 +99,11 @@ export const photoRow: RowCheck = (row) => {
 export const priceRow: RowCheck = (row) => {
   if (!isObject(row)) return 'failed';
   const dated = isoDate(row.date) !== null || epochMs(row.time) !== null;
-  const ok = dated && text(row.event) !== null && textOk(row.source) && [row.price, row.pricePerSquareFoot, row.priceChangeRate].every(numberOk);
+  const ok =
+    dated &&
+    text(row.event) !== null &&
+    textOk(row.source) &&
+    [row.price, row.pricePerSquareFoot, row.priceChangeRate].every(numberOk);
   return ok ? 'read' : 'failed';
 };
 
@@ -103,7 +111,9 @@ export const priceRow: RowCheck = (row) => {
 export const taxRow: RowCheck = (row) => {
   if (!isObject(row)) return 'failed';
   const dated = epochMs(row.time) !== null || year(row.year) !== null;
-  return dated && [row.taxPaid, row.value, row.taxIncreaseRate, row.valueIncreaseRate].every(numberOk) ? 'read' : 'failed';
+  return dated && [row.taxPaid, row.value, row.taxIncreaseRate, row.valueIncreaseRate].every(numberOk)
+    ? 'read'
+    : 'failed';
 };
 
 /** A school: a name; its rating and distance parse. */
@@ -158,7 +168,13 @@ export function propertySections(p: Json, extras: PageExtras | null, listing: Li
     priceHistory: stateOf(listAt(p, 'priceHistory', priceRow)),
     taxHistory: stateOf(listAt(p, 'taxHistory', taxRow)),
     schools,
-    agent: personState(listing, textIn(p, ai, 'agentName'), listedByName(p, 'LISTING_AGENT'), textIn(p, 'listingProvider', 'agentName'), textIn(p, 'postingContact', 'name')),
+    agent: personState(
+      listing,
+      textIn(p, ai, 'agentName'),
+      listedByName(p, 'LISTING_AGENT'),
+      textIn(p, 'listingProvider', 'agentName'),
+      textIn(p, 'postingContact', 'name'),
+    ),
     broker: personState(listing, textIn(p, ai, 'brokerName'), listedByName(p, 'BROKER'), textAt(p, 'brokerageName')),
     estimate: stateOf(amountAt(p, 'zestimate')),
     rentEstimate: stateOf(amountAt(p, 'rentZestimate')),
@@ -168,7 +184,14 @@ export function propertySections(p: Json, extras: PageExtras | null, listing: Li
 
 const BUILDING_PHOTO_ARRAYS = ['galleryPhotos', 'signaturePhotos', 'photos'] as const;
 /** Sections an apartment-building page does not have: it lists units, not a home's history, estimates or listing agent. */
-const NOT_ON_BUILDING_PAGES: readonly SectionName[] = ['priceHistory', 'taxHistory', 'agent', 'broker', 'estimate', 'rentEstimate'];
+const NOT_ON_BUILDING_PAGES: readonly SectionName[] = [
+  'priceHistory',
+  'taxHistory',
+  'agent',
+  'broker',
+  'estimate',
+  'rentEstimate',
+];
 
 /** An apartment building's sections: its photos, schools and description; the rest is not on such pages. */
 export function buildingSections(b: Json): Sections {
@@ -177,7 +200,9 @@ export function buildingSections(b: Json): Sections {
     schools: stateOf(listAt(b, 'assignedSchools', schoolRow), listAt(b, 'schools', schoolRow)),
     description: stateOf(textAt(b, 'description')),
   };
-  return Object.fromEntries(SECTION_NAMES.map((n) => [n, NOT_ON_BUILDING_PAGES.includes(n) ? 'not_found' : own[n]!])) as Sections;
+  return Object.fromEntries(
+    SECTION_NAMES.map((n) => [n, NOT_ON_BUILDING_PAGES.includes(n) ? 'not_found' : own[n]!]),
+  ) as Sections;
 }
 
 /**
@@ -187,7 +212,9 @@ export function buildingSections(b: Json): Sections {
  */
 export function missingCoreFields(p: MappedProperty, building = false): string[] {
   const missing: string[] = [];
-  const required = building ? (['streetAddress', 'city', 'state'] as const) : (['zpid', 'streetAddress', 'city', 'state'] as const);
+  const required = building
+    ? (['streetAddress', 'city', 'state'] as const)
+    : (['zpid', 'streetAddress', 'city', 'state'] as const);
   for (const k of required) if (p[k] === null) missing.push(k);
   if (!building && p.price === null && p.homeStatus === null) missing.push('price_or_status');
   return missing;

@@ -12,7 +12,11 @@ export interface Status {
   listing: Listing;
 }
 
-const of = (homeStatus: HomeStatus, statusText: StatusText | null, listing: Listing): Status => ({ homeStatus, statusText, listing });
+const of = (homeStatus: HomeStatus, statusText: StatusText | null, listing: Listing): Status => ({
+  homeStatus,
+  statusText,
+  listing,
+});
 
 const FIXED: Record<string, Status> = {
   FOR_RENT: of('FOR_RENT', 'For rent', 'active'),
@@ -34,7 +38,10 @@ const FIXED: Record<string, Status> = {
 function subType(p: Json): (camel: string) => boolean {
   const a = obj(p, 'listingSubType');
   const b = obj(p, 'listing_sub_type');
-  return (camel) => a[`is${camel}`] === true || b[`is_${camel[0]!.toLowerCase()}${camel.slice(1)}`] === true || b[`is_${camel}`] === true;
+  return (camel) =>
+    a[`is${camel}`] === true ||
+    b[`is_${camel[0]!.toLowerCase()}${camel.slice(1)}`] === true ||
+    b[`is_${camel}`] === true;
 }
 
 /**

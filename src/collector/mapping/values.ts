@@ -91,10 +91,19 @@ export function areaSqftFromText(v: unknown): number | null {
 }
 
 const PER_YEAR: Record<string, number> = {
-  monthly: 12, month: 12, mo: 12,
-  annually: 1, annual: 1, yearly: 1, year: 1, yr: 1,
-  quarterly: 4, quarter: 4,
-  'semi-annually': 2, semiannually: 2, 'semi-annual': 2,
+  monthly: 12,
+  month: 12,
+  mo: 12,
+  annually: 1,
+  annual: 1,
+  yearly: 1,
+  year: 1,
+  yr: 1,
+  quarterly: 4,
+  quarter: 4,
+  'semi-annually': 2,
+  semiannually: 2,
+  'semi-annual': 2,
   weekly: 52,
 };
 
@@ -106,7 +115,8 @@ const PER_YEAR: Record<string, number> = {
 export function monthlyFee(amount: unknown, frequency?: unknown): number | null {
   const n = positive(amount);
   if (n === null) return null;
-  const words = `${typeof amount === 'string' ? amount : ''} ${typeof frequency === 'string' ? frequency : ''}`.toLowerCase();
+  const words =
+    `${typeof amount === 'string' ? amount : ''} ${typeof frequency === 'string' ? frequency : ''}`.toLowerCase();
   const key = Object.keys(PER_YEAR)
     .sort((a, b) => b.length - a.length)
     .find((k) => new RegExp(`\\b${k}\\b`).test(words));
@@ -157,7 +167,12 @@ export function neighborhoodName(v: unknown): string | null {
 }
 
 /** "street, city, ST zip" with absent parts left out; null when nothing is known. */
-export function oneLineAddress(street: string | null, city: string | null, state: string | null, zip: string | null): string | null {
+export function oneLineAddress(
+  street: string | null,
+  city: string | null,
+  state: string | null,
+  zip: string | null,
+): string | null {
   const stateZip = [state, zip].filter(Boolean).join(' ');
   const line = [street, city, stateZip].filter(Boolean).join(', ');
   return line === '' ? null : line;
@@ -174,5 +189,10 @@ export function siteUrl(pathOrUrl: unknown): string | null {
 /** The site's CamelCase and lower-camel enums in its UPPER_SNAKE form ("SingleFamily" → "SINGLE_FAMILY"). */
 export function upperSnake(v: unknown): string | null {
   const t = text(v);
-  return t === null ? null : t.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[\s-]+/g, '_').toUpperCase();
+  return t === null
+    ? null
+    : t
+        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+        .replace(/[\s-]+/g, '_')
+        .toUpperCase();
 }

@@ -6,7 +6,8 @@ import { hasListingDataBytes } from './bytes.js';
 
 const WALL_TITLE = /<title\b[^>]*>\s*Access to this page has been denied\s*<\/title>/i;
 const CAPTCHA_DIV = /\bid\s*=\s*["']?px-captcha["'\s>]/i;
-const CAPTCHA_META = /<meta\b(?=[^>]*\bname\s*=\s*["']?description\b)(?=[^>]*\bcontent\s*=\s*["']?px-captcha["'\s/>])[^>]*>/i;
+const CAPTCHA_META =
+  /<meta\b(?=[^>]*\bname\s*=\s*["']?description\b)(?=[^>]*\bcontent\s*=\s*["']?px-captcha["'\s/>])[^>]*>/i;
 
 /** True when the page carries listing data the reader can use (home cache or building node). */
 function hasListingData(html: string): boolean {

@@ -113,7 +113,9 @@ function fromScripts(scripts: ScriptBlock[], extras: PageExtras, want: PageWant)
   for (const script of scripts) {
     if (script.body === null) return bad('data_script_unterminated', { script: script.attrs.id });
     const found =
-      script.attrs.id === '__NEXT_DATA__' ? fromNextData(script.body, extras, want) : fromApolloPreloaded(script.body, extras, want);
+      script.attrs.id === '__NEXT_DATA__'
+        ? fromNextData(script.body, extras, want)
+        : fromApolloPreloaded(script.body, extras, want);
     if (found) return found;
   }
   return null;
@@ -121,7 +123,11 @@ function fromScripts(scripts: ScriptBlock[], extras: PageExtras, want: PageWant)
 
 function fromText(html: string, want: PageWant): PageData {
   const scripts = findScripts(html, (a) => (DATA_SCRIPT_IDS as readonly string[]).includes(a.id ?? ''));
-  const found = fromScripts(scripts, lazyExtras(() => html), want);
+  const found = fromScripts(
+    scripts,
+    lazyExtras(() => html),
+    want,
+  );
   if (found) return found;
   if (isBotWall(html)) return { kind: 'blocked' };
   if (scripts.length > 0) return bad('no_listing_data');

@@ -37,7 +37,11 @@ const SCRIPT_START = /<script\b[^>]*>/gi;
  * Scripts whose start tag matches `test`, found by scanning start tags only.
  * `limit` stops early: the data script is usually the one wanted.
  */
-export function findScripts(html: string, test: (attrs: Record<string, string>) => boolean, limit = Infinity): ScriptBlock[] {
+export function findScripts(
+  html: string,
+  test: (attrs: Record<string, string>) => boolean,
+  limit = Infinity,
+): ScriptBlock[] {
   const found: ScriptBlock[] = [];
   SCRIPT_START.lastIndex = 0;
   for (let m = SCRIPT_START.exec(html); m && found.length < limit; m = SCRIPT_START.exec(html)) {

@@ -39,11 +39,14 @@ export class Canary {
    */
   start(): void {
     if (this.#timer || this.opts.zpids.length === 0) return;
-    this.#timer = setTimeout(() => {
-      void this.round();
-      this.#timer = setInterval(() => void this.round(), this.opts.intervalMs);
-      this.#timer.unref();
-    }, Math.min(FIRST_ROUND_MS, this.opts.intervalMs));
+    this.#timer = setTimeout(
+      () => {
+        void this.round();
+        this.#timer = setInterval(() => void this.round(), this.opts.intervalMs);
+        this.#timer.unref();
+      },
+      Math.min(FIRST_ROUND_MS, this.opts.intervalMs),
+    );
     this.#timer.unref();
   }
 

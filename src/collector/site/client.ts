@@ -14,7 +14,15 @@ import { ProxyPlan, SessionPool, type Session, type SessionSettings } from './se
 import { bounded, siteRequest, type RequestKind, type SiteAnswer } from './transport.js';
 
 /** What became of one request to the site, as the metrics and the breaker count it. */
-export type AttemptOutcome = 'served' | 'wall' | 'forbidden' | 'rate_limited' | 'proxy_error' | 'timeout' | 'connection_failed' | 'error';
+export type AttemptOutcome =
+  | 'served'
+  | 'wall'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'proxy_error'
+  | 'timeout'
+  | 'connection_failed'
+  | 'error';
 
 export interface AttemptEvent {
   outcome: AttemptOutcome;
@@ -29,7 +37,14 @@ export interface AttemptEvent {
 export const OWN_QUEUE = 'site_slots_busy';
 
 /** Outcomes at the site's door: the session is retired, the read tried again on a fresh one; the breaker counts them. */
-const REFUSED: ReadonlySet<AttemptOutcome> = new Set(['wall', 'forbidden', 'rate_limited', 'proxy_error', 'timeout', 'connection_failed']);
+const REFUSED: ReadonlySet<AttemptOutcome> = new Set([
+  'wall',
+  'forbidden',
+  'rate_limited',
+  'proxy_error',
+  'timeout',
+  'connection_failed',
+]);
 
 export function outcomeOf(e: unknown): AttemptOutcome {
   if (!isLookupError(e)) return 'error';
@@ -75,7 +90,13 @@ export interface SiteClientOptions {
  */
 const MIN_ATTEMPT_MS = 10_000;
 
-export const DEFAULT_SESSIONS: SessionSettings = { maxDocuments: 3, maxAgeMs: 5 * 60_000, gapMs: 0, warmUp: false, maxSessions: 8 };
+export const DEFAULT_SESSIONS: SessionSettings = {
+  maxDocuments: 3,
+  maxAgeMs: 5 * 60_000,
+  gapMs: 0,
+  warmUp: false,
+  maxSessions: 8,
+};
 export const DEFAULT_BREAKER: BreakerSettings = { window: 20, threshold: 0.8, minAttempts: 10, probeMs: 60_000 };
 
 export interface SiteRequest {
@@ -116,7 +137,11 @@ export class SiteClient {
     this.#now = opts.now ?? (() => performance.now());
     const slots = opts.maxConcurrency ?? 4;
     // Room for a resting session beside every busy one: a read never waits for a session while a slot is free.
-    this.#settings = { ...DEFAULT_SESSIONS, maxSessions: Math.max(DEFAULT_SESSIONS.maxSessions, 2 * slots), ...opts.sessions };
+    this.#settings = {
+      ...DEFAULT_SESSIONS,
+      maxSessions: Math.max(DEFAULT_SESSIONS.maxSessions, 2 * slots),
+      ...opts.sessions,
+    };
     this.#proxies = new ProxyPlan(opts.proxyUrls ?? []);
     this.#pool = new SessionPool(this.#settings, this.#proxies, this.#now);
     this.#slots = new SiteSlots(slots);
@@ -130,7 +155,13 @@ export class SiteClient {
   }
 
   status(): SiteStatus {
-    return { breaker: this.#breaker.state(), sessions: this.#pool.stats().live, in_flight: this.#slots.inFlight, queued: this.#slots.waiting, proxied: this.#proxies.configured };
+    return {
+      breaker: this.#breaker.state(),
+      sessions: this.#pool.stats().live,
+      in_flight: this.#slots.inFlight,
+      queued: this.#slots.waiting,
+      proxied: this.#proxies.configured,
+    };
   }
 
   /** An HTML page of the site. A wall (403 or 200) is `upstream_blocked`. */
@@ -142,7 +173,8 @@ export class SiteClient {
   json(url: string, req: SiteRequest): Promise<unknown> {
     return this.#read('suggest', url, req, (a) => {
       const text = a.body.toString('utf8');
-      if (text.trimStart().startsWith('<')) throw new LookupError('upstream_blocked', { details: { reason: 'captcha', status: a.status } });
+      if (text.trimStart().startsWith('<'))
+        throw new LookupError('upstream_blocked', { details: { reason: 'captcha', status: a.status } });
       try {
         return JSON.parse(text) as unknown;
       } catch (e) {
@@ -182,12 +214,14 @@ export class SiteClient {
       }
       // Each attempt gets its share of what is left (at least MIN_ATTEMPT_MS while that much is left, never
       // more), so a tarpit leaves time for a fresh session; a warm-up comes out of the same share.
-      const attemptEnd = this.#now() + Math.min(left, Math.max(MIN_ATTEMPT_MS, Math.floor(left / (retries + 1 - attempt))));
+      const attemptEnd =
+        this.#now() + Math.min(left, Math.max(MIN_ATTEMPT_MS, Math.floor(left / (retries + 1 - attempt))));
       let retire = false;
       let lingering: Promise<unknown> | null = null;
       const abandoned = (p: Promise<unknown>) => void (lingering = p);
       try {
-        if (this.#settings.warmUp && session.documents === 0 && kind === 'document') await this.#warmUp(session, url, req.signal, attemptEnd, abandoned);
+        if (this.#settings.warmUp && session.documents === 0 && kind === 'document')
+          await this.#warmUp(session, url, req.signal, attemptEnd, abandoned);
         return await this.#once(session, kind, url, req.signal, attemptEnd, use, abandoned);
       } catch (e) {
         if (req.signal.aborted) {
@@ -227,7 +261,13 @@ export class SiteClient {
   }
 
   /** The home page first, as a person arriving; only a refusal there counts (the session is then retired). */
-  async #warmUp(session: Session, url: string, signal: AbortSignal, attemptEnd: number, abandoned: (p: Promise<unknown>) => void): Promise<void> {
+  async #warmUp(
+    session: Session,
+    url: string,
+    signal: AbortSignal,
+    attemptEnd: number,
+    abandoned: (p: Promise<unknown>) => void,
+  ): Promise<void> {
     try {
       await this.#once(session, 'warm_up', `${new URL(url).origin}/`, signal, attemptEnd, () => undefined, abandoned);
     } catch (e) {
@@ -240,7 +280,12 @@ export class SiteClient {
    * counted (listeners, breaker) and remembered as the session's last page.
    */
   async #once<T>(
-    session: Session, kind: RequestKind | 'warm_up', url: string, signal: AbortSignal, attemptEnd: number, use: (a: SiteAnswer) => T,
+    session: Session,
+    kind: RequestKind | 'warm_up',
+    url: string,
+    signal: AbortSignal,
+    attemptEnd: number,
+    use: (a: SiteAnswer) => T,
     abandoned: (p: Promise<unknown>) => void,
   ): Promise<T> {
     const document = kind !== 'suggest';
@@ -252,7 +297,9 @@ export class SiteClient {
     };
     try {
       const answer = await siteRequest(session.client, url, document ? 'document' : 'suggest', {
-        signal, timeoutMs: Math.max(1, attemptEnd - this.#now()), maxBytes: this.opts.maxBytes ?? DEFAULT_MAX_BYTES,
+        signal,
+        timeoutMs: Math.max(1, attemptEnd - this.#now()),
+        maxBytes: this.opts.maxBytes ?? DEFAULT_MAX_BYTES,
         // Every request counts toward the session's documents, a redirect's too (the site counts them).
         onRequest: () => void session.documents++,
         onAbandoned: abandoned,

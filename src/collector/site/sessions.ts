@@ -33,7 +33,11 @@ export class Session {
   /** The URL of the session's last document: the next one is a click from it. */
   lastUrl: string | null = null;
 
-  constructor(readonly id: string, readonly proxyUrl: string | null, now: number) {
+  constructor(
+    readonly id: string,
+    readonly proxyUrl: string | null,
+    now: number,
+  ) {
     this.createdAt = now;
     // Never ignoreTlsErrors: it changes the ClientHello (test/fakes/edge, docs/collector.md).
     this.client = new Impit({ browser: BROWSER_PROFILE, cookieJar: this.jar, ...(proxyUrl ? { proxyUrl } : {}) });

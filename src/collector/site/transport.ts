@@ -46,8 +46,15 @@ const { DecodingError, ProxyAuthRequired, ProxyError, ProxyTunnelError, ReadErro
 function headersFor(kind: RequestKind, o: RequestOptions): Record<string, string> {
   if (kind === 'suggest') {
     return {
-      accept: '*/*', origin: o.siteOrigin, referer: `${o.siteOrigin}/`, 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors',
-      'sec-fetch-dest': 'empty', 'sec-fetch-user': '', 'upgrade-insecure-requests': '', priority: 'u=1, i',
+      accept: '*/*',
+      origin: o.siteOrigin,
+      referer: `${o.siteOrigin}/`,
+      'sec-fetch-site': 'cross-site',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-dest': 'empty',
+      'sec-fetch-user': '',
+      'upgrade-insecure-requests': '',
+      priority: 'u=1, i',
     };
   }
   return o.referer
@@ -55,7 +62,12 @@ function headersFor(kind: RequestKind, o: RequestOptions): Record<string, string
     : { 'upgrade-insecure-requests': '1', 'sec-fetch-site': 'none' };
 }
 
-export async function siteRequest(client: Impit, url: string, kind: RequestKind, o: RequestOptions): Promise<SiteAnswer> {
+export async function siteRequest(
+  client: Impit,
+  url: string,
+  kind: RequestKind,
+  o: RequestOptions,
+): Promise<SiteAnswer> {
   const origin = new URL(url).origin;
   const end = performance.now() + Math.max(1, o.timeoutMs);
   const { signal: bound, dispose } = bounded(o.signal, o.timeoutMs);
@@ -66,7 +78,11 @@ export async function siteRequest(client: Impit, url: string, kind: RequestKind,
       const timeout = Math.max(1, end - performance.now());
       o.onRequest?.();
       // A redirect keeps the navigation's own headers (a typed one stays `none`, with no referer), as Chrome's does.
-      const res = await headOrAbort(client.fetch(at, { headers: headersFor(kind, o), redirect: 'manual', timeout }), bound, o.onAbandoned);
+      const res = await headOrAbort(
+        client.fetch(at, { headers: headersFor(kind, o), redirect: 'manual', timeout }),
+        bound,
+        o.onAbandoned,
+      );
       const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
       const next = location ? safeUrl(location, at) : null;
       if (next && next.origin === origin && hop < MAX_REDIRECTS) {
@@ -99,7 +115,10 @@ export async function siteRequest(client: Impit, url: string, kind: RequestKind,
 export function bounded(signal: AbortSignal, ms: number): { signal: AbortSignal; dispose(): void } {
   const both = new AbortController();
   const onCaller = () => both.abort(signal.reason);
-  const timer = setTimeout(() => both.abort(new DOMException('The attempt took too long', 'TimeoutError')), Math.max(1, ms));
+  const timer = setTimeout(
+    () => both.abort(new DOMException('The attempt took too long', 'TimeoutError')),
+    Math.max(1, ms),
+  );
   if (signal.aborted) onCaller();
   else signal.addEventListener('abort', onCaller, { once: true });
   return {
@@ -116,7 +135,11 @@ export function bounded(signal: AbortSignal, ms: number): { signal: AbortSignal;
  * request run on; so it is given none, and an answer arriving after the abort has its body cancelled at
  * once, which closes the connection (its own timeout bounds a site that never answers).
  */
-function headOrAbort(pending: Promise<ImpitResponse>, signal: AbortSignal, onAbandoned?: (over: Promise<unknown>) => void): Promise<ImpitResponse> {
+function headOrAbort(
+  pending: Promise<ImpitResponse>,
+  signal: AbortSignal,
+  onAbandoned?: (over: Promise<unknown>) => void,
+): Promise<ImpitResponse> {
   const abandon = () => onAbandoned?.(pending.then((r) => r.body.cancel()).catch(() => undefined));
   if (signal.aborted) {
     abandon();
@@ -181,10 +204,17 @@ async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes
   }
 }
 
-const blocked = (reason: string, status: number) => new LookupError('upstream_blocked', { details: { reason, status } });
+const blocked = (reason: string, status: number) =>
+  new LookupError('upstream_blocked', { details: { reason, status } });
 
 /** Answers of the listing site as spec codes; null for a page. A wall is told by its body, whatever its status. */
-function statusError(res: ImpitResponse, body: Buffer, origin: string, redirect: URL | null, tooMany: boolean): LookupError | null {
+function statusError(
+  res: ImpitResponse,
+  body: Buffer,
+  origin: string,
+  redirect: URL | null,
+  tooMany: boolean,
+): LookupError | null {
   const status = res.status;
   if (status >= 200 && status < 300) return isBotWallBytes(body) ? blocked('bot_wall', status) : null;
   if (status >= 300 && status < 400) {
@@ -193,11 +223,16 @@ function statusError(res: ImpitResponse, body: Buffer, origin: string, redirect:
     return new LookupError('upstream_bad_response', { details: { reason, status } });
   }
   if (status === 404 || status === 410) {
-    return new LookupError('not_found', { details: { reason: status === 404 ? 'page_not_found' : 'page_gone', status } });
+    return new LookupError('not_found', {
+      details: { reason: status === 404 ? 'page_not_found' : 'page_gone', status },
+    });
   }
   if (status === 403) return blocked(isBotWallBytes(body) ? 'bot_wall' : 'forbidden', status);
   if (status === 429) {
-    return new LookupError('upstream_busy', { details: { reason: 'rate_limited', status }, retryAfter: retryAfterSeconds(res.headers.get('retry-after'), 30) });
+    return new LookupError('upstream_busy', {
+      details: { reason: 'rate_limited', status },
+      retryAfter: retryAfterSeconds(res.headers.get('retry-after'), 30),
+    });
   }
   return new LookupError('upstream_error', { details: { status } });
 }
@@ -206,13 +241,20 @@ function statusError(res: ImpitResponse, body: Buffer, origin: string, redirect:
 function requestError(e: unknown, caller: AbortSignal, bound: AbortSignal): unknown {
   if (e instanceof LookupError) return e;
   if (caller.aborted) return cancelled(caller, e);
-  if (bound.aborted || e instanceof TimeoutError) return new LookupError('upstream_timeout', { details: { reason: 'timeout' }, cause: e });
-  if (e instanceof ProxyAuthRequired) return new LookupError('upstream_unreachable', { details: { reason: 'proxy_refused', status: 407 }, cause: e });
+  if (bound.aborted || e instanceof TimeoutError)
+    return new LookupError('upstream_timeout', { details: { reason: 'timeout' }, cause: e });
+  if (e instanceof ProxyAuthRequired)
+    return new LookupError('upstream_unreachable', { details: { reason: 'proxy_refused', status: 407 }, cause: e });
   if (e instanceof ProxyTunnelError) {
-    return new LookupError('upstream_unreachable', { details: { reason: 'proxy_refused', ...(e.status ? { status: e.status } : {}) }, cause: e });
+    return new LookupError('upstream_unreachable', {
+      details: { reason: 'proxy_refused', ...(e.status ? { status: e.status } : {}) },
+      cause: e,
+    });
   }
-  if (e instanceof ProxyError) return new LookupError('upstream_unreachable', { details: { reason: 'proxy_refused' }, cause: e });
-  if (e instanceof DecodingError || e instanceof ReadError) return new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
+  if (e instanceof ProxyError)
+    return new LookupError('upstream_unreachable', { details: { reason: 'proxy_refused' }, cause: e });
+  if (e instanceof DecodingError || e instanceof ReadError)
+    return new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
   // ConnectError and anything else impit throws (it rethrows native errors it has no class for as plain Errors).
   return new LookupError('upstream_unreachable', { details: { reason: 'connection_failed' }, cause: e });
 }

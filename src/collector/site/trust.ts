@@ -50,4 +50,5 @@ export function trustExtraCertificates(env: NodeJS.ProcessEnv = process.env): vo
   }
 }
 
-const pemBlocks = (text: string): string[] => text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+const pemBlocks = (text: string): string[] =>
+  text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];

@@ -11,7 +11,10 @@ type Limit = keyof typeof SHAPE_LIMITS;
 
 function reject(limit: Limit) {
   return (ctx: ValidationContext | null, error: GraphQLError) => {
-    const coded = requestError('query_too_complex', error.message.replace(/^Syntax Error: /, ''), { limit, max: SHAPE_LIMITS[limit] });
+    const coded = requestError('query_too_complex', error.message.replace(/^Syntax Error: /, ''), {
+      limit,
+      max: SHAPE_LIMITS[limit],
+    });
     if (ctx) ctx.reportError(coded);
     else throw coded; // the token limit runs in the parser, which has no validation context
   };

@@ -39,9 +39,13 @@ function isIncremental(params: OperationParams): boolean {
  * operation), not a TypeError in every reader of its params.
  */
 const asParams = (operation: unknown): OperationParams =>
-  operation !== null && typeof operation === 'object' && !Array.isArray(operation) ? (operation as OperationParams) : {};
+  operation !== null && typeof operation === 'object' && !Array.isArray(operation)
+    ? (operation as OperationParams)
+    : {};
 
-export function useBatchedRequests<ServerContext extends Record<string, any>>(opts: BatchedRequestsOptions<ServerContext>): Plugin<Record<string, unknown>, ServerContext> {
+export function useBatchedRequests<ServerContext extends Record<string, any>>(
+  opts: BatchedRequestsOptions<ServerContext>,
+): Plugin<Record<string, unknown>, ServerContext> {
   const maxLookups = opts.maxLookups ?? MAX_BATCH_ITEMS;
   return {
     onRequestParse({ request, serverContext }) {
@@ -50,7 +54,8 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(op
           if (!Array.isArray(requestParserResult)) {
             // A single operation is authenticated by the context factory, after validation; without a
             // key at all it is refused here, so a keyless client never makes the server validate.
-            if (!request.headers.has('x-api-key') && needsApiKey(asParams(requestParserResult))) await opts.authenticate(request, serverContext);
+            if (!request.headers.has('x-api-key') && needsApiKey(asParams(requestParserResult)))
+              await opts.authenticate(request, serverContext);
             return;
           }
           const sent = requestParserResult as unknown[];
@@ -58,7 +63,10 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(op
           if (operations.some((o, i) => o !== sent[i])) setRequestParserResult(operations as GraphQLParams[]);
           if (operations.length === 0) {
             throw toGraphQLError(
-              new LookupError('bad_body', { message: 'A batched request needs at least one operation.', details: { reason: 'empty array' } }),
+              new LookupError('bad_body', {
+                message: 'A batched request needs at least one operation.',
+                details: { reason: 'empty array' },
+              }),
               { http: 'response' },
             );
           }

@@ -6,14 +6,22 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
-const tooLarge = () => new GraphQLError('Request body too large', { extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' } });
-const badLength = () => new GraphQLError('Content-Length header is invalid.', { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
+const tooLarge = () =>
+  new GraphQLError('Request body too large', {
+    extensions: { http: { status: 413 }, code: 'REQUEST_ENTITY_TOO_LARGE' },
+  });
+const badLength = () =>
+  new GraphQLError('Content-Length header is invalid.', { extensions: { http: { status: 400 }, code: 'BAD_REQUEST' } });
 
 /** Only one non-negative integer is a content-length (a comma-joined pair is a smuggling attempt). */
 const CONTENT_LENGTH = /^\d+$/;
 
 /** The request with its body counted as it streams, failing past `limit` bytes. */
-function counted(request: Request, limit: number, fetchAPI: { TransformStream: typeof TransformStream; Request: typeof Request }): Request {
+function counted(
+  request: Request,
+  limit: number,
+  fetchAPI: { TransformStream: typeof TransformStream; Request: typeof Request },
+): Request {
   let bytes = 0;
   // A native body stream needs the native TransformStream (graphql-yoga#4583).
   const Transform = request.body instanceof ReadableStream ? globalThis.TransformStream : fetchAPI.TransformStream;
@@ -26,7 +34,13 @@ function counted(request: Request, limit: number, fetchAPI: { TransformStream: t
       },
     }),
   );
-  return new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, signal: request.signal, body, duplex: 'half' } as RequestInit);
+  return new fetchAPI.Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    body,
+    duplex: 'half',
+  } as RequestInit);
 }
 
 /** Must come after every plugin that sets a request parser, so it guards whichever one is chosen. */

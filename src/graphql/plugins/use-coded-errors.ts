@@ -28,13 +28,17 @@ function coded(error: GraphQLError): GraphQLError {
   return codeOf(copy);
 }
 
-function withCodes<T extends ExecutionResult & { incremental?: ReadonlyArray<{ errors?: ReadonlyArray<GraphQLError> }> }>(result: T): T | null {
+function withCodes<
+  T extends ExecutionResult & { incremental?: ReadonlyArray<{ errors?: ReadonlyArray<GraphQLError> }> },
+>(result: T): T | null {
   const uncoded = (errors?: ReadonlyArray<GraphQLError>) => errors?.some((e) => !inTable(e.extensions?.code)) ?? false;
   if (!uncoded(result.errors) && !(result.incremental ?? []).some((i) => uncoded(i.errors))) return null;
   return {
     ...result,
     ...(result.errors ? { errors: result.errors.map(coded) } : {}),
-    ...(result.incremental ? { incremental: result.incremental.map((i) => (i.errors ? { ...i, errors: i.errors.map(coded) } : i)) } : {}),
+    ...(result.incremental
+      ? { incremental: result.incremental.map((i) => (i.errors ? { ...i, errors: i.errors.map(coded) } : i)) }
+      : {}),
   };
 }
 
@@ -43,13 +47,24 @@ const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ?
 
 /** A parameter of the request that is not what GraphQL over HTTP says (null counts as absent). */
 function badParam(params: unknown): LookupError | null {
-  if (kindOf(params) !== 'object') return new LookupError('bad_body', { message: 'The body must be a JSON object with a query.', details: { reason: `body is ${kindOf(params)}` } });
+  if (kindOf(params) !== 'object')
+    return new LookupError('bad_body', {
+      message: 'The body must be a JSON object with a query.',
+      details: { reason: `body is ${kindOf(params)}` },
+    });
   for (const [param, value] of Object.entries(params as Record<string, unknown>)) {
     if (value === null || value === undefined) continue;
     const expected = PARAMS[param as keyof typeof PARAMS];
-    if (!expected) return new LookupError('bad_param', { message: `Unknown parameter ${param}.`, details: { param, reason: 'unknown parameter', allowed: Object.keys(PARAMS) } });
+    if (!expected)
+      return new LookupError('bad_param', {
+        message: `Unknown parameter ${param}.`,
+        details: { param, reason: 'unknown parameter', allowed: Object.keys(PARAMS) },
+      });
     if (kindOf(value) !== expected) {
-      return new LookupError('bad_param', { message: `${param} must be ${expected === 'object' ? 'an object' : 'a string'}.`, details: { param, reason: `${kindOf(value)}, not ${expected}` } });
+      return new LookupError('bad_param', {
+        message: `${param} must be ${expected === 'object' ? 'an object' : 'a string'}.`,
+        details: { param, reason: `${kindOf(value)}, not ${expected}` },
+      });
     }
   }
   return null;

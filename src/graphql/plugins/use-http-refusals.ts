@@ -60,7 +60,19 @@ export function useHttpRefusals(): Plugin {
       if (!code || response.body !== null) return;
       const headers = new fetchAPI.Headers(response.headers);
       headers.set('content-type', 'application/json; charset=utf-8');
-      const details = response.status === 415 ? { header: 'content-type', supported: ['application/json', 'application/graphql+json', 'application/graphql', 'application/x-www-form-urlencoded', 'multipart/form-data'] } : { header: 'accept' };
+      const details =
+        response.status === 415
+          ? {
+              header: 'content-type',
+              supported: [
+                'application/json',
+                'application/graphql+json',
+                'application/graphql',
+                'application/x-www-form-urlencoded',
+                'multipart/form-data',
+              ],
+            }
+          : { header: 'accept' };
       const body = JSON.stringify(graphqlErrorBody(new LookupError(code, { details })));
       setResponse(new fetchAPI.Response(body, { status: response.status, headers }));
     },

@@ -8,7 +8,17 @@
 import type { Plugin } from 'graphql-yoga';
 import { isLookupError } from '../../contract/index.js';
 import type { RequestContext } from '../../lookup/index.js';
-import { idempotencyHeaderLines, idempotencyKeyOf, IDEMPOTENCY_HEADER, identityJson, REPLAYED_HEADER, requestIdentity, runIdempotent, type IdempotentAnswer, type RunAnswer } from '../../lookup/idempotency.js';
+import {
+  idempotencyHeaderLines,
+  idempotencyKeyOf,
+  IDEMPOTENCY_HEADER,
+  identityJson,
+  REPLAYED_HEADER,
+  requestIdentity,
+  runIdempotent,
+  type IdempotentAnswer,
+  type RunAnswer,
+} from '../../lookup/idempotency.js';
 import { toGraphQLError } from '../errors.js';
 import { needsApiKey } from '../lookup-count.js';
 import type { OperationParams } from '../persisted.js';
@@ -30,14 +40,18 @@ const KEPT_HEADERS = ['content-type', 'retry-after'];
 /** The codes of the errors in a response (all operations of a batched one); read from the text when it is not one JSON (@defer, @stream). */
 function errorCodes(text: string): string[] {
   try {
-    const results = ([] as unknown[]).concat(JSON.parse(text)) as Array<{ errors?: Array<{ extensions?: { code?: unknown } }> }>;
+    const results = ([] as unknown[]).concat(JSON.parse(text)) as Array<{
+      errors?: Array<{ extensions?: { code?: unknown } }>;
+    }>;
     return results.flatMap((r) => r?.errors ?? []).map((e) => String(e.extensions?.code ?? 'internal'));
   } catch {
     return [...text.matchAll(/"code":"([a-z_]+)"/g)].map((m) => m[1]!);
   }
 }
 
-export function useIdempotency<ServerContext extends Record<string, any>>(opts: IdempotencyOptions<ServerContext>): Plugin<Record<string, unknown>, ServerContext> {
+export function useIdempotency<ServerContext extends Record<string, any>>(
+  opts: IdempotencyOptions<ServerContext>,
+): Plugin<Record<string, unknown>, ServerContext> {
   const runs = new WeakMap<Request, Run>();
   return {
     onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
@@ -86,13 +100,20 @@ export function useIdempotency<ServerContext extends Record<string, any>>(opts: 
       // The whole body, or null when it never comes whole: a stream whose client left (its copy then never
       // ends) or that failed. Either way the run is answered, so its key is settled and not held forever.
       const body = new Promise<string | null>((resolve) => {
-        response.clone().text().then(resolve, () => resolve(null));
+        response
+          .clone()
+          .text()
+          .then(resolve, () => resolve(null));
         if (request.signal.aborted) resolve(null);
         else request.signal.addEventListener('abort', () => resolve(null), { once: true });
       });
       const settled = body.then((text) => {
         // A cut answer is not kept (a 5xx): the client's retry runs.
-        run.answer(text === null ? { status: 500, headers, body: '', codes: [] } : { status: response.status, headers, body: text, codes: errorCodes(text) });
+        run.answer(
+          text === null
+            ? { status: 500, headers, body: '', codes: [] }
+            : { status: response.status, headers, body: text, codes: errorCodes(text) },
+        );
         return run.outcome;
       });
       // A whole answer is kept before it is sent, so a retry after it replays; a streamed one (@defer,

@@ -19,7 +19,11 @@ const CACHEABLE_CHARS = 16_384;
 function precheck(document: DocumentNode) {
   const { aliases, schemaFields, typeFields } = documentFacts(document);
   if (aliases > SHAPE_LIMITS.maxAliases) {
-    return requestError('query_too_complex', `Aliases limit of ${SHAPE_LIMITS.maxAliases} exceeded, found ${aliases}.`, { limit: 'maxAliases', max: SHAPE_LIMITS.maxAliases });
+    return requestError(
+      'query_too_complex',
+      `Aliases limit of ${SHAPE_LIMITS.maxAliases} exceeded, found ${aliases}.`,
+      { limit: 'maxAliases', max: SHAPE_LIMITS.maxAliases },
+    );
   }
   if (schemaFields > INTROSPECTION_LIMITS.schemaFields || typeFields > INTROSPECTION_LIMITS.typeFields) {
     return requestError(
@@ -42,7 +46,11 @@ export function useIntrospectionLimits(): Plugin {
     onExecute({ args, setResultAndStopExecution }) {
       const query = (args.contextValue as { params?: { query?: unknown } }).params?.query;
       if (typeof query !== 'string' || query.length > CACHEABLE_CHARS) return;
-      if (!getOperationAST(args.document, args.operationName ?? undefined) || !isIntrospectionOnly(args.document, args.operationName)) return;
+      if (
+        !getOperationAST(args.document, args.operationName ?? undefined) ||
+        !isIntrospectionOnly(args.document, args.operationName)
+      )
+        return;
       const key = JSON.stringify([query, args.operationName ?? null, args.variableValues ?? null]);
       const hit = cache.get(key);
       if (hit) {

@@ -25,7 +25,9 @@ export class KeylessBudget {
   take(address: string): number {
     const now = this.opts.now();
     const prev = this.#buckets.get(address);
-    const refilled = prev ? Math.min(this.opts.burst, prev.tokens + ((now - prev.at) / 1000) * this.opts.perSecond) : this.opts.burst;
+    const refilled = prev
+      ? Math.min(this.opts.burst, prev.tokens + ((now - prev.at) / 1000) * this.opts.perSecond)
+      : this.opts.burst;
     this.#buckets.delete(address);
     if (this.#buckets.size >= MAX_ADDRESSES) this.#buckets.delete(this.#buckets.keys().next().value!);
     if (refilled < 1) {
@@ -37,7 +39,9 @@ export class KeylessBudget {
   }
 }
 
-export function useKeylessBudget(opts: KeylessBudgetOptions): Plugin<Record<string, unknown>, { req?: FastifyRequest }> {
+export function useKeylessBudget(
+  opts: KeylessBudgetOptions,
+): Plugin<Record<string, unknown>, { req?: FastifyRequest }> {
   const budget = new KeylessBudget(opts);
   return {
     onRequest({ request, serverContext, endResponse, fetchAPI }) {
@@ -49,10 +53,12 @@ export function useKeylessBudget(opts: KeylessBudgetOptions): Plugin<Record<stri
         retryAfter: wait,
         details: { scope: 'keyless requests per client address', burst: opts.burst, per_second: opts.perSecond },
       });
-      endResponse(new fetchAPI.Response(JSON.stringify(graphqlErrorBody(err)), {
-        status: err.status,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(wait) },
-      }));
+      endResponse(
+        new fetchAPI.Response(JSON.stringify(graphqlErrorBody(err)), {
+          status: err.status,
+          headers: { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(wait) },
+        }),
+      );
     },
   };
 }

@@ -28,7 +28,11 @@ function badVariable(error: GraphQLError): GraphQLError {
 
 /** The executor's own refusal of a subscription carries no code. */
 const notSupported = (operation: string): GraphQLError =>
-  requestError('operation_not_supported', `Subscriptions are not served (the schema has no ${operation} type); follow a job with GET /v1/portal/jobs/<id>/events or its webhook.`, { operation });
+  requestError(
+    'operation_not_supported',
+    `Subscriptions are not served (the schema has no ${operation} type); follow a job with GET /v1/portal/jobs/<id>/events or its webhook.`,
+    { operation },
+  );
 
 export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin<GraphqlContext> {
   return {

@@ -6,7 +6,9 @@ import { implementFromContract, requireLookup, rethrowCoded } from './shared.js'
 
 export const AccountUsageType = builder.objectRef<AccountUsageShape>('AccountUsage');
 
-implementFromContract(AccountUsageType, AccountUsage, { description: "The caller's plan and usage (REST: data of GET /v1/account)." });
+implementFromContract(AccountUsageType, AccountUsage, {
+  description: "The caller's plan and usage (REST: data of GET /v1/account).",
+});
 
 builder.queryField('account', (t) =>
   t.field({

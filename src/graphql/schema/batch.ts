@@ -2,9 +2,20 @@
 // contract's batch parser and looked up by the core's startBatch, in the request's one context
 // (one DataLoader: duplicates, and homes also asked for by Query.property, are read and billed once).
 import {
-  BATCH_QUERY_FIELDS, BatchRequest, BatchResult, BatchTotals, ITEM_OPTION_FIELDS, LOCATOR_FIELDS, parseBatchBody, parseDryRun,
-  type BatchItemResult as ParsedItem, type BatchMeta as BatchMetaShape, type BatchPreviewItem, type BatchPreviewMeta,
-  type BatchResult as BatchResultShape, type LookupOptions,
+  BATCH_QUERY_FIELDS,
+  BatchRequest,
+  BatchResult,
+  BatchTotals,
+  ITEM_OPTION_FIELDS,
+  LOCATOR_FIELDS,
+  parseBatchBody,
+  parseDryRun,
+  type BatchItemResult as ParsedItem,
+  type BatchMeta as BatchMetaShape,
+  type BatchPreviewItem,
+  type BatchPreviewMeta,
+  type BatchResult as BatchResultShape,
+  type LookupOptions,
 } from '../../contract/index.js';
 import { previewBatch, startBatch, type BatchPreview, type BatchRun } from '../../lookup/index.js';
 import { builder } from '../builder.js';
@@ -16,7 +27,8 @@ import { contractTypes, implementFromContract, requireLookup, rethrowCoded } fro
 // Not @oneOf: an item carries its own maxAge beside its locator; exactly one locator is the
 // validator's rule (a per-item bad_param, as REST's).
 export const LookupItemInput = builder.inputType('LookupItem', {
-  description: 'One home to look up: exactly one of url, address, zpid, and optionally its own maxAge (REST: a batch item object).',
+  description:
+    'One home to look up: exactly one of url, address, zpid, and optionally its own maxAge (REST: a batch item object).',
   fields: (t) =>
     contractInputFields(t, [
       ...planInputs(LOCATOR_FIELDS, contractTypes, 'LookupItem', { optional: true }),
@@ -27,11 +39,21 @@ export const LookupItemInput = builder.inputType('LookupItem', {
 /** Arguments under the contract's names, the items' fields too (`maxAge` → `max_age`): the batch parser's input. */
 function restNamedBody(args: Record<string, unknown>): Record<string, unknown> {
   const body = restNamed(args);
-  return Array.isArray(body.items) ? { ...body, items: body.items.map((i: unknown) => (i && typeof i === 'object' ? restNamed(i as Record<string, unknown>) : i)) } : body;
+  return Array.isArray(body.items)
+    ? {
+        ...body,
+        items: body.items.map((i: unknown) =>
+          i && typeof i === 'object' ? restNamed(i as Record<string, unknown>) : i,
+        ),
+      }
+    : body;
 }
 
 /** GraphQL has no string-or-object input: LookupItem (the object forms) stands for the contract's BatchItem. */
-const batchInputTypes: TypeMap = { ...contractTypes, inputs: { BatchItem: { ref: LookupItemInput, name: 'LookupItem' } } };
+const batchInputTypes: TypeMap = {
+  ...contractTypes,
+  inputs: { BatchItem: { ref: LookupItemInput, name: 'LookupItem' } },
+};
 
 export const BatchItemResultType = builder.objectRef<BatchResultShape | BatchPreviewItem>('BatchItemResult');
 export const BatchMetaType = builder.objectRef<BatchMetaShape | BatchPreviewMeta>('BatchMeta');
@@ -41,11 +63,15 @@ export const BatchLookupType = builder.objectRef<BatchRun | BatchPreview>('Batch
 
 const batchTypes: TypeMap = {
   ...contractTypes,
-  objects: { ...contractTypes.objects, ErrorBody: { ref: LookupErrorType, name: 'LookupError', description: 'Why this item failed; null when ok' } },
+  objects: {
+    ...contractTypes.objects,
+    ErrorBody: { ref: LookupErrorType, name: 'LookupError', description: 'Why this item failed; null when ok' },
+  },
 };
 
 implementFromContract(BatchItemResultType, BatchResult, {
-  description: 'The result of one item, in its own right: one failed item never fails the batch (REST: an element of data).',
+  description:
+    'The result of one item, in its own right: one failed item never fails the batch (REST: an element of data).',
   types: batchTypes,
 });
 implementFromContract(BatchMetaType, BatchTotals, {
@@ -65,7 +91,8 @@ async function* inCompletionOrder<T>(promises: readonly Promise<T>[]): AsyncGene
 }
 
 BatchLookupType.implement({
-  description: 'The results of Query.properties (REST: the 200 body of POST /v1/portal/batch; `data` is called `results` here).',
+  description:
+    'The results of Query.properties (REST: the 200 body of POST /v1/portal/batch; `data` is called `results` here).',
   fields: (t) => ({
     results: t.field({
       type: [BatchItemResultType],
@@ -88,7 +115,10 @@ builder.queryField('properties', (t) =>
     description:
       'Up to 50 homes (REST: POST /v1/portal/batch). Each item is looked up exactly as Query.property would; failed items come back as results with ok: false. All lookups of one operation (property fields and properties items together) count against the limit of 50.',
     // The contract's batch body (items, status, raw) and query (dryRun): the same fields, limits and descriptions as REST's.
-    args: contractArgs(t, planInputs({ ...BatchRequest.properties, ...BATCH_QUERY_FIELDS }, batchInputTypes, 'properties')),
+    args: contractArgs(
+      t,
+      planInputs({ ...BatchRequest.properties, ...BATCH_QUERY_FIELDS }, batchInputTypes, 'properties'),
+    ),
     resolve: (_root, args, ctx, info) => {
       const lookup = requireLookup(ctx);
       const { dryRun, ...body } = args as Record<string, unknown>;
@@ -101,8 +131,14 @@ builder.queryField('properties', (t) =>
         rethrowCoded(e);
       }
       // A preview prices the batch as it would be sent: raw as given (a hit without its raw record costs 1).
-      if (parseDryRun(dryRun, false)) return previewBatch(lookup, parsed.items, parsed.options, ctx.admission).catch(rethrowCoded);
-      return startBatch(lookup, parsed.items, rawOnlyWhenSelected(parsed.options, info, ['results', 'data', 'raw']), ctx.admission);
+      if (parseDryRun(dryRun, false))
+        return previewBatch(lookup, parsed.items, parsed.options, ctx.admission).catch(rethrowCoded);
+      return startBatch(
+        lookup,
+        parsed.items,
+        rawOnlyWhenSelected(parsed.options, info, ['results', 'data', 'raw']),
+        ctx.admission,
+      );
     },
   }),
 );

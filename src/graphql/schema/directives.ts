@@ -4,7 +4,14 @@
 // GraphQLStreamDirective (the incremental-delivery RFC), written here because that package is only a
 // transitive dependency (not in package.json), and with our descriptions (the streaming order of
 // BatchLookup.results).
-import { DirectiveLocation, GraphQLBoolean, GraphQLDirective, GraphQLInt, GraphQLNonNull, GraphQLString } from 'graphql';
+import {
+  DirectiveLocation,
+  GraphQLBoolean,
+  GraphQLDirective,
+  GraphQLInt,
+  GraphQLNonNull,
+  GraphQLString,
+} from 'graphql';
 
 export const DeferDirective = new GraphQLDirective({
   name: 'defer',

@@ -46,7 +46,8 @@ export const LookupErrorType = builder.objectRef<LookupErrorValue>('LookupError'
     details: t.field({
       type: JsonScalar,
       nullable: true,
-      description: 'Code-specific details, e.g. `candidate` for address_ambiguous or `upgrade_url` for credits_exhausted (REST: `error.details`)',
+      description:
+        'Code-specific details, e.g. `candidate` for address_ambiguous or `upgrade_url` for credits_exhausted (REST: `error.details`)',
       resolve: (e) => e.details ?? null,
     }),
     retryAfter: t.int({

@@ -3,7 +3,13 @@
 // and the same readers (contract/job-input.ts): the job's fields are the contract's JobView in camelCase,
 // each result the batch's BatchItemResult.
 import {
-  DEFAULT_JOBS_PAGE, DEFAULT_RESULTS_PAGE, JOB_STATUSES, JobRequest, JobView, MAX_JOBS_PAGE, MAX_RESULTS_PAGE,
+  DEFAULT_JOBS_PAGE,
+  DEFAULT_RESULTS_PAGE,
+  JOB_STATUSES,
+  JobRequest,
+  JobView,
+  MAX_JOBS_PAGE,
+  MAX_RESULTS_PAGE,
 } from '../../contract/jobs.js';
 import { jobListCursor, parseJobJson, tooManyJobItems } from '../../contract/job-input.js';
 import { LookupError, type BatchResult as BatchResultShape } from '../../contract/index.js';
@@ -38,7 +44,8 @@ interface JobPage {
 }
 const JobPageType = builder.objectRef<JobPage>('LookupJobPage');
 
-const bad = (param: string, reason: string) => new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
+const bad = (param: string, reason: string) =>
+  new LookupError('bad_param', { message: `Invalid ${param}: ${reason}.`, details: { param, reason } });
 
 /** A page size argument: a whole number from 1 to `max`. */
 function pageSize(value: number, param: string, max: number): number {
@@ -50,7 +57,8 @@ function pageSize(value: number, param: string, max: number): number {
 function afterCursor(after: string | null | undefined, count: number): number {
   if (after === null || after === undefined) return 0;
   // Past the job's last item no page can come: a cursor there was not one of ours.
-  if (!/^\d{1,9}$/.test(after) || Number(after) >= count) throw bad('after', 'must be the endCursor of an earlier page');
+  if (!/^\d{1,9}$/.test(after) || Number(after) >= count)
+    throw bad('after', 'must be the endCursor of an earlier page');
   return Number(after) + 1;
 }
 
@@ -66,7 +74,10 @@ function takeResults(ctx: GraphqlContext, first: number): void {
   const request = requestOf(ctx);
   const served = resultsServed.get(request) ?? 0;
   if (served + first > MAX_RESULTS_PAGE) {
-    throw bad('first', `at most ${MAX_RESULTS_PAGE} results per request across its results fields (${served} taken); page through the rest`);
+    throw bad(
+      'first',
+      `at most ${MAX_RESULTS_PAGE} results per request across its results fields (${served} taken); page through the rest`,
+    );
   }
   resultsServed.set(request, served + first);
 }
@@ -91,13 +102,21 @@ const jobs = (ctx: GraphqlContext) => {
 ResultPageType.implement({
   description: "A page of a job's results, in item order (REST: lines of GET /v1/portal/jobs/<id>/results).",
   fields: (t) => ({
-    items: t.field({ type: [BatchItemResultType], description: 'The results of this page, each with its item index', resolve: (p) => p.items }),
+    items: t.field({
+      type: [BatchItemResultType],
+      description: 'The results of this page, each with its item index',
+      resolve: (p) => p.items,
+    }),
     endCursor: t.string({
       nullable: true,
-      description: "Pass as `after` for the next page: the index of this page's last result (null when the page is empty and no cursor was given)",
+      description:
+        "Pass as `after` for the next page: the index of this page's last result (null when the page is empty and no cursor was given)",
       resolve: (p) => p.endCursor,
     }),
-    hasNextPage: t.boolean({ description: 'True when more results are ready now (a running job adds more later: ask again after endCursor)', resolve: (p) => p.hasNextPage }),
+    hasNextPage: t.boolean({
+      description: 'True when more results are ready now (a running job adds more later: ask again after endCursor)',
+      resolve: (p) => p.hasNextPage,
+    }),
   }),
 });
 
@@ -111,7 +130,11 @@ LookupJobType.implement({
       nullable: true,
       description: `The results of the items done so far, in item order, ${DEFAULT_RESULTS_PAGE} (at most ${MAX_RESULTS_PAGE}) per page, and at most ${MAX_RESULTS_PAGE} across all results fields of one request (REST: GET /v1/portal/jobs/<id>/results).`,
       args: {
-        first: t.arg.int({ required: true, defaultValue: DEFAULT_RESULTS_PAGE, description: `Results per page, 1 to ${MAX_RESULTS_PAGE}` }),
+        first: t.arg.int({
+          required: true,
+          defaultValue: DEFAULT_RESULTS_PAGE,
+          description: `Results per page, 1 to ${MAX_RESULTS_PAGE}`,
+        }),
         after: t.arg.string({ description: 'The endCursor of the page before' }),
       },
       resolve: async (job, args, ctx) => {
@@ -121,10 +144,15 @@ LookupJobType.implement({
           takeResults(ctx, first);
           const { account, jobs: core } = jobs(ctx);
           const items: BatchResultShape[] = [];
-          for await (const line of await core.results(account, job.id, { from, limit: first + 1 })) items.push(JSON.parse(line) as BatchResultShape);
+          for await (const line of await core.results(account, job.id, { from, limit: first + 1 }))
+            items.push(JSON.parse(line) as BatchResultShape);
           const page = items.slice(0, first);
           const last = page.at(-1);
-          return { items: page, endCursor: last ? String(last.index) : (args.after ?? null), hasNextPage: items.length > first };
+          return {
+            items: page,
+            endCursor: last ? String(last.index) : (args.after ?? null),
+            hasNextPage: items.length > first,
+          };
         } catch (e) {
           rethrowCoded(e);
         }
@@ -136,9 +164,20 @@ LookupJobType.implement({
 JobPageType.implement({
   description: "A page of the account's jobs, newest first (REST: GET /v1/portal/jobs).",
   fields: (t) => ({
-    jobs: t.field({ type: [LookupJobType], description: 'The jobs of this page, newest first', resolve: (p) => p.jobs }),
-    endCursor: t.string({ nullable: true, description: 'Pass as `after` for the next (older) page; null: no more', resolve: (p) => p.endCursor }),
-    hasNextPage: t.boolean({ description: 'True when there are older jobs (after endCursor)', resolve: (p) => p.hasNextPage }),
+    jobs: t.field({
+      type: [LookupJobType],
+      description: 'The jobs of this page, newest first',
+      resolve: (p) => p.jobs,
+    }),
+    endCursor: t.string({
+      nullable: true,
+      description: 'Pass as `after` for the next (older) page; null: no more',
+      resolve: (p) => p.endCursor,
+    }),
+    hasNextPage: t.boolean({
+      description: 'True when there are older jobs (after endCursor)',
+      resolve: (p) => p.hasNextPage,
+    }),
   }),
 });
 
@@ -146,8 +185,9 @@ builder.queryField('job', (t) =>
   t.field({
     type: LookupJobType,
     nullable: true,
-    description: "One of the account's jobs (REST: GET /v1/portal/jobs/<id>); another account's or an expired one is the error not_found.",
-    args: { id: t.arg.id({ required: true, description: 'The job id (createLookupJob, or REST\'s location header)' }) },
+    description:
+      "One of the account's jobs (REST: GET /v1/portal/jobs/<id>); another account's or an expired one is the error not_found.",
+    args: { id: t.arg.id({ required: true, description: "The job id (createLookupJob, or REST's location header)" }) },
     resolve: async (_root, args, ctx) => {
       const { account, jobs: core } = jobs(ctx);
       return core.get(account, String(args.id)).catch(rethrowCoded);
@@ -160,7 +200,11 @@ builder.queryField('jobs', (t) =>
     type: JobPageType,
     description: "The account's jobs, newest first (REST: GET /v1/portal/jobs).",
     args: {
-      first: t.arg.int({ required: true, defaultValue: DEFAULT_JOBS_PAGE, description: `Jobs per page, 1 to ${MAX_JOBS_PAGE}` }),
+      first: t.arg.int({
+        required: true,
+        defaultValue: DEFAULT_JOBS_PAGE,
+        description: `Jobs per page, 1 to ${MAX_JOBS_PAGE}`,
+      }),
       after: t.arg.string({ description: 'The endCursor of the page before' }),
     },
     resolve: async (_root, args, ctx) => {
@@ -178,7 +222,9 @@ builder.queryField('jobs', (t) =>
 
 /** GraphQL's item objects as the REST body has them: contract names, and no null for a field left out. */
 const itemOf = (item: unknown): unknown =>
-  item && typeof item === 'object' ? Object.fromEntries(Object.entries(restNamed(item as Record<string, unknown>)).filter(([, v]) => v !== null)) : item;
+  item && typeof item === 'object'
+    ? Object.fromEntries(Object.entries(restNamed(item as Record<string, unknown>)).filter(([, v]) => v !== null))
+    : item;
 
 builder.mutationField('createLookupJob', (t) =>
   t.field({
@@ -192,7 +238,10 @@ builder.mutationField('createLookupJob', (t) =>
     resolve: async (_root, args, ctx) => {
       try {
         const body = restNamed(args as Record<string, unknown>);
-        const request = parseJobJson({ ...body, items: Array.isArray(body.items) ? body.items.map(itemOf) : body.items });
+        const request = parseJobJson({
+          ...body,
+          items: Array.isArray(body.items) ? body.items.map(itemOf) : body.items,
+        });
         const { account, jobs: core } = jobs(ctx);
         takeJobItems(ctx, request.items.length);
         return await core.create(account, request);
@@ -206,7 +255,8 @@ builder.mutationField('createLookupJob', (t) =>
 builder.mutationField('cancelLookupJob', (t) =>
   t.field({
     type: LookupJobType,
-    description: 'Cancels what of the job has not started (REST: DELETE /v1/portal/jobs/<id>): those items are never read or billed; chunks already running finish and are billed, and finishedAt and the one job.completed come once they have. The job as it then stands.',
+    description:
+      'Cancels what of the job has not started (REST: DELETE /v1/portal/jobs/<id>): those items are never read or billed; chunks already running finish and are billed, and finishedAt and the one job.completed come once they have. The job as it then stands.',
     args: { id: t.arg.id({ required: true, description: 'The job id' }) },
     resolve: async (_root, args, ctx) => {
       const { account, jobs: core } = jobs(ctx);

@@ -2,8 +2,23 @@
 // Query.property, which calls the same core function as GET /v1/portal/property.
 import { ENV } from '../../config.js';
 import {
-  AddressDifference, AddressMatch, FieldChange, humanMs, LOCATOR_FIELDS, lookupDescription, LookupMeta, LookupSections, LookupSource, OPTION_FIELDS, PortalPriceEvent, PortalProperty, PortalSchool, PortalTaxEvent, PropertyResponse,
-  parseLocator, parseLookupOptions,
+  AddressDifference,
+  AddressMatch,
+  FieldChange,
+  humanMs,
+  LOCATOR_FIELDS,
+  lookupDescription,
+  LookupMeta,
+  LookupSections,
+  LookupSource,
+  OPTION_FIELDS,
+  PortalPriceEvent,
+  PortalProperty,
+  PortalSchool,
+  PortalTaxEvent,
+  PropertyResponse,
+  parseLocator,
+  parseLookupOptions,
 } from '../../contract/index.js';
 import { lookupOne, parsedLookup, type LookupOutcome } from '../../lookup/index.js';
 import { builder } from '../builder.js';
@@ -12,7 +27,19 @@ import { contractArgs, contractFields, planFields, planInputs, restNamed } from 
 import { failureValue, LookupErrorType } from './errors.js';
 import { JsonScalar } from './scalars.js';
 import {
-  AddressDifferenceType, AddressMatchType, contractTypes, FieldChangeType, implementFromContract, LookupMetaType, LookupSectionsType, LookupSourceType, PriceEventType, PropertyType, requireLookup, SchoolType, TaxEventType,
+  AddressDifferenceType,
+  AddressMatchType,
+  contractTypes,
+  FieldChangeType,
+  implementFromContract,
+  LookupMetaType,
+  LookupSectionsType,
+  LookupSourceType,
+  PriceEventType,
+  PropertyType,
+  requireLookup,
+  SchoolType,
+  TaxEventType,
 } from './shared.js';
 
 export const PropertyLookupType = builder.objectRef<LookupOutcome>('PropertyLookup');
@@ -31,7 +58,8 @@ LookupSourceType.implement({
     descriptors: t.field({
       type: JsonScalar,
       nullable: true,
-      description: 'Provider-specific descriptor fields (e.g. page_generation), under their REST names; null when there are none',
+      description:
+        'Provider-specific descriptor fields (e.g. page_generation), under their REST names; null when there are none',
       resolve: (s) => {
         const extra = Object.entries(s).filter(([k]) => !declaredSourceKeys.has(k));
         return extra.length > 0 ? Object.fromEntries(extra) : null;
@@ -43,8 +71,12 @@ implementFromContract(FieldChangeType, FieldChange);
 implementFromContract(AddressDifferenceType, AddressDifference);
 implementFromContract(AddressMatchType, AddressMatch);
 implementFromContract(LookupSectionsType, LookupSections);
-implementFromContract(LookupMetaType, LookupMeta, { description: 'How the lookup was served and billed (REST: meta).' });
-implementFromContract(PropertyLookupType, PropertyResponse, { description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).' });
+implementFromContract(LookupMetaType, LookupMeta, {
+  description: 'How the lookup was served and billed (REST: meta).',
+});
+implementFromContract(PropertyLookupType, PropertyResponse, {
+  description: 'A home that was found (REST: the 200 body of GET /v1/portal/property).',
+});
 
 /** The home, or why not: a LookupError is data here, like REST's error envelope. */
 export const PropertyResultType = builder.unionType('PropertyResult', {

@@ -5,12 +5,31 @@
 import type { ImplementableObjectRef } from '@pothos/core';
 import type { TObject } from '@sinclair/typebox';
 import {
-  FieldChange, HOME_STATUS_DESCRIPTIONS, HOME_STATUSES, isLookupError, LookupSections, LookupSource, PortalPriceEvent, PortalProperty, PortalSchool, STATUS_HINTS,
-  SECTION_STATE_DESCRIPTIONS, SECTION_STATES, type Sections as SectionsShape,
-  AddressDifference, AddressMatch, type AddressDifference as AddressDifferenceShape, type AddressMatch as AddressMatchShape,
-  type FieldChange as FieldChangeShape, type LookupMeta as LookupMetaShape, type LookupSource as LookupSourceShape,
-  type PortalPriceEvent as PriceEventShape, type PortalProperty as PropertyShape, type PortalSchool as SchoolShape,
-  type PortalTaxEvent as TaxEventShape, PortalTaxEvent,
+  FieldChange,
+  HOME_STATUS_DESCRIPTIONS,
+  HOME_STATUSES,
+  isLookupError,
+  LookupSections,
+  LookupSource,
+  PortalPriceEvent,
+  PortalProperty,
+  PortalSchool,
+  STATUS_HINTS,
+  SECTION_STATE_DESCRIPTIONS,
+  SECTION_STATES,
+  type Sections as SectionsShape,
+  AddressDifference,
+  AddressMatch,
+  type AddressDifference as AddressDifferenceShape,
+  type AddressMatch as AddressMatchShape,
+  type FieldChange as FieldChangeShape,
+  type LookupMeta as LookupMetaShape,
+  type LookupSource as LookupSourceShape,
+  type PortalPriceEvent as PriceEventShape,
+  type PortalProperty as PropertyShape,
+  type PortalSchool as SchoolShape,
+  type PortalTaxEvent as TaxEventShape,
+  PortalTaxEvent,
 } from '../../contract/index.js';
 import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../../address/index.js';
 import type { RequestContext } from '../../lookup/index.js';
@@ -19,18 +38,21 @@ import { toGraphQLError, type CodedErrorOptions } from '../errors.js';
 import { contractFields, planFields, type TypeMap } from '../typebox.js';
 
 export const HomeStatusEnum = builder.enumType('HomeStatus', {
-  description: 'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
+  description:
+    'The listing status of a home (PortalProperty.homeStatus). Homes that are not listed usually come back as OTHER.',
   values: Object.fromEntries(HOME_STATUSES.map((s) => [s, { value: s, description: HOME_STATUS_DESCRIPTIONS[s] }])),
 });
 
 /** GraphQL enum values are upper case; their values are the contract's hints (for_sale, sold, for_rent). */
 export const StatusHintEnum = builder.enumType('StatusHint', {
-  description: 'Hint for which listing to read (REST: status=for_sale|sold|for_rent). If omitted, detected automatically.',
+  description:
+    'Hint for which listing to read (REST: status=for_sale|sold|for_rent). If omitted, detected automatically.',
   values: Object.fromEntries(STATUS_HINTS.map((h) => [h.toUpperCase(), { value: h, description: `REST: ${h}` }])),
 });
 
 /** Upper-case GraphQL enum values standing for the contract's lower-case ones (as StatusHint). */
-const upperCaseEnum = (values: readonly string[]) => Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v, description: `REST: ${v}` }]));
+const upperCaseEnum = (values: readonly string[]) =>
+  Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v, description: `REST: ${v}` }]));
 
 export const DifferenceFieldEnum = builder.enumType('AddressDifferenceField', {
   description: 'The part of an address a match difference is in (AddressDifference.field).',
@@ -45,7 +67,12 @@ export const DifferenceKindEnum = builder.enumType('AddressDifferenceKind', {
 /** meta.sections' states; values are the contract's (present, not_published, …). */
 export const SectionStateEnum = builder.enumType('SectionState', {
   description: 'What the page held of a section (LookupSections).',
-  values: Object.fromEntries(SECTION_STATES.map((s) => [s.toUpperCase(), { value: s, description: `${SECTION_STATE_DESCRIPTIONS[s]} (REST: ${s})` }])),
+  values: Object.fromEntries(
+    SECTION_STATES.map((s) => [
+      s.toUpperCase(),
+      { value: s, description: `${SECTION_STATE_DESCRIPTIONS[s]} (REST: ${s})` },
+    ]),
+  ),
 });
 
 export const PriceEventType = builder.objectRef<PriceEventShape>('PortalPriceEvent');
@@ -71,7 +98,11 @@ export const contractTypes: TypeMap = {
     LookupSections: { ref: LookupSectionsType, name: 'LookupSections', description: LookupSections.description },
     FieldChange: { ref: FieldChangeType, name: 'FieldChange', description: FieldChange.description },
     AddressMatch: { ref: AddressMatchType, name: 'AddressMatch', description: AddressMatch.description },
-    AddressDifference: { ref: AddressDifferenceType, name: 'AddressDifference', description: AddressDifference.description },
+    AddressDifference: {
+      ref: AddressDifferenceType,
+      name: 'AddressDifference',
+      description: AddressDifference.description,
+    },
   },
   enums: [
     { values: HOME_STATUSES, ref: HomeStatusEnum, name: 'HomeStatus' },

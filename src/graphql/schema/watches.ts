@@ -7,7 +7,9 @@ import { contractArgs, planInputs, restNamed } from '../typebox.js';
 import { contractTypes, implementFromContract, requireLookup, rethrowCoded } from './shared.js';
 
 export const WatchType = builder.objectRef<WatchViewShape>('Watch');
-implementFromContract(WatchType, WatchView, { description: `${WatchView.description} (REST: data of GET /v1/portal/watches/<id>).` });
+implementFromContract(WatchType, WatchView, {
+  description: `${WatchView.description} (REST: data of GET /v1/portal/watches/<id>).`,
+});
 
 const watchesOf = (ctx: GraphqlContext) => {
   const lookup = requireLookup(ctx);
@@ -25,7 +27,9 @@ builder.mutationField('watchProperty', (t) =>
     args: contractArgs(t, planInputs(WatchRequestBody.properties, contractTypes, 'watchProperty', { optional: true })),
     resolve: async (_root, args, ctx) => {
       try {
-        const sent = Object.fromEntries(Object.entries(restNamed(args as Record<string, unknown>)).filter(([, v]) => v !== null && v !== undefined));
+        const sent = Object.fromEntries(
+          Object.entries(restNamed(args as Record<string, unknown>)).filter(([, v]) => v !== null && v !== undefined),
+        );
         const { locator, webhookUrl, intervalHours } = parseWatchBody(sent);
         const { account, watches } = watchesOf(ctx);
         return await watches.create(account, { locator, webhookUrl, intervalHours });
@@ -39,7 +43,8 @@ builder.mutationField('watchProperty', (t) =>
 builder.mutationField('unwatchProperty', (t) =>
   t.field({
     type: 'Boolean',
-    description: 'Ends a watch (REST: DELETE /v1/portal/watches/<id>): true once removed; another account\'s or an unknown id is the error not_found.',
+    description:
+      "Ends a watch (REST: DELETE /v1/portal/watches/<id>): true once removed; another account's or an unknown id is the error not_found.",
     args: { id: t.arg.id({ required: true, description: 'The watch id (Watch.id)' }) },
     resolve: async (_root, args, ctx) => {
       const { account, watches } = watchesOf(ctx);
@@ -62,7 +67,8 @@ builder.queryField('watches', (t) =>
 builder.queryField('watch', (t) =>
   t.field({
     type: WatchType,
-    description: "One of the caller's watches (REST: GET /v1/portal/watches/<id>); another account's or an unknown id is the error not_found.",
+    description:
+      "One of the caller's watches (REST: GET /v1/portal/watches/<id>); another account's or an unknown id is the error not_found.",
     args: { id: t.arg.id({ required: true, description: 'The watch id (Watch.id)' }) },
     resolve: async (_root, args, ctx) => {
       const { account, watches } = watchesOf(ctx);

@@ -15,7 +15,9 @@ export type OpenApiPaths = Record<string, Json>;
 
 /** A union of literals of one type (an error code, a status hint) is an enum in OpenAPI. */
 function literalEnum(members: unknown[]): Json | null {
-  const consts = members.map((m) => (m && typeof m === 'object' && 'const' in m ? (m as { const: Json; type?: string }) : null));
+  const consts = members.map((m) =>
+    m && typeof m === 'object' && 'const' in m ? (m as { const: Json; type?: string }) : null,
+  );
   if (consts.length === 0 || consts.some((c) => c === null || c.type !== consts[0]!.type)) return null;
   return { type: consts[0]!.type ?? null, enum: consts.map((c) => c!.const) };
 }
@@ -32,7 +34,8 @@ export function toOpenApi(node: unknown): Json {
     for (const [k, v] of Object.entries(node)) {
       if (k === '$id') continue;
       if (k === '$ref' && typeof v === 'string') out[k] = `#/components/schemas/${v}`;
-      else if (k === 'anyOf' && Array.isArray(v) && literalEnum(v)) out = { ...out, ...(literalEnum(v) as Record<string, Json>) };
+      else if (k === 'anyOf' && Array.isArray(v) && literalEnum(v))
+        out = { ...out, ...(literalEnum(v) as Record<string, Json>) };
       else out[k === 'anyOf' ? 'oneOf' : k] = toOpenApi(v);
     }
     return out;
@@ -45,17 +48,33 @@ export const TAGS = { lookups: 'Lookups', jobs: 'Jobs', watches: 'Watches', acco
 export const commonHeaders = {
   'x-api-version': { description: 'Always v1', schema: { type: 'string', const: 'v1' } },
   'cache-control': { description: 'Always no-store', schema: { type: 'string', const: 'no-store' } },
-  'x-request-id': { description: "The request's id in the service logs: the client's own when it sent a plain token, else a new one", schema: { type: 'string' } },
-  'ratelimit-policy': { description: 'While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60', schema: { type: 'string' } },
-  ratelimit: { description: 'On an answer that took from the key\'s window: what is left and when the next window starts, e.g. "default";r=598;t=42', schema: { type: 'string' } },
+  'x-request-id': {
+    description: "The request's id in the service logs: the client's own when it sent a plain token, else a new one",
+    schema: { type: 'string' },
+  },
+  'ratelimit-policy': {
+    description: 'While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60',
+    schema: { type: 'string' },
+  },
+  ratelimit: {
+    description:
+      'On an answer that took from the key\'s window: what is left and when the next window starts, e.g. "default";r=598;t=42',
+    schema: { type: 'string' },
+  },
 };
 
 /** The answer header of a request with an Idempotency-Key answered again (the batch's, a job's creation). */
 export const replayedHeader = {
-  'idempotent-replayed': { description: 'true on the answer of an earlier request with the same Idempotency-Key, given again', schema: { type: 'string', const: 'true' } },
+  'idempotent-replayed': {
+    description: 'true on the answer of an earlier request with the same Idempotency-Key, given again',
+    schema: { type: 'string', const: 'true' },
+  },
 };
 
-export const errorBody = (code: RestErrorCode) => ({ error: { code, message: ERROR_CODES[code].message }, meta: { took_ms: 2, request_id: 'req-7f3a' } });
+export const errorBody = (code: RestErrorCode) => ({
+  error: { code, message: ERROR_CODES[code].message },
+  meta: { took_ms: 2, request_id: 'req-7f3a' },
+});
 
 /**
  * Codes the HTTP layer answers before any operation runs: each a shared response (components.responses),
@@ -63,16 +82,29 @@ export const errorBody = (code: RestErrorCode) => ({ error: { code, message: ERR
  * route_not_found and method_not_allowed answer requests that match no operation, so none references them.
  */
 export const HTTP_LAYER_CODES: ReadonlySet<RestErrorCode> = new Set([
-  'route_not_found', 'method_not_allowed', 'not_acceptable', 'request_timeout', 'unsupported_media_type', 'expectation_failed',
+  'route_not_found',
+  'method_not_allowed',
+  'not_acceptable',
+  'request_timeout',
+  'unsupported_media_type',
+  'expectation_failed',
   'headers_too_large',
 ]);
 /** What any request to an operation may get from the HTTP layer: its accept, expect and headers, and its arrival in time. */
-export const REQUEST_LEVEL_CODES = ['not_acceptable', 'request_timeout', 'expectation_failed', 'headers_too_large'] as const satisfies readonly RestErrorCode[];
+export const REQUEST_LEVEL_CODES = [
+  'not_acceptable',
+  'request_timeout',
+  'expectation_failed',
+  'headers_too_large',
+] as const satisfies readonly RestErrorCode[];
 
 /** An error response of these codes (one status), with an example per code. */
 const errorResponse = (codes: readonly RestErrorCode[]) => ({
   description: `Error: ${codes.join(', ')}`,
-  headers: { ...commonHeaders, 'retry-after': { description: 'Seconds to wait, when the code has a wait', schema: { type: 'integer' } } },
+  headers: {
+    ...commonHeaders,
+    'retry-after': { description: 'Seconds to wait, when the code has a wait', schema: { type: 'integer' } },
+  },
   content: {
     'application/json': {
       schema: { $ref: '#/components/schemas/ErrorEnvelope' },
@@ -91,7 +123,10 @@ export const sharedResponses = (codes: readonly RestErrorCode[]) =>
 export const BATCH_BODY_CODES: ReadonlySet<RestErrorCode> = new Set(['bad_body', 'too_many_items']);
 
 /** Answered only to a batch sent with an Idempotency-Key. */
-export const IDEMPOTENCY_CODES: ReadonlySet<RestErrorCode> = new Set(['idempotency_key_in_use', 'idempotency_key_reused']);
+export const IDEMPOTENCY_CODES: ReadonlySet<RestErrorCode> = new Set([
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+]);
 
 /**
  * The error responses of an operation: per status, the table's codes of that status (but those the
@@ -100,7 +135,9 @@ export const IDEMPOTENCY_CODES: ReadonlySet<RestErrorCode> = new Set(['idempoten
 export function errorResponses(statuses: readonly number[], answers: (code: RestErrorCode) => boolean = () => true) {
   return Object.fromEntries(
     statuses.map((status) => {
-      const codes = REST_ERROR_CODES.filter((c) => ERROR_CODES[c].status === status && !HTTP_LAYER_CODES.has(c) && answers(c));
+      const codes = REST_ERROR_CODES.filter(
+        (c) => ERROR_CODES[c].status === status && !HTTP_LAYER_CODES.has(c) && answers(c),
+      );
       if (codes.length === 0) throw new Error(`OpenAPI: no error code of the table has status ${status}`);
       return [String(status), errorResponse(codes)];
     }),
@@ -121,9 +158,12 @@ export const resourceErrors = () => ({
 export function queryParameter(name: string, field: TSchema, prefilled: boolean) {
   const { description, examples, ...schema } = toOpenApi(field) as Record<string, Json>;
   const example = Array.isArray(examples) ? examples[0]! : undefined;
-  const text = example !== undefined && !prefilled ? `${description ?? ''} Example: \`${String(example)}\``.trim() : description;
+  const text =
+    example !== undefined && !prefilled ? `${description ?? ''} Example: \`${String(example)}\``.trim() : description;
   return {
-    name, in: 'query', required: false,
+    name,
+    in: 'query',
+    required: false,
     ...(text === undefined ? {} : { description: text }),
     ...(example !== undefined && prefilled ? { example } : {}),
     schema,

@@ -4,7 +4,15 @@ import { accountUsage, authenticate } from '../../accounts/index.js';
 import type { AccountUsage } from '../../contract/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import { sendError, tookMs } from '../../http/envelope.js';
-import { commonHeaders, errorResponses, REQUEST_LEVEL_CODES, sharedResponses, TAGS, type Json, type OpenApiPaths } from '../openapi/shared.js';
+import {
+  commonHeaders,
+  errorResponses,
+  REQUEST_LEVEL_CODES,
+  sharedResponses,
+  TAGS,
+  type Json,
+  type OpenApiPaths,
+} from '../openapi/shared.js';
 
 export const ACCOUNT_PATH = '/v1/account';
 
@@ -22,8 +30,16 @@ export function accountRoute(app: FastifyInstance, deps: CoreDeps): void {
 }
 
 const exampleAccount: AccountUsage = {
-  plan: 'paid', key_prefix: 'pk_live_3f9a', used: 120, included: 1000, remaining: 880, period_end: '2026-12-01T00:00:00.000Z',
-  overage_enabled: false, overage_used: 0, overage_usd: 0, spend_limit_usd: null,
+  plan: 'paid',
+  key_prefix: 'pk_live_3f9a',
+  used: 120,
+  included: 1000,
+  remaining: 880,
+  period_end: '2026-12-01T00:00:00.000Z',
+  overage_enabled: false,
+  overage_used: 0,
+  overage_usd: 0,
+  spend_limit_usd: null,
 };
 
 /** The operation in the OpenAPI document. */
@@ -43,14 +59,21 @@ export const accountPaths = (): OpenApiPaths => ({
               schema: {
                 type: 'object',
                 required: ['data', 'meta'],
-                properties: { data: { $ref: '#/components/schemas/AccountUsage' }, meta: { type: 'object', required: ['took_ms'], properties: { took_ms: { type: 'integer' } } } },
+                properties: {
+                  data: { $ref: '#/components/schemas/AccountUsage' },
+                  meta: { type: 'object', required: ['took_ms'], properties: { took_ms: { type: 'integer' } } },
+                },
               },
               example: { data: exampleAccount, meta: { took_ms: 3 } } as unknown as Json,
             },
           },
         },
         // No lookup: only the store, or an instance too busy to hear it, can fail it.
-        ...errorResponses([401, 503], (c) => c === 'missing_api_key' || c === 'invalid_api_key' || c === 'store_unavailable' || c === 'upstream_busy'),
+        ...errorResponses(
+          [401, 503],
+          (c) =>
+            c === 'missing_api_key' || c === 'invalid_api_key' || c === 'store_unavailable' || c === 'upstream_busy',
+        ),
         ...sharedResponses(REQUEST_LEVEL_CODES),
       },
     },

@@ -4,19 +4,41 @@
 // OpenAPI operation is at the end.
 import type { FastifyInstance } from 'fastify';
 import {
-  BATCH_QUERY_FIELDS, LOCATOR_KEYS, MAX_BATCH_ITEMS, parseBatchBody, parseBatchQuery, type BatchMeta, type BatchPreviewResponse,
+  BATCH_QUERY_FIELDS,
+  LOCATOR_KEYS,
+  MAX_BATCH_ITEMS,
+  parseBatchBody,
+  parseBatchQuery,
+  type BatchMeta,
+  type BatchPreviewResponse,
 } from '../../contract/index.js';
 import { batchItemJson, lookupBatch, previewBatch, type BatchItemOutcome, type CoreDeps } from '../../lookup/index.js';
 import {
-  identityJson, idempotencyHeaderLines, idempotencyKeyOf, MAX_IDEMPOTENCY_KEY_LENGTH, REPLAYED_HEADER, requestIdentity, runIdempotent, type RunAnswer,
+  identityJson,
+  idempotencyHeaderLines,
+  idempotencyKeyOf,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  REPLAYED_HEADER,
+  requestIdentity,
+  runIdempotent,
+  type RunAnswer,
 } from '../../lookup/idempotency.js';
 import { sendError, sendJsonText, tookMs } from '../../http/envelope.js';
 import { bodyAsText, parseJsonBody } from '../../http/json-body.js';
 import { contextFor } from '../../http/request-context.js';
 import { exampleMeta, exampleProperty } from '../openapi/examples.js';
 import {
-  commonHeaders, errorBody, errorResponses, IDEMPOTENCY_CODES, queryParameter, replayedHeader, REQUEST_LEVEL_CODES, sharedResponses, TAGS,
-  type Json, type OpenApiPaths,
+  commonHeaders,
+  errorBody,
+  errorResponses,
+  IDEMPOTENCY_CODES,
+  queryParameter,
+  replayedHeader,
+  REQUEST_LEVEL_CODES,
+  sharedResponses,
+  TAGS,
+  type Json,
+  type OpenApiPaths,
 } from '../openapi/shared.js';
 
 export const BATCH_PATH = '/v1/portal/batch';
@@ -51,9 +73,17 @@ export async function batchRoute(app: FastifyInstance, deps: CoreDeps): Promise<
         const query = new URLSearchParams(request.url.split('?')[1] ?? '');
         query.sort();
         const identity = requestIdentity([`POST ${BATCH_PATH}`, query.toString(), identityJson(body)]);
-        const run = await runIdempotent(ctx, idempotencyKey, identity, async (): Promise<RunAnswer> => ({
-          status: 200, headers: { 'content-type': JSON_TYPE }, body: await answer(), codes: [],
-        }));
+        const run = await runIdempotent(
+          ctx,
+          idempotencyKey,
+          identity,
+          async (): Promise<RunAnswer> => ({
+            status: 200,
+            headers: { 'content-type': JSON_TYPE },
+            body: await answer(),
+            codes: [],
+          }),
+        );
         if (run.replayed) reply.header(REPLAYED_HEADER, 'true');
         return reply.code(run.answer.status).headers(run.answer.headers).send(run.answer.body);
       } catch (e) {
@@ -70,7 +100,17 @@ const examplePreview: BatchPreviewResponse = {
     { index: 1, ok: true, would_cost: 1, cache_key: 'addr:661 lakeview ave, san francisco, ca 94112' },
     { index: 2, ok: true, would_cost: 0, cache_key: `zpid:${exampleProperty.zpid}` },
   ],
-  meta: { count: 3, succeeded: 3, failed: 0, cache_hits: 2, credits: 0, credits_estimate: 1, credits_available: 880, affordable: true, took_ms: 4 },
+  meta: {
+    count: 3,
+    succeeded: 3,
+    failed: 0,
+    cache_hits: 2,
+    credits: 0,
+    credits_estimate: 1,
+    credits_available: 880,
+    affordable: true,
+    took_ms: 4,
+  },
 };
 
 /** The operation in the OpenAPI document. */
@@ -106,27 +146,43 @@ export const batchPaths = (): OpenApiPaths => ({
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/BatchRequest' },
-            example: { items: [exampleProperty.detailUrl!, { address: '661 Lakeview Ave, San Francisco, CA 94112' }], status: 'for_sale' },
+            example: {
+              items: [exampleProperty.detailUrl!, { address: '661 Lakeview Ave, San Francisco, CA 94112' }],
+              status: 'for_sale',
+            },
           },
         },
       },
       responses: {
         '200': {
-          description: 'One result per item, in order (BatchResponse); with dry_run=true, one preview per item (BatchPreviewResponse)',
+          description:
+            'One result per item, in order (BatchResponse); with dry_run=true, one preview per item (BatchPreviewResponse)',
           headers: { ...commonHeaders, ...replayedHeader },
           content: {
             'application/json': {
               // Not a oneOf: a preview whose items all fail is also a valid BatchResponse.
-              schema: { anyOf: [{ $ref: '#/components/schemas/BatchResponse' }, { $ref: '#/components/schemas/BatchPreviewResponse' }] },
+              schema: {
+                anyOf: [
+                  { $ref: '#/components/schemas/BatchResponse' },
+                  { $ref: '#/components/schemas/BatchPreviewResponse' },
+                ],
+              },
               examples: {
                 batch: {
                   summary: 'A batch',
                   value: {
-                    data: [{ index: 0, ok: true, data: exampleProperty, meta: exampleMeta }, { index: 1, ok: false, error: errorBody('not_found').error }],
+                    data: [
+                      { index: 0, ok: true, data: exampleProperty, meta: exampleMeta },
+                      { index: 1, ok: false, error: errorBody('not_found').error },
+                    ],
                     meta: exampleBatchMeta,
                   } as unknown as Json,
                 },
-                dry_run: { summary: 'A cost preview (dry_run=true): a cached home, an address never looked up, the first home again', value: examplePreview as unknown as Json },
+                dry_run: {
+                  summary:
+                    'A cost preview (dry_run=true): a cached home, an address never looked up, the first home again',
+                  value: examplePreview as unknown as Json,
+                },
               },
             },
           },

@@ -2,20 +2,46 @@
 // read or cancel one, its results and its progress. Beside the routes, not in them: jobs.ts is long enough.
 import { JOB_MEDIA_TYPES } from '../../contract/job-input.js';
 import {
-  DEFAULT_JOBS_PAGE, JOB_CSV_COLUMNS, JOB_OPTION_FIELDS, MAX_JOB_BODY_BYTES, MAX_JOB_ITEMS, MAX_JOBS_PAGE, type JobView,
+  DEFAULT_JOBS_PAGE,
+  JOB_CSV_COLUMNS,
+  JOB_OPTION_FIELDS,
+  MAX_JOB_BODY_BYTES,
+  MAX_JOB_ITEMS,
+  MAX_JOBS_PAGE,
+  type JobView,
 } from '../../contract/jobs.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../lookup/idempotency.js';
 import { exampleProperty } from '../openapi/examples.js';
 import {
-  commonHeaders, errorResponses, IDEMPOTENCY_CODES, queryParameter, replayedHeader, REQUEST_LEVEL_CODES, resourceErrors, sharedResponses, TAGS,
-  type Json, type OpenApiPaths,
+  commonHeaders,
+  errorResponses,
+  IDEMPOTENCY_CODES,
+  queryParameter,
+  replayedHeader,
+  REQUEST_LEVEL_CODES,
+  resourceErrors,
+  sharedResponses,
+  TAGS,
+  type Json,
+  type OpenApiPaths,
 } from '../openapi/shared.js';
 import { HEARTBEAT_MS, JOBS_PATH } from './jobs.js';
 
 const exampleJob: JobView = {
-  id: 'job_01JD3Y6Q7W', status: 'running', count: 2000, done: 850, succeeded: 812, failed: 38, cache_hits: 301, credits: 511,
-  created_at: '2026-10-09T12:00:00.000Z', started_at: '2026-10-09T12:00:01.000Z', finished_at: null, webhook_url: 'https://example.com/hooks/portal',
-  waiting: 0, waiting_until: null,
+  id: 'job_01JD3Y6Q7W',
+  status: 'running',
+  count: 2000,
+  done: 850,
+  succeeded: 812,
+  failed: 38,
+  cache_hits: 301,
+  credits: 511,
+  created_at: '2026-10-09T12:00:00.000Z',
+  started_at: '2026-10-09T12:00:01.000Z',
+  finished_at: null,
+  webhook_url: 'https://example.com/hooks/portal',
+  waiting: 0,
+  waiting_until: null,
 };
 
 /** The idempotency header of a job's creation: its retry makes no second job. */
@@ -29,11 +55,22 @@ const jobIdempotencyHeader = {
   schema: { type: 'string', minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH, pattern: '^[\\x20-\\x7e]+$' },
 };
 
-const jobIdParameter = { name: 'id', in: 'path', required: true, description: 'The job id (the location header of its creation)', schema: { type: 'string' } };
+const jobIdParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The job id (the location header of its creation)',
+  schema: { type: 'string' },
+};
 const jobAnswer = (description: string) => ({
   description,
   headers: commonHeaders,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/JobResponse' }, example: { data: exampleJob, meta: { took_ms: 3 } } as unknown as Json } },
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/JobResponse' },
+      example: { data: exampleJob, meta: { took_ms: 3 } } as unknown as Json,
+    },
+  },
 });
 
 /** The operations in the OpenAPI document. */
@@ -58,10 +95,26 @@ export const jobsPaths = (): OpenApiPaths => ({
         content: {
           'application/json': {
             schema: { $ref: '#/components/schemas/JobRequest' },
-            example: { items: [exampleProperty.detailUrl!, { zpid: '15192198' }, '661 Lakeview Ave, San Francisco, CA 94112'], webhook_url: 'https://example.com/hooks/portal' },
+            example: {
+              items: [exampleProperty.detailUrl!, { zpid: '15192198' }, '661 Lakeview Ave, San Francisco, CA 94112'],
+              webhook_url: 'https://example.com/hooks/portal',
+            },
           },
-          'text/csv': { schema: { type: 'string', description: 'A header row naming url, zpid and/or address columns, then one home per row' }, example: 'zpid,address\r\n15192198,\r\n,"661 Lakeview Ave, San Francisco, CA 94112"\r\n' },
-          ...Object.fromEntries(Object.entries(JOB_MEDIA_TYPES).filter(([, f]) => f === 'ndjson').map(([type]) => [type, { schema: { type: 'string', description: 'One item (a JSON string or item object) per line' } }])),
+          'text/csv': {
+            schema: {
+              type: 'string',
+              description: 'A header row naming url, zpid and/or address columns, then one home per row',
+            },
+            example: 'zpid,address\r\n15192198,\r\n,"661 Lakeview Ave, San Francisco, CA 94112"\r\n',
+          },
+          ...Object.fromEntries(
+            Object.entries(JOB_MEDIA_TYPES)
+              .filter(([, f]) => f === 'ndjson')
+              .map(([type]) => [
+                type,
+                { schema: { type: 'string', description: 'One item (a JSON string or item object) per line' } },
+              ]),
+          ),
         },
       },
       responses: {
@@ -75,7 +128,10 @@ export const jobsPaths = (): OpenApiPaths => ({
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/JobCreated' },
-              example: { data: { id: exampleJob.id, status: 'queued', count: 2000, created_at: exampleJob.created_at }, meta: { took_ms: 41 } },
+              example: {
+                data: { id: exampleJob.id, status: 'queued', count: 2000, created_at: exampleJob.created_at },
+                meta: { took_ms: 41 },
+              },
             },
           },
         },
@@ -95,14 +151,31 @@ export const jobsPaths = (): OpenApiPaths => ({
       tags: [TAGS.jobs],
       summary: "The account's jobs, newest first",
       parameters: [
-        { name: 'limit', in: 'query', required: false, description: `Jobs per page, 1 to ${MAX_JOBS_PAGE}; ${DEFAULT_JOBS_PAGE} when omitted`, schema: { type: 'integer', minimum: 1, maximum: MAX_JOBS_PAGE } },
-        { name: 'cursor', in: 'query', required: false, description: "meta.next_cursor of the page before; one not of a job id's form is 400 bad_param", schema: { type: 'string' } },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: `Jobs per page, 1 to ${MAX_JOBS_PAGE}; ${DEFAULT_JOBS_PAGE} when omitted`,
+          schema: { type: 'integer', minimum: 1, maximum: MAX_JOBS_PAGE },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description: "meta.next_cursor of the page before; one not of a job id's form is 400 bad_param",
+          schema: { type: 'string' },
+        },
       ],
       responses: {
         '200': {
           description: 'A page of jobs',
           headers: commonHeaders,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/JobListResponse' }, example: { data: [exampleJob], meta: { next_cursor: null, took_ms: 4 } } as unknown as Json } },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/JobListResponse' },
+              example: { data: [exampleJob], meta: { next_cursor: null, took_ms: 4 } } as unknown as Json,
+            },
+          },
         },
         ...resourceErrors(),
       },
@@ -121,7 +194,8 @@ export const jobsPaths = (): OpenApiPaths => ({
       operationId: 'cancelLookupJob',
       tags: [TAGS.jobs],
       summary: 'Cancel a job',
-      description: 'Items not started are not run, have no result and are not billed; chunks already running finish and are billed, so `done` and `credits` may still grow after this answer. Answers the job as it then stands (`finished_at` null while chunks run). Once no chunk of it runs (at once when none did), `finished_at` is set, the events stream ends and, with a `webhook_url`, its one `job.completed` is sent, all with the final counts as billed (cancelling a finished job changes nothing).',
+      description:
+        'Items not started are not run, have no result and are not billed; chunks already running finish and are billed, so `done` and `credits` may still grow after this answer. Answers the job as it then stands (`finished_at` null while chunks run). Once no chunk of it runs (at once when none did), `finished_at` is set, the events stream ends and, with a `webhook_url`, its one `job.completed` is sent, all with the final counts as billed (cancelling a finished job changes nothing).',
       parameters: [jobIdParameter],
       responses: { '200': jobAnswer('The job as it stands after cancelling'), ...resourceErrors() },
     },
@@ -135,14 +209,30 @@ export const jobsPaths = (): OpenApiPaths => ({
         'The results of the items done so far, in item order: NDJSON, one BatchResult-shaped line per item ({index, ok, data, meta} or {index, ok, error}); ' +
         `with format=csv, CSV with a header row: ${JOB_CSV_COLUMNS.slice(0, 6).join(', ')}, then a column per PortalProperty scalar field ` +
         '(lists and raw are left to NDJSON).',
-      parameters: [jobIdParameter, { name: 'format', in: 'query', required: false, description: 'ndjson (when omitted) or csv', schema: { type: 'string', enum: ['ndjson', 'csv'] } }],
+      parameters: [
+        jobIdParameter,
+        {
+          name: 'format',
+          in: 'query',
+          required: false,
+          description: 'ndjson (when omitted) or csv',
+          schema: { type: 'string', enum: ['ndjson', 'csv'] },
+        },
+      ],
       responses: {
         '200': {
           description: 'The results',
           headers: commonHeaders,
           content: {
-            'application/x-ndjson': { schema: { type: 'string', description: 'One BatchItemSuccess or BatchItemFailure JSON per line' } },
-            'text/csv': { schema: { type: 'string', description: `Columns: ${JOB_CSV_COLUMNS.join(', ')}. A text cell starting with =, +, -, @, tab or CR has a leading ' (no spreadsheet formula); numbers are as they are.` } },
+            'application/x-ndjson': {
+              schema: { type: 'string', description: 'One BatchItemSuccess or BatchItemFailure JSON per line' },
+            },
+            'text/csv': {
+              schema: {
+                type: 'string',
+                description: `Columns: ${JOB_CSV_COLUMNS.join(', ')}. A text cell starting with =, +, -, @, tab or CR has a leading ' (no spreadsheet formula); numbers are as they are.`,
+              },
+            },
           },
         },
         ...resourceErrors(),
@@ -159,7 +249,11 @@ export const jobsPaths = (): OpenApiPaths => ({
         `a comment line every ${HEARTBEAT_MS / 1000} s keeps it open.`,
       parameters: [jobIdParameter],
       responses: {
-        '200': { description: 'The event stream', headers: commonHeaders, content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        '200': {
+          description: 'The event stream',
+          headers: commonHeaders,
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
         ...resourceErrors(),
         // The account's open streams at JOB_MAX_EVENT_STREAMS_PER_ACCOUNT (details.limit event_streams).
         ...errorResponses([429]),

@@ -7,11 +7,23 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { bodyTooLarge } from '../../contract/index.js';
 import { jobBodyReader, jobFormatOf, jobListCursor, type JobBodyParts } from '../../contract/job-input.js';
 import { LookupError } from '../../contract/index.js';
-import { DEFAULT_JOBS_PAGE, FINAL_JOB_STATUSES, JOB_CSV_COLUMNS, MAX_JOB_BODY_BYTES, MAX_JOBS_PAGE } from '../../contract/jobs.js';
+import {
+  DEFAULT_JOBS_PAGE,
+  FINAL_JOB_STATUSES,
+  JOB_CSV_COLUMNS,
+  MAX_JOB_BODY_BYTES,
+  MAX_JOBS_PAGE,
+} from '../../contract/jobs.js';
 import type { JobView } from '../../contract/jobs.js';
 import type { Background } from '../../background.js';
 import type { CoreDeps, RequestContext } from '../../lookup/index.js';
-import { idempotencyHeaderLines, idempotencyKeyOf, REPLAYED_HEADER, requestIdentity, runIdempotent } from '../../lookup/idempotency.js';
+import {
+  idempotencyHeaderLines,
+  idempotencyKeyOf,
+  REPLAYED_HEADER,
+  requestIdentity,
+  runIdempotent,
+} from '../../lookup/idempotency.js';
 import { sendError, tookMs } from '../../http/envelope.js';
 import { badParam, idOf, queryOf } from '../params.js';
 import { contextFor } from '../../http/request-context.js';
@@ -22,12 +34,22 @@ export const HEARTBEAT_MS = 15_000;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-
 /** One result line (the core's JSON) as a CSV row of JOB_CSV_COLUMNS; a list or object value is its JSON. Exported for its test. */
 export function csvRow(line: string): string {
-  const r = JSON.parse(line) as { index: number; ok: boolean; data?: Record<string, unknown>; meta?: { credits?: number; cached?: boolean }; error?: { code: string; message: string } };
+  const r = JSON.parse(line) as {
+    index: number;
+    ok: boolean;
+    data?: Record<string, unknown>;
+    meta?: { credits?: number; cached?: boolean };
+    error?: { code: string; message: string };
+  };
   const own: Record<string, unknown> = {
-    index: r.index, ok: r.ok, error_code: r.error?.code, error_message: r.error?.message, credits: r.meta?.credits ?? 0, cached: r.meta?.cached,
+    index: r.index,
+    ok: r.ok,
+    error_code: r.error?.code,
+    error_message: r.error?.message,
+    credits: r.meta?.credits ?? 0,
+    cached: r.meta?.cached,
   };
   return JOB_CSV_COLUMNS.map((c) => csvCell(c in own ? own[c] : r.data?.[c])).join(',') + '\r\n';
 }
@@ -61,13 +83,17 @@ class ReadBody {
   ) {}
 }
 
-const tooLarge = (): Error => Object.assign(new Error('body too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+const tooLarge = (): Error =>
+  Object.assign(new Error('body too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
 
 /**
  * Reads a job body off its stream into its format's reader, a piece at a time, refusing (FST_ERR_CTP_BODY_TOO_LARGE)
  * past MAX_JOB_BODY_BYTES: by content-length before reading, else once the bytes read pass it. No stream: no body.
  */
-function readJobBody(contentType: string | undefined, payload: NodeJS.ReadableStream & { headers?: Record<string, unknown> } | null): Promise<ReadBody> {
+function readJobBody(
+  contentType: string | undefined,
+  payload: (NodeJS.ReadableStream & { headers?: Record<string, unknown> }) | null,
+): Promise<ReadBody> {
   let parts: JobBodyParts | null = null;
   let error: LookupError | null = null;
   try {
@@ -123,7 +149,8 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps, background
   });
 
   /** Runs `handle` with the request's context (the key first), answering its LookupError in the envelope. */
-  const route = (handle: (ctx: RequestContext, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+  const route =
+    (handle: (ctx: RequestContext, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         return await handle(await contextFor(deps, request, reply), request, reply);
@@ -132,7 +159,8 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps, background
       }
     };
 
-  const viewAnswer = (reply: FastifyReply, view: JobView) => reply.type(JSON_TYPE).send({ data: view, meta: { took_ms: tookMs(reply) } });
+  const viewAnswer = (reply: FastifyReply, view: JobView) =>
+    reply.type(JSON_TYPE).send({ data: view, meta: { took_ms: tookMs(reply) } });
 
   await app.register(async (scope) => {
     // The body is read as it arrives, by its content-type's reader (CSV and NDJSON parsed a line at a time as
@@ -141,108 +169,140 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps, background
     // route after authentication (a bad key is reported as such).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (request, payload, done) => {
-      readJobBody(request.headers['content-type'], payload).then((body) => done(null, body), (err: Error) => done(err, undefined));
+      readJobBody(request.headers['content-type'], payload).then(
+        (body) => done(null, body),
+        (err: Error) => done(err, undefined),
+      );
     });
     // A body past the job's limit says that limit; any other error of reading is the service's usual answer.
     scope.setErrorHandler((error: { code?: string }, _request, reply) => {
       if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, bodyTooLarge(MAX_JOB_BODY_BYTES));
       throw error;
     });
-    scope.post(JOBS_PATH, route(async (ctx, request, reply) => {
-      const idempotencyKey = idempotencyKeyOf(idempotencyHeaderLines(request.raw.rawHeaders));
-      const read = request.body instanceof ReadBody ? request.body : await readJobBody(request.headers['content-type'], null);
-      if (read.error) throw read.error;
-      const { format } = read.parts!;
-      const query = request.query as Record<string, unknown>;
-      const job = read.parts!.request(query);
-      const create = async () => {
-        const view = await jobs().create(ctx.account, job);
-        const body = JSON.stringify({ data: { id: view.id, status: 'queued', count: view.count, created_at: view.created_at }, meta: { took_ms: tookMs(reply) } });
-        return { status: 202, headers: { 'content-type': JSON_TYPE, location: `${JOBS_PATH}/${view.id}` }, body, codes: [] };
-      };
-      if (idempotencyKey === null) {
-        const answer = await create();
-        return reply.code(answer.status).headers(answer.headers).send(answer.body);
-      }
-      // What a retry must repeat: the format, the query string (sorted) and the items and options as read.
-      const sorted = new URLSearchParams(request.url.split('?')[1] ?? '');
-      sorted.sort();
-      const identity = requestIdentity([`POST ${JOBS_PATH}`, format, sorted.toString(), JSON.stringify(job)]);
-      const run = await runIdempotent(ctx, idempotencyKey, identity, create);
-      if (run.replayed) reply.header(REPLAYED_HEADER, 'true');
-      return reply.code(run.answer.status).headers(run.answer.headers).send(run.answer.body);
-    }));
+    scope.post(
+      JOBS_PATH,
+      route(async (ctx, request, reply) => {
+        const idempotencyKey = idempotencyKeyOf(idempotencyHeaderLines(request.raw.rawHeaders));
+        const read =
+          request.body instanceof ReadBody ? request.body : await readJobBody(request.headers['content-type'], null);
+        if (read.error) throw read.error;
+        const { format } = read.parts!;
+        const query = request.query as Record<string, unknown>;
+        const job = read.parts!.request(query);
+        const create = async () => {
+          const view = await jobs().create(ctx.account, job);
+          const body = JSON.stringify({
+            data: { id: view.id, status: 'queued', count: view.count, created_at: view.created_at },
+            meta: { took_ms: tookMs(reply) },
+          });
+          return {
+            status: 202,
+            headers: { 'content-type': JSON_TYPE, location: `${JOBS_PATH}/${view.id}` },
+            body,
+            codes: [],
+          };
+        };
+        if (idempotencyKey === null) {
+          const answer = await create();
+          return reply.code(answer.status).headers(answer.headers).send(answer.body);
+        }
+        // What a retry must repeat: the format, the query string (sorted) and the items and options as read.
+        const sorted = new URLSearchParams(request.url.split('?')[1] ?? '');
+        sorted.sort();
+        const identity = requestIdentity([`POST ${JOBS_PATH}`, format, sorted.toString(), JSON.stringify(job)]);
+        const run = await runIdempotent(ctx, idempotencyKey, identity, create);
+        if (run.replayed) reply.header(REPLAYED_HEADER, 'true');
+        return reply.code(run.answer.status).headers(run.answer.headers).send(run.answer.body);
+      }),
+    );
     // Here, not beside GET: a client that sends content-type: application/json on every request sends it on a
     // bodiless DELETE too, which the default JSON parser refuses (400 'the body ended early'); any body is ignored.
-    scope.delete(`${JOBS_PATH}/:id`, route(async (ctx, request, reply) => {
-      queryOf(request, []);
-      return viewAnswer(reply, await jobs().cancel(ctx.account, idOf(request)));
-    }));
+    scope.delete(
+      `${JOBS_PATH}/:id`,
+      route(async (ctx, request, reply) => {
+        queryOf(request, []);
+        return viewAnswer(reply, await jobs().cancel(ctx.account, idOf(request)));
+      }),
+    );
   });
 
-  app.get(JOBS_PATH, route(async (ctx, request, reply) => {
-    const query = queryOf(request, ['limit', 'cursor']);
-    let limit = DEFAULT_JOBS_PAGE;
-    if (query.limit !== undefined) {
-      limit = Number(query.limit);
-      if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_JOBS_PAGE) throw badParam('limit', `must be a whole number from 1 to ${MAX_JOBS_PAGE}`);
-    }
-    const page = await jobs().list(ctx.account, { limit, cursor: jobListCursor(query.cursor, 'cursor') });
-    return reply.type(JSON_TYPE).send({ data: page.jobs, meta: { next_cursor: page.next_cursor, took_ms: tookMs(reply) } });
-  }));
-
-  app.get(`${JOBS_PATH}/:id`, route(async (ctx, request, reply) => {
-    queryOf(request, []);
-    return viewAnswer(reply, await jobs().get(ctx.account, idOf(request)));
-  }));
-
-
-  app.get(`${JOBS_PATH}/:id/results`, route(async (ctx, request, reply) => {
-    const { format = 'ndjson' } = queryOf(request, ['format']);
-    if (format !== 'ndjson' && format !== 'csv') throw badParam('format', 'must be ndjson or csv');
-    const lines = await jobs().results(ctx.account, idOf(request));
-    const csv = format === 'csv';
-    if (csv) reply.header('content-disposition', `attachment; filename="job-${idOf(request)}.csv"`);
-    return reply
-      .type(csv ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8')
-      .send(Readable.from(csv ? csvLines(lines) : ndjsonLines(lines)));
-  }));
-
-  app.get(`${JOBS_PATH}/:id/events`, route(async (ctx, request, reply) => {
-    queryOf(request, []);
-    const type = 'text/event-stream; charset=utf-8';
-    const left = new AbortController();
-    const progress = await jobs().progress(ctx.account, idOf(request), left.signal);
-    const out = new PassThrough();
-    const write = (text: string) => {
-      if (!out.writableEnded && !out.destroyed) out.write(text);
-    };
-    const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
-    // Once: the client left, the service closes, or the job is final.
-    const end = () => {
-      clearInterval(heartbeat);
-      streams.delete(end);
-      left.abort();
-      if (!out.writableEnded) out.end();
-    };
-    streams.add(end);
-    reply.raw.on('close', end);
-    void (async () => {
-      try {
-        let last: JobView | null = null;
-        for await (const view of progress) {
-          write(sseEvent('progress', view));
-          last = view;
-          if (FINAL_JOB_STATUSES.includes(view.status)) break;
-        }
-        if (last && FINAL_JOB_STATUSES.includes(last.status)) write(sseEvent('done', last));
-      } catch (e) {
-        if (!left.signal.aborted) request.log.warn({ err: e }, 'job events stream failed');
-      } finally {
-        end();
+  app.get(
+    JOBS_PATH,
+    route(async (ctx, request, reply) => {
+      const query = queryOf(request, ['limit', 'cursor']);
+      let limit = DEFAULT_JOBS_PAGE;
+      if (query.limit !== undefined) {
+        limit = Number(query.limit);
+        if (!/^\d+$/.test(query.limit) || limit < 1 || limit > MAX_JOBS_PAGE)
+          throw badParam('limit', `must be a whole number from 1 to ${MAX_JOBS_PAGE}`);
       }
-    })();
-    // Proxies must not buffer the stream (nginx reads this header).
-    return reply.type(type).header('x-accel-buffering', 'no').send(out);
-  }));
+      const page = await jobs().list(ctx.account, { limit, cursor: jobListCursor(query.cursor, 'cursor') });
+      return reply
+        .type(JSON_TYPE)
+        .send({ data: page.jobs, meta: { next_cursor: page.next_cursor, took_ms: tookMs(reply) } });
+    }),
+  );
+
+  app.get(
+    `${JOBS_PATH}/:id`,
+    route(async (ctx, request, reply) => {
+      queryOf(request, []);
+      return viewAnswer(reply, await jobs().get(ctx.account, idOf(request)));
+    }),
+  );
+
+  app.get(
+    `${JOBS_PATH}/:id/results`,
+    route(async (ctx, request, reply) => {
+      const { format = 'ndjson' } = queryOf(request, ['format']);
+      if (format !== 'ndjson' && format !== 'csv') throw badParam('format', 'must be ndjson or csv');
+      const lines = await jobs().results(ctx.account, idOf(request));
+      const csv = format === 'csv';
+      if (csv) reply.header('content-disposition', `attachment; filename="job-${idOf(request)}.csv"`);
+      return reply
+        .type(csv ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8')
+        .send(Readable.from(csv ? csvLines(lines) : ndjsonLines(lines)));
+    }),
+  );
+
+  app.get(
+    `${JOBS_PATH}/:id/events`,
+    route(async (ctx, request, reply) => {
+      queryOf(request, []);
+      const type = 'text/event-stream; charset=utf-8';
+      const left = new AbortController();
+      const progress = await jobs().progress(ctx.account, idOf(request), left.signal);
+      const out = new PassThrough();
+      const write = (text: string) => {
+        if (!out.writableEnded && !out.destroyed) out.write(text);
+      };
+      const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
+      // Once: the client left, the service closes, or the job is final.
+      const end = () => {
+        clearInterval(heartbeat);
+        streams.delete(end);
+        left.abort();
+        if (!out.writableEnded) out.end();
+      };
+      streams.add(end);
+      reply.raw.on('close', end);
+      void (async () => {
+        try {
+          let last: JobView | null = null;
+          for await (const view of progress) {
+            write(sseEvent('progress', view));
+            last = view;
+            if (FINAL_JOB_STATUSES.includes(view.status)) break;
+          }
+          if (last && FINAL_JOB_STATUSES.includes(last.status)) write(sseEvent('done', last));
+        } catch (e) {
+          if (!left.signal.aborted) request.log.warn({ err: e }, 'job events stream failed');
+        } finally {
+          end();
+        }
+      })();
+      // Proxies must not buffer the stream (nginx reads this header).
+      return reply.type(type).header('x-accel-buffering', 'no').send(out);
+    }),
+  );
 }

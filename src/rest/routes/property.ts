@@ -1,13 +1,29 @@
 // GET /v1/portal/property (spec 4.1): parse, call the core, write the envelope; and its OpenAPI operation.
 import type { FastifyInstance } from 'fastify';
-import { humanMs, LOCATOR_FIELDS, lookupDescription, OPTION_FIELDS, parseLookupQuery, type LocatorKey } from '../../contract/index.js';
+import {
+  humanMs,
+  LOCATOR_FIELDS,
+  lookupDescription,
+  OPTION_FIELDS,
+  parseLookupQuery,
+  type LocatorKey,
+} from '../../contract/index.js';
 import { lookupOne, parsedLookup, type CoreDeps } from '../../lookup/index.js';
 import { sendError, sendJsonText, tookMs } from '../../http/envelope.js';
 import { contextFor } from '../../http/request-context.js';
 import { exampleMeta, exampleProperty } from '../openapi/examples.js';
 import {
-  BATCH_BODY_CODES, commonHeaders, errorResponses, IDEMPOTENCY_CODES, queryParameter, REQUEST_LEVEL_CODES, sharedResponses, TAGS,
-  type Json, type OpenApiConfig, type OpenApiPaths,
+  BATCH_BODY_CODES,
+  commonHeaders,
+  errorResponses,
+  IDEMPOTENCY_CODES,
+  queryParameter,
+  REQUEST_LEVEL_CODES,
+  sharedResponses,
+  TAGS,
+  type Json,
+  type OpenApiConfig,
+  type OpenApiPaths,
 } from '../openapi/shared.js';
 
 export const PROPERTY_PATH = '/v1/portal/property';
@@ -42,13 +58,21 @@ export const propertyPaths = (config: OpenApiConfig): OpenApiPaths => ({
       summary: 'Look up one home',
       description: lookupDescription(humanMs(config.cacheTtlMs)),
       parameters: [
-        ...Object.entries(LOCATOR_FIELDS).map(([name, field]) => queryParameter(name, field, name === PREFILLED_LOCATOR)),
+        ...Object.entries(LOCATOR_FIELDS).map(([name, field]) =>
+          queryParameter(name, field, name === PREFILLED_LOCATOR),
+        ),
         ...Object.entries(OPTION_FIELDS).map(([name, field]) => queryParameter(name, field, true)),
       ],
       responses: {
         '200': {
           description: 'The home',
-          headers: { ...commonHeaders, 'x-cache': { description: 'HIT, MISS, or STALE (the live read failed and the last good record answered: meta.stale)', schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] } } },
+          headers: {
+            ...commonHeaders,
+            'x-cache': {
+              description: 'HIT, MISS, or STALE (the live read failed and the last good record answered: meta.stale)',
+              schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
+            },
+          },
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/PropertyResponse' },
@@ -56,7 +80,10 @@ export const propertyPaths = (config: OpenApiConfig): OpenApiPaths => ({
             },
           },
         },
-        ...errorResponses([400, 401, 402, 404, 409, 422, 429, 500, 502, 503, 504], (c) => !BATCH_BODY_CODES.has(c) && !IDEMPOTENCY_CODES.has(c)),
+        ...errorResponses(
+          [400, 401, 402, 404, 409, 422, 429, 500, 502, 503, 504],
+          (c) => !BATCH_BODY_CODES.has(c) && !IDEMPOTENCY_CODES.has(c),
+        ),
         ...sharedResponses(REQUEST_LEVEL_CODES),
       },
     },

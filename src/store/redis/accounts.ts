@@ -50,7 +50,16 @@ export class RedisAccounts implements AccountStore {
       const prevHash = prev === null ? null : parseJson<Partial<Account>>(prev)?.keyHash;
       const prevIndex = typeof prevHash === 'string' ? this.k.keyIndex(prevHash) : index;
       const n = await this.run(() =>
-        this.scripts.plPutAccount(key, index, this.k.accountIds, prevIndex, JSON.stringify(account), account.id, prev ?? '', this.k.accountChanges),
+        this.scripts.plPutAccount(
+          key,
+          index,
+          this.k.accountIds,
+          prevIndex,
+          JSON.stringify(account),
+          account.id,
+          prev ?? '',
+          this.k.accountChanges,
+        ),
       );
       if (Number(n) === 1) return;
     }
@@ -67,7 +76,10 @@ export class RedisAccounts implements AccountStore {
     sub.on('error', () => undefined); // it reconnects by itself; onChange on 'ready' covers the gap
     sub.on('message', () => onChange());
     sub.on('ready', () => {
-      sub.subscribe(this.k.accountChanges).then(() => onChange(), () => undefined);
+      sub.subscribe(this.k.accountChanges).then(
+        () => onChange(),
+        () => undefined,
+      );
     });
     sub.connect().catch(() => undefined);
     return () => {

@@ -95,7 +95,13 @@ export class RedisBilling implements BillingStore {
       case 'credits_exhausted':
         return { ok: false, reason: 'credits_exhausted', inFlight: a ?? 0 };
       case 'spend_limit_reached':
-        return { ok: false, reason: 'spend_limit_reached', overageUsed: a ?? 0, overageInFlight: b ?? 0, inFlight: c ?? 0 };
+        return {
+          ok: false,
+          reason: 'spend_limit_reached',
+          overageUsed: a ?? 0,
+          overageInFlight: b ?? 0,
+          inFlight: c ?? 0,
+        };
       case 'live_lookups_capped':
         return { ok: false, reason: 'live_lookups_capped' };
       default:
@@ -108,12 +114,23 @@ export class RedisBilling implements BillingStore {
     for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
       const bucket = await this.run(() => this.redis.hget(rec, 'bucket'));
       if (bucket === null) return false;
-      const n = Number(await this.run(() =>
-        this.scripts.plCommit(
-          rec, this.k.reservationsByExpiry, this.k.ledger, bucket, this.k.charges(entry.requestId),
-          entry.reservationId, entry.cacheKey, entry.requestId, entry.at, String(CHARGES_TTL_MS), String(this.ledgerRetentionMs),
+      const n = Number(
+        await this.run(() =>
+          this.scripts.plCommit(
+            rec,
+            this.k.reservationsByExpiry,
+            this.k.ledger,
+            bucket,
+            this.k.charges(entry.requestId),
+            entry.reservationId,
+            entry.cacheKey,
+            entry.requestId,
+            entry.at,
+            String(CHARGES_TTL_MS),
+            String(this.ledgerRetentionMs),
+          ),
         ),
-      ));
+      );
       if (n !== -1) return n === 1;
     }
     throw unavailable(new Error(`reservation ${entry.reservationId} kept changing while being committed`));
@@ -127,7 +144,9 @@ export class RedisBilling implements BillingStore {
     const rec = this.k.reservation(reservationId);
     for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
       const [bucket, budget] = await this.run(() => this.redis.hmget(rec, 'bucket', 'budget'));
-      const n = Number(await this.run(() => script(rec, this.k.reservationsByExpiry, bucket ?? rec, budget ?? rec, reservationId)));
+      const n = Number(
+        await this.run(() => script(rec, this.k.reservationsByExpiry, bucket ?? rec, budget ?? rec, reservationId)),
+      );
       if (n !== -1) return n === 1;
     }
     throw unavailable(new Error(`reservation ${reservationId} kept changing while being released`));
@@ -147,7 +166,13 @@ export class RedisBilling implements BillingStore {
   async voidReservation(ref: VoidRef): Promise<'released' | 'voided' | 'none'> {
     if (await this.release(ref.reservationId)) return 'released';
     const n = await this.run(() =>
-      this.scripts.plVoidCharge(this.k.ledger, this.k.usage(ref.accountId, ref.period), this.k.budget(ref.scope, ref.day), this.k.charges(ref.requestId), ref.reservationId),
+      this.scripts.plVoidCharge(
+        this.k.ledger,
+        this.k.usage(ref.accountId, ref.period),
+        this.k.budget(ref.scope, ref.day),
+        this.k.charges(ref.requestId),
+        ref.reservationId,
+      ),
     );
     return Number(n) === 1 ? 'voided' : 'none';
   }
@@ -155,7 +180,9 @@ export class RedisBilling implements BillingStore {
   async renewReservations(ids: readonly string[], ttlMs: number): Promise<string[]> {
     if (ids.length === 0) return [];
     const replies = await this.c.runRenewal(() =>
-      this.c.renewEach(ids, (p: BillingPipeline, id) => p.plRenewReservation(this.k.reservation(id), this.k.reservationsByExpiry, id, ms(ttlMs))),
+      this.c.renewEach(ids, (p: BillingPipeline, id) =>
+        p.plRenewReservation(this.k.reservation(id), this.k.reservationsByExpiry, id, ms(ttlMs)),
+      ),
     );
     return ids.filter((_, i) => Number(replies?.[i]?.[1]) !== 1);
   }

@@ -37,8 +37,13 @@ export class RedisCache implements CacheStore {
   /** Each entry and its raw record in one MGET, so both are of one moment. */
   async getEntriesWithRaw(keys: readonly string[]): Promise<(EntryWithRaw | null)[]> {
     if (keys.length === 0) return [];
-    const values = await this.mget(keys.flatMap((key) => [this.k.entry(key), this.k.raw(key)]), true);
-    return Promise.all(keys.map((_, i) => readWithRaw(values[2 * i]?.toString('utf8') ?? null, values[2 * i + 1] ?? null)));
+    const values = await this.mget(
+      keys.flatMap((key) => [this.k.entry(key), this.k.raw(key)]),
+      true,
+    );
+    return Promise.all(
+      keys.map((_, i) => readWithRaw(values[2 * i]?.toString('utf8') ?? null, values[2 * i + 1] ?? null)),
+    );
   }
 
   async getAliases(keys: readonly string[]): Promise<(string | null)[]> {
@@ -53,11 +58,15 @@ export class RedisCache implements CacheStore {
   private mget(keys: string[]): Promise<(string | null)[]>;
   private mget(keys: string[], buffers: true): Promise<(Buffer | null)[]>;
   private mget(keys: string[], buffers = false): Promise<(string | Buffer | null)[]> {
-    const one = (ks: string[]) => this.run<(string | Buffer | null)[]>(() => (buffers ? this.redis.mgetBuffer(ks) : this.redis.mget(ks)));
+    const one = (ks: string[]) =>
+      this.run<(string | Buffer | null)[]>(() => (buffers ? this.redis.mgetBuffer(ks) : this.redis.mget(ks)));
     return this.redis.isCluster ? this.mgetBySlot(keys, one) : one(keys);
   }
 
-  private async mgetBySlot(keys: string[], one: (keys: string[]) => Promise<(string | Buffer | null)[]>): Promise<(string | Buffer | null)[]> {
+  private async mgetBySlot(
+    keys: string[],
+    one: (keys: string[]) => Promise<(string | Buffer | null)[]>,
+  ): Promise<(string | Buffer | null)[]> {
     const bySlot = new Map<number, number[]>();
     keys.forEach((key, i) => {
       const slot = keySlot(key);
@@ -66,10 +75,12 @@ export class RedisCache implements CacheStore {
       else bySlot.set(slot, [i]);
     });
     const out = new Array<string | Buffer | null>(keys.length);
-    await Promise.all([...bySlot.values()].map(async (at) => {
-      const values = await one(at.map((i) => keys[i]!));
-      at.forEach((i, j) => (out[i] = values[j] ?? null));
-    }));
+    await Promise.all(
+      [...bySlot.values()].map(async (at) => {
+        const values = await one(at.map((i) => keys[i]!));
+        at.forEach((i, j) => (out[i] = values[j] ?? null));
+      }),
+    );
     return out;
   }
 

@@ -46,14 +46,20 @@ export interface RenewalPipeline {
  * The client of `target` with the fail-fast options, not yet connected (see `firstConnection`); throws
  * when the prefix would change the hash slot.
  */
-export function openRedis(target: string | RedisTarget, opts: RedisStoreOptions): { redis: RedisClient; prefix: string } {
+export function openRedis(
+  target: string | RedisTarget,
+  opts: RedisStoreOptions,
+): { redis: RedisClient; prefix: string } {
   const prefix = opts.prefix ?? 'pl:';
   if (/[{}]/.test(prefix)) throw new Error(`REDIS_PREFIX must not contain { or } (got "${prefix}")`);
   const options: RedisOptions = failFastOptions({
     ...(opts.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: opts.connectTimeoutMs }),
     ...(opts.maxReconnectDelayMs === undefined ? {} : { maxReconnectDelayMs: opts.maxReconnectDelayMs }),
   });
-  const redis = createRedisClient(typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target, options);
+  const redis = createRedisClient(
+    typeof target === 'string' ? { redisUrl: target, redisClusterNodes: null } : target,
+    options,
+  );
   redis.on('error', (e: Error) => opts.onError?.(e));
   return { redis, prefix };
 }
@@ -122,7 +128,8 @@ export class RedisConnection {
       this.epoch = await this.adoptEpoch();
     } catch (cause) {
       throw new LookupError('store_unavailable', {
-        message: 'The store lost its data (restarted empty) and the accounts could not be seeded again yet. Retry in 30 seconds.',
+        message:
+          'The store lost its data (restarted empty) and the accounts could not be seeded again yet. Retry in 30 seconds.',
         details: { reason: 'store_reset' },
         cause,
       });
@@ -176,11 +183,16 @@ export class RedisConnection {
       for (const item of items) add(p, item);
       return p.exec();
     }
-    return Promise.all(items.map((item) => {
-      const single = this.redis.pipeline() as unknown as P;
-      add(single, item);
-      return single.exec().then((r) => r?.[0] ?? [new Error('no reply'), null] as [Error | null, unknown], (e: Error) => [e, null] as [Error | null, unknown]);
-    }));
+    return Promise.all(
+      items.map((item) => {
+        const single = this.redis.pipeline() as unknown as P;
+        add(single, item);
+        return single.exec().then(
+          (r) => r?.[0] ?? ([new Error('no reply'), null] as [Error | null, unknown]),
+          (e: Error) => [e, null] as [Error | null, unknown],
+        );
+      }),
+    );
   }
 }
 
@@ -194,7 +206,9 @@ function renewalBound<T>(pending: Promise<T>, timeoutMs: number): Promise<T> {
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(unavailable(new Error(`renewal not answered within ${timeoutMs} ms`))), timeoutMs);
   });
-  return Promise.race([pending.catch((e: unknown) => Promise.reject(unavailable(e))), late]).finally(() => clearTimeout(timer));
+  return Promise.race([pending.catch((e: unknown) => Promise.reject(unavailable(e))), late]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 /** A positive whole number of milliseconds, as Redis wants it. */

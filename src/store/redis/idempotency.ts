@@ -41,9 +41,12 @@ export class RedisIdempotency implements IdempotencyStore {
     let damaged: Buffer | string = '';
     for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
       const startedAt = ref.startedAt === undefined ? '' : String(Math.floor(ref.startedAt));
-      const [state, hash, packed] = await this.run(() => this.scripts.plIdemClaimBuffer(key, ref.token, bodyHash, ms(leaseMs), damaged, startedAt));
+      const [state, hash, packed] = await this.run(() =>
+        this.scripts.plIdemClaimBuffer(key, ref.token, bodyHash, ms(leaseMs), damaged, startedAt),
+      );
       const what = state!.toString();
-      if (what === 'claimed') return hash && hash.length > 0 ? { state: 'claimed', since: Number(hash.toString()) } : { state: 'claimed' };
+      if (what === 'claimed')
+        return hash && hash.length > 0 ? { state: 'claimed', since: Number(hash.toString()) } : { state: 'claimed' };
       if (what === 'running') return { state: 'running', bodyHash: hash!.toString() };
       const answer = await unpackAnswer(packed!);
       if (answer) return { state: 'done', bodyHash: hash!.toString(), answer };
@@ -55,18 +58,24 @@ export class RedisIdempotency implements IdempotencyStore {
 
   async completeIdempotency(ref: ClaimRef, answer: StoredAnswer, ttlMs: number): Promise<boolean> {
     const packed = await packAnswer(answer);
-    const n = await this.run(() => this.scripts.plIdemComplete(this.k.idempotency(ref.accountId, ref.key), ref.token, packed, ms(ttlMs)));
+    const n = await this.run(() =>
+      this.scripts.plIdemComplete(this.k.idempotency(ref.accountId, ref.key), ref.token, packed, ms(ttlMs)),
+    );
     return Number(n) === 1;
   }
 
   async releaseIdempotency(ref: ClaimRef, keepMs?: number): Promise<void> {
-    await this.run(() => this.scripts.plIdemRelease(this.k.idempotency(ref.accountId, ref.key), ref.token, keepMs ? ms(keepMs) : '0'));
+    await this.run(() =>
+      this.scripts.plIdemRelease(this.k.idempotency(ref.accountId, ref.key), ref.token, keepMs ? ms(keepMs) : '0'),
+    );
   }
 
   async renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
     if (refs.length === 0) return [];
     const replies = await this.c.runRenewal(() =>
-      this.c.renewEach(refs, (p: IdempotencyPipeline, r) => p.plIdemRenew(this.k.idempotency(r.accountId, r.key), r.token, ms(leaseMs))),
+      this.c.renewEach(refs, (p: IdempotencyPipeline, r) =>
+        p.plIdemRenew(this.k.idempotency(r.accountId, r.key), r.token, ms(leaseMs)),
+      ),
     );
     return refs.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((r) => r.token);
   }

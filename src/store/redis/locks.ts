@@ -71,7 +71,9 @@ export class RedisLocks implements LockStore {
 
   async renewLocks(locks: readonly LockRef[], ttlMs: number): Promise<string[]> {
     if (locks.length === 0) return [];
-    const replies = await this.c.runRenewal(() => this.c.renewEach(locks, (p: LockPipeline, l) => p.plRenewLock(this.k.lock(l.key), l.token, ms(ttlMs))));
+    const replies = await this.c.runRenewal(() =>
+      this.c.renewEach(locks, (p: LockPipeline, l) => p.plRenewLock(this.k.lock(l.key), l.token, ms(ttlMs))),
+    );
     return locks.filter((_, i) => Number(replies?.[i]?.[1]) !== 1).map((l) => l.key);
   }
 

@@ -24,7 +24,10 @@ import { KNOWN_JA4 } from './ja4.js';
 import { CHROME_151_SETTINGS, DEFAULT_RULES } from './rules.js';
 import { runCertificate } from './test-ca.js';
 
-const WALL = readFileSync(new URL('../../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
+const WALL = readFileSync(
+  new URL('../../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
 const PAGE = recordedPage('2146993218').path;
 const PAGES = ['2146993218', '15192198', '114303858'].map((z) => recordedPage(z).path);
 
@@ -34,8 +37,10 @@ const CHROME_151_NAVIGATION = {
   'sec-ch-ua-mobile': '?0',
   'sec-ch-ua-platform': '"Windows"',
   'upgrade-insecure-requests': '1',
-  'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/151.0.0.0 Safari/537.36',
-  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
+  'user-agent':
+    'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/151.0.0.0 Safari/537.36',
+  accept:
+    'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
   'sec-fetch-site': 'none',
   'sec-fetch-mode': 'navigate',
   'sec-fetch-user': '?1',
@@ -71,7 +76,12 @@ const newSession = (): string => `s${++sessions}`;
 
 /** A browser-like client on proxy session `session`: impit chrome151 with its own cookie jar. */
 const browser = (session: string, options: ImpitOptions = {}): Impit =>
-  new Impit({ browser: 'chrome151', proxyUrl: proxy.url().replace('{session}', session), cookieJar: new CookieJar(), ...options });
+  new Impit({
+    browser: 'chrome151',
+    proxyUrl: proxy.url().replace('{session}', session),
+    cookieJar: new CookieJar(),
+    ...options,
+  });
 
 /** `p`, with an explanation if impit does not trust the test CA (see the header). */
 async function trusted<T>(p: Promise<T>): Promise<T> {
@@ -79,7 +89,10 @@ async function trusted<T>(p: Promise<T>): Promise<T> {
     return await p;
   } catch (err) {
     if (/UnknownIssuer/.test(String((err as Error).message))) {
-      throw new Error('impit does not trust the test CA: SSL_CERT_FILE was not set before the first chrome151 Impit of this process (test/helpers/test-ca.setup.ts)', { cause: err });
+      throw new Error(
+        'impit does not trust the test CA: SSL_CERT_FILE was not set before the first chrome151 Impit of this process (test/helpers/test-ca.setup.ts)',
+        { cause: err },
+      );
     }
     throw err;
   }
@@ -125,7 +138,12 @@ describe('a browser-impersonating client', () => {
       ['document', PAGE, 'served'],
     ]);
     for (const r of seen) {
-      expect(r).toMatchObject({ ja4: KNOWN_JA4.chrome151, alpn: ['h2', 'http/1.1'], httpVersion: '2.0', pseudoOrder: 'm,a,s,p' });
+      expect(r).toMatchObject({
+        ja4: KNOWN_JA4.chrome151,
+        alpn: ['h2', 'http/1.1'],
+        httpVersion: '2.0',
+        pseudoOrder: 'm,a,s,p',
+      });
     }
     expect(seen[0]!.headers.cookie).toBeUndefined();
     expect(seen[1]!.headers.cookie).toContain(`_pxhd=${pxhd}`);
@@ -134,13 +152,19 @@ describe('a browser-impersonating client', () => {
     expect(edge.stats()[exit]).toEqual({ served: 3, walled: 0 });
   });
 
-  it('a suggest request passes with a cross-site CORS fetch\'s headers, and is walled with navigation headers', async () => {
+  it("a suggest request passes with a cross-site CORS fetch's headers, and is walled with navigation headers", async () => {
     const impit = browser(newSession());
     const url = `${edge.suggestUrl}?q=${encodeURIComponent('6851 Roswell Rd 30328')}&resultTypes=allAddress&resultCount=5`;
     // impit's profile sends navigation headers; a browser's fetch() from the site's page sends these.
     const cors = {
-      accept: '*/*', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'cors', 'sec-fetch-dest': 'empty',
-      origin: 'https://www.zillow.com', referer: 'https://www.zillow.com/', 'upgrade-insecure-requests': '', 'sec-fetch-user': '',
+      accept: '*/*',
+      'sec-fetch-site': 'cross-site',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-dest': 'empty',
+      origin: 'https://www.zillow.com',
+      referer: 'https://www.zillow.com/',
+      'upgrade-insecure-requests': '',
+      'sec-fetch-user': '',
     };
     const ok = await trusted(impit.fetch(url, { headers: cors }));
     expect(ok.status).toBe(200);
@@ -148,12 +172,15 @@ describe('a browser-impersonating client', () => {
     const walled = await impit.fetch(url);
     expect(walled.status).toBe(403);
     await walled.text();
-    expect(edge.requests.slice(-2).map((r) => [r.kind, r.verdict])).toEqual([['suggest', 'served'], ['suggest', 'fetchMetadata']]);
+    expect(edge.requests.slice(-2).map((r) => [r.kind, r.verdict])).toEqual([
+      ['suggest', 'served'],
+      ['suggest', 'fetchMetadata'],
+    ]);
   });
 });
 
 describe('fingerprint drift (research §7 item 9)', () => {
-  it('impit chrome151 has Chrome 151\'s JA4, and its known HTTP/2 differences are recorded', async () => {
+  it("impit chrome151 has Chrome 151's JA4, and its known HTTP/2 differences are recorded", async () => {
     const session = newSession();
     const r = await trusted(browser(session).fetch(`${edge.origin}/`));
     await r.text();
@@ -166,16 +193,42 @@ describe('fingerprint drift (research §7 item 9)', () => {
     // and with MAX_FRAME_SIZE (5), HEADERS without a priority block; Chrome 151's Akamai string is
     // `1:65536;2:0;4:6291456;6:262144|15663105|0|m,a,s,p`. A change either way fails here: then update
     // this record, and the research note if impit now matches Chrome.
-    expect(conn.h2).toEqual({ settings: [[2, 0], [4, 6291456], [5, 16384], [6, 262144]], windowUpdate: 15663105, priorityFrames: [], headersPriority: null });
+    expect(conn.h2).toEqual({
+      settings: [
+        [2, 0],
+        [4, 6291456],
+        [5, 16384],
+        [6, 262144],
+      ],
+      windowUpdate: 15663105,
+      priorityFrames: [],
+      headersPriority: null,
+    });
     const [req] = requestsOf(exit);
     expect(req!.akamai).toBe('2:0;4:6291456;5:16384;6:262144|15663105|0|m,a,s,p');
     expect(req!.settings).not.toBe(CHROME_151_SETTINGS);
 
     // Header order as impit sends it today (17 with the pseudo-headers, research §4).
     const names = req!.rawHeaders.filter((_, i) => i % 2 === 0);
-    expect(names).toEqual([':method', ':authority', ':scheme', ':path', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform',
-      'upgrade-insecure-requests', 'user-agent', 'accept', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-user', 'sec-fetch-dest',
-      'accept-encoding', 'accept-language', 'priority']);
+    expect(names).toEqual([
+      ':method',
+      ':authority',
+      ':scheme',
+      ':path',
+      'sec-ch-ua',
+      'sec-ch-ua-mobile',
+      'sec-ch-ua-platform',
+      'upgrade-insecure-requests',
+      'user-agent',
+      'accept',
+      'sec-fetch-site',
+      'sec-fetch-mode',
+      'sec-fetch-user',
+      'sec-fetch-dest',
+      'accept-encoding',
+      'accept-language',
+      'priority',
+    ]);
 
     // The strict SETTINGS rule (off by default) walls impit for exactly this.
     edge.rules.settings = true;
@@ -185,9 +238,11 @@ describe('fingerprint drift (research §7 item 9)', () => {
     expect(edge.requests.at(-1)!.verdict).toBe('settings');
   });
 
-  it('the JA4 rule is per claimed version: impit chrome142 has Chrome 142\'s JA4 and passes too', async () => {
+  it("the JA4 rule is per claimed version: impit chrome142 has Chrome 142's JA4 and passes too", async () => {
     const session = newSession();
-    const r = await trusted(new Impit({ browser: 'chrome142', proxyUrl: proxy.url().replace('{session}', session) }).fetch(`${edge.origin}/`));
+    const r = await trusted(
+      new Impit({ browser: 'chrome142', proxyUrl: proxy.url().replace('{session}', session) }).fetch(`${edge.origin}/`),
+    );
     expect(r.status).toBe(200);
     await r.text();
     expect(requestsOf(proxy.exitOf(session))).toMatchObject([{ ja4: KNOWN_JA4.chrome142, verdict: 'served' }]);
@@ -208,16 +263,30 @@ describe('fingerprint drift (research §7 item 9)', () => {
 /** GET over Node's own TLS (verification on, trusting the test CA) straight to the edge, HTTP/1.1. */
 function nodeGet(path: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', servername: 'localhost', port: edge.port, path, ca: readFileSync(ca.caFile), headers: CHROME_151_NAVIGATION, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (s: string) => (body += s)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = https.get(
+      {
+        host: '127.0.0.1',
+        servername: 'localhost',
+        port: edge.port,
+        path,
+        ca: readFileSync(ca.caFile),
+        headers: CHROME_151_NAVIGATION,
+        agent: false,
+      },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (s: string) => (body += s))
+          .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
   });
 }
 
 describe('clients that are not a browser', () => {
-  it('Node\'s TLS client under Chrome 151\'s headers is walled by the JA4 rule, and with it off by the h2 rule', async () => {
+  it("Node's TLS client under Chrome 151's headers is walled by the JA4 rule, and with it off by the h2 rule", async () => {
     const first = await nodeGet('/');
     expect(first).toEqual({ status: 403, body: WALL });
     const byJa4 = edge.requests.at(-1)!;
@@ -259,9 +328,13 @@ describe('per-exit rules', () => {
   });
 
   it('cookies: lenient lets one cookieless document through per exit, strict only the home page', async () => {
-    const noJar = (session: string) => new Impit({ browser: 'chrome151', proxyUrl: proxy.url().replace('{session}', session) });
+    const noJar = (session: string) =>
+      new Impit({ browser: 'chrome151', proxyUrl: proxy.url().replace('{session}', session) });
     const lenient = noJar(newSession());
-    const statuses = [(await trusted(lenient.fetch(edge.origin + PAGE))).status, (await lenient.fetch(edge.origin + PAGE)).status];
+    const statuses = [
+      (await trusted(lenient.fetch(edge.origin + PAGE))).status,
+      (await lenient.fetch(edge.origin + PAGE)).status,
+    ];
     expect(statuses).toEqual([200, 403]);
     expect(edge.requests.at(-1)!.verdict).toBe('cookies');
 
@@ -282,13 +355,17 @@ describe('proxy failures and a tarpit', () => {
   // exceeded.") or its signal (the signal's reason: a DOMException named AbortError by default).
   it('a 407 rejects with ProxyAuthRequired, a 502 with ProxyTunnelError (status 502)', async () => {
     proxy.mode = 'refuse407';
-    const auth = await browser(newSession()).fetch(`${edge.origin}/`).catch((e: unknown) => e);
+    const auth = await browser(newSession())
+      .fetch(`${edge.origin}/`)
+      .catch((e: unknown) => e);
     expect(auth).toBeInstanceOf(ProxyAuthRequired);
     expect(auth).toBeInstanceOf(ProxyError);
     expect((auth as Error).constructor.name).toBe('ProxyAuthRequired');
 
     proxy.mode = 'refuse502';
-    const tunnel = await browser(newSession()).fetch(`${edge.origin}/`).catch((e: unknown) => e);
+    const tunnel = await browser(newSession())
+      .fetch(`${edge.origin}/`)
+      .catch((e: unknown) => e);
     expect(tunnel).toBeInstanceOf(ProxyTunnelError);
     expect((tunnel as ProxyTunnelError).status).toBe(502);
     expect(proxy.connects.slice(-2).map((c) => c.mode)).toEqual(['refuse407', 'refuse502']);
@@ -299,7 +376,10 @@ describe('proxy failures and a tarpit', () => {
     const held = newSession();
     const stop = new AbortController();
     const pending = browser(held).fetch(`${edge.origin}/`, { signal: stop.signal });
-    await whileInFlight(pending, proxy.waitFor((c) => c.session === held));
+    await whileInFlight(
+      pending,
+      proxy.waitFor((c) => c.session === held),
+    );
     stop.abort();
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
 
@@ -308,7 +388,10 @@ describe('proxy failures and a tarpit', () => {
     const tarpitted = newSession();
     const stop2 = new AbortController();
     const pending2 = trusted(browser(tarpitted).fetch(edge.origin + PAGE, { signal: stop2.signal }));
-    await whileInFlight(pending2, edge.waitFor((r) => r.exit === proxy.exitOf(tarpitted)));
+    await whileInFlight(
+      pending2,
+      edge.waitFor((r) => r.exit === proxy.exitOf(tarpitted)),
+    );
     stop2.abort();
     await expect(pending2).rejects.toMatchObject({ name: 'AbortError' });
     expect(requestsOf(proxy.exitOf(tarpitted)).map((r) => r.verdict)).toEqual(['tarpit']);

@@ -19,8 +19,12 @@ import { akamaiFingerprint, PrefaceSniffer, settingsString, type H2ClientPreface
 import { DEFAULT_RULES, Judge, type EdgeRules, type RequestKind, type Verdict } from './rules.js';
 import { WatchedLog } from './watched-log.js';
 
-const WALL_PAGE = readFileSync(new URL('../../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url), 'utf8');
-const HOME_PAGE = '<!doctype html><html><head><title>Zillow: Real Estate, Apartments, Mortgages &amp; Home Values</title></head><body><h1>Find it. Tour it. Own it.</h1></body></html>';
+const WALL_PAGE = readFileSync(
+  new URL('../../../fixtures/portal/blocked-press-and-hold-2025-04.html', import.meta.url),
+  'utf8',
+);
+const HOME_PAGE =
+  '<!doctype html><html><head><title>Zillow: Real Estate, Apartments, Mortgages &amp; Home Values</title></head><body><h1>Find it. Tour it. Own it.</h1></body></html>';
 
 /** What the edge learnt from one TLS connection before any request on it. */
 export interface Connection {
@@ -82,7 +86,10 @@ export interface FakeEdge {
  * server a non-socket stream also stops it from consuming the TLS handle natively, past our reach.
  */
 class Tap extends Duplex {
-  constructor(private readonly inner: tls.TLSSocket, sniff: (b: Buffer) => void) {
+  constructor(
+    private readonly inner: tls.TLSSocket,
+    sniff: (b: Buffer) => void,
+  ) {
     super();
     inner.on('data', (b: Buffer) => {
       sniff(b);
@@ -92,10 +99,19 @@ class Tap extends Duplex {
     inner.on('close', () => this.destroy());
     inner.on('error', (err) => this.destroy(err));
   }
-  override _read(): void { this.inner.resume(); }
-  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void { this.inner.write(chunk, cb); }
-  override _final(cb: () => void): void { this.inner.end(cb); }
-  override _destroy(err: Error | null, cb: (err: Error | null) => void): void { this.inner.destroy(); cb(err); }
+  override _read(): void {
+    this.inner.resume();
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.inner.write(chunk, cb);
+  }
+  override _final(cb: () => void): void {
+    this.inner.end(cb);
+  }
+  override _destroy(err: Error | null, cb: (err: Error | null) => void): void {
+    this.inner.destroy();
+    cb(err);
+  }
 }
 
 /** Reads a connection's first bytes until the ClientHello is whole; null if they are not TLS. */
@@ -103,7 +119,8 @@ function readHello(socket: net.Socket): Promise<Buffer | null> {
   return new Promise((resolve) => {
     let got = Buffer.alloc(0);
     const onReadable = () => {
-      for (let chunk: Buffer | null; (chunk = socket.read() as Buffer | null) !== null; ) got = Buffer.concat([got, chunk]);
+      for (let chunk: Buffer | null; (chunk = socket.read() as Buffer | null) !== null; )
+        got = Buffer.concat([got, chunk]);
       const state = helloState(got);
       if (state === 'more') return;
       socket.off('readable', onReadable);
@@ -130,18 +147,24 @@ function encode(body: Buffer, acceptEncoding: string | undefined): { body: Buffe
 }
 
 /** GET from the replay server; relays status, content-type, location and body. */
-function fromUpstream(upstream: ReplayServer, path: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+function fromUpstream(
+  upstream: ReplayServer,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    http.get(upstream.origin + path, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (b: Buffer) => parts.push(b));
-      res.on('end', () => {
-        const headers: Record<string, string> = {};
-        for (const name of ['content-type', 'location'] as const) if (res.headers[name]) headers[name] = String(res.headers[name]);
-        resolve({ status: res.statusCode ?? 502, headers, body: Buffer.concat(parts) });
-      });
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(upstream.origin + path, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (b: Buffer) => parts.push(b));
+        res.on('end', () => {
+          const headers: Record<string, string> = {};
+          for (const name of ['content-type', 'location'] as const)
+            if (res.headers[name]) headers[name] = String(res.headers[name]);
+          resolve({ status: res.statusCode ?? 502, headers, body: Buffer.concat(parts) });
+        });
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
@@ -154,7 +177,11 @@ export async function startFakeEdge(opts: FakeEdgeOptions): Promise<FakeEdge> {
   const log = new WatchedLog<EdgeRequest>();
   const connections: Connection[] = [];
 
-  const handle = (conn: Connection, req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => {
+  const handle = (
+    conn: Connection,
+    req: http.IncomingMessage | http2.Http2ServerRequest,
+    res: http.ServerResponse | http2.Http2ServerResponse,
+  ) => {
     const url = new URL(req.url ?? '/', 'https://edge.invalid');
     const kind = kindOf(url.pathname, suggestPath);
     const headers = req.headers as Record<string, string | undefined>;
@@ -162,10 +189,28 @@ export async function startFakeEdge(opts: FakeEdgeOptions): Promise<FakeEdge> {
     const pseudo = rawHeaders.filter((h, i) => i % 2 === 0 && h.startsWith(':'));
     const pseudoOrder = pseudo.length ? pseudo.map((h) => h[1]).join(',') : null;
     const settings = conn.h2 ? settingsString(conn.h2) : null;
-    const { verdict, setCookies } = judge.judge({ kind, exit: conn.exit, ja4: conn.ja4, httpVersion: req.httpVersion, headers, pseudoOrder, settings });
+    const { verdict, setCookies } = judge.judge({
+      kind,
+      exit: conn.exit,
+      ja4: conn.ja4,
+      httpVersion: req.httpVersion,
+      headers,
+      pseudoOrder,
+      settings,
+    });
     const entry: EdgeRequest = {
-      path: url.pathname + url.search, exit: conn.exit, ja4: conn.ja4, alpn: conn.hello.alpn, httpVersion: req.httpVersion,
-      headers, rawHeaders, pseudoOrder, settings, akamai: conn.h2 && pseudoOrder ? akamaiFingerprint(conn.h2, pseudoOrder) : null, kind, verdict,
+      path: url.pathname + url.search,
+      exit: conn.exit,
+      ja4: conn.ja4,
+      alpn: conn.hello.alpn,
+      httpVersion: req.httpVersion,
+      headers,
+      rawHeaders,
+      pseudoOrder,
+      settings,
+      akamai: conn.h2 && pseudoOrder ? akamaiFingerprint(conn.h2, pseudoOrder) : null,
+      kind,
+      verdict,
     };
     log.push(entry);
     if (verdict === 'tarpit') return; // the stream stays open until close() destroys the connection
@@ -173,13 +218,23 @@ export async function startFakeEdge(opts: FakeEdgeOptions): Promise<FakeEdge> {
     const send = (status: number, head: Record<string, string>, body: Buffer) => {
       const { body: out, encoding } = encode(body, headers['accept-encoding']);
       try {
-        res.writeHead(status, { ...head, ...(encoding ? { 'content-encoding': encoding } : {}), 'content-length': String(out.length), 'set-cookie': setCookies });
+        res.writeHead(status, {
+          ...head,
+          ...(encoding ? { 'content-encoding': encoding } : {}),
+          'content-length': String(out.length),
+          'set-cookie': setCookies,
+        });
         res.end(out);
       } catch {
         // the client went away (an aborted request) while the replay answered
       }
     };
-    if (verdict !== 'served') return send(rules.wall === '200' ? 200 : 403, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from(WALL_PAGE));
+    if (verdict !== 'served')
+      return send(
+        rules.wall === '200' ? 200 : 403,
+        { 'content-type': 'text/html; charset=utf-8' },
+        Buffer.from(WALL_PAGE),
+      );
     if (kind === 'home') return send(200, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from(HOME_PAGE));
     fromUpstream(opts.upstream, url.pathname + url.search).then(
       (a) => send(a.status, a.headers, a.body),
@@ -199,7 +254,10 @@ export async function startFakeEdge(opts: FakeEdgeOptions): Promise<FakeEdge> {
           sniffer.feed(b);
           conn.h2 ??= sniffer.result;
         });
-        http2.createServer((req, res) => handle(conn, req, res)).on('sessionError', () => socket.destroy()).emit('connection', tap);
+        http2
+          .createServer((req, res) => handle(conn, req, res))
+          .on('sessionError', () => socket.destroy())
+          .emit('connection', tap);
       } else {
         http.createServer((req, res) => handle(conn, req, res)).emit('connection', secure);
       }

@@ -100,7 +100,9 @@ export async function startExitProxy(opts: ExitProxyOptions = {}): Promise<ExitP
     const seen: ProxyConnect = { session, exit, target, mode: proxy.mode };
     log.push(seen);
     if (seen.mode === 'refuse407') {
-      client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\nContent-Length: 0\r\n\r\n');
+      client.end(
+        'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="proxy"\r\nContent-Length: 0\r\n\r\n',
+      );
       return;
     }
     if (seen.mode === 'refuse502') {
@@ -129,7 +131,9 @@ export async function startExitProxy(opts: ExitProxyOptions = {}): Promise<ExitP
       upstream.pipe(client);
     });
     // Before the tunnel is up the client still awaits the CONNECT answer; after, it only sees the drop.
-    upstream.on('error', () => (!tunnelled ? client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n') : client.destroy()));
+    upstream.on('error', () =>
+      !tunnelled ? client.end('HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n') : client.destroy(),
+    );
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => tunnelled && client.destroy());
   });

@@ -55,7 +55,12 @@ export class PrefaceSniffer {
   private buf = Buffer.alloc(0);
   private given = false;
   private settingsSeen = false; // a first SETTINGS may be empty (Node's client sends one so)
-  private readonly seen: H2ClientPreface = { settings: [], windowUpdate: null, priorityFrames: [], headersPriority: null };
+  private readonly seen: H2ClientPreface = {
+    settings: [],
+    windowUpdate: null,
+    priorityFrames: [],
+    headersPriority: null,
+  };
 
   feed(chunk: Buffer): void {
     if (this.result || this.given) return;
@@ -73,7 +78,8 @@ export class PrefaceSniffer {
       const body = this.buf.subarray(at + 9, at + 9 + len);
       if (type === FRAME.settings && !(flags & FLAG.ack) && !this.settingsSeen) {
         this.settingsSeen = true;
-        for (let i = 0; i + 6 <= body.length; i += 6) this.seen.settings.push([body.readUInt16BE(i), body.readUInt32BE(i + 2)]);
+        for (let i = 0; i + 6 <= body.length; i += 6)
+          this.seen.settings.push([body.readUInt16BE(i), body.readUInt32BE(i + 2)]);
       } else if (type === FRAME.windowUpdate && stream === 0 && this.seen.windowUpdate === null) {
         this.seen.windowUpdate = body.readUInt32BE(0) & 0x7fffffff;
       } else if (type === FRAME.priority) {

@@ -66,10 +66,19 @@ function handshakeBytes(buf: Buffer): Buffer | 'not-tls' {
 
 /** A reader over a buffer that throws on a read past its end (a truncated or malformed hello). */
 class Reader {
-  constructor(private readonly buf: Buffer, private at = 0) {}
-  get done(): boolean { return this.at >= this.buf.length; }
-  u8(): number { return this.take(1).readUInt8(0); }
-  u16(): number { return this.take(2).readUInt16BE(0); }
+  constructor(
+    private readonly buf: Buffer,
+    private at = 0,
+  ) {}
+  get done(): boolean {
+    return this.at >= this.buf.length;
+  }
+  u8(): number {
+    return this.take(1).readUInt8(0);
+  }
+  u16(): number {
+    return this.take(2).readUInt16BE(0);
+  }
   take(n: number): Buffer {
     if (this.at + n > this.buf.length) throw new Error('ClientHello truncated');
     const out = this.buf.subarray(this.at, this.at + n);
@@ -103,7 +112,13 @@ export function parseClientHello(buf: Buffer): ClientHello {
   const ciphers = r.block(2).u16s();
   r.block(1); // compression methods
   const hello: ClientHello = {
-    ciphers, extensions: [], sni: null, alpn: [], legacyVersion, supportedVersions: [], signatureAlgorithms: [],
+    ciphers,
+    extensions: [],
+    sni: null,
+    alpn: [],
+    legacyVersion,
+    supportedVersions: [],
+    signatureAlgorithms: [],
     cipherCount: ciphers.filter((c) => !isGrease(c)).length,
   };
   if (r.done) return hello; // a hello without extensions (TLS 1.2 and older only)
@@ -134,12 +149,21 @@ export function parseClientHello(buf: Buffer): ClientHello {
 
 // JA4's version labels: the highest non-GREASE supported_versions entry, else the legacy field.
 const VERSION_LABEL: Record<number, string> = {
-  0x0304: '13', 0x0303: '12', 0x0302: '11', 0x0301: '10', 0x0300: 's3', 0x0002: 's2', 0xfeff: 'd1', 0xfefd: 'd2', 0xfefc: 'd3',
+  0x0304: '13',
+  0x0303: '12',
+  0x0302: '11',
+  0x0301: '10',
+  0x0300: 's3',
+  0x0002: 's2',
+  0xfeff: 'd1',
+  0xfefd: 'd2',
+  0xfefc: 'd3',
 };
 
 const hex4 = (v: number): string => v.toString(16).padStart(4, '0');
 const two = (n: number): string => String(Math.min(n, 99)).padStart(2, '0');
-const sha12 = (s: string): string => (s === '' ? '000000000000' : createHash('sha256').update(s).digest('hex').slice(0, 12));
+const sha12 = (s: string): string =>
+  s === '' ? '000000000000' : createHash('sha256').update(s).digest('hex').slice(0, 12);
 const alnum = (c: string | undefined): boolean => c !== undefined && /^[0-9A-Za-z]$/.test(c);
 
 /** JA4's ALPN part: first and last character of the first protocol, '00' without ALPN. */
@@ -163,8 +187,15 @@ export function ja4(hello: ClientHello): string {
   const a = `t${version}${hello.sni !== null ? 'd' : 'i'}${two(ciphers.length)}${two(extensions.length)}${alpnLabel(hello.alpn)}`;
   const b = sha12(ciphers.map(hex4).sort().join(','));
   // SNI and ALPN are counted in part a but left out of the hash (they vary by destination).
-  const hashed = extensions.filter((e) => e !== EXT.sni && e !== EXT.alpn).map(hex4).sort().join(',');
-  const sigalgs = hello.signatureAlgorithms.filter((s) => !isGrease(s)).map(hex4).join(',');
+  const hashed = extensions
+    .filter((e) => e !== EXT.sni && e !== EXT.alpn)
+    .map(hex4)
+    .sort()
+    .join(',');
+  const sigalgs = hello.signatureAlgorithms
+    .filter((s) => !isGrease(s))
+    .map(hex4)
+    .join(',');
   const c = hashed === '' ? '000000000000' : sha12(sigalgs ? `${hashed}_${sigalgs}` : hashed);
   return `${a}_${b}_${c}`;
 }

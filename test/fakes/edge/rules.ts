@@ -39,7 +39,15 @@ export type Verdict = 'served' | 'tarpit' | RuleName;
 export type RequestKind = 'document' | 'suggest' | 'home';
 
 export const DEFAULT_RULES: EdgeRules = {
-  ja4: true, h2: true, clientHints: true, fetchMetadata: true, cookies: 'lenient', pageBudget: null, wall: '403', tarpit: false, settings: false,
+  ja4: true,
+  h2: true,
+  clientHints: true,
+  fetchMetadata: true,
+  cookies: 'lenient',
+  pageBudget: null,
+  wall: '403',
+  tarpit: false,
+  settings: false,
 };
 
 /** Chrome 151's SETTINGS as its Akamai fingerprint writes them (MorFix/realtls and other captures). */
@@ -71,10 +79,19 @@ export function claimedBrowser(ua: string | undefined): { key: string; major: st
 function fetchMetadataOk(s: Seen): boolean {
   const h = s.headers;
   if (s.kind === 'suggest') {
-    return h['sec-fetch-mode'] === 'cors' && h['sec-fetch-site'] === 'cross-site' && h['sec-fetch-dest'] === 'empty' && !!h.origin;
+    return (
+      h['sec-fetch-mode'] === 'cors' &&
+      h['sec-fetch-site'] === 'cross-site' &&
+      h['sec-fetch-dest'] === 'empty' &&
+      !!h.origin
+    );
   }
   const accept = h.accept ?? '';
-  return CHROME_ACCEPT_PARTS.every((p) => accept.includes(p)) && h['sec-fetch-mode'] === 'navigate' && h['sec-fetch-dest'] === 'document';
+  return (
+    CHROME_ACCEPT_PARTS.every((p) => accept.includes(p)) &&
+    h['sec-fetch-mode'] === 'navigate' &&
+    h['sec-fetch-dest'] === 'document'
+  );
 }
 
 /** The first header-level rule `s` breaks (everything but cookies and budget, which need state). */
@@ -85,7 +102,10 @@ function statelessVerdict(rules: EdgeRules, s: Seen): RuleName | null {
   if (rules.h2 && browser && (s.httpVersion !== '2.0' || s.pseudoOrder !== 'm,a,s,p')) return 'h2';
   if (rules.settings && s.httpVersion === '2.0' && s.settings !== CHROME_151_SETTINGS) return 'settings';
   const h = s.headers;
-  if (rules.clientHints && !(h['sec-ch-ua']?.includes(`v="${browser?.major}"`) && h['sec-ch-ua-mobile'] && h['sec-ch-ua-platform'])) {
+  if (
+    rules.clientHints &&
+    !(h['sec-ch-ua']?.includes(`v="${browser?.major}"`) && h['sec-ch-ua-mobile'] && h['sec-ch-ua-platform'])
+  ) {
     return 'clientHints';
   }
   if (rules.fetchMetadata && !fetchMetadataOk(s)) return 'fetchMetadata';
@@ -101,7 +121,10 @@ interface ExitState {
 }
 
 const cookieValue = (header: string | undefined, name: string): string | undefined =>
-  header?.split(/;\s*/).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1);
+  header
+    ?.split(/;\s*/)
+    .find((c) => c.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
 
 /** The rules plus what they remember per exit address. */
 export class Judge {
@@ -131,7 +154,8 @@ export class Judge {
       const budget = this.rules.pageBudget;
       const cookieless = this.rules.cookies && !known;
       if (budget !== null && st.served >= budget) verdict = 'pageBudget';
-      else if (cookieless && (st.cookielessUsed || (this.rules.cookies === 'strict' && s.kind !== 'home'))) verdict = 'cookies';
+      else if (cookieless && (st.cookielessUsed || (this.rules.cookies === 'strict' && s.kind !== 'home')))
+        verdict = 'cookies';
       else if (cookieless) st.cookielessUsed = true;
     }
     if (isDocument) verdict === 'served' ? st.served++ : st.walled++;

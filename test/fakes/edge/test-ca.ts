@@ -52,24 +52,52 @@ export async function makeTestCa(): Promise<TestCa> {
   // -not_before only in 3.4), so it signs both certificates: the root itself (-selfsign) and the server's.
   writeFileSync(p('index.txt'), '');
   writeFileSync(p('serial'), `${Date.now().toString(16).padStart(16, '0')}\n`);
-  writeFileSync(p('ca.cnf'), [
-    '[ca]', 'default_ca = test',
-    '[test]', `dir = ${dir}`, 'database = $dir/index.txt', 'new_certs_dir = $dir', 'serial = $dir/serial',
-    'default_md = sha256', 'policy = any', 'unique_subject = no', 'copy_extensions = none',
-    '[any]', 'commonName = supplied',
-    '[root]', 'basicConstraints = critical,CA:TRUE', 'keyUsage = critical,keyCertSign,cRLSign',
-    'subjectKeyIdentifier = hash',
-    '[server]', 'basicConstraints = critical,CA:FALSE', 'keyUsage = critical,digitalSignature',
-    'extendedKeyUsage = serverAuth', 'subjectAltName = DNS:localhost,IP:127.0.0.1',
-    'authorityKeyIdentifier = keyid', '',
-  ].join('\n'));
+  writeFileSync(
+    p('ca.cnf'),
+    [
+      '[ca]',
+      'default_ca = test',
+      '[test]',
+      `dir = ${dir}`,
+      'database = $dir/index.txt',
+      'new_certs_dir = $dir',
+      'serial = $dir/serial',
+      'default_md = sha256',
+      'policy = any',
+      'unique_subject = no',
+      'copy_extensions = none',
+      '[any]',
+      'commonName = supplied',
+      '[root]',
+      'basicConstraints = critical,CA:TRUE',
+      'keyUsage = critical,keyCertSign,cRLSign',
+      'subjectKeyIdentifier = hash',
+      '[server]',
+      'basicConstraints = critical,CA:FALSE',
+      'keyUsage = critical,digitalSignature',
+      'extendedKeyUsage = serverAuth',
+      'subjectAltName = DNS:localhost,IP:127.0.0.1',
+      'authorityKeyIdentifier = keyid',
+      '',
+    ].join('\n'),
+  );
   // The real time, also in a run whose Node clock is moved (test/helpers/shift-date.mjs): TLS peers judge
   // the certificates on the system's clock.
   const now = Date.now() - ((globalThis as { __dateShifted?: number }).__dateShifted ?? 0);
   const window = ['-startdate', asn1Time(now - DAY_MS), '-enddate', asn1Time(now + 730 * DAY_MS)];
-  const sign = (args: string[]) => openssl(dir, ['ca', '-batch', '-config', 'ca.cnf', '-keyfile', 'ca.key', '-notext', ...window, ...args]);
+  const sign = (args: string[]) =>
+    openssl(dir, ['ca', '-batch', '-config', 'ca.cnf', '-keyfile', 'ca.key', '-notext', ...window, ...args]);
 
-  await openssl(dir, ['req', ...ec, '-keyout', 'ca.key', '-out', 'ca.csr', '-subj', '/CN=fake-edge test CA (throwaway)']);
+  await openssl(dir, [
+    'req',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.csr',
+    '-subj',
+    '/CN=fake-edge test CA (throwaway)',
+  ]);
   await sign(['-selfsign', '-extensions', 'root', '-in', 'ca.csr', '-out', 'ca.pem']);
   await openssl(dir, ['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
   await sign(['-cert', 'ca.pem', '-extensions', 'server', '-in', 'server.csr', '-out', 'server.pem']);
@@ -83,6 +111,7 @@ export async function makeTestCa(): Promise<TestCa> {
  */
 export function runCertificate(): { cert: Buffer; key: Buffer; caFile: string } {
   const { TEST_TLS_CERT: cert, TEST_TLS_KEY: key, SSL_CERT_FILE: caFile } = process.env;
-  if (!cert || !key || !caFile) throw new Error('no test CA: vitest.config.ts runs test/helpers/test-ca.setup.ts as a globalSetup');
+  if (!cert || !key || !caFile)
+    throw new Error('no test CA: vitest.config.ts runs test/helpers/test-ca.setup.ts as a globalSetup');
   return { cert: readFileSync(cert), key: readFileSync(key), caFile };
 }
