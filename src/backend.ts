@@ -7,7 +7,8 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './account
 import { usesRedis, type Config } from './config.js';
 import type { JobsParts } from './jobs/index.js';
 import { BullChunkRunner, MemoryChunkRunner } from './jobs/runner.js';
-import { MemoryJobStore, RedisJobStore } from './jobs/store.js';
+import { MemoryJobStore } from './jobs/store.js';
+import { RedisJobStore } from './jobs/redis-store.js';
 import { JOB_TTL_MS } from './jobs/types.js';
 import { FailFastRedis } from './store/fail-fast.js';
 import { MemoryStore, type Store } from './store/index.js';

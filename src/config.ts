@@ -4,6 +4,7 @@
 // the texts in src/config/env-docs.ts (npm run docs:config). Config, what the code reads, is computed from
 // ENV's table of fields (FIELDS: each variable's field and conversion; DERIVED: the few fields read from
 // several). A new variable: its entry in ENV, its row in FIELDS, its ENV_DOCS text, then npm run docs:config.
+// Longer than 500 lines on purpose: the two tables are one list each, read top to bottom, not split.
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { Type, type Static } from '@sinclair/typebox';

@@ -3,7 +3,7 @@
 // (`only: 'graphql'`: refusals of a document before it runs); `graphqlHttp` says how such a code sets
 // the HTTP status of a GraphQL response: `request`, the status under application/graphql-response+json
 // and 200 under application/json (GraphQL over HTTP, like a validation error); `response`, the status
-// whatever the accept header.
+// whatever the accept header. Longer than 500 lines on purpose: one row per code, each with its columns.
 //
 // The rules about codes are columns of the table too, set on every row (ErrorRules), so a new code is
 // one row; the rest of the service asks the helpers below (isStaleEligible, …), never a list of its own.

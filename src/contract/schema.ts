@@ -1,6 +1,7 @@
 // The v1 contract's resources (spec section 2) as JSON Schema with static types.
 // This file is the one source: the TypeScript types, the OpenAPI document and the
-// GraphQL object types are all derived from these schemas.
+// GraphQL object types are all derived from these schemas. Longer than 500 lines on purpose: the record's
+// sections in the order the spec lists them, one schema each, kept together as the one source.
 import { Type, type Static, type TOptional, type TSchema } from '@sinclair/typebox';
 import { DIFFERENCE_FIELDS, DIFFERENCE_KINDS } from '../address/index.js';
 import { REST_ERROR_CODES } from './errors.js';
