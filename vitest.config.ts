@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -20,36 +21,9 @@ const OWN_PROCESS = [
 ];
 
 /**
- * Seconds each of the longest files took (a whole run with four workers on this quiet 2-core machine).
- * Without vitest's own record of the last run's durations (a fresh checkout, CI) these start first.
- */
-const KNOWN_DURATIONS: Record<string, number> = {
-  'test/e2e/crash.test.ts': 14,
-  'test/jobs/kill-worker.test.ts': 11,
-  'test/store/redis-cluster.test.ts': 10,
-  'test/browser/pages.browser.test.ts': 9,
-  'test/e2e/event-loop-lag.test.ts': 7,
-  'test/watches/watch-stall.test.ts': 6,
-  'test/e2e/redis-cluster.test.ts': 5,
-  'test/watches/watch-cluster.test.ts': 5,
-  'test/store/redis-outage.test.ts': 5,
-  'test/e2e/redis-outage.test.ts': 4,
-  'test/watches/watch-checks.test.ts': 4,
-  'test/graphql/equivalence.test.ts': 4,
-  'test/e2e/billing-concurrency.test.ts': 4,
-  'test/webhooks/delivery.test.ts': 4,
-  'test/rest/fallback.test.ts': 3,
-  'test/rest/upstream.test.ts': 3,
-  'test/e2e/idempotency-crash.test.ts': 3,
-  'test/e2e/startup.test.ts': 3,
-  'test/rest/batch-deadline.test.ts': 3,
-  'test/webhooks/delivery-cluster.test.ts': 2,
-  'test/e2e/stale-last-good.test.ts': 2,
-};
-
-/**
  * The own-process files, then the shared ones, each longest first, by the last run's durations where
- * vitest has them, else by KNOWN_DURATIONS: the workers then end together on short shared files instead
+ * vitest has them (its own cache), else by the file's size (a fresh checkout, CI: long tests are long
+ * files, near enough, and nothing to keep by hand): the workers then end together on short shared files instead
  * of one finishing a long file alone. The two kinds are not mixed: a worker that ends a shared file while
  * the next file in the queue is an isolated one is stopped, not kept (vitest's pool), so mixing them made
  * 13 workers per run, each importing the app again (about 5 s of CPU each). Own-process files first, not
@@ -61,7 +35,8 @@ class LongestFirst extends BaseSequencer {
     const seconds = (f: TestSpecification): number => {
       const path = relative(root, f.moduleId);
       const last = this.ctx.cache.getFileTestResults(`${f.project.name}:${path}`);
-      return last ? last.duration / 1000 : (KNOWN_DURATIONS[path] ?? 0);
+      // About a second per 4 KB of test, for files vitest has not timed yet.
+      return last ? last.duration / 1000 : statSync(f.moduleId).size / 4096;
     };
     const known = new Map(files.map((f) => [f, seconds(f)]));
     const isolated = (f: TestSpecification): number => (f.project.config.isolate ? 1 : 0);
