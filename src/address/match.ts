@@ -1,5 +1,5 @@
 // Does a suggested address name the home the user asked for? Both sides go through the same
-// parser (parseStreetLine, on parse-address), so "North Main Street" and "N Main St" compare equal.
+// parser (parseStreetLine, on the grammar of grammar.ts), so "North Main Street" and "N Main St" compare equal.
 import { houseNumberKey, placeName, zip5 } from './normalize.js';
 import { parseStreetLine } from './parse.js';
 import {

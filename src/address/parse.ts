@@ -1,12 +1,10 @@
 // One-line US addresses: validation (spec 4.1) and the parts and normalized form used in `addr:` cache keys.
 //
-// The end of the line (ZIP, state, city) is split off here, because parse-address misreads it when a
-// part is missing: a state without a city makes the street type the city ("661 Lakeview Ave, CA" →
-// city "Ave") or loses the ZIP ("2435 Aspen Rd #104, IA 50010"). The street line itself (USPS
-// suffixes, directionals, unit designators) is left to parse-address; only the house number (1A,
-// 10-12, 123 1/2), a second unit designator (BLDG 3 APT 4) and a named unit (#TOWNHOUSE 1) are read
-// here, as the parser drops or misreads them.
-import parseAddress, { type ParsedLocation } from 'parse-address';
+// The end of the line (ZIP, state, city) is split off here, where a missing part is easier to see; the
+// street line itself (USPS suffixes, directionals, unit designators) is read by the grammar
+// (grammar.ts). The house number (1A, 10-12, 123 1/2), a second unit designator (BLDG 3 APT 4) and a
+// named unit (#TOWNHOUSE 1) are read here, around it.
+import { readLocation, type Location } from './grammar.js';
 import { dropLeadingZeros, normalizeParts, upperWords as up } from './normalize.js';
 import type { AddressParts, StreetLineParts } from './parts.js';
 import { STATE_CODES, STATE_NAMES, STATE_NAME_AT_END } from './states.js';
@@ -22,10 +20,7 @@ export const ADDRESS_MAX = 200;
 
 // 123, 12B, 1a, 123-A, 10-12, 10-12A, optionally followed by a fraction (123 1/2).
 const HOUSE_NUMBER = /^(\d+)(-?[A-Z](?![A-Z0-9'])|-\d+[A-Z]?(?![A-Z0-9']))?(?:\s+(\d+\/\d+))?(?=\s)/i;
-// Parsing the street line alone, with a placeholder ZIP as the whole "place", keeps parse-address on
-// its anchored pattern (without it, it may read a prefix of the line and drop the rest).
-const PLACEHOLDER_ZIP = '00000';
-// Designator groups the parser leaves in the street when there are two (`MAIN ST BLDG 3` + APT 4).
+// Designator groups the grammar leaves in the street when there are two (`MAIN ST BLDG 3` + APT 4).
 const UNITS_IN_STREET = new RegExp(`^(.+?)((?:\\s+${UNIT_GROUP})+)$`, 'i');
 
 /**
@@ -37,7 +32,7 @@ export function parseStreetLine(line: string): StreetLineParts | null {
   let namedUnit = '';
   const atEnd = splitUnit(text);
   if (atEnd.unit?.includes(' ')) {
-    // A named unit (`#TOWNHOUSE 1`) would stay in the parser's street: it is taken off first.
+    // A named unit (`#TOWNHOUSE 1`) would stay in the grammar's street: it is taken off first.
     text = atEnd.street;
     namedUnit = atEnd.unit;
   }
@@ -49,7 +44,7 @@ export function parseStreetLine(line: string): StreetLineParts | null {
     number = [dropLeadingZeros(digits!) + (tail ?? '').toUpperCase().replace(/^-(?=[A-Z])/, ''), fraction]
       .filter(Boolean)
       .join(' ');
-    // The parser gets a plain number: it would read `1A Main` as number 1 on street "A Main".
+    // The grammar gets a plain number: it would read `1A Main` as number 1 on street "A Main".
     fed = `${digits} ${text.slice(all.length).trim()}`;
   }
   const p = parseLocation(fed);
@@ -59,10 +54,10 @@ export function parseStreetLine(line: string): StreetLineParts | null {
   let street = up(p.street);
   if (!number || !/\d/.test(number) || !street) return null;
   let { type, suffix } = { type: up(p.type), suffix: up(p.suffix) };
-  let unitText = p.sec_unit_num ? `${p.sec_unit_type ?? ''} ${p.sec_unit_num}` : (p.sec_unit_type ?? '');
+  let unitText = p.unitNum ? `${p.unitType ?? ''} ${p.unitNum}` : (p.unitType ?? '');
   const more = UNITS_IN_STREET.exec(street);
   if (more) {
-    // The parser reads one unit (or none, after `PH 2`); other designators stay in the street: read it again.
+    // The grammar reads one unit (or none, after `PH 2`); other designators stay in the street: read it again.
     const again = parseLocation(`1 ${more[1]}`);
     const againStreet = up(again?.street);
     if (again && againStreet) {
@@ -75,12 +70,7 @@ export function parseStreetLine(line: string): StreetLineParts | null {
   return { number, prefix: up(p.prefix), street, type, suffix, unit: normalizeUnit(`${unitText} ${namedUnit}`) };
 }
 
-function parseLocation(streetLine: string): ParsedLocation | null {
-  const p = parseAddress.parseLocation(`${streetLine}, ${PLACEHOLDER_ZIP}`);
-  // Anything read as city or state came from the street line: not a reading to trust.
-  if (!p || p.city || p.state || p.zip !== PLACEHOLDER_ZIP) return null;
-  return p;
-}
+const parseLocation = (streetLine: string): Location | null => readLocation(streetLine, 'street');
 
 // ---------------------------------------------------------------------------------------------
 // The whole line.
@@ -135,13 +125,13 @@ function takeState(line: string): Tail {
 
 /**
  * A line without commas that ends in a state: where the street line ends and the city begins.
- * parse-address finds the city when the line has one; when the street line ends in a type,
+ * The grammar finds the city when the line has one; when the street line ends in a type,
  * directional or unit, and the parser's "city" is that word ("661 Lakeview Ave CA"), there is none.
  */
 function splitGluedCity(line: string, state: string): { streetLine: string; city: string | null } {
   const whole = parseStreetLine(line);
   if (whole && (whole.type || whole.suffix || whole.unit)) return { streetLine: line, city: null };
-  const city = up(parseAddress.parseLocation(`${line} ${state}`)?.city);
+  const city = up(readLocation(`${line} ${state}`, 'place')?.city);
   if (!city) return { streetLine: line, city: null };
   const words = line.split(' ');
   const cityWords = city.split(' ').length;

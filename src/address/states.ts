@@ -1,5 +1,5 @@
 // US states, DC, territories and freely associated states: names and two-letter codes.
-// parse-address keeps its table private, so this is the same table.
+// The grammar (grammar.ts) reads a state as any of these names or codes.
 
 export const STATE_NAMES: Readonly<Record<string, string>> = {
   ALABAMA: 'AL',

@@ -30,12 +30,12 @@ export const UNIT_DESIGNATORS: readonly string[] = [
 ];
 const DESIGNATORS = UNIT_DESIGNATORS.join('|');
 const DESIGNATOR = new RegExp(`^(?:${DESIGNATORS})$`);
-// A building designator (BLDG, BUILDING and the other spellings parse-address accepts): its number
+// A building designator (BLDG, BUILDING and the other spellings the grammar accepts): its number
 // is kept apart from the unit's (`BLDG 3 APT 4`).
 const BUILDING_WORD = /^BU?I?LDI?N?G$/;
 
 const UNIT_ID = '[A-Z0-9][A-Z0-9-]*';
-// After `#` a unit may be a name and a number (`#TOWNHOUSE 1`, `# PH 2`); parse-address cannot read these.
+// After `#` a unit may be a name and a number (`#TOWNHOUSE 1`, `# PH 2`); the grammar does not read these.
 const NAMED_UNIT_ID = `[A-Z]{2,}\\s+${UNIT_ID}`;
 /** A designator and its id (`APT 4`, `UNIT #04-B`), or `#` and an id (`#4`, `#TOWNHOUSE 1`). Case-insensitive use. */
 export const UNIT_GROUP = `(?:(?:${DESIGNATORS})\\b\\.?\\s*#?\\s*${UNIT_ID}|#\\s*(?:${NAMED_UNIT_ID}|${UNIT_ID}))`;
@@ -46,7 +46,7 @@ const UNIT_AT_END = new RegExp(
   'i',
 );
 
-// Units without a number, as parse-address reads them, with their USPS abbreviation.
+// Units without a number, as the grammar reads them, with their USPS abbreviation.
 const UNNUMBERED: Array<[RegExp, string]> = [
   [/^BA?SE?ME?N?T$/, 'BSMT'],
   [/^FRO?NT$/, 'FRNT'],
