@@ -151,9 +151,11 @@ export function checkAddress(input: string): AddressCheck {
   let zip: string | null = null;
   const z = ZIP_AT_END.exec(line);
   // A ZIP needs something before it with letters in it (`12345` alone is a house number), and not a
-  // unit designator right before it (`Apt 10001` is a unit).
+  // unit designator right before it (`Apt 10001` is a unit) unless that is FL before five digits: Florida
+  // and its ZIP (`Miami, FL 33101`), never a floor numbered in the tens of thousands.
   const beforeZip = z ? line.slice(0, z.index) : '';
-  if (z && /[A-Z]/i.test(beforeZip) && !UNIT_DESIGNATOR_AT_END.test(beforeZip)) {
+  const florida = /(?:^|[\s,])FL\.?\s*$/i.test(beforeZip);
+  if (z && /[A-Z]/i.test(beforeZip) && (florida || !UNIT_DESIGNATOR_AT_END.test(beforeZip))) {
     zip = z[1]!;
     line = trimEnd(line.slice(0, z.index));
   }

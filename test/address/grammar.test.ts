@@ -65,3 +65,25 @@ describe('address parser', () => {
     expect(d.ok && d.parts.state).toBe('WV');
   });
 });
+
+describe('Florida', () => {
+  it('FL before a ZIP is the state, not a floor; FL before a small number is a floor', () => {
+    expect(checkAddress('1 Main St, Miami, FL 33101')).toMatchObject({
+      ok: true,
+      parts: { state: 'FL', zip: '33101', unit: null, city: 'MIAMI' },
+    });
+    expect(checkAddress('1 Main St Miami FL 33101-1234')).toMatchObject({
+      ok: true,
+      parts: { state: 'FL', zip: '33101' },
+    });
+    expect(checkAddress('12 Ocean Dr Fl 2, Miami Beach, FL 33139')).toMatchObject({
+      ok: true,
+      parts: { unit: '2', state: 'FL', zip: '33139' },
+    });
+    // Another designator before five digits is still a unit.
+    expect(checkAddress('1 Main St Apt 10001, New York, NY')).toMatchObject({
+      ok: true,
+      parts: { unit: '10001', zip: null },
+    });
+  });
+});
