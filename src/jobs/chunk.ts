@@ -8,7 +8,6 @@
 // charges (found under the chunk's deterministic requestId) were for are reported billed, and a read the
 // dead run made and did not charge is charged only when the cached entry is that read's (readBy).
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
-import { randomUUID } from 'node:crypto';
 import { reserveRequest } from '../accounts/index.js';
 import { createRequestContext } from '../lookup/context.js';
 import { homeKeyOf } from '../lookup/keys.js';
@@ -29,8 +28,13 @@ export const chunkRequestId = (jobId: string, chunk: number): string => `job:${j
 export const nextUtcMidnight = (now: Date): Date =>
   new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 
-const isLiveSlotRefusal = (r: BatchItemOutcome): boolean =>
-  !r.ok && r.error.code === 'rate_limited' && r.error.details?.limit === 'live_lookups';
+/**
+ * Refused for a budget or the service's own load, not for the home: the key's background slots all held
+ * after the wait, or upstream_busy (the collector or the provider busy). The item runs in a later round.
+ */
+const isRefusedForNow = (r: BatchItemOutcome): boolean =>
+  !r.ok &&
+  (r.error.code === 'upstream_busy' || (r.error.code === 'rate_limited' && r.error.details?.limit === 'live_lookups'));
 const isCapped = (r: BatchItemOutcome): boolean => !r.ok && r.error.code === 'live_lookups_capped';
 
 export async function runChunk(
@@ -78,13 +82,13 @@ export async function runChunk(
   const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
   const held = pending.filter((index) => isCapped(results.get(index)!));
   // Items still refused for the background slots after their wait run in the next round, soon.
-  const refused = pending.filter((index) => isLiveSlotRefusal(results.get(index)!));
+  const refused = pending.filter((index) => isRefusedForNow(results.get(index)!));
   const lines: string[] = [];
   const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
   const billed: string[] = [];
   for (const index of pending) {
     const r = results.get(index)!;
-    if (isCapped(r) || isLiveSlotRefusal(r)) continue;
+    if (isCapped(r) || isRefusedForNow(r)) continue;
     let meta: LookupMeta | undefined;
     if (r.ok) {
       meta = r.meta;
@@ -210,12 +214,12 @@ function chargesOwed(charges: readonly LedgerEntry[], billed: string[]): Map<str
 /**
  * A chunk's reservation ids: the first live read of a home in a run is `<requestId>|<homeKey>`, the same
  * in every run of the chunk, so a re-run adopts (reserve) or charges (chargeHeld) what a dead run held;
- * a second read of the home in one run gets a new id.
+ * a second read of the home in one run gets a new id (null: the core makes one).
  */
-function reservationIds(requestId: string): (homeKey: string) => string {
+function reservationIds(requestId: string): (homeKey: string) => string | null {
   const used = new Set<string>();
   return (homeKey) => {
-    if (used.has(homeKey)) return randomUUID();
+    if (used.has(homeKey)) return null;
     used.add(homeKey);
     return `${requestId}|${homeKey}`;
   };
@@ -240,26 +244,24 @@ async function chargeUnbilledRead(
   if (!item.ok) return false;
   const reservationId = `${requestId}|${homeKeyOf(item.locator)}`;
   if (charged.has(reservationId)) return false;
-  const [entry] = await deps.store.getEntries([entryKey]).catch(() => [null]);
+  // A store call that fails (store_unavailable) fails the run: the next run finds under the request
+  // whatever of this one's landed (chargesOf), so nothing is charged without being reported.
+  const [entry] = await deps.store.getEntries([entryKey]);
   if (entry?.readBy !== reservationId) return false;
   const charge = async (kind: LedgerEntry['kind']): Promise<boolean> => {
-    const done = await deps.store
-      .commit({
-        reservationId,
-        accountId: account.id,
-        cacheKey: entryKey,
-        requestId,
-        kind,
-        at: deps.clock().toISOString(),
-      })
-      .catch(() => false);
+    const done = await deps.store.commit({
+      reservationId,
+      accountId: account.id,
+      cacheKey: entryKey,
+      requestId,
+      kind,
+      at: deps.clock().toISOString(),
+    });
     if (done) charged.add(reservationId);
     return done;
   };
   if (await charge('included')) return true;
-  const held = await deps.store
-    .reserve(reserveRequest(account, deps.config, deps.clock(), reservationId))
-    .catch(() => null);
+  const held = await deps.store.reserve(reserveRequest(account, deps.config, deps.clock(), reservationId));
   if (!held?.ok) return false;
   if (await charge(held.kind)) return true;
   await deps.store.release(reservationId).catch(() => undefined);

@@ -17,6 +17,9 @@ import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
 export * from './types.js';
 export { CHUNK_SIZE } from './store.js';
 
+/** When a chunk that met the store unreachable runs again. */
+const STORE_RETRY_MS = 3_000;
+
 /**
  * How often progress() looks at the job (changes made by other processes); this process's changes wake it at once.
  * One read per job per process, whatever the number of its open streams (they share the job's feed).
@@ -135,7 +138,25 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
     if (job) await notify(job);
   }
 
+  /**
+   * A run that met the store unreachable waits and runs again (no attempt of the queue's used up: an outage
+   * of any length delays the job, never fails it); its next run settles what this one began.
+   */
   async function handle(ref: ChunkRef): Promise<ChunkOutcome> {
+    try {
+      return await handleOnce(ref);
+    } catch (e) {
+      if (toLookupError(e).code !== 'store_unavailable') {
+        deps.metrics.jobChunkRuns.inc({ outcome: 'failed' });
+        throw e;
+      }
+      deps.metrics.jobChunkRuns.inc({ outcome: 'store_unavailable' });
+      log.warn({ err: e, job: ref.job, chunk: ref.chunk }, 'job chunk met the store unreachable; it runs again');
+      return { kind: 'later', at: Date.now() + STORE_RETRY_MS };
+    }
+  }
+
+  async function handleOnce(ref: ChunkRef): Promise<ChunkOutcome> {
     const job = await store.get(ref.job);
     if (!job) return { kind: 'done', completed: false };
     if (isFinal(job)) {
@@ -148,13 +169,7 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
       await fail(job.id, account ? 'account revoked' : 'account gone');
       return { kind: 'done', completed: false };
     }
-    let outcome: ChunkOutcome;
-    try {
-      outcome = await runChunk(deps, store, job, account, ref.chunk);
-    } catch (e) {
-      deps.metrics.jobChunkRuns.inc({ outcome: 'failed' });
-      throw e;
-    }
+    const outcome = await runChunk(deps, store, job, account, ref.chunk);
     deps.metrics.jobChunkRuns.inc({
       outcome: outcome.kind === 'later' ? 'waiting' : outcome.completed ? 'settled' : 'skipped',
     });
@@ -363,6 +378,8 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
       }
       const close = holdStream(account.id, streamId);
       signal.addEventListener('abort', close, { once: true });
+      // Left already (the client went while the stream was being opened): an abort is not heard twice.
+      if (signal.aborted) close();
       // A cancelled job whose running chunks have not settled is not shown: the faces end the stream on its
       // status, and its final view (with what those chunks billed) comes once they settle.
       const shown = (v: JobView) => v.status !== 'cancelled' || isFinal(v);

@@ -160,12 +160,16 @@ export class MemoryJobStore implements JobStore {
     const j = this.#jobs.get(id);
     if (j && j.expiresAt <= this.now()) {
       this.#jobs.delete(id);
+      // A job gone while still counted (queued or running at its expiry) leaves its account's bounds too.
+      this.#releaseNow(j.job.accountId, id);
       return undefined;
     }
     return j;
   }
 
   async admit(accountId: string, jobId: string, items: number, bounds: JobBounds): Promise<JobRefusal | null> {
+    // Counted jobs that expired unseen (#live releases them) count no more.
+    for (const id of [...(this.#counted.get(accountId)?.jobs.keys() ?? [])]) if (this.#jobs.has(id)) this.#live(id);
     const c = this.#counted.get(accountId) ?? { jobs: new Map<string, number>(), items: 0 };
     if (c.jobs.has(jobId)) return null;
     if (c.jobs.size >= bounds.maxActive) return { limit: 'jobs_active', max: bounds.maxActive, active: c.jobs.size };

@@ -1,7 +1,7 @@
 // A live lookup's billing: one credit and one daily-budget slot reserved before the read (a lease,
 // renewed while this process lives: holdings.ts), then committed once the home is cached, or released
 // on any failure. live.ts reads; this is what it pays with.
-import type { LookupError } from '../contract/index.js';
+import { LookupError } from '../contract/index.js';
 import { refusal, reserveRequest } from '../accounts/index.js';
 import type { ReserveResult, VoidRef } from '../store/index.js';
 import { holdingsOf, type Holdings } from './holdings.js';
@@ -11,6 +11,12 @@ import type { RequestContext } from './types.js';
 export interface Reservation {
   id: string;
   kind: 'included' | 'overage';
+  /**
+   * Its id is the request's for the home (a job chunk's, the same in every run of the chunk): a run after
+   * this one finds its charge under the request (chargesOf) or charges it itself (jobs/chunk.ts), so an
+   * unanswered commit fails the run instead of being voided (a void would take back that later run's charge).
+   */
+  adoptable: boolean;
   /** What it takes to void it if its commit goes unanswered. */
   ref: VoidRef;
 }
@@ -60,7 +66,8 @@ export class CreditWait {
 export async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reservation> {
   const { store, config, clock } = ctx.deps;
   const now = clock();
-  const id = ctx.reservationIdFor?.(homeKey) ?? ctx.deps.newId();
+  const fixed = ctx.reservationIdFor?.(homeKey) ?? null;
+  const id = fixed ?? ctx.deps.newId();
   const request = reserveRequest(ctx.account, config, now, id);
   const result = await store.reserve(request);
   if (!result.ok) {
@@ -76,7 +83,7 @@ export async function reserveOnce(ctx: RequestContext, homeKey: string): Promise
     scope: request.budget.scope,
     requestId: ctx.requestId,
   };
-  return { id, kind: result.kind, ref };
+  return { id, kind: result.kind, ref, adoptable: fixed !== null };
 }
 
 /** Holds one credit and one daily-budget slot for a live lookup, waiting for lookups in flight if they hold them. */
@@ -125,6 +132,12 @@ export async function commit(ctx: RequestContext, reservation: Reservation, cach
     if (!held) ctx.logger.warn({ reservationId }, 'reservation vanished before commit; served without charge');
     return held;
   } catch (err) {
+    if (reservation.adoptable) {
+      // Left as it is (held or charged): the run fails, and the one after it settles the charge.
+      holdings(ctx).dropReservation(reservationId);
+      ctx.logger.warn({ err, reservationId }, 'commit unanswered: the run fails and its next run settles the charge');
+      throw new LookupError('store_unavailable', { cause: err });
+    }
     ctx.logger.error({ err, reservationId }, 'commit unanswered: the home is served free and the charge taken back');
     holdings(ctx).voidReservation(reservation.ref);
     return false;

@@ -139,7 +139,7 @@ export class ServiceMetrics {
     });
     this.jobChunkRuns = new Counter({
       name: 'job_chunk_runs_total',
-      help: 'Runs of job chunks in this process, by outcome (settled, waiting: settled in part and delayed, skipped, failed: to be retried)',
+      help: 'Runs of job chunks in this process, by outcome (settled, waiting: settled in part and delayed, store_unavailable: to run again, skipped, failed: to be retried)',
       labelNames: ['outcome'],
       registers,
     });

@@ -27,7 +27,7 @@ export * from './types.js';
 
 const HOUR_MS = 3_600_000;
 /** Codes a check meets for a budget or an outage, not for the home: its iteration is run again. */
-const RETRIED = new Set(['rate_limited', 'store_unavailable']);
+const RETRIED = new Set(['rate_limited', 'store_unavailable', 'upstream_busy']);
 /** Compare-and-store attempts of one check before it gives way to the checks that keep writing. */
 const MAX_STORE_ATTEMPTS = 5;
 
@@ -239,8 +239,10 @@ export function createWatches(
     try {
       await check(run);
     } catch (e) {
-      // The scheduler's retry (a few, with backoff) takes it.
+      // The scheduler's retry (a few, with backoff) takes it; so does a store that did not answer around
+      // the read (the watch's record, its account): the retry passes rerunSince, so nothing is billed twice.
       if (e instanceof CheckLater) throw e;
+      if (toLookupError(e).code === 'store_unavailable') throw new CheckLater('store_unavailable', { cause: e });
       // The store could not be reached: this iteration is skipped, the schedule stands.
       deps.logger.warn({ err: e, watch: run.watchId }, 'watch check could not run');
     }

@@ -38,6 +38,9 @@ class HeldSlots extends MemoryRateLimiter {
   }
 }
 
+/** Resolves once `n` chunk runs have settled in part and asked to wait (job_chunk_runs_total{outcome="waiting"}). */
+let waitingRuns: (n: number) => Promise<void>;
+
 describe.each(['memory', 'redis'] as const)('a job cancelled while its chunk waits, on %s', (backend) => {
   let redis: RedisServer | undefined;
   let svc: TestService;
@@ -57,6 +60,13 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while its chunk wai
       env: redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {},
     });
     account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);
+    waitingRuns = async (n) => {
+      const runs = async () =>
+        (await svc.app.core.metrics.jobChunkRuns.get()).values.find((v) => v.labels.outcome === 'waiting')?.value ?? 0;
+      // The count is read between runs (a chunk waits a second between them): polled, with a cap.
+      for (let i = 0; i < 200 && (await runs()) < n; i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(await runs()).toBeGreaterThanOrEqual(n);
+    };
     jobs = createJobs(svc.app.core, hooks, partsFor(svc.app.core).jobs());
     await jobs.startWorker();
   });
@@ -73,8 +83,10 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while its chunk wai
       webhookUrl: 'https://example.com/hooks',
       options: { raw: false, maxAge: 0 },
     });
-    // Both items refused in a run, and again in the next round's: the chunk waits between runs.
+    // Both items refused in a run, and again in the next round's: the chunk waits between runs. Cancelled
+    // once the second run has settled what it had and asked to wait (its next run is a second away).
     await limits.refused(4);
+    await waitingRuns(2);
     const following = follow(jobs, account, id);
     await jobs.cancel(account, id);
     const seen = await following;

@@ -271,6 +271,9 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps, background
       queryOf(request, []);
       const type = 'text/event-stream; charset=utf-8';
       const left = new AbortController();
+      // Heard from the start: a client that leaves while the stream is being opened releases it too.
+      const leave = () => left.abort();
+      reply.raw.on('close', leave);
       const progress = await jobs().progress(ctx.account, idOf(request), left.signal);
       const out = new PassThrough();
       const write = (text: string) => {
@@ -285,7 +288,9 @@ export async function jobsRoute(app: FastifyInstance, deps: CoreDeps, background
         if (!out.writableEnded) out.end();
       };
       streams.add(end);
+      reply.raw.off('close', leave);
       reply.raw.on('close', end);
+      if (left.signal.aborted || reply.raw.destroyed) end();
       void (async () => {
         try {
           let last: JobView | null = null;
