@@ -346,7 +346,8 @@ export const ENV = Type.Object({
   }),
   WEBHOOK_ALLOW_PRIVATE: flag({
     default: false,
-    description: 'Webhook URLs may resolve to loopback, private or link-local addresses (tests and the demo set it)',
+    description:
+      'Webhook URLs may resolve to loopback, private or link-local addresses too (tests and the demo set it); other special-purpose addresses stay refused',
   }),
   WEBHOOK_TIMEOUT_MS: ms({ default: 10_000, minimum: 1, description: 'Limit of one webhook delivery attempt' }),
   WEBHOOK_RETRY_BASE_MS: ms({

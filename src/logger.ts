@@ -18,6 +18,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       paths: [
         'req.headers["x-api-key"]',
         'headers["x-api-key"]',
+        'req.headers.authorization',
+        'headers.authorization',
         'apiKey',
         'apiKeySecret',
         'token',

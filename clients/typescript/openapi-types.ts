@@ -725,7 +725,7 @@ export interface components {
             /** @description 1 to 10,000 homes, in the batch's item forms. An invalid item is its own error result, never the job's. */
             items: components["schemas"]["BatchItem"][];
             /**
-             * @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.
+             * @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to an address that is not globally routable unicast (loopback, private, link-local, documentation, reserved, multicast, or an IPv6 form carrying an IPv4 address); WEBHOOK_ALLOW_PRIVATE lets loopback, private and link-local through.
              * @example https://example.com/hooks/portal
              */
             webhook_url?: string;
@@ -1779,7 +1779,7 @@ export interface operations {
     createLookupJob: {
         parameters: {
             query?: {
-                /** @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE. Example: `https://example.com/hooks/portal` */
+                /** @description http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to an address that is not globally routable unicast (loopback, private, link-local, documentation, reserved, multicast, or an IPv6 form carrying an IPv4 address); WEBHOOK_ALLOW_PRIVATE lets loopback, private and link-local through. Example: `https://example.com/hooks/portal` */
                 webhook_url?: string;
                 /** @description Hint for which listing to read (a batch: for every item). Detected automatically when omitted. */
                 status?: "for_sale" | "sold" | "for_rent";

@@ -1,5 +1,6 @@
 export * from './keys.js';
 export * from './authenticate.js';
+export * from './api-key-header.js';
 export { AuthCache } from './auth-cache.js';
 export * from './plans.js';
 export * from './seed.js';

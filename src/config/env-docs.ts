@@ -107,7 +107,7 @@ export const ENV_DOCS: Record<keyof typeof ENV.properties, string> = {
   JOB_MAX_EVENT_STREAMS_PER_ACCOUNT:
     'Job event streams (`GET /v1/portal/jobs/<id>/events`) one account may have open at once, all instances together; one more is 429 `rate_limited` with `details: { limit: "event_streams", max }` and `retry-after: 5`. A stream stops counting when it ends (its client leaves, the job is final); a crashed instance\'s within a minute',
   WEBHOOK_ALLOW_PRIVATE:
-    'Webhook URLs may resolve to loopback, private or link-local addresses (tests and `npm run demo` set it)',
+    'Webhook URLs may resolve to loopback, private (CGNAT, unique-local, site-local) or link-local addresses too (tests and `npm run demo` set it); every other special-purpose address stays refused',
   WEBHOOK_TIMEOUT_MS: 'Limit of one webhook delivery attempt',
   WEBHOOK_RETRY_BASE_MS:
     'Delay before the first webhook retry; each next one doubles it (10 retries: about a day in all)',

@@ -47,7 +47,7 @@ export const ERROR_CODES = {
     fallback: false,
     transient: true,
     askerOnly: false,
-    message: 'Send your API key in the x-api-key header.',
+    message: 'Send your API key in the x-api-key header or as Authorization: Bearer <key>.',
   },
   invalid_api_key: {
     status: 401,

@@ -30,7 +30,7 @@ export const JOB_OPTION_FIELDS = {
     Type.String({
       maxLength: 2048,
       description:
-        'http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.',
+        'http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to an address that is not globally routable unicast (loopback, private, link-local, documentation, reserved, multicast, or an IPv6 form carrying an IPv4 address); WEBHOOK_ALLOW_PRIVATE lets loopback, private and link-local through.',
       examples: ['https://example.com/hooks/portal'],
     }),
   ),

@@ -8,9 +8,9 @@ import { escapeHtml, scriptJson, siteAssets } from '../site/site-assets.js';
 
 export const EXAMPLE_OPERATION = `# Property lookup API: the same lookups, billing and errors as REST /v1.
 #
-# Every lookup needs your API key in the x-api-key header: open the Headers
-# tab below and enter {"x-api-key": "<your key>"}. The Docs panel (introspection)
-# works without it.
+# Every lookup needs your API key: open the Headers tab below and put it in
+# {"x-api-key": ""} (or send {"Authorization": "Bearer <your key>"}).
+# The Docs panel (introspection) works without it.
 #
 # A live lookup costs 1 credit, a cache hit (24 h) 0; failures are LookupError data.
 query Example {
@@ -26,10 +26,15 @@ query Example {
 }
 `;
 
+/** What GraphiQL's Headers tab holds when it opens: the API key header, to fill in. */
+export const GRAPHIQL_HEADERS = JSON.stringify({ 'x-api-key': '' }, null, 2);
+
 export const graphiqlOptions: GraphiQLOptions = {
   title: 'Property lookup API · GraphiQL',
   defaultQuery: EXAMPLE_OPERATION,
-  // No placeholder key: run as it opens, a made-up key would only be refused (a 401 in the console).
+  // The header to fill in, empty: no key is prefilled (a made-up one would only be refused, a 401 in the
+  // console), and an empty x-api-key counts as none (the keyless budget, missing_api_key).
+  headers: GRAPHIQL_HEADERS,
   shouldPersistHeaders: false,
 };
 

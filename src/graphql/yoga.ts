@@ -1,5 +1,5 @@
 // Builds the Yoga instance (no listening; index.ts mounts it on Fastify).
-// lookupContext is the GraphQL side of REST's contextFor: authenticate the x-api-key, then one
+// lookupContext is the GraphQL side of REST's contextFor: authenticate the API key (x-api-key or Authorization: Bearer, apiKeyFrom), then one
 // createRequestContext per HTTP request, with the batch deadline and the client-gone signal. A single
 // operation reaches it through the context factory; a batched request (a JSON array) through
 // use-batched-requests.ts, once, before any operation runs, so a refusal sets the whole response's
@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaInitialContext, type YogaLogger } from 'graphql-yoga';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiKeyFrom } from '../accounts/index.js';
 import { bodyTooLarge, ERROR_CODES, isLookupError, MAX_BODY_BYTES } from '../contract/index.js';
 import { stopSignal } from '../http/drain.js';
 import type { Background } from '../background.js';
@@ -83,7 +84,7 @@ export function buildYoga(core: CoreDeps, background: Background) {
     if (!ctx) {
       ctx = (async () => {
         try {
-          return await openRequest(core, request.headers.get('x-api-key') ?? undefined, {
+          return await openRequest(core, apiKeyFrom(request.headers), {
             ...(req ? requestIdOf(req) : { requestId: core.newId() }),
             // The client-gone signal, also aborted when the drain gives up on the request at shutdown.
             signal: () => (req ? stopSignal(req, request.signal) : request.signal),

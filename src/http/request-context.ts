@@ -1,6 +1,7 @@
 // From a Fastify request to the core's request context: who is calling, and a signal that
 // aborts when the client goes away (made only if a lookup needs it: a cache hit never does).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { apiKeyFrom } from '../accounts/index.js';
 import { openRequest, type CoreDeps, type RequestContext } from '../lookup/index.js';
 import { requestIdOf } from '../observability/http.js';
 
@@ -23,7 +24,7 @@ export async function contextFor(
   reply: FastifyReply,
   deadlineMs?: number,
 ): Promise<RequestContext> {
-  return openRequest(deps, request.headers['x-api-key'], {
+  return openRequest(deps, apiKeyFrom(request.headers), {
     ...requestIdOf(request),
     // The core fills the request's stats (lookups, credits, rate window): the log line and headers read them.
     stats: request.stats,

@@ -1,12 +1,13 @@
 // POST /mcp: the MCP server over streamable HTTP on the main port, stateless (one server and transport
-// per request, no session), answering plain JSON. The caller is the x-api-key of each request,
-// checked first as on every REST route: a missing or wrong key is the envelope's 401, not an MCP answer.
+// per request, no session), answering plain JSON. The caller is the API key of each request (x-api-key or
+// Authorization: Bearer, read by apiKeyFrom), checked first as on every REST route: a missing or wrong key is
+// the envelope's 401, not an MCP answer.
 // The transport's web Response is sent through Fastify, so the v1 headers, the drain and the request
 // log apply as to any route; GET and DELETE /mcp (sessions, server-sent streams) answer 405. A JSON-RPC
 // batch is refused whole (400, -32600), none of its messages run.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { authenticate } from '../accounts/index.js';
+import { apiKeyFrom, authenticate } from '../accounts/index.js';
 import { createRequestContext, type CoreDeps } from '../lookup/index.js';
 import { requestIdOf } from '../observability/http.js';
 import { sendError } from '../http/envelope.js';
@@ -44,7 +45,7 @@ function webRequest(request: FastifyRequest): Request {
 export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.post(MCP_PATH, async (request, reply) => {
     try {
-      const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key'], deps.auth);
+      const account = await authenticate(deps.store, deps.config.apiKeySecret, apiKeyFrom(request.headers), deps.auth);
       if (Array.isArray(request.body)) return await reply.code(400).type('application/json').send(BATCH_REFUSED);
       const open: OpenContext = async ({ signal, deadlineMs }) =>
         createRequestContext(deps, account, {

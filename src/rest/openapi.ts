@@ -11,6 +11,8 @@ import { webhooksOpenApi } from '../webhooks/openapi.js';
 import {
   HTTP_LAYER_CODES,
   httpLayerResponses,
+  SECURITY,
+  SECURITY_SCHEMES,
   TAGS,
   toOpenApi,
   type Json,
@@ -57,7 +59,7 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
       title: 'Property lookup API',
       version: '1.0.0-preview',
       description:
-        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries x-api-key. ' +
+        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries the API key: x-api-key, or Authorization: Bearer. ' +
         `Any route may also answer ${[...HTTP_LAYER_CODES].map((c) => `${ERROR_CODES[c].status} ${c}`).join(', ')} in the same error envelope.`,
     },
     servers: [{ url: '/' }],
@@ -74,11 +76,11 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
       },
       { name: TAGS.account, description: "The caller's plan and usage" },
     ],
-    security: [{ apiKey: [] }],
+    security: SECURITY,
     components: {
       schemas,
       responses: httpLayerResponses(),
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      securitySchemes: SECURITY_SCHEMES,
     },
     // The events a webhook_url receives (job.completed, job.failed, property.changed).
     webhooks: webhooksOpenApi(),

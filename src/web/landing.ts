@@ -48,7 +48,7 @@ export function landingPage(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs
       </div>
 
       <h2>Authentication</h2>
-      <p>Every lookup sends your API key in the <code>x-api-key</code> header. Keys are kept only as a keyed hash.</p>
+      <p>Every lookup sends your API key in the <code>x-api-key</code> header (or as <code>Authorization: Bearer &lt;key&gt;</code>). Keys are kept only as a keyed hash.</p>
 
       <h2>Endpoints</h2>
       <table>
@@ -60,7 +60,7 @@ export function landingPage(config: Pick<Config, 'cacheTtlMs' | 'batchDeadlineMs
 
       <h2>For AI agents: MCP</h2>
       <p>The same lookups as tools of a Model Context Protocol server, with the same billing and error codes: over
-        streamable HTTP at <code>POST ${MCP_PATH}</code> with your <code>x-api-key</code>, or over stdio with
+        streamable HTTP at <code>POST ${MCP_PATH}</code> with your <code>x-api-key</code> (or <code>Authorization: Bearer</code>), or over stdio with
         <code>${escapeHtml(MCP_STDIO_COMMAND)}</code> (after <code>npm run build</code>). Tools:</p>
       <ul>
           ${tools}

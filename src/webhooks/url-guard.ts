@@ -1,10 +1,15 @@
 // Webhook URLs: what a client may point deliveries at. http(s) only, no credentials, at most 2048
-// characters, and (unless WEBHOOK_ALLOW_PRIVATE) a host whose every address is public: never
-// loopback, private, CGNAT, link-local, unique-local, site-local, multicast, unspecified or reserved,
-// nor an IPv6 form that carries such an IPv4 address. Checked at create and again at every delivery
-// attempt, which then connects to the very addresses checked (no window for DNS rebinding).
+// characters, and a host whose every address is globally routable unicast as ipaddr.js classifies it
+// (range() === 'unicast'; for IPv6, within 2000::/3 too). Every other range is refused: loopback,
+// private, CGNAT, link-local, unique-local, site-local, multicast, broadcast, unspecified, documentation,
+// benchmarking, reserved, discard-only, and every IPv6 form that carries an IPv4 address (IPv4-mapped,
+// IPv4-translated, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4, Teredo), whatever that IPv4 address is.
+// WEBHOOK_ALLOW_PRIVATE lets loopback, private (CGNAT, unique-local, site-local) and link-local through,
+// nothing more. Checked at create and again at every delivery attempt (after DNS resolution), which then
+// connects to the very addresses checked (no window for DNS rebinding).
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { LookupError } from '../contract/errors.js';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -52,81 +57,93 @@ export function parseWebhookUrl(raw: unknown, param: string): URL {
 /** A URL's host without IPv6 brackets. */
 export const hostOf = (url: URL): string => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
-function ipv4Bytes(ip: string): number[] {
-  return ip.split('.').map(Number);
+/** What one ipaddr.js range means for a webhook: refused why, and whether WEBHOOK_ALLOW_PRIVATE lets it through. */
+interface RangeRule {
+  why: string;
+  /** A host on the service's own machine or network: allowed when WEBHOOK_ALLOW_PRIVATE is set. */
+  local: boolean;
 }
 
-/** Why an IPv4 address may not be a webhook's, or null when it is public. */
-function ipv4Refusal(ip: string): string | null {
-  const [a = 0, b = 0, c = 0, d = 0] = ipv4Bytes(ip);
-  if (a === 0) return 'unspecified address';
-  if (a === 127) return 'loopback address';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'private address';
-  if (a === 100 && b >= 64 && b <= 127) return 'private address (CGNAT)';
-  if (a === 169 && b === 254) return 'link-local address';
-  // IETF special use (192.0.0.0/24) and benchmarking (198.18.0.0/15, which fake-IP proxies hand out for any name).
-  if ((a === 192 && b === 0 && c === 0) || (a === 198 && (b === 18 || b === 19))) return 'reserved address';
-  if (a >= 224 && a <= 239) return 'multicast address';
-  if (a >= 240) return a === 255 && b === 255 && c === 255 && d === 255 ? 'broadcast address' : 'reserved address';
-  return null;
-}
+const local = (why: string): RangeRule => ({ why, local: true });
+const never = (why: string): RangeRule => ({ why, local: false });
+const EMBEDS_IPV4 = 'IPv6 forms that carry an IPv4 address are refused';
 
-/** The 16 bytes of an IPv6 address (a trailing dotted quad allowed). */
-function ipv6Bytes(ip: string): number[] {
-  let text = ip.replace(/%.*$/, '');
-  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  const tail: number[] = [];
-  if (quad) {
-    tail.push(...ipv4Bytes(quad[1]!));
-    text = text.slice(0, -quad[1]!.length) + '0:0';
+/**
+ * Every range ipaddr.js names other than `unicast`, by family. A name missing here (a range a later
+ * ipaddr.js adds) is refused as special-purpose, never allowed.
+ */
+const IPV4_RULES: Record<string, RangeRule> = {
+  loopback: local('loopback address'),
+  private: local('private address'),
+  carrierGradeNat: local('private address (CGNAT)'),
+  linkLocal: local('link-local address'),
+  unspecified: never('unspecified address'),
+  broadcast: never('broadcast address'),
+  multicast: never('multicast address'),
+  // 192.0.0.0/24 IETF, 192.0.2.0/24, 198.51.100.0/24 and 203.0.113.0/24 documentation, 192.88.99.0/24
+  // 6to4 relay, 198.18.0.0/15 benchmarking (fake-IP proxies hand it out for any name), 240.0.0.0/4.
+  reserved: never('reserved address (IETF, documentation, benchmarking or future use)'),
+  as112: never('reserved address (AS112 sink)'),
+  amt: never('reserved address (AMT relay)'),
+};
+
+const IPV6_RULES: Record<string, RangeRule> = {
+  loopback: local('loopback address'),
+  uniqueLocal: local('private address (unique local)'),
+  deprecatedSiteLocal: local('private address (site-local)'),
+  linkLocal: local('link-local address'),
+  unspecified: never('unspecified address'),
+  multicast: never('multicast address'),
+  // Forms that reach an IPv4 address, often a private one: refused whatever that address is.
+  ipv4Mapped: never(`IPv4-mapped address (${EMBEDS_IPV4})`),
+  rfc6145: never(`IPv4-translated address (${EMBEDS_IPV4})`),
+  rfc6052: never(`NAT64 address (${EMBEDS_IPV4})`),
+  '6to4': never(`6to4 address (${EMBEDS_IPV4})`),
+  teredo: never(`Teredo address (${EMBEDS_IPV4})`),
+  discard: never('discard-only address'),
+  benchmarking: never('reserved address (benchmarking)'),
+  // 2001::/23 IETF protocol assignments, 2001:db8::/32 and 3fff::/20 documentation.
+  reserved: never('reserved address (IETF or documentation)'),
+  amt: never('reserved address (AMT relay)'),
+  as112v6: never('reserved address (AS112 sink)'),
+  deprecatedOrchid: never('reserved address (ORCHID)'),
+  orchid2: never('reserved address (ORCHIDv2)'),
+  droneRemoteIdProtocolEntityTags: never('reserved address (drone remote ID)'),
+  segmentRouting: never('reserved address (segment routing)'),
+};
+
+/** 2000::/3, the only block IANA allocates for global unicast: ipaddr.js calls `unicast` all it does not name. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+const OUTSIDE_GLOBAL_V6 = never(
+  'reserved address (outside global unicast 2000::/3, such as IPv4-compatible ::a.b.c.d)',
+);
+
+/** The rule that refuses `ip`, or null when it is globally routable unicast. */
+function refusalRule(ip: string): RangeRule | null {
+  let address: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    if (isIP(ip) === 0) throw new Error('not an IP address');
+    address = ipaddr.parse(ip);
+  } catch {
+    return never('not an IP address');
   }
-  const [head = '', rest] = text.split('::');
-  const groups = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const h = groups(head);
-  const r = rest === undefined ? [] : groups(rest);
-  const all = [...h, ...Array(8 - h.length - r.length).fill(0), ...r];
-  const bytes = all.flatMap((g) => [g >> 8, g & 0xff]);
-  if (quad) bytes.splice(12, 4, ...tail);
-  return bytes;
-}
-
-/** Why an IPv6 address may not be a webhook's, or null when it is public. */
-function ipv6Refusal(ip: string): string | null {
-  const b = ipv6Bytes(ip);
-  const zeroTo = (n: number) => b.slice(0, n).every((x) => x === 0);
-  const embedded = b.slice(12).join('.');
-  if (zeroTo(16)) return 'unspecified address';
-  if (zeroTo(15) && b[15] === 1) return 'loopback address';
-  // ::ffff:a.b.c.d (IPv4-mapped), ::ffff:0:a.b.c.d (IPv4-translated), ::a.b.c.d (IPv4-compatible),
-  // 64:ff9b::a.b.c.d (NAT64), 2002:aabb:ccdd:: (6to4): the IPv4 address decides.
-  const mapped = zeroTo(10) && b[10] === 0xff && b[11] === 0xff;
-  const translated = zeroTo(8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0;
-  const nat64 = b[0] === 0 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
-  const v4 =
-    mapped || translated || zeroTo(12) || (nat64 && b.slice(4, 12).every((x) => x === 0))
-      ? embedded
-      : b[0] === 0x20 && b[1] === 0x02
-        ? b.slice(2, 6).join('.')
-        : null;
-  if (v4 !== null) {
-    const why = ipv4Refusal(v4);
-    return why === null ? null : `${why} (IPv4 in IPv6)`;
+  const range: string = address.range();
+  if (range === 'unicast') {
+    if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6)) return OUTSIDE_GLOBAL_V6;
+    return null;
   }
-  // 64:ff9b:1::/48 is NAT64 for a network's own use: whatever it reaches is local.
-  if (nat64 && b[4] === 0 && b[5] === 1) return 'private address (local NAT64)';
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80) return 'link-local address';
-  if (b[0] === 0xfe && (b[1]! & 0xc0) === 0xc0) return 'private address (site-local)';
-  if ((b[0]! & 0xfe) === 0xfc) return 'private address (unique local)';
-  if (b[0] === 0xff) return 'multicast address';
-  return null;
+  return (address.kind() === 'ipv4' ? IPV4_RULES : IPV6_RULES)[range] ?? never(`special-purpose address (${range})`);
 }
 
-/** Why `ip` may not receive webhooks, or null when it may. */
-export function addressRefusal(ip: string): string | null {
-  const family = isIP(ip);
-  if (family === 4) return ipv4Refusal(ip);
-  if (family === 6) return ipv6Refusal(ip);
-  return 'not an IP address';
+/**
+ * Why `ip` may not receive webhooks, or null when it may. Only globally routable unicast passes (ipaddr.js's
+ * `unicast`, and for IPv6 within 2000::/3); `allowPrivate` (WEBHOOK_ALLOW_PRIVATE) lets loopback, private
+ * (CGNAT, unique-local and site-local included) and link-local through too, never anything else.
+ */
+export function addressRefusal(ip: string, allowPrivate = false): string | null {
+  const rule = refusalRule(ip);
+  if (rule === null || (allowPrivate && rule.local)) return null;
+  return rule.why;
 }
 
 export interface GuardOptions {
@@ -171,11 +188,10 @@ export async function checkWebhookUrl(raw: unknown, param: string, options: Guar
     }
     if (addresses.length === 0) throw bad(param, `host ${host} does not resolve`);
   }
-  if (!options.allowPrivate) {
-    for (const { address } of addresses) {
-      const why = addressRefusal(address);
-      if (why !== null) throw bad(param, `host ${host} resolves to a ${why} (${address})`);
-    }
+  for (const { address } of addresses) {
+    const why = addressRefusal(address, options.allowPrivate);
+    if (why !== null)
+      throw bad(param, `host ${host} resolves to ${/^[aeiou]/i.test(why) ? 'an' : 'a'} ${why} (${address})`);
   }
   return { url, addresses };
 }

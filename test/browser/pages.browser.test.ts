@@ -310,13 +310,18 @@ describe('GraphiQL at /graphql', () => {
 
       await w.page.goto(`${svc.url}/graphql`);
       await expect(w.page.title()).resolves.toBe('Property lookup API · GraphiQL');
-      // The example operation explains the key; the headers editor starts empty (no made-up key to be refused).
+      // The example operation explains the key; the headers editor starts with the header to fill in, empty
+      // (no made-up key to be refused).
       await w.page.locator('.graphiql-query-editor').getByText('x-api-key').first().waitFor({ timeout: 30_000 });
       // As the example says: open the Headers tab.
       await w.page.locator('.graphiql-editor-tools').getByText('Headers', { exact: true }).click();
       const headers = w.page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
       await headers.locator('.view-lines').waitFor({ timeout: 30_000 });
-      expect(plain(await headers.locator('.view-lines').innerText()).trim()).toBe('');
+      expect(
+        plain(await headers.locator('.view-lines').innerText())
+          .replace(/\s+/g, ' ')
+          .trim(),
+      ).toBe('{ "x-api-key": "" }');
       const response = w.page.locator('.graphiql-response');
       // The real key, typed as a person would.
       await headers.locator('.view-lines').click();

@@ -9,6 +9,7 @@
 // A single operation that needs a key and has none is refused here too, before validation.
 import type { GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { sendsApiKey } from '../../accounts/index.js';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
 import { documentFacts, documentOf } from '../documents.js';
 import { toGraphQLError } from '../errors.js';
@@ -54,7 +55,7 @@ export function useBatchedRequests<ServerContext extends Record<string, any>>(
           if (!Array.isArray(requestParserResult)) {
             // A single operation is authenticated by the context factory, after validation; without a
             // key at all it is refused here, so a keyless client never makes the server validate.
-            if (!request.headers.has('x-api-key') && needsApiKey(asParams(requestParserResult)))
+            if (!sendsApiKey(request.headers) && needsApiKey(asParams(requestParserResult)))
               await opts.authenticate(request, serverContext);
             return;
           }

@@ -5,6 +5,7 @@
 // requests with a key are bounded by their account instead.
 import type { FastifyRequest } from 'fastify';
 import type { Plugin } from 'graphql-yoga';
+import { sendsApiKey } from '../../accounts/index.js';
 import { LookupError } from '../../contract/index.js';
 import { graphqlErrorBody } from '../errors.js';
 
@@ -45,7 +46,7 @@ export function useKeylessBudget(
   const budget = new KeylessBudget(opts);
   return {
     onRequest({ request, serverContext, endResponse, fetchAPI }) {
-      if (request.headers.has('x-api-key')) return;
+      if (sendsApiKey(request.headers)) return;
       const wait = budget.take(serverContext.req?.ip ?? 'unknown');
       if (wait === 0) return;
       const err = new LookupError('rate_limited', {

@@ -43,6 +43,23 @@ export function toOpenApi(node: unknown): Json {
   return node as Json;
 }
 
+/**
+ * The two ways to send the API key (src/accounts/api-key-header.ts), either one: the x-api-key header, or
+ * Authorization: Bearer. Both with different keys is 400 bad_param.
+ */
+export const SECURITY_SCHEMES = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The API key in the `x-api-key` header.' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The same API key as `Authorization: Bearer <key>`. Sent together with `x-api-key`, both must carry the same key (else 400 `bad_param`).',
+  },
+} as const;
+
+/** Every operation's requirement: one of the schemes (OpenAPI: alternatives, not both). */
+export const SECURITY: Json[] = [{ apiKey: [] }, { bearer: [] }];
+
 export const TAGS = { lookups: 'Lookups', jobs: 'Jobs', watches: 'Watches', account: 'Account' } as const;
 
 export const commonHeaders = {

@@ -1,6 +1,6 @@
 // GET /v1/account: the caller's own plan and usage; and its OpenAPI operation.
 import type { FastifyInstance } from 'fastify';
-import { accountUsage, authenticate } from '../../accounts/index.js';
+import { accountUsage, apiKeyFrom, authenticate } from '../../accounts/index.js';
 import type { AccountUsage } from '../../contract/index.js';
 import type { CoreDeps } from '../../lookup/index.js';
 import { sendError, tookMs } from '../../http/envelope.js';
@@ -19,7 +19,7 @@ export const ACCOUNT_PATH = '/v1/account';
 export function accountRoute(app: FastifyInstance, deps: CoreDeps): void {
   app.get(ACCOUNT_PATH, async (request, reply) => {
     try {
-      const account = await authenticate(deps.store, deps.config.apiKeySecret, request.headers['x-api-key']);
+      const account = await authenticate(deps.store, deps.config.apiKeySecret, apiKeyFrom(request.headers));
       request.stats.account = account.id;
       const data = await accountUsage(deps.store, account, deps.clock());
       return reply.send({ data, meta: { took_ms: tookMs(reply) } });

@@ -4,7 +4,7 @@
 // watch is 404 not_found "No such watch.", as one that does not exist. The key is checked first. Their
 // OpenAPI operations are at the end.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../../accounts/index.js';
+import { apiKeyFrom, authenticate } from '../../accounts/index.js';
 import type { Background } from '../../background.js';
 import { LOCATOR_KEYS, parseWatchBody } from '../../contract/index.js';
 import { MAX_WATCHES_PER_ACCOUNT, type WatchViewShape } from '../../contract/watches.js';
@@ -38,7 +38,7 @@ export async function watchesRoute(app: FastifyInstance, deps: CoreDeps, backgro
         const account = await authenticate(
           deps.store,
           deps.config.apiKeySecret,
-          request.headers['x-api-key'],
+          apiKeyFrom(request.headers),
           deps.auth,
         );
         request.stats.account = account.id;
