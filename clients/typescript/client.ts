@@ -7,7 +7,8 @@
 // without the envelope: a proxy's page, an empty body; no code is made up for it) or
 // PortalNetworkError (no answer read at all, the fetch failure as its cause).
 //
-// Retries (RetryOptions): a 429 or 503 is sent again after the wait its retry-after asks for, a
+// Retries (RetryOptions): a 429 or 503 (or a keyed request's 409 idempotency_key_in_use) is sent again
+// after the wait its retry-after asks for, a
 // failed connection after an exponential backoff with jitter, within a bound of attempts and of the
 // total wait; a POST is sent again only when it carries an Idempotency-Key (batches and jobs carry a
 // new random one per call by default, the same on each of that call's attempts), so nothing is ever
@@ -114,7 +115,7 @@ export interface RetryEvent {
   url: string;
   /** The attempt that failed, from 1. */
   attempt: number;
-  /** The status answered (429 or 503), or undefined when no answer was read. */
+  /** The status answered (429, 503, or 409 to a keyed request), or undefined when no answer was read. */
   status: number | undefined;
   /** The wait before the next attempt, ms: retry-after's, else the backoff's. */
   waitMs: number;
@@ -176,6 +177,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 const isIdempotent = (request: Request): boolean =>
   SAFE_METHODS.has(request.method) || request.headers.has('idempotency-key');
 
+/**
+ * An answer worth waiting out: 429 and 503; and 409 with retry-after to a keyed request (the service's
+ * idempotency_key_in_use: the first attempt under the key still runs, and a later one gets its answer).
+ */
+const retriedStatus = (request: Request, response: Response): boolean =>
+  response.status === 429 ||
+  response.status === 503 ||
+  (response.status === 409 && request.headers.has('idempotency-key') && response.headers.has('retry-after'));
+
 const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
@@ -210,7 +220,7 @@ function retryingFetch(
       let status: number | undefined;
       try {
         const response = await base(last ? request : request.clone());
-        if (last || (response.status !== 429 && response.status !== 503)) return response;
+        if (last || !retriedStatus(request, response)) return response;
         status = response.status;
         wait = retryAfterMs(response.headers.get('retry-after')) ?? backoffMs(attempt, policy);
         // A wait past the bound: the answer is the caller's (its PortalApiError carries retryAfter).

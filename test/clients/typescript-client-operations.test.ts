@@ -279,6 +279,29 @@ describe('retries', () => {
     }
   });
 
+  it("a keyed request's 409 idempotency_key_in_use with retry-after is waited out: the first attempt's answer comes", async () => {
+    const inUse = {
+      status: 409,
+      headers: { 'retry-after': '0' },
+      body: JSON.stringify({
+        error: { code: 'idempotency_key_in_use', message: 'Still running.' },
+        meta: { took_ms: 0 },
+      }),
+    };
+    const batchBody = JSON.stringify({
+      data: [],
+      meta: { count: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0, took_ms: 0 },
+    });
+    const fake = await fakeServer((n) => (n === 1 ? inUse : { status: 200, body: batchBody }));
+    try {
+      const c = new PortalClient({ baseUrl: fake.url, apiKey: 'k' });
+      expect((await c.batch([{ zpid: '1' }])).meta.count).toBe(0);
+      expect(fake.requests).toHaveLength(2);
+    } finally {
+      fake.server.close();
+    }
+  });
+
   it('retry-after as seconds or an HTTP date; the backoff doubles, jittered, capped', () => {
     expect(retryAfterMs('3')).toBe(3000);
     expect(retryAfterMs(new Date(10_000 + 5_000).toUTCString(), 10_000)).toBe(5000);

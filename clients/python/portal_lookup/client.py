@@ -8,7 +8,7 @@ A method returns the typed answer or raises one of three errors: ``PortalApiErro
 envelope, with the spec's code), ``PortalHttpError`` (an answer without the envelope: a proxy's page, an
 empty body; no code is made up for it) or ``PortalNetworkError`` (no answer read at all).
 
-Retries (``RetryPolicy``): a 429 or 503 is sent again after the wait its ``retry-after`` asks for, a failed
+Retries (``RetryPolicy``): a 429 or 503 (or a keyed request's 409 ``idempotency_key_in_use``) is sent again after the wait its ``retry-after`` asks for, a failed
 connection after an exponential backoff with jitter, within a bound of attempts and of total wait; a POST is
 sent again only when it carries an ``Idempotency-Key`` (batches and jobs carry a new random one per call by
 default, the same on each of that call's attempts), so a retry never makes a second job nor bills twice.
@@ -116,7 +116,7 @@ class RetryEvent:
     url: str
     #: The attempt that failed, from 1.
     attempt: int
-    #: The status answered (429 or 503), or None when no answer was read.
+    #: The status answered (429, 503, or 409 to a keyed request), or None when no answer was read.
     status: Optional[int]
     #: The wait before the next attempt, seconds: retry-after's, else the backoff's.
     wait: float
@@ -246,7 +246,10 @@ class PortalClient:
             except urllib.error.HTTPError as e:
                 status = e.code
                 answer_headers = {k.lower(): v for k, v in (e.headers or {}).items()}
-                if last or status not in (429, 503):
+                # 429 and 503; and 409 with retry-after to a keyed request (idempotency_key_in_use: the first
+                # attempt under the key still runs, and a later one gets its answer).
+                waited_out = status in (429, 503) or (status == 409 and has_key and "retry-after" in answer_headers)
+                if last or not waited_out:
                     raise self._error(e, answer_headers) from None
                 asked = _retry_after_seconds(answer_headers.get("retry-after"))
                 wait = asked if asked is not None else policy.backoff(attempt)

@@ -189,6 +189,15 @@ class Retries(unittest.TestCase):
         finally:
             fake.close()
 
+    def test_keyed_409_in_use_is_waited_out(self) -> None:
+        in_use = {"error": {"code": "idempotency_key_in_use", "message": "Still running."}, "meta": {"took_ms": 0}}
+        fake = FakeServer(lambda n, _: (409, {"retry-after": "0"}, json.dumps(in_use)) if n == 1 else (200, {}, BATCH))
+        try:
+            self.assertEqual(PortalClient(fake.url, "k").batch([{"zpid": "1"}])["meta"]["count"], 0)
+            self.assertEqual(len(fake.requests), 2)
+        finally:
+            fake.close()
+
     def test_retry_after_forms_and_backoff(self) -> None:
         self.assertEqual(retry_after_seconds("3"), 3.0)
         self.assertAlmostEqual(retry_after_seconds("Thu, 01 Jan 1970 00:00:15 GMT", now=10.0) or 0, 5.0)
