@@ -553,7 +553,7 @@ export interface components {
         };
         ErrorBody: {
             /**
-             * @description Stable error code (spec section 7; the table in src/contract/errors.ts)
+             * @description Stable error code (spec section 7; the table of codes: docs/rest.md, Headers and errors)
              * @enum {string}
              */
             code: "missing_param" | "bad_param" | "bad_body" | "too_many_items" | "missing_api_key" | "invalid_api_key" | "credits_exhausted" | "spend_limit_reached" | "not_found" | "route_not_found" | "method_not_allowed" | "not_acceptable" | "request_timeout" | "unsupported_media_type" | "expectation_failed" | "rate_limited" | "headers_too_large" | "address_ambiguous" | "idempotency_key_in_use" | "idempotency_key_reused" | "unprocessable_input" | "internal" | "upstream_error" | "upstream_unreachable" | "upstream_bad_response" | "upstream_run_failed" | "upstream_blocked" | "upstream_cost_cap" | "upstream_busy" | "no_api_keys" | "live_lookups_disabled" | "upstream_auth" | "upstream_quota" | "upstream_actor_missing" | "upstream_misconfigured" | "live_lookups_capped" | "store_unavailable" | "upstream_timeout" | "batch_deadline";

@@ -342,7 +342,7 @@ export const ErrorBody = Type.Object(
   {
     code: Type.Union(
       REST_ERROR_CODES.map((c) => Type.Literal(c)),
-      { description: 'Stable error code (spec section 7; the table in src/contract/errors.ts)' },
+      { description: 'Stable error code (spec section 7; the table of codes: docs/rest.md, Headers and errors)' },
     ),
     message: Type.String(),
     details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),

@@ -4,7 +4,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { humanMs } from '../contract/index.js';
-import { RELEASE, type CoreDeps } from '../lookup/index.js';
+import type { CoreDeps } from '../lookup/index.js';
+import { VERSION } from '../version.js';
 import { toolDefinitions, toolError, unknownTool, type OpenContext } from './tools.js';
 
 export const MCP_SERVER_NAME = 'portal-lookup';
@@ -16,7 +17,7 @@ const instructions = (cacheTtlMs: number): string =>
 
 export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
   const server = new McpServer(
-    { name: MCP_SERVER_NAME, version: RELEASE },
+    { name: MCP_SERVER_NAME, version: VERSION },
     { instructions: instructions(deps.config.cacheTtlMs) },
   );
   const tools = new Map(

@@ -7,6 +7,7 @@
 import { CONTRACT_SCHEMAS, ERROR_CODES } from '../contract/index.js';
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
+import { VERSION, LICENSE } from '../version.js';
 import { webhooksOpenApi } from '../webhooks/openapi.js';
 import {
   HTTP_LAYER_CODES,
@@ -57,7 +58,10 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
     openapi: '3.1.0',
     info: {
       title: 'Property lookup API',
-      version: '1.0.0-preview',
+      // The release (package.json); the API's version is the path's v1.
+      version: VERSION,
+      license: { name: LICENSE },
+      contact: { name: 'Property lookup API maintainers' },
       description:
         'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries the API key: x-api-key, or Authorization: Bearer. ' +
         `Any route may also answer ${[...HTTP_LAYER_CODES].map((c) => `${ERROR_CODES[c].status} ${c}`).join(', ')} in the same error envelope.`,

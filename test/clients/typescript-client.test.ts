@@ -1,11 +1,12 @@
 // The typed TypeScript client (clients/typescript): its generated types match what the service serves
-// at /openapi.json, and its example program, run as a child process against `npm run demo` itself
+// at /openapi.json, its package is ready to publish (its own package.json and build), and its example program, run as a child process against `npm run demo` itself
 // (src/demo.ts in a process of its own: the replayed listing site, the demo key), prints what the
 // service really answered.
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
@@ -31,6 +32,35 @@ beforeAll(async () => {
 });
 
 afterAll(() => svc.close());
+
+describe('the package (clients/typescript/package.json)', () => {
+  it('builds with its own tsconfig into dist/: the modules and declarations its exports name, importable', async () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'clients/typescript/package.json'), 'utf8'));
+    expect(pkg).toMatchObject({ name: '@portal-lookup/client', type: 'module', files: ['dist', 'README.md'] });
+    expect(pkg.exports['.']).toEqual({ types: './dist/client.d.ts', import: './dist/client.js' });
+    // The one dependency, at the range the project itself is tested with.
+    const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.dependencies).toEqual({ 'openapi-fetch': root.devDependencies['openapi-fetch'] });
+    // Built beside the package (as npm run build does), in a folder of this run's own: its imports resolve as there.
+    const out = mkdtempSync(join(ROOT, 'clients/typescript/.build-'));
+    try {
+      await promisify(execFile)(
+        process.execPath,
+        [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'clients/typescript/tsconfig.json', '--outDir', out],
+        { cwd: ROOT },
+      );
+      for (const target of [pkg.exports['.'].types, pkg.exports['.'].import, pkg.exports['./openapi-types'].types]) {
+        expect(existsSync(join(out, target.replace('./dist/', '')))).toBe(true);
+      }
+      const built = await import(pathToFileURL(join(out, 'client.js')).href);
+      expect(Object.keys(built).sort()).toEqual(
+        ['PortalApiError', 'PortalClient', 'PortalHttpError', 'PortalNetworkError', 'backoffMs', 'retryAfterMs'].sort(),
+      );
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('generated types', () => {
   it('clients/typescript/openapi-types.ts is what openapi-typescript makes of the served /openapi.json (npm run client:types)', async () => {
@@ -68,7 +98,7 @@ async function startDemo(): Promise<{ url: string; stop(): Promise<void> }> {
 
 // The demo and the example each run in a Node process of their own: room for a busy machine.
 describe('the example program against the demo (npm run demo)', { timeout: 120_000 }, () => {
-  it('prints the home, the batch, the usage and a coded error, as the service answered them', async () => {
+  it('prints the home, the batch, the usage, a coded error, a job to its end and a watch, as the service answered them', async () => {
     const demo = await startDemo();
     try {
       await checkExample(demo.url);
@@ -94,7 +124,7 @@ async function checkExample(url: string): Promise<void> {
         return [step, rest];
       }),
   );
-  expect(Object.keys(steps)).toEqual(['property', 'batch', 'usage', 'error']);
+  expect(Object.keys(steps)).toEqual(['property', 'batch', 'usage', 'error', 'job', 'watch']);
 
   // Read back over REST (all cache hits now): the example printed what the service holds.
   const home = (await get('/v1/portal/property?zpid=114303858')).data;
@@ -118,6 +148,21 @@ async function checkExample(url: string): Promise<void> {
   });
   expect(steps.usage).toEqual({ plan: 'free', used: 2, remaining: 48 });
   expect(steps.error).toEqual({ code: 'not_found', status: 404, message: 'No property matches.' });
+  // The job of two homes read before (cache hits, 0 credits) and a bad item, followed to its done.
+  expect(steps.job).toEqual({
+    status: 'completed',
+    count: 3,
+    succeeded: 2,
+    failed: 1,
+    credits: 0,
+    lastEvent: 'done',
+    results: [
+      { ok: true, zpid: '114303858' },
+      { ok: true, zpid: lakeview.zpid },
+      { ok: false, code: 'bad_param' },
+    ],
+  });
+  expect(steps.watch).toEqual({ zpid: '15192198', interval_hours: 24, listed: true, afterDelete: 'not_found' });
 }
 
 describe('PortalClient errors', () => {

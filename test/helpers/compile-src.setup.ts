@@ -23,7 +23,8 @@ declare module 'vitest' {
 }
 
 // Two levels below the root, as src/ is one: `new URL('../../fixtures/', import.meta.url)` in a
-// module at src/<dir>/ must land on a fixtures/ here, which links to the real one.
+// module at src/<dir>/ must land on a fixtures/ here, which links to the real one (and
+// `new URL('../package.json', …)` in src/version.ts on a package.json, a link too).
 const DIR = join(ROOT, '.tmp', `compiled-src-${process.pid}`);
 
 // Every project of vitest.config.ts (and the root) runs this setup; one build serves the run.
@@ -149,6 +150,8 @@ async function compile(dir: string): Promise<void> {
     cpSync(join(ROOT, 'src', f), join(dir, 'src', f));
   }
   symlinkSync(join(ROOT, 'fixtures'), join(dir, 'fixtures'));
+  // src/version.ts reads the release from the package.json above it (as dist/ does in the image).
+  symlinkSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   await bundled;
 }
 

@@ -10,6 +10,7 @@ import { MemoryStore } from '../../src/store/index.js';
 import { startGatedProxy } from '../helpers/gated-proxy.js';
 import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { VERSION } from '../../src/version.js';
 
 let svc: TestService;
 const clients: Client[] = [];
@@ -281,7 +282,8 @@ describe('the HTTP face', () => {
     const ok = await svc.post('/mcp', init, svc.keys.free, { accept: 'application/json, text/event-stream' });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-api-version')).toBe('v1');
-    expect(ok.body.result.serverInfo).toEqual({ name: 'portal-lookup', version: 'v1' });
+    // The release (package.json), not the API's v1.
+    expect(ok.body.result.serverInfo).toEqual({ name: 'portal-lookup', version: VERSION });
     const get = await svc.get('/mcp');
     expect(get.status).toBe(405);
     expect(get.body.error.code).toBe('method_not_allowed');

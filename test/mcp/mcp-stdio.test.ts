@@ -13,6 +13,7 @@ import { COMPACT_FIELDS } from '../../src/mcp/tools.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { entryArgs } from '../helpers/compiled-src.js';
 import { startGatedProxy } from '../helpers/gated-proxy.js';
+import { VERSION } from '../../src/version.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DEMO_KEY = 'demo_key_local_only';
@@ -81,7 +82,8 @@ afterAll(async () => {
 describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
   it('lists the tools, looks a home up live then from the cache, bills it once, and reports bad input by code', async () => {
     const { client } = await demoServer();
-    expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: 'v1' });
+    // The release (package.json, read by the compiled server from the package.json above it).
+    expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: VERSION });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
 

@@ -187,7 +187,7 @@ export type HomeStatus =
 /** A lookup that failed, as data. `code` is the stable spec code (REST: the error envelope's `error.code`); switch on it, not on the message. */
 export type LookupError = {
   __typename?: 'LookupError';
-  /** Stable error code (spec section 7; the table in src/contract/errors.ts) */
+  /** Stable error code (spec section 7; the table of codes: docs/rest.md, Headers and errors) */
   code: Scalars['String']['output'];
   /** Code-specific details, e.g. `candidate` for address_ambiguous or `upgrade_url` for credits_exhausted (REST: `error.details`) */
   details?: Maybe<Scalars['JSON']['output']>;
