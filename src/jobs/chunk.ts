@@ -36,6 +36,8 @@ const isRefusedForNow = (r: BatchItemOutcome): boolean =>
   !r.ok &&
   (r.error.code === 'upstream_busy' || (r.error.code === 'rate_limited' && r.error.details?.limit === 'live_lookups'));
 const isCapped = (r: BatchItemOutcome): boolean => !r.ok && r.error.code === 'live_lookups_capped';
+const isUnread = (r: BatchItemOutcome): boolean =>
+  !r.ok && r.error.code === 'live_lookups_disabled' && r.error.details?.reason === 'cache_only';
 
 export async function runChunk(
   deps: CoreDeps,
@@ -59,6 +61,10 @@ export async function runChunk(
   ctx.reservationIdFor = reservationIds(requestId);
   // A re-run of the round (a crash): reads since the round began are fresh enough.
   if (start.rerun) ctx.retrySince = start.roundStart;
+  // A cancelled job's chunk runs only to settle what its dead run began: nothing more is read live, and
+  // the items it did not read get no result (as the items of a cancelled job that never started).
+  const cancelled = start.cancelled;
+  if (cancelled) ctx.cacheOnly = true;
   const run = await lookupBatch(
     ctx,
     pending.map((index) => parseBatchItem(raw[index - base])),
@@ -88,7 +94,7 @@ export async function runChunk(
   const billed: string[] = [];
   for (const index of pending) {
     const r = results.get(index)!;
-    if (isCapped(r) || isRefusedForNow(r)) continue;
+    if (isCapped(r) || isRefusedForNow(r) || (cancelled && isUnread(r))) continue;
     let meta: LookupMeta | undefined;
     if (r.ok) {
       meta = r.meta;
@@ -113,7 +119,7 @@ export async function runChunk(
     counts.done += 1;
     lines.push(batchItemJson(r, index, meta));
   }
-  const final = held.length === 0 && refused.length === 0;
+  const final = cancelled || (held.length === 0 && refused.length === 0);
   const newText = lines.map((l) => `${l}\n`).join('');
   const write: ChunkWrite = {
     round: start.round,
@@ -121,7 +127,7 @@ export async function runChunk(
     text: final ? mergeLines(start.partial, lines) : newText,
     counts,
     held: held.length,
-    waitingUntil: held.length === 0 ? null : nextUtcMidnight(deps.clock()).toISOString(),
+    waitingUntil: final && cancelled ? null : held.length === 0 ? null : nextUtcMidnight(deps.clock()).toISOString(),
     billed,
     now: deps.clock().toISOString(),
   };

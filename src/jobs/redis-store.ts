@@ -246,6 +246,7 @@ export class RedisJobStore implements JobStore {
       rerun: r[3] === '1',
       partial: r[4] ?? '',
       billed: r[5] ? r[5].split(' ') : [],
+      cancelled: r[6] === 'cancelled',
     };
   }
 

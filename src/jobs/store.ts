@@ -37,6 +37,8 @@ export type ChunkStart =
       partial: string;
       /** Entry keys earlier rounds billed (one per charge). */
       billed: string[];
+      /** The job was cancelled: the run settles what an earlier run of its round began, and reads nothing new. */
+      cancelled: boolean;
     };
 
 export interface ChunkWrite {
@@ -264,7 +266,15 @@ export class MemoryJobStore implements JobStore {
     if (j.job.status === 'queued') Object.assign(j.job, { status: 'running', started_at: nowIso });
     const rerun = c.roundStart !== null;
     c.roundStart ??= now;
-    return { state: 'run', round: c.round, roundStart: c.roundStart, rerun, partial: c.partial, billed: [...c.billed] };
+    return {
+      state: 'run',
+      round: c.round,
+      roundStart: c.roundStart,
+      rerun,
+      partial: c.partial,
+      billed: [...c.billed],
+      cancelled: j.job.status === 'cancelled',
+    };
   }
 
   async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {

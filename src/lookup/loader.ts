@@ -54,6 +54,7 @@ async function loadUncached(ctx: RequestContext, req: HomeRequest, freshness: Fr
   const { config } = ctx.deps;
   const { locator } = req;
   if (!config.liveLookupsEnabled) throw new LookupError('live_lookups_disabled');
+  if (ctx.cacheOnly) throw new LookupError('live_lookups_disabled', { details: { reason: 'cache_only' } });
   if (locator.kind === 'address') {
     const memo = await ctx.deps.store.getMemo(req.key);
     if (memo)

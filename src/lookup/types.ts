@@ -72,6 +72,11 @@ export interface RequestContext {
    * re-run, so a run after a crash takes over what the dead run held); null or absent: a new id.
    */
   reservationIdFor?: (homeKey: string) => string | null;
+  /**
+   * Answers from the cache only: a miss is refused (live_lookups_disabled, details.reason `cache_only`)
+   * instead of read live. A cancelled job's run (jobs/chunk.ts) settles what its dead run read, no more.
+   */
+  cacheOnly?: boolean;
 }
 
 export interface ContextOptions {

@@ -7,7 +7,8 @@
   ARGV[1] now ms
   ARGV[2] now ISO
 
-  Reply: {'gone'} | {'skip', status, done (1|0)} | {'run', round, round start, rerun (1|0), partial lines, billed}
+  Reply: {'gone'} | {'skip', status, done (1|0)} | {'run', round, round start, rerun (1|0), partial lines, billed,
+         status}
 ]]
 --!include job-ttl.lua
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -27,4 +28,4 @@ if not rs then
   redis.call('HSET', KEYS[2], 'round_start', rs)
   expireWithJob(KEYS[2])
 end
-return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or ''}
+return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or '', status}
