@@ -173,7 +173,8 @@ describe('the REST docs at /docs', () => {
       // Swagger UI draws every open operation again on each change of its state (authorized, executed).
       await w.page.locator('.btn.authorize').first().click();
       await w.page.locator('.modal-ux input[type=text], .modal-ux input[type=password]').first().fill(svc.keys.free!);
-      await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+      // The modal has a form per scheme (the x-api-key and the bearer one): the key goes in the first.
+      await w.page.locator('.modal-ux .auth-btn-wrapper .authorize').first().click();
       await w.page.locator('.modal-ux .btn-done, .modal-ux .close-modal').first().click();
       // The key stays in the page, never in the browser's storage (persistAuthorization off).
       const stored = await w.page.evaluate(

@@ -44,7 +44,7 @@ describe('.ci/run refuses clearly up front', () => {
     const r = runCi({ uname: '[ "$1" = -s ] && echo Linux || echo x86_64', id: 'echo 1000' });
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(
-      /^\.ci\/run: missing redis-server( openssl)?( chromium)?: run as root \(apt-get installs them\) or install them first$/m,
+      /^\.ci\/run: missing redis-server( openssl)?( chromium)?( python3)?: run as root \(apt-get installs them\) or install them first$/m,
     );
     expect(r.stderr).not.toContain('apt-get ran');
   });

@@ -502,7 +502,7 @@ class _JobRequestRequired(TypedDict):
 class JobRequest(_JobRequestRequired, total=False):
     """A lookup job as JSON (POST /v1/portal/jobs); also accepted as text/csv and NDJSON, options then in the query string."""
 
-    #: http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.
+    #: http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to an address that is not globally routable unicast (loopback, private, link-local, documentation, reserved, multicast, or an IPv6 form carrying an IPv4 address); WEBHOOK_ALLOW_PRIVATE lets loopback, private and link-local through.
     webhook_url: str
     #: Hint for which listing to read (a batch: for every item). Detected automatically when omitted.
     status: Literal["for_sale", "sold", "for_rent"]
