@@ -40,7 +40,7 @@ export function backendFor(config: Config): Backend {
   if (!usesRedis(config)) {
     return {
       shared: false,
-      store: async () => new MemoryStore(Date.now, config.memoryCacheBytes, config.ledgerRetentionMs),
+      store: async () => new MemoryStore(Date.now, config.memoryCacheBytes, config.ledgerRetentionMs, config.history),
       rateLimiter: (_logger, now) => new MemoryRateLimiter(limits, now),
       jobs: (logger, now) => ({
         store: new MemoryJobStore(now),
@@ -61,6 +61,7 @@ export function backendFor(config: Config): Backend {
         prefix: config.redisPrefix,
         commandTimeoutMs: config.redisCommandTimeoutMs,
         ledgerRetentionMs: config.ledgerRetentionMs,
+        history: config.history,
       });
     },
     rateLimiter(logger, now) {

@@ -297,6 +297,19 @@ export const ENV = Type.Object({
     description:
       'How long a charge stays in the billing ledger (a year and a month by default, so last month of last year can still be reconciled); older lines are trimmed as new ones come',
   }),
+  HISTORY_RETENTION_DAYS: integer({
+    default: 400,
+    minimum: 1,
+    maximum: 36_500,
+    description:
+      "How long a home's history events (one per live read) are kept; older ones are trimmed as new ones come",
+  }),
+  HISTORY_MAX_EVENTS_PER_HOME: integer({
+    default: 1_000,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'The most history events kept per home; past it the oldest go first',
+  }),
   BACKGROUND_MAX_LIVE_PER_KEY: integer({
     default: 10,
     minimum: 0,
@@ -458,6 +471,9 @@ const FIELDS = fields({
   RATE_LIMIT_PER_MINUTE: 'rateLimitPerMinute',
   MAX_LIVE_PER_KEY: 'maxLivePerKey',
   LEDGER_RETENTION_DAYS: ['ledgerRetentionMs', (days) => days * 86_400_000],
+  // history: how long and how many events of each home's history the store keeps (store/history-store.ts).
+  HISTORY_RETENTION_DAYS: ['history.retentionMs', (days) => days * 86_400_000],
+  HISTORY_MAX_EVENTS_PER_HOME: 'history.maxEventsPerHome',
   BACKGROUND_MAX_LIVE_PER_KEY: 'backgroundMaxLivePerKey',
   /** Null: not a cluster. Exclusive with redisUrl. */
   REDIS_CLUSTER_NODES: ['redisClusterNodes', (nodes) => (nodes === undefined ? null : clusterNodes(nodes))],

@@ -22,6 +22,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/portal/property/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A home's history: its live reads and what each changed
+         * @description The timeline of the home the locator names (the lookup's url, zpid or address: send exactly one), newest first: one event per successful live read of it (cache hits add none), with which source served it and what changed since the read before; the first read's event lists the starting values. Read from this service's own records only: nothing is read live and nothing is billed; it takes one unit of the key's rate window. An address or building link this service cannot map to a home it knows, or a home with no events, is 404 not_found. Events are kept HISTORY_RETENTION_DAYS (400 by default), at most HISTORY_MAX_EVENTS_PER_HOME per home.
+         */
+        get: operations["getPropertyHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/portal/batch": {
         parameters: {
             query?: never;
@@ -720,6 +740,42 @@ export interface components {
             /** @description Monthly overage spend limit, USD; null when none is set */
             spend_limit_usd: number | null;
         };
+        /** @description A successful live read of a home, in the home's timeline (cache hits add none) */
+        HistoryEvent: {
+            /** @description The event id: increasing with time within a home; pass it as cursor for the events before it */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When this service read the home live (its clock; meta.age_seconds counts from it)
+             */
+            read_at: string;
+            /**
+             * Format: date-time
+             * @description The read's meta.fetched_at: when the data was collected (a fallback provider's own collection time can be earlier)
+             */
+            fetched_at: string;
+            /** @description Who served the read: self_hosted (this service's own collector), or the fallback provider's name (meta.source.provider) */
+            provider: string;
+            /** @description True when the fallback provider served the read instead of the own collector (meta.source.provider is not self_hosted) */
+            fallback: boolean;
+            /** @description True when the read had no earlier snapshot of the home to compare with (its first read, or the earlier one no longer kept): changes then list the starting values, each from null */
+            initial: boolean;
+            /** @description What changed since the read before (the read's meta.changes: price, homeStatus, estimate, rentEstimate, monthlyHoaFee, photoCount, a daysOnPortal that went down, each new priceHistory event); empty when nothing did. With initial: every field's starting value (from null), and each priceHistory event */
+            changes: components["schemas"]["FieldChange"][];
+        };
+        /** @description A page of a home's timeline, read from this service's own records: no live read, no credit, one unit of the key's rate window */
+        HistoryResponse: {
+            /** @description The home's events, newest first */
+            data: components["schemas"]["HistoryEvent"][];
+            meta: {
+                /** @description The key of the home the locator names (`zpid:<zpid>`, as meta.cache_key of its lookup) */
+                cache_key: string;
+                /** @description Pass as cursor for the next (older) page; null: no more */
+                next_cursor: string | null;
+                /** @description Milliseconds taken */
+                took_ms: number;
+            };
+        };
         /** @description A lookup job as JSON (POST /v1/portal/jobs); also accepted as text/csv and NDJSON, options then in the query string. */
         JobRequest: {
             /** @description 1 to 10,000 homes, in the batch's item forms. An invalid item is its own error result, never the job's. */
@@ -1377,6 +1433,226 @@ export interface operations {
             };
             /** @description Error: upstream_timeout, batch_deadline */
             504: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getPropertyHistory: {
+        parameters: {
+            query?: {
+                /** @description A home-details link ending in `<zpid>_zpid/`, or an apartment-building link (/apartments/…). At most 500 characters. Example: `https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/` */
+                url?: string;
+                /**
+                 * @description The property ID, 1 to 12 digits.
+                 * @example 2146993218
+                 */
+                zpid?: string;
+                /** @description One-line US address with house number and either city + state or ZIP; 5 to 200 characters. Include the unit for condos and apartments. Example: `661 Lakeview Ave, San Francisco, CA 94112` */
+                address?: string;
+                /** @description Events per page, 1 to 100; 20 when omitted */
+                limit?: number;
+                /** @description meta.next_cursor of the page before; one not of an event id's form is 400 bad_param */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the home's events, newest first */
+            200: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "1767434400000-0",
+                     *           "read_at": "2026-01-03T10:00:00.000Z",
+                     *           "fetched_at": "2026-01-03T10:00:00.000Z",
+                     *           "provider": "self_hosted",
+                     *           "fallback": false,
+                     *           "initial": false,
+                     *           "changes": [
+                     *             {
+                     *               "field": "price",
+                     *               "from": 850000,
+                     *               "to": 812000
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "1767348000000-0",
+                     *           "read_at": "2026-01-02T10:00:00.000Z",
+                     *           "fetched_at": "2026-01-02T10:00:00.000Z",
+                     *           "provider": "self_hosted",
+                     *           "fallback": false,
+                     *           "initial": true,
+                     *           "changes": [
+                     *             {
+                     *               "field": "price",
+                     *               "from": null,
+                     *               "to": 850000
+                     *             },
+                     *             {
+                     *               "field": "homeStatus",
+                     *               "from": null,
+                     *               "to": "FOR_SALE"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "cache_key": "zpid:15192198",
+                     *         "next_cursor": null,
+                     *         "took_ms": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HistoryResponse"];
+                };
+            };
+            /** @description Error: missing_param, bad_param */
+            400: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
+            417: components["responses"]["expectation_failed"];
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            431: components["responses"]["headers_too_large"];
+            /** @description Error: internal */
+            500: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: upstream_busy, store_unavailable */
+            503: {
                 headers: {
                     /** @description Always v1 */
                     "x-api-version"?: "v1";

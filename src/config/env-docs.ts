@@ -91,6 +91,10 @@ export const ENV_DOCS: Record<keyof typeof ENV.properties, string> = {
     "Live reads of one API key's background work (job items, watch checks) at once, all instances together, apart from `MAX_LIVE_PER_KEY`: a job never takes its key's interactive slots. Background work takes no unit of `RATE_LIMIT_PER_MINUTE`; a read that finds these slots held waits for one (at most `LOOKUP_TIMEOUT_MS`), and a job item still refused runs in a later round of its chunk, never failing (see [jobs.md](jobs.md)). `0`: no cap",
   LEDGER_RETENTION_DAYS:
     "How long a charge stays in the billing ledger (the Redis stream `{bill}:ledger`, or the memory store's list): each charge trims those older (on Redis `XADD MINID ~`, whole stream nodes, so about). 400 days keeps a year and a month, enough to reconcile any month of the last year; usage counters are kept apart and are not trimmed",
+  HISTORY_RETENTION_DAYS:
+    "How long a home's history events are kept ([history.md](history.md)): one event per successful live read of the home, read back by `GET /v1/portal/property/history`. Each append trims those older (on Redis `XTRIM MINID ~` on the home's stream, whole stream nodes, so about) and the home's stream expires this long after its last read; the memory store leaves out and sweeps the older ones",
+  HISTORY_MAX_EVENTS_PER_HOME:
+    'The most history events kept per home ([history.md](history.md)): past it the oldest go first (on Redis `XADD MAXLEN ~`, so about: up to a stream node more). 1,000 is almost three years of daily reads; the memory store also bounds the homes it keeps a history for (a quarter of `MEMORY_CACHE_MB`, the least recently used go first)',
   MAX_LIVE_PER_KEY:
     "Live reads of one API key's requests running at once, all instances together (a lookup that joins another's read of the same home holds none). One more waits for a slot when other lookups of its own request are under way (a batch, a GraphQL operation), at most until the request's deadline or `LOOKUP_TIMEOUT_MS`; a request with none under way is refused at once with 429 `rate_limited` (`details.limit: live_lookups`, `retry-after: 1`). `0`: no cap",
   REDIS_CLUSTER_NODES:

@@ -1,4 +1,4 @@
-// How many lookups an operation asks for: each `property` field is one, each `properties` field
+// How many lookups an operation asks for: each `property` field is one (and each `propertyHistory`), each `properties` field
 // counts its items (literal lists, or list variables with their values), or one for a dry run. Counted on the executed
 // document with the request's variables coerced as the executor coerces them (defaults applied, so
 // @skip/@include leave out what they will leave out), so it is exact per request (Yoga caches
@@ -75,7 +75,8 @@ export function countLookups(document: DocumentNode, op: OperationDefinitionNode
   if (op.operation !== 'query') return 0;
   let n = 0;
   for (const field of rootFields(document, op, coerced)) {
-    if (field.name.value === 'property') n += 1;
+    // A history read looks nothing up, but takes one unit as a lookup does.
+    if (field.name.value === 'property' || field.name.value === 'propertyHistory') n += 1;
     // A dry run looks nothing up: it counts as one, whatever its items (the core takes one unit for it).
     else if (field.name.value === 'properties')
       n += isTrue(argument(field, 'dryRun'), coerced) ? 1 : itemsCount(argument(field, 'items'), coerced);

@@ -68,3 +68,18 @@ export function changesBetween(
   }
   return changes;
 }
+
+/**
+ * A first snapshot's values of the fields meta.changes covers, as changes from nothing (a home's first
+ * history event): each field in CHANGE_FIELDS order (null ones too, but the `unread` fields), then each
+ * priceHistory event, newest first, as `{ field: 'priceHistory', from: null, to: event }`.
+ */
+export function startingValues(after: Snapshot, unread: ReadonlySet<ChangeField> = new Set()): FieldChange[] {
+  const values: FieldChange[] = [];
+  for (const field of [...VALUE_FIELDS, 'daysOnPortal'] as const) {
+    if (!unread.has(field)) values.push({ field, from: null, to: after[field] ?? null });
+  }
+  if (unread.has('priceHistory')) return values;
+  for (const event of after.priceHistory ?? []) values.push({ field: 'priceHistory', from: null, to: event });
+  return values;
+}

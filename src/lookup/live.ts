@@ -18,6 +18,7 @@ import { loadedFromHit, readHome, readLastGood } from './cache.js';
 import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
 import { changesBetween, unreadFields } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
+import { recordRead } from './history.js';
 import { timeUpstream } from '../observability/request-stats.js';
 import { lastGoodKey, lockKey, rawFlightKey, zpidKey } from './keys.js';
 import { commit, CreditWait, HeldInFlight, release, reserveOnce, type Reservation } from './billing.js';
@@ -189,7 +190,10 @@ async function leadAcrossInstances(
   }
 }
 
-/** Reads the home live, caches it (with what changed since `previous`, the earlier snapshot) and charges it. */
+/**
+ * Reads the home live, caches it (with what changed since `previous`, the earlier snapshot), adds the
+ * read to the home's history and charges it.
+ */
 async function readAndCharge(
   ctx: RequestContext,
   req: LiveRequest,
@@ -275,6 +279,8 @@ async function readAndCharge(
     // Before the charge, so nothing after it can fail; the home is served without it (the next
     // lookup of the address resolves it again).
     if (req.aliasKey) await putAliasOrLog(ctx, req.aliasKey, entryKey);
+    // The read's event in the home's history (docs/history.md), beside its record: never on a hit.
+    await recordRead(ctx, entryKey, entry, collected.property);
     commitSent = true;
     const charged = await commit(ctx, reservation, entryKey);
     const loaded: Loaded = {

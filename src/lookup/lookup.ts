@@ -16,6 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { addressMatchOf } from './address-match.js';
 import { admitLookups, type Admission } from './admission.js';
 import { ageSeconds } from './cache-policy.js';
+import { noteRecordKey } from './history.js';
 import { homeKeyOf } from './keys.js';
 import { recordFailed, recordFound } from '../observability/request-stats.js';
 import { failureOf } from './failure.js';
@@ -54,7 +55,12 @@ export class LookupOutcome {
   ) {}
 
   get data(): PortalProperty {
-    return (this.#data ??= parseRecord(this.dataJson));
+    if (this.#data === undefined) {
+      this.#data = parseRecord(this.dataJson);
+      // Its history (GraphQL's PortalProperty.history) is the home's it was answered for.
+      noteRecordKey(this.#data, this.entryKey);
+    }
+    return this.#data;
   }
 }
 

@@ -13,7 +13,8 @@ export const MCP_SERVER_NAME = 'portal-lookup';
 const instructions = (cacheTtlMs: number): string =>
   "Property data for US homes from a listing site: price, status, beds, baths, living area, the site's value and rent " +
   'estimates. Look homes up by listing link, zpid or one-line address. Live lookups cost credits (see account_usage); ' +
-  `homes read in the last ${humanMs(cacheTtlMs)} are free. Answers are compact unless full: true is passed.`;
+  `homes read in the last ${humanMs(cacheTtlMs)} are free, and so is a home's history of reads (property_history). ` +
+  'Answers are compact unless full: true is passed.';
 
 export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
   const server = new McpServer(

@@ -1,5 +1,5 @@
-// The MCP tools: lookup_property, lookup_properties, account_usage. Each parses its arguments with the
-// contract's validator and calls the core as REST does (lookupOne, lookupBatch, accountUsage), so
+// The MCP tools: lookup_property, lookup_properties, property_history, account_usage. Each parses its arguments
+// with the contract's validator and calls the core as REST does (lookupOne, lookupBatch, homeHistory, accountUsage), so
 // billing, cache and error codes are the same; a LookupError becomes an MCP tool error (isError)
 // carrying the spec's code and message.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -9,22 +9,28 @@ import {
   BATCH_QUERY_FIELDS,
   BatchItem,
   BatchRequest,
+  DEFAULT_HISTORY_PAGE,
+  historyCursor,
+  historyLimit,
   humanMs,
   LOCATOR_FIELDS,
   LookupError,
   MAX_BATCH_ITEMS,
+  MAX_HISTORY_PAGE,
   OPTION_FIELDS,
   parseBatchBody,
   parseDryRun,
   parseLocator,
   parseLookupOptions,
   type AccountUsage,
+  type HistoryEvent,
   type LookupMeta,
   type PortalProperty,
 } from '../contract/index.js';
 import type { Config } from '../config.js';
 import {
   failureOf,
+  homeHistory,
   lookupBatch,
   lookupOne,
   parsedLookup,
@@ -59,6 +65,9 @@ const COMPACT_META = [
   'stale',
   'stale_reason',
 ] as const satisfies ReadonlyArray<keyof LookupMeta>;
+const COMPACT_EVENT = ['read_at', 'provider', 'initial', 'changes'] as const satisfies ReadonlyArray<
+  keyof HistoryEvent
+>;
 const COMPACT_USAGE = ['plan', 'used', 'included', 'remaining', 'period_end'] as const satisfies ReadonlyArray<
   keyof AccountUsage
 >;
@@ -211,6 +220,40 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
           if (parseDryRun(args.dry_run, false)) return answer({ ...(await previewBatch(ctx, items, options)) });
           const { data, meta } = await lookupBatch(ctx, items, options);
           return answer({ data: data.map((r) => batchItem(r, full)), meta });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+    property_history: {
+      config: {
+        title: "A home's history",
+        description:
+          "The timeline of one home (by listing link, zpid or one-line US address; send exactly one), newest first: one event per successful live read of it, with its source (provider, fallback) and what changed since the read before (changes; the first read's event, initial, lists the starting values). " +
+          "Read from this service's own records only: nothing is read live, free of credits. A home the service has not read (or an address it cannot map to a home it knows) is the tool error not_found. " +
+          "Page with limit and cursor (meta.next_cursor). Each event's read_at, provider, initial and changes unless full: true.",
+        inputSchema: {
+          ...locatorArgs,
+          limit: described({
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_HISTORY_PAGE,
+            description: `Events per page, 1 to ${MAX_HISTORY_PAGE}; ${DEFAULT_HISTORY_PAGE} when omitted`,
+          }),
+          cursor: described({ type: 'string', description: 'meta.next_cursor of the page before' }),
+          full: fullArg('every field of each event (id, fetched_at, fallback too)'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
+        try {
+          const ctx = await open({ signal });
+          const locator = parseLocator({ url: args.url, zpid: args.zpid, address: args.address });
+          const page = { limit: historyLimit(args.limit, 'limit'), cursor: historyCursor(args.cursor, 'cursor') };
+          const full = parseFull(args.full);
+          const { cacheKey, events, nextCursor } = await homeHistory(ctx, locator, page);
+          const data = full ? events : events.map((e) => pick(e, COMPACT_EVENT));
+          return answer({ data, meta: { cache_key: cacheKey, next_cursor: nextCursor } });
         } catch (e) {
           return toolError(e, log);
         }

@@ -7,6 +7,7 @@ import { docsRoutes } from './docs.js';
 import { accountRoute } from './routes/account.js';
 import { batchRoute } from './routes/batch.js';
 import { healthRoutes } from './routes/health.js';
+import { historyRoute } from './routes/history.js';
 import { jobsRoute } from './routes/jobs.js';
 import { propertyRoute } from './routes/property.js';
 import { watchesRoute } from './routes/watches.js';
@@ -16,6 +17,7 @@ export { buildOpenApi } from './openapi.js';
 export async function registerRest(app: FastifyInstance, deps: CoreDeps, background: Background): Promise<void> {
   healthRoutes(app, deps);
   propertyRoute(app, deps);
+  historyRoute(app, deps);
   await batchRoute(app, deps);
   accountRoute(app, deps);
   await jobsRoute(app, deps, background);

@@ -1,10 +1,10 @@
 // The OpenAPI document, generated from the contract so it cannot drift from it: the schemas
-// (schema.ts, inputs.ts, jobs.ts, watches.ts), the query parameters (the input fields), and the error
+// (schema.ts, inputs.ts, jobs.ts, watches.ts, history.ts), the query parameters (the input fields), and the error
 // codes, statuses and example error bodies (the table in errors.ts). Each route describes its own
 // operations beside its handler (routes/*.ts, or a sibling routes/*.openapi.ts); this file assembles
 // them with what is no one route's (openapi/shared.ts): info, tags, security, the component schemas,
 // the HTTP layer's shared responses, and the webhooks (webhooks/openapi.ts).
-import { CONTRACT_SCHEMAS, ERROR_CODES } from '../contract/index.js';
+import { CONTRACT_SCHEMAS, ERROR_CODES, HISTORY_SCHEMAS } from '../contract/index.js';
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
 import { VERSION, LICENSE } from '../version.js';
@@ -22,6 +22,7 @@ import {
 } from './openapi/shared.js';
 import { accountPaths } from './routes/account.js';
 import { batchPaths } from './routes/batch.js';
+import { historyPaths } from './routes/history.js';
 import { jobsPaths } from './routes/jobs.openapi.js';
 import { propertyPaths } from './routes/property.js';
 import { watchesPaths } from './routes/watches.js';
@@ -31,6 +32,7 @@ export { exampleProperty } from './openapi/examples.js';
 /** Every route file's part of `paths`, in the document's order (the order of its operations in clients). */
 const ROUTE_PATHS: readonly ((config: OpenApiConfig) => OpenApiPaths)[] = [
   propertyPaths,
+  historyPaths,
   batchPaths,
   jobsPaths,
   watchesPaths,
@@ -52,7 +54,7 @@ function routePaths(config: OpenApiConfig): OpenApiPaths {
 /** The document of a service: its descriptions say the configured cache lifetime. */
 export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
   const schemas = Object.fromEntries(
-    [...CONTRACT_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]),
+    [...CONTRACT_SCHEMAS, ...HISTORY_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]),
   );
   return {
     openapi: '3.1.0',

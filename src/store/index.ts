@@ -1,2 +1,3 @@
 export type * from './types.js';
 export { MemoryStore } from './memory.js';
+export { DEFAULT_HISTORY_LIMITS } from './history-store.js';

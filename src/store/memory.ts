@@ -2,10 +2,11 @@
 // without awaiting, so each is atomic in the same way a Redis script is. It behaves like the Redis
 // store in every respect the shared suite (test/store/store-contract.ts) checks, including key
 // expiry: expired keys read as absent at once, and sweep() (run once a minute by the server) drops
-// them, so a long-running process holds only live keys. Usage buckets are kept forever and the ledger
-// for LEDGER_RETENTION_DAYS, as in Redis. About 500 lines: one class, since sweep() walks every concern's maps.
+// them, so a long-running process holds only live keys. Usage buckets are kept forever, the ledger
+// for LEDGER_RETENTION_DAYS and homes' history for HISTORY_RETENTION_DAYS, as in Redis. About 580 lines: one class, since sweep() walks every concern's maps.
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
+import { DEFAULT_HISTORY_LIMITS, type HistoryLimits } from './history-store.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
 import { LRUCache } from 'lru-cache';
 import type {
@@ -19,6 +20,7 @@ import type {
   ReserveRequest,
   ReserveResult,
   StoredAnswer,
+  StoredHistoryEvent,
   Store,
   UsageCounters,
   VoidRef,
@@ -59,6 +61,21 @@ const DEFAULT_MEMORY_CACHE_BYTES = 128 * 1024 * 1024;
 const KEY_SHARE_OF_CACHE = 1 / 8;
 /** What an alias or memo is counted as: its key and value at two bytes a character, and the cache's own per-item cost. */
 const keyBytes = (key: string, value: string) => 2 * (key.length + value.length) + 64;
+
+/**
+ * Homes' history is bounded to this share of the homes' bound (MEMORY_CACHE_MB), and to MAX_HISTORY_HOMES
+ * homes: the least recently read or written timelines go first (a home's own is bounded by maxEventsPerHome).
+ */
+const HISTORY_SHARE_OF_CACHE = 1 / 4;
+const MAX_HISTORY_HOMES = 100_000;
+
+/** A home's history: its events, oldest first, with what they weigh and the last id given (ids only increase). */
+interface Timeline {
+  events: Array<StoredHistoryEvent & { at: number }>;
+  bytes: number;
+  lastMs: number;
+  lastSeq: number;
+}
 
 /** Mirrors the Redis daily budget key: a counter that expires this long after it was last drawn on. */
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
@@ -111,11 +128,14 @@ export class MemoryStore implements Store {
   private readonly reservations = new Map<string, Reservation>();
   private readonly ledgerEntries: LedgerEntry[] = [];
   private readonly accountWatchers = new Set<() => void>();
+  /** Bounded (HISTORY_SHARE_OF_CACHE of the homes' bound, MAX_HISTORY_HOMES homes); the least recently used go first. */
+  private readonly histories: LRUCache<string, Timeline>;
 
   constructor(
     private readonly clock: () => number = Date.now,
     maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES,
     private readonly ledgerRetentionMs = DEFAULT_LEDGER_RETENTION_MS,
+    private readonly historyLimits: HistoryLimits = DEFAULT_HISTORY_LIMITS,
   ) {
     // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
     this.entries = new LRUCache({
@@ -131,6 +151,11 @@ export class MemoryStore implements Store {
     this.answers = new LRUCache({
       maxSize: maxKeyBytes,
       sizeCalculation: (e, key) => keyBytes(key, e.value.bodyHash) + (e.value.answer?.length ?? 0),
+    });
+    this.histories = new LRUCache({
+      max: MAX_HISTORY_HOMES,
+      maxSize: Math.max(1, Math.floor(maxCacheBytes * HISTORY_SHARE_OF_CACHE)),
+      sizeCalculation: (t, key) => keyBytes(key, '') + t.bytes,
     });
   }
 
@@ -206,6 +231,38 @@ export class MemoryStore implements Store {
 
   async putMemo(key: string, body: ErrorBody, ttlMs: number): Promise<void> {
     this.memos.set(key, { value: body, expiresAt: this.clock() + ttlMs });
+  }
+
+  async appendHistory(homeKey: string, event: string): Promise<string> {
+    const now = this.clock();
+    const t = this.histories.get(homeKey) ?? { events: [], bytes: 0, lastMs: -1, lastSeq: 0 };
+    // As a Redis stream's ids: the time, then a sequence within one millisecond (never going back).
+    const at = Math.max(now, t.lastMs);
+    t.lastSeq = at === t.lastMs ? t.lastSeq + 1 : 0;
+    t.lastMs = at;
+    const id = `${at}-${t.lastSeq}`;
+    t.events.push({ id, event, at });
+    t.bytes += eventBytes(id, event);
+    const cutoff = now - this.historyLimits.retentionMs;
+    let drop = Math.max(0, t.events.length - this.historyLimits.maxEventsPerHome);
+    while (drop < t.events.length && t.events[drop]!.at < cutoff) drop += 1;
+    for (const gone of t.events.splice(0, drop)) t.bytes -= eventBytes(gone.id, gone.event);
+    // Set again: its size counted anew.
+    this.histories.set(homeKey, t);
+    return id;
+  }
+
+  async readHistory(homeKey: string, limit: number, before: string | null): Promise<StoredHistoryEvent[]> {
+    const t = this.histories.get(homeKey);
+    if (!t) return [];
+    const cutoff = this.clock() - this.historyLimits.retentionMs;
+    const out: StoredHistoryEvent[] = [];
+    for (let i = t.events.length - 1; i >= 0 && out.length < limit; i -= 1) {
+      const e = t.events[i]!;
+      if (e.at < cutoff) break;
+      if (before === null || compareIds(e.id, before) < 0) out.push({ id: e.id, event: e.event });
+    }
+    return out;
   }
 
   async reserve(req: ReserveRequest): Promise<ReserveResult> {
@@ -313,6 +370,12 @@ export class MemoryStore implements Store {
     ] as Keyed<Expiring<unknown>>[]) {
       for (const key of [...map].filter(([, e]) => e.expiresAt <= now).map(([k]) => k)) map.delete(key);
     }
+    // A home whose newest event is past the history's retention has nothing left to show.
+    const historyCutoff = now - this.historyLimits.retentionMs;
+    for (const key of [...this.histories]
+      .filter(([, t]) => (t.events.at(-1)?.at ?? -1) < historyCutoff)
+      .map(([k]) => k))
+      this.histories.delete(key);
     // An entry kept past its raw record's lifetime holds only its text (set again: its size counted anew).
     for (const [key, e] of [...this.entries].filter(([, e]) => e.value.raw !== null && e.value.rawExpiresAt <= now)) {
       this.entries.set(key, { ...e, value: { ...e.value, raw: null } }, { noUpdateTTL: true });
@@ -329,6 +392,7 @@ export class MemoryStore implements Store {
     budgets: number;
     reservations: number;
     ledger: number;
+    histories: number;
   } {
     return {
       entries: this.entries.size,
@@ -338,6 +402,7 @@ export class MemoryStore implements Store {
       budgets: this.budgets.size,
       reservations: this.reservations.size,
       ledger: this.ledgerEntries.length,
+      histories: this.histories.size,
     };
   }
 
@@ -464,6 +529,20 @@ export class MemoryStore implements Store {
   private copy(a: Account | undefined): Account | null {
     return a ? { ...a } : null;
   }
+}
+
+/** What a history event is counted as: its id and text at two bytes a character, and its object's own cost. */
+const eventBytes = (id: string, event: string): number => 2 * (id.length + event.length) + 48;
+
+/** Event ids (`<ms>-<seq>`, digits) in order: by their time, then their sequence. */
+function compareIds(a: string, b: string): number {
+  const [am = '', as = ''] = a.split('-');
+  const [bm = '', bs = ''] = b.split('-');
+  const byDigits = (x: string, y: string) => {
+    const [u, v] = [x.replace(/^0+(?=\d)/, ''), y.replace(/^0+(?=\d)/, '')];
+    return u.length - v.length || (u < v ? -1 : u > v ? 1 : 0);
+  };
+  return byDigits(am, bm) || byDigits(as, bs);
 }
 
 function frozen(entry: CacheEntry | null): CacheEntry | null {

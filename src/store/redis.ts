@@ -1,6 +1,7 @@
 // The shared store on Redis: accounts, the 24 h cache, memos, usage and the single-flight lock,
 // for any number of service instances at once. RedisStore is the sum of one module per concern
-// (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts), as `Store`
+// (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts,
+// redis/history.ts), as `Store`
 // is the sum of their interfaces (types.ts); they share one connection (redis/connection.ts: the client,
 // the bounded call, the epoch) and one key layout (redis/keys.ts, the table of every key).
 //
@@ -36,6 +37,7 @@ import { RedisAccounts } from './redis/accounts.js';
 import { RedisBilling } from './redis/billing.js';
 import { RedisCache } from './redis/cache.js';
 import { firstConnection, openRedis, RedisConnection, type RedisStoreOptions } from './redis/connection.js';
+import { RedisHistory } from './redis/history.js';
 import { RedisIdempotency } from './redis/idempotency.js';
 import { RedisLocks } from './redis/locks.js';
 import type {
@@ -49,11 +51,13 @@ import type {
   ReserveRequest,
   ReserveResult,
   StoredAnswer,
+  StoredHistoryEvent,
   Store,
   UsageCounters,
   VoidRef,
 } from './types.js';
 import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
+import { DEFAULT_HISTORY_LIMITS, type HistoryLimits } from './history-store.js';
 
 export type { RedisStoreOptions } from './redis/connection.js';
 export { redisKeys } from './redis/keys.js';
@@ -70,16 +74,19 @@ export class RedisStore implements Store {
   private readonly billing: RedisBilling;
   private readonly locks: RedisLocks;
   private readonly idempotency: RedisIdempotency;
+  private readonly history: RedisHistory;
 
   private constructor(
     private readonly conn: RedisConnection,
     ledgerRetentionMs: number,
+    historyLimits: HistoryLimits,
   ) {
     this.accounts = new RedisAccounts(conn);
     this.cache = new RedisCache(conn);
     this.billing = new RedisBilling(conn, ledgerRetentionMs);
     this.locks = new RedisLocks(conn);
     this.idempotency = new RedisIdempotency(conn);
+    this.history = new RedisHistory(conn, historyLimits);
     this.scripts = conn.redis;
     conn.redis.on('ready', () => {
       this.locks.retryUnlocks();
@@ -98,6 +105,7 @@ export class RedisStore implements Store {
     const store = new RedisStore(
       new RedisConnection(redis, prefix, opts.commandTimeoutMs ?? 1000),
       opts.ledgerRetentionMs ?? DEFAULT_LEDGER_RETENTION_MS,
+      opts.history ?? DEFAULT_HISTORY_LIMITS,
     );
     await firstConnection(redis, opts.startupWaitMs);
     return store;
@@ -234,6 +242,16 @@ export class RedisStore implements Store {
 
   renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
     return this.idempotency.renewIdempotency(refs, leaseMs);
+  }
+
+  // --- homes' history (redis/history.ts) ------------------------------------------------------
+
+  appendHistory(homeKey: string, event: string): Promise<string> {
+    return this.history.appendHistory(homeKey, event);
+  }
+
+  readHistory(homeKey: string, limit: number, before: string | null): Promise<StoredHistoryEvent[]> {
+    return this.history.readHistory(homeKey, limit, before);
   }
 
   // --- single flight (redis/locks.ts) ----------------------------------------------------------

@@ -85,7 +85,12 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     // The release (package.json, read by the compiled server from the package.json above it).
     expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: VERSION });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'account_usage',
+      'lookup_properties',
+      'lookup_property',
+      'property_history',
+    ]);
 
     const first = await call(client, 'lookup_property', { zpid: '114303858' });
     expect(first.isError).toBeFalsy();

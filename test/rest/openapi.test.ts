@@ -60,6 +60,7 @@ describe('/openapi.json', () => {
     });
     expect(ids).toEqual([
       'lookupProperty',
+      'getPropertyHistory',
       'lookupProperties',
       'createLookupJob',
       'listLookupJobs',

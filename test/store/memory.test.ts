@@ -100,4 +100,19 @@ describe('MemoryStore specifics', () => {
       expect(store.stats()).toMatchObject({ budgets: 0, reservations: 2 });
     });
   });
+
+  it("a home's history keeps its newest events within the bound and the retention; the sweep drops a home past it", async () => {
+    let now = Date.parse('2026-03-01T12:00:00Z');
+    const store = new MemoryStore(() => now, undefined, undefined, { retentionMs: HOUR, maxEventsPerHome: 2 });
+    for (const n of [1, 2, 3]) await store.appendHistory('zpid:1', `{"n":${n}}`);
+    expect((await store.readHistory('zpid:1', 10, null)).map((e) => e.event)).toEqual(['{"n":3}', '{"n":2}']);
+    now += HOUR / 2;
+    await store.appendHistory('zpid:2', '{"n":4}');
+    now += HOUR / 2 + 1;
+    expect(await store.readHistory('zpid:1', 10, null)).toEqual([]);
+    expect(store.stats().histories).toBe(2);
+    await store.sweep();
+    expect(store.stats().histories).toBe(1);
+    expect((await store.readHistory('zpid:2', 10, null)).map((e) => e.event)).toEqual(['{"n":4}']);
+  });
 });

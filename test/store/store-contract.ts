@@ -784,6 +784,28 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       });
     });
 
+    describe("homes' history", () => {
+      const event = (n: number) => JSON.stringify({ n, changes: [{ field: 'price', from: n, to: n + 1 }] });
+
+      it('events come back newest first, paged before an id, each home its own; an unknown home has none', async () => {
+        expect(await store.readHistory('zpid:h1', 10, null)).toEqual([]);
+        const ids: string[] = [];
+        for (const n of [1, 2, 3]) ids.push(await store.appendHistory('zpid:h1', event(n)));
+        await store.appendHistory('zpid:h2', event(9));
+        expect(new Set(ids).size).toBe(3);
+        for (const id of ids) expect(id).toMatch(/^\d+-\d+$/);
+        expect(await store.readHistory('zpid:h1', 10, null)).toEqual([
+          { id: ids[2], event: event(3) },
+          { id: ids[1], event: event(2) },
+          { id: ids[0], event: event(1) },
+        ]);
+        expect((await store.readHistory('zpid:h1', 2, null)).map((e) => e.id)).toEqual([ids[2], ids[1]]);
+        expect((await store.readHistory('zpid:h1', 2, ids[1]!)).map((e) => e.id)).toEqual([ids[0]]);
+        expect(await store.readHistory('zpid:h1', 2, ids[0]!)).toEqual([]);
+        expect(await store.readHistory('zpid:h2', 10, null)).toEqual([{ id: expect.any(String), event: event(9) }]);
+      });
+    });
+
     describe('idempotency keys', () => {
       const answer = {
         status: 200,

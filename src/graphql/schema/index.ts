@@ -4,6 +4,7 @@ import { builder } from '../builder.js';
 import './scalars.js';
 import './errors.js';
 import './property.js';
+import './history.js';
 import './batch.js';
 import './account.js';
 import './jobs.js';

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RedisOptions } from 'ioredis';
 import { LookupError } from '../../contract/errors.js';
+import type { HistoryLimits } from '../history-store.js';
 import { boundStoreCall, failFastOptions, storeUnavailable as unavailable } from '../fail-fast.js';
 import { createRedisClient, type RedisClient, type RedisTarget } from '../redis-connection.js';
 import { redisKeys, type RedisKeys } from './keys.js';
@@ -21,6 +22,8 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
   /** How long a charge stays in the ledger stream (LEDGER_RETENTION_DAYS). */
   ledgerRetentionMs?: number;
+  /** How long and how many events of each home's history are kept (HISTORY_RETENTION_DAYS, HISTORY_MAX_EVENTS_PER_HOME). */
+  history?: HistoryLimits;
   /** TCP connect timeout (default 1000 ms). */
   connectTimeoutMs?: number;
   /** Longest pause between reconnection attempts (default 1000 ms). */

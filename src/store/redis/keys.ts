@@ -21,6 +21,9 @@
 //   Palias:<aliasKey>           target cache key, PX ttl
 //   Pmemo:<key>                 JSON ErrorBody, PX ttl
 //   Plock:<key>                 single-flight token, SET NX PX
+//   Phist:{<homeKey>}          STREAM of the home's history events (field e: the event's JSON), trimmed to
+//                               HISTORY_MAX_EVENTS_PER_HOME (MAXLEN ~) and HISTORY_RETENTION_DAYS (MINID ~) by
+//                               each append, PX the retention; tagged on a server too (a new key: no old names)
 //   Pidem:<slot>                HASH body_hash, and token (claimed, PX lease) or answer (packed, PX 24 h);
 //                               slot = sha256(account, idempotency key): per account, any characters
 //
@@ -50,6 +53,7 @@ export function redisKeys(p: string, cluster = false) {
     alias: (key: string) => `${p}alias:${key}`,
     memo: (key: string) => `${p}memo:${key}`,
     lock: (key: string) => `${p}lock:${key}`,
+    history: (homeKey: string) => `${p}hist:{${homeKey}}`,
     idempotency: (accountId: string, key: string) => `${p}idem:${idempotencySlot(accountId, key)}`,
   };
 }
