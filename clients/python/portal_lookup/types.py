@@ -16,6 +16,7 @@ ERROR_CODES: Tuple[str, ...] = ("missing_param", "bad_param", "bad_body", "too_m
 #: Every operation of the document: operationId -> (HTTP method, path).
 OPERATIONS: Dict[str, Tuple[str, str]] = {
     "lookupProperty": ("GET", "/v1/portal/property"),
+    "getPropertyHistory": ("GET", "/v1/portal/property/history"),
     "lookupProperties": ("POST", "/v1/portal/batch"),
     "createLookupJob": ("POST", "/v1/portal/jobs"),
     "listLookupJobs": ("GET", "/v1/portal/jobs"),
@@ -492,6 +493,42 @@ class AccountUsage(TypedDict):
     overage_usd: float
     #: Monthly overage spend limit, USD; null when none is set
     spend_limit_usd: Union[float, None]
+
+
+class HistoryEvent(TypedDict):
+    """A successful live read of a home, in the home's timeline (cache hits add none)"""
+
+    #: The event id: increasing with time within a home; pass it as cursor for the events before it
+    id: str
+    #: When this service read the home live (its clock; meta.age_seconds counts from it)
+    read_at: str
+    #: The read's meta.fetched_at: when the data was collected (a fallback provider's own collection time can be earlier)
+    fetched_at: str
+    #: Who served the read: self_hosted (this service's own collector), or the fallback provider's name (meta.source.provider)
+    provider: str
+    #: True when the fallback provider served the read instead of the own collector (meta.source.provider is not self_hosted)
+    fallback: bool
+    #: True when the read had no earlier snapshot of the home to compare with (its first read, or the earlier one no longer kept): changes then list the starting values, each from null
+    initial: bool
+    #: What changed since the read before (the read's meta.changes: price, homeStatus, estimate, rentEstimate, monthlyHoaFee, photoCount, a daysOnPortal that went down, each new priceHistory event); empty when nothing did. With initial: every field's starting value (from null), and each priceHistory event
+    changes: List[FieldChange]
+
+
+class HistoryResponseMeta(TypedDict):
+    #: The key of the home the locator names (`zpid:<zpid>`, as meta.cache_key of its lookup)
+    cache_key: str
+    #: Pass as cursor for the next (older) page; null: no more
+    next_cursor: Union[str, None]
+    #: Milliseconds taken
+    took_ms: int
+
+
+class HistoryResponse(TypedDict):
+    """A page of a home's timeline, read from this service's own records: no live read, no credit, one unit of the key's rate window"""
+
+    #: The home's events, newest first
+    data: List[HistoryEvent]
+    meta: HistoryResponseMeta
 
 
 class _JobRequestRequired(TypedDict):
