@@ -9,7 +9,8 @@
 // dead run made and did not charge is charged only when the cached entry is that read's (readBy).
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { randomUUID } from 'node:crypto';
-import { reserveRequest } from '../accounts/index.js';
+import { periodOf, reserveRequest } from '../accounts/index.js';
+import { sourceOf } from '../observability/instrument.js';
 import { createRequestContext } from '../lookup/context.js';
 import { homeKeyOf } from '../lookup/keys.js';
 import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
@@ -251,9 +252,14 @@ async function chargeUnbilledRead(
         requestId,
         kind,
         at: deps.clock().toISOString(),
+        source: sourceOf(entry.source.provider),
       })
       .catch(() => false);
-    if (done) charged.add(reservationId);
+    if (done) {
+      charged.add(reservationId);
+      const at = deps.clock();
+      deps.charges?.emit({ account, period: periodOf(account, at), at: at.toISOString() });
+    }
     return done;
   };
   if (await charge('included')) return true;

@@ -16,3 +16,4 @@ export { homeKeyOf } from './keys.js';
 export { failureOf } from './failure.js';
 export { admitOperation, type Admission } from './admission.js';
 export { previewBatch, type BatchPreview } from './preview.js';
+export { ChargeFeed, type Charged } from './charge-feed.js';

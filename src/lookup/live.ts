@@ -19,6 +19,7 @@ import { isFresh, isKept, ttlFor, type Freshness } from './cache-policy.js';
 import { changesBetween, unreadFields } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { timeUpstream } from '../observability/request-stats.js';
+import { sourceOf } from '../observability/instrument.js';
 import { lastGoodKey, lockKey, rawFlightKey, zpidKey } from './keys.js';
 import { commit, CreditWait, HeldInFlight, release, reserveOnce, type Reservation } from './billing.js';
 import { aborted, deadlineError, readContextFor, sleep, throwIfAborted } from './deadline.js';
@@ -276,7 +277,7 @@ async function readAndCharge(
     // lookup of the address resolves it again).
     if (req.aliasKey) await putAliasOrLog(ctx, req.aliasKey, entryKey);
     commitSent = true;
-    const charged = await commit(ctx, reservation, entryKey);
+    const charged = await commit(ctx, reservation, entryKey, sourceOf(collected.source.provider));
     const loaded: Loaded = {
       entry,
       entryKey,

@@ -45,10 +45,15 @@ afterAll(async () => {
 });
 
 describe('tools/list', () => {
-  it('lists the three tools with their JSON Schemas', async () => {
+  it('lists the four tools with their JSON Schemas', async () => {
     const client = await connect(svc.keys.free!);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'account_charges',
+      'account_usage',
+      'lookup_properties',
+      'lookup_property',
+    ]);
     const one = tools.find((t) => t.name === 'lookup_property')!;
     expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual([
       'address',
@@ -334,10 +339,11 @@ describe('an unknown tool', () => {
     expect(r.structuredContent).toEqual({
       error: {
         code: 'bad_param',
-        message: 'Invalid name: no such tool; the tools are lookup_property, lookup_properties, account_usage.',
+        message:
+          'Invalid name: no such tool; the tools are lookup_property, lookup_properties, account_usage, account_charges.',
         details: {
           param: 'name',
-          reason: 'no such tool; the tools are lookup_property, lookup_properties, account_usage',
+          reason: 'no such tool; the tools are lookup_property, lookup_properties, account_usage, account_charges',
         },
       },
     });

@@ -83,7 +83,12 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     const { client } = await demoServer();
     expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: 'v1' });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['account_usage', 'lookup_properties', 'lookup_property']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'account_charges',
+      'account_usage',
+      'lookup_properties',
+      'lookup_property',
+    ]);
 
     const first = await call(client, 'lookup_property', { zpid: '114303858' });
     expect(first.isError).toBeFalsy();

@@ -72,6 +72,8 @@ describe('/openapi.json', () => {
       'getWatch',
       'deleteWatch',
       'getAccount',
+      'getAccountUsage',
+      'getAccountCharges',
     ]);
   });
 
