@@ -1,9 +1,11 @@
-// `npm run accounts -- <create|list|show|set-plan|rotate-key|rotate-webhook-secret|revoke>` against the configured store.
+// `npm run accounts -- <create|list|show|set-plan|rotate-key|rotate-webhook-secret|set-usage-alert|clear-usage-alert|revoke>`
+// against the configured store.
 // The actions live in accounts/admin.ts; this file only wires the process: env, store, output, exit code.
 import { EXIT, USAGE, runAdmin } from './accounts/admin.js';
 import { backendFor } from './backend.js';
 import { ConfigError, loadConfig, usesDevSecret } from './config.js';
 import { describeRedisTarget } from './store/redis-connection.js';
+import { checkWebhookUrl } from './webhooks/url-guard.js';
 
 async function main(argv: string[]): Promise<number> {
   const io = { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`) };
@@ -42,7 +44,15 @@ async function main(argv: string[]): Promise<number> {
       io.err(`Error: cannot reach Redis at ${describeRedisTarget(config)}.`);
       return EXIT.storeUnavailable;
     }
-    return await runAdmin(argv, { store, secret: config.apiKeySecret }, io);
+    // A usage alert's URL passes the same guard as every webhook URL (its host resolved now).
+    const checkUrl = async (url: string) =>
+      (
+        await checkWebhookUrl(url, 'url', {
+          allowPrivate: config.webhookAllowPrivate,
+          timeoutMs: config.webhookTimeoutMs,
+        })
+      ).url.href;
+    return await runAdmin(argv, { store, secret: config.apiKeySecret, checkUrl }, io);
   } finally {
     await store.close();
   }

@@ -11,6 +11,7 @@ import type { CoreDeps } from './lookup/types.js';
 import { createWatches } from './watches/index.js';
 import type { Watches } from './watches/types.js';
 import { createWebhooks } from './webhooks/index.js';
+import { watchUsageAlerts } from './webhooks/usage-alerts.js';
 import type { Webhooks } from './webhooks/types.js';
 
 export interface Background {
@@ -42,6 +43,8 @@ export function createBackground(core: CoreDeps): Background {
     }
     return parts;
   };
+  // Usage alerts are sent by whichever process charged: made at once, the webhooks only when one is sent.
+  const stopAlerts = core.charges ? watchUsageAlerts(core.charges, core, () => made().webhooks) : () => undefined;
   return {
     get jobs() {
       return made().jobs;
@@ -57,6 +60,7 @@ export function createBackground(core: CoreDeps): Background {
       await Promise.all([webhooks.startWorker(), jobs.startWorker(), watches.startWorker()]);
     },
     async close() {
+      stopAlerts();
       if (!parts) return;
       await Promise.all([parts.jobs.close(), parts.watches.close()]);
       await parts.webhooks.close();

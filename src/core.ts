@@ -9,7 +9,7 @@ import { AuthCache } from './accounts/index.js';
 import type { RateLimiter } from './accounts/rate-limit.js';
 import { backendFor } from './backend.js';
 import { createLogger } from './logger.js';
-import { SingleFlight, type CoreDeps } from './lookup/index.js';
+import { ChargeFeed, SingleFlight, type CoreDeps } from './lookup/index.js';
 import { instrumentCollector, instrumentStore } from './observability/instrument.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { UpstreamWarnings } from './observability/upstream-warnings.js';
@@ -53,6 +53,7 @@ export function createCore(parts: CoreParts): CoreDeps {
     flights: new SingleFlight(),
     auth: new AuthCache(parts.config.authCacheTtlMs),
     metrics,
+    charges: new ChargeFeed(logger),
     limits:
       parts.limits ??
       backendFor(parts.config).rateLimiter(logger, parts.clock ? () => parts.clock!().getTime() : Date.now),

@@ -8,6 +8,7 @@ import { reseedOnStoreReset, seedAccountsFromFile } from './accounts/index.js';
 import { buildApp } from './app.js';
 import type { Background } from './background.js';
 import { settleVoids } from './lookup/holdings.js';
+import { flushDayTally } from './accounts/usage-days.js';
 import { createCollector } from './collector/index.js';
 import { backendFor } from './backend.js';
 import { STOP_AFTER_GRACE_MS, warnIfDevSecret, warnIfNoProxy, type Config } from './config.js';
@@ -70,6 +71,8 @@ export async function startService(
       await shutdown(app, config.shutdownGraceMs);
       // Charges to take back (unanswered commits): settled within the grace, or logged for reconciliation.
       await settleVoids(store, until, logger);
+      // The lookups' outcomes not yet added to their accounts' days.
+      await flushDayTally(store);
       await store.close();
     },
   };

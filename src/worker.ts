@@ -21,6 +21,7 @@ const { createCore } = await import('./core.js');
 const { createBackground } = await import('./background.js');
 const { createCollector } = await import('./collector/index.js');
 const { settleVoids } = await import('./lookup/holdings.js');
+const { flushDayTally } = await import('./accounts/usage-days.js');
 const { default: closeWithGrace } = await import('close-with-grace');
 const { startSweeper } = await import('./sweeper.js');
 
@@ -57,6 +58,7 @@ closeWithGrace(
     core.metrics.close();
     await core.limits.close();
     await settleVoids(store, until, logger);
+    await flushDayTally(store);
     await store.close();
     logger.info('stopped');
   },

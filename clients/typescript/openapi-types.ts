@@ -215,6 +215,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's lookups by UTC day
+         * @description Every day from `from` to `to` (UTC, both included; by default the current month up to today; at most 93 days): lookups by outcome and the credits charged, which are the lines of the ledger (GET /v1/account/charges) that day. Free: no credit, no unit of the rate window.
+         */
+        get: operations["getAccountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/charges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's charges, newest first
+         * @description One line per credit charged: when, the request that made it (a job: its id), the home's cache key, what read it. Every charge of the period is here: their count is `used` of GET /v1/account. `format=csv`: text/csv (RFC 4180; a text cell starting with =, +, -, @, tab or CR has a leading '), the next page's cursor in the x-next-cursor header. Free: no credit, no unit of the rate window.
+         */
+        get: operations["getAccountCharges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "job.completed": {
@@ -271,6 +311,26 @@ export interface webhooks {
          * @description Sent to the webhook_url given, signed per Standard Webhooks (https://www.standardwebhooks.com). A 2xx answer within WEBHOOK_TIMEOUT_MS is delivered; anything else (redirects are not followed) is retried with doubling delays, 11 attempts over about a day.
          */
         post: operations["webhook_property_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.usage_threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account's lookups reached a usage alert's threshold (once per threshold and period)
+         * @description Sent to the webhook_url given, signed per Standard Webhooks (https://www.standardwebhooks.com). A 2xx answer within WEBHOOK_TIMEOUT_MS is delivered; anything else (redirects are not followed) is retried with doubling delays, 11 attempts over about a day.
+         */
+        post: operations["webhook_account_usage_threshold"];
         delete?: never;
         options?: never;
         head?: never;
@@ -929,6 +989,81 @@ export interface components {
             next_check_at: string | null;
             /** @description The last check's error code (it was not billed), or null when it found the home */
             last_error: string | null;
+        };
+        /** @description One UTC day of the account's lookups */
+        UsageDay: {
+            /**
+             * Format: date
+             * @description The UTC day, YYYY-MM-DD
+             */
+            day: string;
+            /** @description Lookups that day, whatever their outcome: live_reads + cache_hits + stale + failed */
+            lookups: number;
+            /** @description Homes read live from the listing site or the fallback provider */
+            live_reads: number;
+            /** @description Homes answered from the cache */
+            cache_hits: number;
+            /** @description Stale answers: the live read failed and the last good record stood in (free) */
+            stale: number;
+            /** @description Lookups that failed (never charged) */
+            failed: number;
+            /** @description Credits charged that day: the day's lines of the ledger (GET /v1/account/charges) */
+            credits: number;
+        };
+        AccountUsageDays: {
+            data: {
+                /**
+                 * Format: date
+                 * @description The first day, UTC
+                 */
+                from: string;
+                /**
+                 * Format: date
+                 * @description The last day, UTC (included)
+                 */
+                to: string;
+                /** @description Every day of the range, oldest first (days without lookups too) */
+                days: components["schemas"]["UsageDay"][];
+            };
+            meta: {
+                /** @description Milliseconds taken */
+                took_ms: number;
+            };
+        };
+        /** @description One charge of the ledger: one credit, one live read */
+        ChargeLine: {
+            /**
+             * Format: date-time
+             * @description When the charge was recorded
+             */
+            at: string;
+            /** @description The request that made it: the x-request-id of its answer when the service chose it (a client's own x-request-id is not recorded), `job:JOB_ID:CHUNK` for a job, `watch:WATCH_ID:CHECK` for a watch */
+            request_id: string;
+            /** @description The home's cache key (meta.cache_key of the lookup) */
+            cache_key: string;
+            /** @description What read the home: the own collector or the fallback provider (null on charges older than this field) */
+            source: ("self_hosted" | "fallback") | null;
+            /** @description The job whose lookup it was, if a job made it */
+            job_id: string | null;
+            /** @description The watch whose check it was, if a watch made it */
+            watch_id: string | null;
+            /**
+             * @description Included in the plan, or billed past it at the overage rate
+             * @enum {string}
+             */
+            kind: "included" | "overage";
+            /** @description Always 1: one line per credit charged */
+            credits: number;
+        };
+        AccountChargesResponse: {
+            /** @description The account's charges, newest first */
+            data: components["schemas"]["ChargeLine"][];
+            meta: {
+                /** @description Pass as cursor for the next (older) page; null: no more */
+                next_cursor: string | null;
+                /** @description Milliseconds taken */
+                took_ms: number;
+            };
         };
     };
     responses: {
@@ -3675,6 +3810,257 @@ export interface operations {
             };
         };
     };
+    getAccountUsage: {
+        parameters: {
+            query?: {
+                /** @description First day, YYYY-MM-DD (UTC); default the first of the month of `to` */
+                from?: string;
+                /** @description Last day, YYYY-MM-DD (UTC), included; default today */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The days, oldest first */
+            200: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "from": "2026-11-01",
+                     *         "to": "2026-11-03",
+                     *         "days": [
+                     *           {
+                     *             "day": "2026-11-03",
+                     *             "lookups": 42,
+                     *             "live_reads": 12,
+                     *             "cache_hits": 27,
+                     *             "stale": 1,
+                     *             "failed": 2,
+                     *             "credits": 11
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "took_ms": 4
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountUsageDays"];
+                };
+            };
+            /** @description Error: bad_param */
+            400: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
+            417: components["responses"]["expectation_failed"];
+            431: components["responses"]["headers_too_large"];
+            /** @description Error: upstream_busy, store_unavailable */
+            503: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAccountCharges: {
+        parameters: {
+            query?: {
+                /** @description Charges per page, 1 to 100 (default 50) */
+                limit?: number;
+                /** @description next_cursor of the page before */
+                cursor?: string;
+                /** @description json (default) or csv */
+                format?: "json" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of charges */
+            200: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description format=csv: the cursor of the next page, when there is one */
+                    "x-next-cursor"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "at": "2026-11-03T14:02:11.532Z",
+                     *           "request_id": "job:6f1c2a9e4b7d4e21:3",
+                     *           "cache_key": "zpid:2146993218",
+                     *           "source": "self_hosted",
+                     *           "job_id": "6f1c2a9e4b7d4e21",
+                     *           "watch_id": null,
+                     *           "kind": "included",
+                     *           "credits": 1
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "next_cursor": null,
+                     *         "took_ms": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountChargesResponse"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Error: bad_param */
+            400: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error: missing_api_key, invalid_api_key */
+            401: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
+            417: components["responses"]["expectation_failed"];
+            431: components["responses"]["headers_too_large"];
+            /** @description Error: upstream_busy, store_unavailable */
+            503: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     webhook_job_completed: {
         parameters: {
             query?: never;
@@ -3801,6 +4187,74 @@ export interface operations {
                             to: unknown;
                         }[];
                         data: components["schemas"]["PortalProperty"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Delivered: no more attempts */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried later */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_account_usage_threshold: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the same on every attempt of one event. Deliveries come at least once: dedupe on it. */
+                "webhook-id": string;
+                /** @description The attempt's time, unix seconds. Refuse one over 5 minutes from your clock. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the base64-decoded part of the account's secret after whsec_ (npm run accounts -- create / rotate-webhook-secret). For 24 h after a rotation a second `v1,…` signature, with the previous secret, follows after a space: accept the delivery when any one verifies. Verify with a Standard Webhooks library. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    type: "account.usage_threshold";
+                    /**
+                     * Format: date-time
+                     * @description When the event happened (the same on every attempt)
+                     */
+                    timestamp: string;
+                    /** @description The account, the threshold reached and its usage then (npm run accounts -- set-usage-alert) */
+                    data: {
+                        account_id: string;
+                        /** @description The usage period: YYYY-MM (paid plans, UTC calendar month) or lifetime (free plan) */
+                        period: string;
+                        /** @description The threshold reached, a percent of `limit` */
+                        threshold_percent: number;
+                        /**
+                         * @description What `limit` is: the free plan's allotment, the included lookups, or the included lookups plus the overage the spend limit pays for
+                         * @enum {string}
+                         */
+                        basis: "allotment" | "included" | "spend_limit";
+                        /** @description The lookups the percent is of */
+                        limit: number;
+                        /** @description Lookups charged in the period when the threshold was reached */
+                        used: number;
+                        /** @description Of those, the lookups billed past the included ones */
+                        overage_used: number;
+                        /**
+                         * Format: date-time
+                         * @description End of the period; null: free plan
+                         */
+                        period_end: string | null;
                     };
                 };
             };

@@ -10,7 +10,7 @@ import { isLookupError } from '../contract/errors.js';
 import type { Account, AccountStore, BillingStore, Plan } from '../store/index.js';
 import { isWebhookSecret, newWebhookSecret, WEBHOOK_SECRET_GRACE_MS } from '../contract/webhook-signature.js';
 import { generateApiKey, hashApiKey, visiblePrefix } from './keys.js';
-import { FREE_ALLOTMENT, includedOf, periodOf } from './plans.js';
+import { FREE_ALLOTMENT, includedOf, periodOf, usageAlertBasis } from './plans.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, storeUnavailable: 4 } as const;
 
@@ -27,6 +27,12 @@ Commands:
                                          with it from now on, retries of earlier ones included (for 24 hours
                                          with the previous one too)
   revoke <account-id>                    Disable the account's key for good
+  set-usage-alert <account-id> --url URL [--thresholds 50,80,100]
+                                         Send a signed account.usage_threshold webhook to URL once per
+                                         period as the lookups used reach each threshold (whole percents
+                                         of the allotment, the included lookups, or with overage and a spend
+                                         limit, the lookups that limit allows)
+  clear-usage-alert <account-id>         No more usage alerts
   help                                   This text
 
 Plan flags:
@@ -101,9 +107,23 @@ const PLAN_FLAGS = ['plan', 'allotment', 'included', 'overage', 'rate', 'spend-l
 
 /** Every flag of any command, with its kind: a value, or a switch. */
 const FLAG_OPTIONS: Record<string, { type: 'string' | 'boolean' }> = {
-  ...Object.fromEntries(PLAN_FLAGS.map((name) => [name, { type: 'string' as const }])),
+  ...Object.fromEntries([...PLAN_FLAGS, 'url', 'thresholds'].map((name) => [name, { type: 'string' as const }])),
   json: { type: 'boolean' },
 };
+
+export const DEFAULT_ALERT_THRESHOLDS = [50, 80, 100];
+const MAX_ALERT_THRESHOLDS = 10;
+
+/** `50,80,100`: whole percents 1 to 1000, at most 10, in ascending order without repeats. */
+export function parseThresholds(v: string): number[] {
+  const parts = v.split(',').map((p) => p.trim().replace(/%$/, ''));
+  if (parts.some((p) => !/^\d{1,4}$/.test(p) || Number(p) < 1 || Number(p) > 1000))
+    throw new UsageError(`--thresholds must be whole percents from 1 to 1000, comma-separated (got "${v}")`);
+  const thresholds = [...new Set(parts.map(Number))].sort((a, b) => a - b);
+  if (thresholds.length > MAX_ALERT_THRESHOLDS)
+    throw new UsageError(`--thresholds takes at most ${MAX_ALERT_THRESHOLDS} percents (got ${thresholds.length})`);
+  return thresholds;
+}
 
 function wholeNumber(v: string, flag: string): number {
   if (!/^\d+$/.test(v.trim())) throw new UsageError(`--${flag} must be a whole number >= 0 (got "${v}")`);
@@ -252,6 +272,45 @@ export async function rotateWebhookSecret(
   return { account, secret };
 }
 
+/**
+ * Sets the account's usage alerts: `url` checked by `checkUrl` (the webhooks' URL guard: http(s), a public
+ * host unless WEBHOOK_ALLOW_PRIVATE) and kept as it returns it.
+ */
+export async function setUsageAlert(
+  store: AccountStore,
+  id: string,
+  raw: { url: string | undefined; thresholds: string | undefined },
+  checkUrl: (url: string) => Promise<string>,
+): Promise<Account> {
+  const current = await mustGet(store, id);
+  if (raw.url === undefined) throw new UsageError('set-usage-alert needs --url URL');
+  const thresholds = raw.thresholds === undefined ? DEFAULT_ALERT_THRESHOLDS : parseThresholds(raw.thresholds);
+  let url: string;
+  try {
+    url = await checkUrl(raw.url);
+  } catch (e) {
+    const reason = (e as { details?: { reason?: string } }).details?.reason ?? (e as Error).message;
+    throw new UsageError(`--url is refused: ${reason}`);
+  }
+  const account: Account = { ...current, usageAlert: { url, thresholds } };
+  await store.putAccount(account);
+  return account;
+}
+
+export async function clearUsageAlert(store: AccountStore, id: string): Promise<{ account: Account; had: boolean }> {
+  const current = await mustGet(store, id);
+  const { usageAlert, ...account } = current;
+  if (usageAlert) await store.putAccount(account);
+  return { account, had: usageAlert !== undefined };
+}
+
+function alertLine(a: Account): string {
+  if (!a.usageAlert) return 'none';
+  const basis = usageAlertBasis(a);
+  const of = basis === null ? 'no limit: never sent' : `${basis.basis.replace('_', ' ')} (${basis.lookups} lookups)`;
+  return `${a.usageAlert.thresholds.map((t) => `${t}%`).join(', ')} of ${of} → ${a.usageAlert.url}`;
+}
+
 export async function revokeAccount(store: AccountStore, id: string): Promise<{ account: Account; already: boolean }> {
   const current = await mustGet(store, id);
   if (current.revoked) return { account: current, already: true };
@@ -278,6 +337,7 @@ export function publicView(a: Account, used?: { period: string; used: number; re
           spendLimitUsd: a.spendLimitUsd,
           paymentFailing: a.paymentFailing,
         }),
+    ...(a.usageAlert ? { usageAlert: a.usageAlert } : {}),
     ...(used ? { usage: used } : {}),
   };
 }
@@ -299,7 +359,15 @@ export interface AdminDeps {
   store: AccountStore & BillingStore;
   secret: string;
   now?: () => Date;
+  /** The webhooks' URL guard (set-usage-alert): the URL normalised, or a throw saying why not. */
+  checkUrl?: (url: string) => Promise<string>;
 }
+
+/** Without the guard (a test's deps): an http(s) URL, as written. */
+const plainUrl = async (url: string): Promise<string> => {
+  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new Error('must be an http or https URL');
+  return new URL(url).href;
+};
 
 /**
  * Runs one command; returns the exit code. Never prints a key except the new one on create/rotate-key,
@@ -385,6 +453,7 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         io.out(`Key       ${a.keyPrefix}… (prefix only)`);
         io.out(`Plan      ${planLine(a)}`);
         io.out(`Created   ${a.createdAt}`);
+        io.out(`Alerts    ${alertLine(a)}`);
         io.out(
           `Usage     ${u.used} used of ${includedOf(a)} included in ${period}` +
             `${u.overageUsed > 0 ? `, ${u.overageUsed} past the plan` : ''}${u.reserved > 0 ? `, ${u.reserved} in flight` : ''}`,
@@ -413,6 +482,25 @@ export async function runAdmin(argv: readonly string[], deps: AdminDeps, io: Adm
         io.out(
           'Webhooks are signed with it from now on (retries of earlier ones too), and for 24 hours with the previous secret as well: update your receiver within that time. Store it now: it is shown only this once.',
         );
+        return EXIT.ok;
+      }
+      case 'set-usage-alert': {
+        noPositional(1);
+        onlyFlags(['url', 'thresholds']);
+        const a = await setUsageAlert(
+          store,
+          positional[0] ?? '',
+          { url: flags.get('url'), thresholds: flags.get('thresholds') },
+          deps.checkUrl ?? plainUrl,
+        );
+        io.out(`Account ${a.id}: usage alerts ${alertLine(a)}`);
+        return EXIT.ok;
+      }
+      case 'clear-usage-alert': {
+        noPositional(1);
+        onlyFlags([]);
+        const { account, had } = await clearUsageAlert(store, positional[0] ?? '');
+        io.out(had ? `Account ${account.id}: usage alerts cleared.` : `Account ${account.id} had no usage alerts.`);
         return EXIT.ok;
       }
       case 'revoke': {

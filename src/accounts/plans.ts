@@ -19,6 +19,23 @@ export function periodEnd(account: Account, now: Date): Date | null {
 export const includedOf = (account: Account): number =>
   account.plan === 'free' ? account.allotment : account.included;
 
+/**
+ * What a usage alert's percents are of: the lookups the account may use in its period before it is refused.
+ * Free: its one-time allotment. Paid: its included lookups, or with overage on and a spend limit, the
+ * included lookups plus the overage the limit pays for (100% is the limit reached). Null: no such limit
+ * (none included, and overage without a limit).
+ */
+export function usageAlertBasis(
+  account: Account,
+): { basis: 'allotment' | 'included' | 'spend_limit'; lookups: number } | null {
+  if (account.plan === 'free') return account.allotment > 0 ? { basis: 'allotment', lookups: account.allotment } : null;
+  if (account.overage && account.spendLimitUsd !== null && account.overageRateUsd > 0) {
+    const overage = Math.floor((account.spendLimitUsd * MICRO) / Math.round(account.overageRateUsd * MICRO));
+    return { basis: 'spend_limit', lookups: account.included + overage };
+  }
+  return account.included > 0 ? { basis: 'included', lookups: account.included } : null;
+}
+
 /** What a live lookup of the account may draw on now: the plan's terms of a reservation, without its id and lease. */
 export type ReserveTerms = Omit<ReserveRequest, 'reservationId' | 'ttlMs'>;
 

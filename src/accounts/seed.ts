@@ -82,6 +82,8 @@ export function accountFromSeed(seed: AccountSeed, secret: string, existing: Acc
     label: seed.label ?? existing?.label ?? null,
     webhookSecret,
     ...previous,
+    // Set with the accounts command, not the file: a re-seed keeps it.
+    ...(existing?.usageAlert ? { usageAlert: existing.usageAlert } : {}),
   };
 }
 

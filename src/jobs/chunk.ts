@@ -8,7 +8,8 @@
 // charges (found under the chunk's deterministic requestId) were for are reported billed, and a read the
 // dead run made and did not charge is charged only when the cached entry is that read's (readBy).
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
-import { reserveRequest } from '../accounts/index.js';
+import { periodOf, reserveRequest } from '../accounts/index.js';
+import { sourceOf } from '../observability/instrument.js';
 import { createRequestContext } from '../lookup/context.js';
 import { homeKeyOf } from '../lookup/keys.js';
 import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
@@ -262,8 +263,13 @@ async function chargeUnbilledRead(
       requestId,
       kind,
       at: deps.clock().toISOString(),
+      source: sourceOf(entry.source.provider),
     });
-    if (done) charged.add(reservationId);
+    if (done) {
+      charged.add(reservationId);
+      const at = deps.clock();
+      deps.charges?.emit({ account, period: periodOf(account, at), at: at.toISOString() });
+    }
     return done;
   };
   if (await charge('included')) return true;

@@ -2,7 +2,7 @@
 // REST, GraphQL and MCP count the same way: one unit per lookup, a batch's all or none. A GraphQL
 // operation takes its lookups' units as a whole before it runs (admitOperation), so it too is all or none.
 import { rateLimitedError } from '../accounts/rate-limit.js';
-import { recordFailed } from '../observability/request-stats.js';
+import { failedOutcome } from './outcomes.js';
 import type { RequestContext } from './types.js';
 
 /**
@@ -21,7 +21,7 @@ export async function admitLookups(ctx: RequestContext, lookups: number): Promis
   if (allowed) return;
   ctx.deps.metrics.rateLimited.inc({ limit: 'lookups_per_minute' });
   // Each refused lookup is an outcome the client sees, counted as a live-cap refusal is (lookups_total).
-  for (let i = 0; i < lookups; i += 1) recordFailed(ctx.deps.metrics, ctx.stats, 'rate_limited');
+  for (let i = 0; i < lookups; i += 1) failedOutcome(ctx, 'rate_limited');
   throw rateLimitedError(window!, lookups);
 }
 

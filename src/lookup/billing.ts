@@ -117,8 +117,14 @@ export async function release(ctx: RequestContext, r: Reservation): Promise<void
  * recorded) as soon as the store answers. So meta.credits always equals what the ledger ends up holding.
  * Once called, the reservation is no longer the caller's to release.
  */
-export async function commit(ctx: RequestContext, reservation: Reservation, cacheKey: string): Promise<boolean> {
+export async function commit(
+  ctx: RequestContext,
+  reservation: Reservation,
+  cacheKey: string,
+  source: 'self_hosted' | 'fallback',
+): Promise<boolean> {
   const reservationId = reservation.id;
+  const at = ctx.deps.clock().toISOString();
   try {
     const held = await ctx.deps.store.commit({
       reservationId,
@@ -126,10 +132,12 @@ export async function commit(ctx: RequestContext, reservation: Reservation, cach
       cacheKey,
       requestId: ctx.requestId,
       kind: reservation.kind,
-      at: ctx.deps.clock().toISOString(),
+      at,
+      source,
     });
     holdings(ctx).dropReservation(reservationId);
     if (!held) ctx.logger.warn({ reservationId }, 'reservation vanished before commit; served without charge');
+    else ctx.deps.charges?.emit({ account: ctx.account, period: reservation.ref.period, at });
     return held;
   } catch (err) {
     if (reservation.adoptable) {
@@ -139,7 +147,8 @@ export async function commit(ctx: RequestContext, reservation: Reservation, cach
       throw new LookupError('store_unavailable', { cause: err });
     }
     ctx.logger.error({ err, reservationId }, 'commit unanswered: the home is served free and the charge taken back');
-    holdings(ctx).voidReservation(reservation.ref);
+    // Its day's credit too, if it was recorded: the day of the `at` it was sent with.
+    holdings(ctx).voidReservation({ ...reservation.ref, chargedAt: at });
     return false;
   }
 }

@@ -17,3 +17,4 @@ export { failureOf } from './failure.js';
 export { admitOperation, type Admission } from './admission.js';
 export { previewBatch, type BatchPreview } from './preview.js';
 export { homeHistory, recordHistory, type HistoryPage } from './history.js';
+export { ChargeFeed, type Charged } from './charge-feed.js';

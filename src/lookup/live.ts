@@ -20,6 +20,7 @@ import { changesBetween, unreadFields } from './changes.js';
 import { holdingsOf, type Holdings } from './holdings.js';
 import { recordRead } from './history.js';
 import { timeUpstream } from '../observability/request-stats.js';
+import { sourceOf } from '../observability/instrument.js';
 import { lastGoodKey, lockKey, rawFlightKey, zpidKey } from './keys.js';
 import { commit, CreditWait, HeldInFlight, release, reserveOnce, type Reservation } from './billing.js';
 import { aborted, deadlineError, readContextFor, sleep, throwIfAborted } from './deadline.js';
@@ -282,7 +283,7 @@ async function readAndCharge(
     // The read's event in the home's history (docs/history.md), beside its record: never on a hit.
     await recordRead(ctx, entryKey, entry, collected.property);
     commitSent = true;
-    const charged = await commit(ctx, reservation, entryKey);
+    const charged = await commit(ctx, reservation, entryKey, sourceOf(collected.source.provider));
     const loaded: Loaded = {
       entry,
       entryKey,

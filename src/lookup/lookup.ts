@@ -18,7 +18,7 @@ import { admitLookups, type Admission } from './admission.js';
 import { ageSeconds } from './cache-policy.js';
 import { noteRecordKey } from './history.js';
 import { homeKeyOf } from './keys.js';
-import { recordFailed, recordFound } from '../observability/request-stats.js';
+import { failedOutcome, foundOutcome } from './outcomes.js';
 import { failureOf } from './failure.js';
 import { loadHome } from './loader.js';
 import type { Loaded, RequestContext } from './types.js';
@@ -104,7 +104,7 @@ export function parsedLookup<T>(ctx: RequestContext, parse: () => T): T {
   try {
     return parse();
   } catch (e) {
-    recordFailed(ctx.deps.metrics, ctx.stats, toLookupError(e).code);
+    failedOutcome(ctx, toLookupError(e).code);
     throw e;
   }
 }
@@ -114,10 +114,10 @@ async function findOne(ctx: RequestContext, locator: Locator, options: LookupOpt
   try {
     const outcome = await loadOne(ctx, locator, options);
     const { cached, credits, source, stale } = outcome.meta;
-    recordFound(ctx.deps.metrics, ctx.stats, { cached, credits, provider: source.provider, stale: stale === true });
+    foundOutcome(ctx, { cached, credits, provider: source.provider, stale: stale === true });
     return outcome;
   } catch (e) {
-    recordFailed(ctx.deps.metrics, ctx.stats, toLookupError(e).code);
+    failedOutcome(ctx, toLookupError(e).code);
     throw e;
   }
 }
@@ -224,7 +224,7 @@ function runBatch(
   );
   const results = items.map(async (item, index): Promise<BatchItemOutcome> => {
     if (!item.ok) {
-      recordFailed(ctx.deps.metrics, ctx.stats, item.error.code);
+      failedOutcome(ctx, item.error.code);
       return { index, ok: false, error: item.error.toBody() };
     }
     try {
@@ -268,7 +268,7 @@ export async function lookupBatch(
     await admitLookups(ctx, lookupsIn(items));
   } catch (e) {
     ctx.deps.metrics.batchSize.observe(items.length);
-    for (const item of items) if (!item.ok) recordFailed(ctx.deps.metrics, ctx.stats, item.error.code);
+    for (const item of items) if (!item.ok) failedOutcome(ctx, item.error.code);
     throw e;
   }
   const run = runBatch(ctx, items, options, Promise.resolve());

@@ -10,6 +10,7 @@ import type { RequestStats } from '../observability/request-stats.js';
 import type { Collector } from '../collector/types.js';
 import type { Config } from '../config.js';
 import type { Account, CacheEntry, Store } from '../store/index.js';
+import type { ChargeFeed } from './charge-feed.js';
 import type { Limiter } from './limiter.js';
 import type { SingleFlight } from './single-flight.js';
 
@@ -28,6 +29,8 @@ export interface CoreDeps {
   metrics: ServiceMetrics;
   /** Per-key limits: lookups per minute and live lookups at once. */
   limits: RateLimiter;
+  /** Told of every charge recorded (the usage alerts listen); createCore makes one. */
+  charges?: ChargeFeed;
 }
 
 export interface RequestContext {

@@ -7,6 +7,7 @@ import { humanMs } from '../contract/index.js';
 import type { CoreDeps } from '../lookup/index.js';
 import { VERSION } from '../version.js';
 import { toolDefinitions, toolError, unknownTool, type OpenContext } from './tools.js';
+import type { ZodType } from 'zod/v4';
 
 export const MCP_SERVER_NAME = 'portal-lookup';
 
@@ -28,7 +29,9 @@ export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
     ]),
   );
   for (const [name, tool] of tools) {
-    server.registerTool(name, tool.config, (args: Record<string, unknown>, extra) =>
+    // Each tool's own input fields: the SDK's generic is given one config type for them all.
+    const config = tool.config as Omit<typeof tool.config, 'inputSchema'> & { inputSchema: Record<string, ZodType> };
+    server.registerTool(name, config, (args: Record<string, unknown>, extra) =>
       tool.handler(args, extra.signal, tool.log),
     );
   }

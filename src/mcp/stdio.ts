@@ -7,7 +7,7 @@
 // stdout carries the protocol only: logs go to stderr.
 import pino from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
+import { flushDayTally, seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
 import { backendFor } from '../backend.js';
 import { createCore } from '../core.js';
 import { createCollector } from '../collector/index.js';
@@ -64,6 +64,7 @@ const close = (): Promise<void> =>
     await core.collector.close?.();
     core.metrics.close();
     await core.limits.close();
+    await flushDayTally(store);
     await store.close();
     await replay?.close();
   })());

@@ -1,10 +1,19 @@
-// The MCP tools: lookup_property, lookup_properties, property_history, account_usage. Each parses its arguments
-// with the contract's validator and calls the core as REST does (lookupOne, lookupBatch, homeHistory, accountUsage), so
+// The MCP tools: lookup_property, lookup_properties, property_history, account_usage, account_charges. Each
+// parses its arguments with the contract's validator and calls the core as REST does (lookupOne, lookupBatch,
+// homeHistory, accountUsage, accountDays, accountCharges), so
 // billing, cache and error codes are the same; a LookupError becomes an MCP tool error (isError)
 // carrying the spec's code and message.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod/v4';
-import { accountUsage } from '../accounts/index.js';
+import { accountCharges, accountDays, accountUsage } from '../accounts/index.js';
+import {
+  chargesCursorId,
+  chargesLimit,
+  DEFAULT_CHARGES_PAGE,
+  MAX_CHARGES_PAGE,
+  MAX_USAGE_DAYS,
+  usageDays,
+} from '../contract/account-record.js';
 import {
   BATCH_QUERY_FIELDS,
   BatchItem,
@@ -105,6 +114,18 @@ const itemsArg = described({
   items: plainJsonSchema(BatchItem),
   description: BatchRequest.properties.items.description,
 });
+const dayArg = (description: string) => described({ type: 'string', format: 'date', description });
+
+/** An argument that must be a string when given (a date, a cursor): anything else is bad_param. */
+function stringArg(value: unknown, param: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  throw new LookupError('bad_param', {
+    message: `Invalid ${param}: must be a string.`,
+    details: { param, reason: 'must be a string' },
+  });
+}
+
 const fullArg = (what: string) =>
   described({
     type: 'boolean',
@@ -263,16 +284,61 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
       config: {
         title: 'Account usage',
         description:
-          "The caller's plan and usage: lookups used, included and remaining, and when the period ends. Free of charge.",
-        inputSchema: { full: fullArg('also the key prefix and overage figures') },
+          "The caller's plan and usage: lookups used, included and remaining, and when the period ends. With `from` or " +
+          `\`to\`, also its lookups by UTC day (at most ${MAX_USAGE_DAYS} days): outcomes and credits. Free of charge.`,
+        inputSchema: {
+          full: fullArg('also the key prefix and overage figures'),
+          from: dayArg('With days: the first day, YYYY-MM-DD (UTC); default the first of the month of `to`'),
+          to: dayArg('With days: the last day, YYYY-MM-DD (UTC), included; default today'),
+        },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
         try {
           const ctx = await open({ signal });
           const full = parseFull(args.full);
+          const from = stringArg(args.from, 'from');
+          const to = stringArg(args.to, 'to');
+          const days = from === undefined && to === undefined ? null : usageDays(from, to, ctx.deps.clock());
           const usage = await accountUsage(ctx.deps.store, ctx.account, ctx.deps.clock());
-          return answer({ data: full ? usage : pick(usage, COMPACT_USAGE) });
+          const data = full ? usage : pick(usage, COMPACT_USAGE);
+          if (days === null) return answer({ data });
+          const perDay = await accountDays(ctx.deps.store, ctx.deps.logger, ctx.account, days);
+          return answer({ data: { ...data, days: perDay } });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+    account_charges: {
+      config: {
+        title: 'Account charges',
+        description:
+          "The caller's charges, newest first: one line per credit (when, the request, the home's cache key, what read it, " +
+          'the job that made it). Their count is `used`. Page with `cursor` (next_cursor). Free of charge.',
+        inputSchema: {
+          limit: described({
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_CHARGES_PAGE,
+            default: DEFAULT_CHARGES_PAGE,
+            description: `Charges per page, 1 to ${MAX_CHARGES_PAGE}`,
+          }),
+          cursor: described({ type: 'string', description: 'next_cursor of the page before' }),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
+        try {
+          const ctx = await open({ signal });
+          const limit = chargesLimit(args.limit, 'limit');
+          const page = await accountCharges(
+            ctx.deps.store,
+            ctx.account,
+            limit,
+            chargesCursorId(stringArg(args.cursor, 'cursor'), 'cursor'),
+          );
+          return answer({ data: page.lines, meta: { next_cursor: page.nextCursor } });
         } catch (e) {
           return toolError(e, log);
         }

@@ -8,6 +8,7 @@ import { CONTRACT_SCHEMAS, ERROR_CODES, HISTORY_SCHEMAS } from '../contract/inde
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
 import { VERSION, LICENSE } from '../version.js';
+import { ACCOUNT_RECORD_SCHEMAS } from '../contract/account-record.js';
 import { webhooksOpenApi } from '../webhooks/openapi.js';
 import {
   HTTP_LAYER_CODES,
@@ -54,7 +55,10 @@ function routePaths(config: OpenApiConfig): OpenApiPaths {
 /** The document of a service: its descriptions say the configured cache lifetime. */
 export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
   const schemas = Object.fromEntries(
-    [...CONTRACT_SCHEMAS, ...HISTORY_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]),
+    [...CONTRACT_SCHEMAS, ...HISTORY_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS, ...ACCOUNT_RECORD_SCHEMAS].map((s) => [
+      s.$id!,
+      toOpenApi(s),
+    ]),
   );
   return {
     openapi: '3.1.0',

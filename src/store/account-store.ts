@@ -28,6 +28,11 @@ export interface Account {
   webhookSecret?: string;
   /** The secret a rotation replaced: deliveries carry its signature too until `until`, so receivers can switch over. */
   previousWebhookSecret?: { secret: string; until: string };
+  /**
+   * Usage alerts (docs/accounts.md): a signed `account.usage_threshold` event to `url` once per period when
+   * the lookups used reach each of `thresholds` (whole percents, ascending) of the plan's limit.
+   */
+  usageAlert?: { url: string; thresholds: number[] };
 }
 
 export interface AccountStore {

@@ -37,6 +37,42 @@ export interface LedgerEntry {
   /** The kind charged, decided by the store at commit (a caller's value is ignored). */
   kind: 'included' | 'overage';
   at: string;
+  /** What served the home charged for: the own collector or the fallback provider (absent on older entries). */
+  source?: 'self_hosted' | 'fallback';
+}
+
+/** A charge as the account's own record lists it: its ledger entry and its place in the ledger (a cursor). */
+export interface AccountCharge extends LedgerEntry {
+  /** The charge's id in the ledger (Redis: the stream id, `<ms>-<seq>`), increasing with time. */
+  id: string;
+}
+
+/** A page of an account's charges, newest first; `next` is the id to read on from (exclusive), null at the end. */
+export interface AccountChargesPage {
+  charges: AccountCharge[];
+  next: string | null;
+}
+
+/** The lookup outcomes of one account on one UTC day (added as lookups settle, in any process). */
+export interface DayCounts {
+  accountId: string;
+  /** YYYY-MM-DD, UTC. */
+  day: string;
+  /** Every outcome: live + hits + stale + failed. */
+  lookups: number;
+  /** Found by a live read (the site or the fallback), charged or not. */
+  live: number;
+  /** Answered from the cache. */
+  hits: number;
+  /** A stale answer: the live read failed and the last good record stood in (free). */
+  stale: number;
+  /** Failed lookups (never charged). */
+  failed: number;
+}
+
+/** One UTC day of an account's record: its lookup outcomes and the credits committed that day (the ledger's). */
+export interface UsageDay extends Omit<DayCounts, 'accountId'> {
+  credits: number;
 }
 
 export interface VoidRef {
@@ -47,6 +83,8 @@ export interface VoidRef {
   scope: 'service' | 'paid';
   /** The request whose charge it may be (its charges are indexed by request, no ledger scan). */
   requestId: string;
+  /** The `at` its commit was sent with (its day's credits are taken back); absent: the reservation's `day`. */
+  chargedAt?: string;
 }
 
 export interface UsageCounters {
@@ -88,6 +126,23 @@ export interface BillingStore {
   /** Live lookups committed plus held against a daily budget. */
   budgetUsage(day: string, scope: 'service' | 'paid'): Promise<number>;
   ledger(accountId?: string): Promise<LedgerEntry[]>;
+  /**
+   * An account's charges, newest first, from its own index (written by the same commit as the ledger, kept
+   * as long): never a scan of the ledger. `before`: a charge id, read on from the one before it.
+   */
+  accountCharges(accountId: string, opts: { limit: number; before?: string }): Promise<AccountChargesPage>;
+  /** Adds lookup outcomes to their account's day counters (kept USAGE_DAY_TTL_MS). */
+  addDayCounts(counts: readonly DayCounts[]): Promise<void>;
+  /**
+   * The account's days `days` (YYYY-MM-DD), in the order given: its outcome counters and the credits its
+   * commits charged that day (written by the commit itself, taken back by a void: their sum is the ledger's).
+   */
+  usageDays(accountId: string, days: readonly string[]): Promise<UsageDay[]>;
+  /**
+   * Marks a usage alert of the account's period as sent: true the first time (for this `alert` and
+   * period), false after. Kept with the usage bucket.
+   */
+  markUsageAlert(accountId: string, period: string, alert: string): Promise<boolean>;
   /** The charges recorded under `requestId` in the last 48 h (a job chunk's, on its re-run), oldest first; no ledger scan. */
   chargesOf(requestId: string): Promise<LedgerEntry[]>;
 }

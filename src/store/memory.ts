@@ -11,7 +11,10 @@ import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.j
 import { LRUCache } from 'lru-cache';
 import type {
   Account,
+  AccountCharge,
+  AccountChargesPage,
   CacheEntry,
+  DayCounts,
   ClaimRef,
   ClaimResult,
   EntryWithRaw,
@@ -23,9 +26,10 @@ import type {
   StoredHistoryEvent,
   Store,
   UsageCounters,
+  UsageDay,
   VoidRef,
 } from './types.js';
-import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
+import { DEFAULT_LEDGER_RETENTION_MS, USAGE_DAY_TTL_MS } from './types.js';
 
 interface Expiring<T> {
   value: T;
@@ -126,7 +130,14 @@ export class MemoryStore implements Store {
   private readonly usageBuckets = new Map<string, UsageCounters>();
   private readonly budgets = new Map<string, Expiring<number>>();
   private readonly reservations = new Map<string, Reservation>();
-  private readonly ledgerEntries: LedgerEntry[] = [];
+  /** The ledger, oldest first; each charge also in its account's own list (the same object). */
+  private readonly ledgerEntries: AccountCharge[] = [];
+  private readonly chargesByAccount = new Map<string, AccountCharge[]>();
+  /** The last charge id given (`<ms>-<seq>`, as a Redis stream's). */
+  private lastCharge = { ms: 0, seq: 0 };
+  /** Day counters by `<account>\u0000<day>`, with the credits the commits wrote. */
+  private readonly days = new Map<string, UsageDay>();
+  private readonly alertsSent = new Set<string>();
   private readonly accountWatchers = new Set<() => void>();
   /** Bounded (HISTORY_SHARE_OF_CACHE of the homes' bound, MAX_HISTORY_HOMES homes); the least recently used go first. */
   private readonly histories: LRUCache<string, Timeline>;
@@ -305,12 +316,21 @@ export class MemoryStore implements Store {
     u.reserved -= 1;
     u.used += 1;
     if (kind === 'overage') u.overageUsed += 1;
-    this.ledgerEntries.push({ ...entry, accountId: r.accountId, kind });
+    const charge: AccountCharge = { ...entry, accountId: r.accountId, kind, id: this.nextChargeId() };
+    if (entry.source === undefined) delete charge.source;
+    this.ledgerEntries.push(charge);
+    let mine = this.chargesByAccount.get(r.accountId);
+    if (!mine) this.chargesByAccount.set(r.accountId, (mine = []));
+    mine.push(charge);
+    this.day(r.accountId, entry.at.slice(0, 10)).credits += 1;
     // Charges older than the retention go, oldest first (pushed in about time order: trimmed about, as on Redis).
     const cutoff = this.clock() - this.ledgerRetentionMs;
     let old = 0;
     while (old < this.ledgerEntries.length && Date.parse(this.ledgerEntries[old]!.at) < cutoff) old += 1;
-    if (old > 0) this.ledgerEntries.splice(0, old);
+    for (const gone of this.ledgerEntries.splice(0, old)) {
+      const list = this.chargesByAccount.get(gone.accountId);
+      if (list?.[0] === gone) list.shift();
+    }
     return true;
   }
 
@@ -332,6 +352,11 @@ export class MemoryStore implements Store {
     );
     if (i < 0) return 'none';
     const [charge] = this.ledgerEntries.splice(i, 1);
+    const mine = this.chargesByAccount.get(charge!.accountId) ?? [];
+    const j = mine.indexOf(charge!);
+    if (j >= 0) mine.splice(j, 1);
+    const day = this.days.get(`${charge!.accountId}\u0000${charge!.at.slice(0, 10)}`);
+    if (day && day.credits > 0) day.credits -= 1;
     const u = this.bucket(charge!.accountId, ref.period);
     u.used -= 1;
     if (charge!.kind === 'overage') u.overageUsed -= 1;
@@ -376,6 +401,8 @@ export class MemoryStore implements Store {
       .filter(([, t]) => (t.events.at(-1)?.at ?? -1) < historyCutoff)
       .map(([k]) => k))
       this.histories.delete(key);
+    const oldestDay = new Date(now - USAGE_DAY_TTL_MS).toISOString().slice(0, 10);
+    for (const [key, d] of [...this.days]) if (d.day < oldestDay) this.days.delete(key);
     // An entry kept past its raw record's lifetime holds only its text (set again: its size counted anew).
     for (const [key, e] of [...this.entries].filter(([, e]) => e.value.raw !== null && e.value.rawExpiresAt <= now)) {
       this.entries.set(key, { ...e, value: { ...e.value, raw: null } }, { noUpdateTTL: true });
@@ -415,13 +442,77 @@ export class MemoryStore implements Store {
   }
 
   async chargesOf(requestId: string): Promise<LedgerEntry[]> {
-    return this.ledgerEntries.filter((e) => e.requestId === requestId).map((e) => ({ ...e }));
+    return this.ledgerEntries.filter((e) => e.requestId === requestId).map(entryOf);
   }
 
   async ledger(accountId?: string): Promise<LedgerEntry[]> {
-    return this.ledgerEntries
-      .filter((e) => accountId === undefined || e.accountId === accountId)
-      .map((e) => ({ ...e }));
+    return this.ledgerEntries.filter((e) => accountId === undefined || e.accountId === accountId).map(entryOf);
+  }
+
+  async accountCharges(accountId: string, opts: { limit: number; before?: string }): Promise<AccountChargesPage> {
+    const mine = this.chargesByAccount.get(accountId) ?? [];
+    // From the newest, down to the one before `before` (ids increase along the list).
+    let end = mine.length;
+    if (opts.before !== undefined) {
+      const before = opts.before;
+      while (end > 0 && compareIds(mine[end - 1]!.id, before) >= 0) end -= 1;
+    }
+    const charges = mine
+      .slice(Math.max(0, end - opts.limit), end)
+      .reverse()
+      .map((c) => ({ ...c }));
+    return { charges, next: end > opts.limit ? charges[charges.length - 1]!.id : null };
+  }
+
+  async addDayCounts(counts: readonly DayCounts[]): Promise<void> {
+    for (const c of counts) {
+      const d = this.day(c.accountId, c.day);
+      d.lookups += c.lookups;
+      d.live += c.live;
+      d.hits += c.hits;
+      d.stale += c.stale;
+      d.failed += c.failed;
+    }
+  }
+
+  async usageDays(accountId: string, days: readonly string[]): Promise<UsageDay[]> {
+    return days
+      .map(
+        (day) =>
+          this.days.get(`${accountId}\u0000${day}`) ?? {
+            day,
+            lookups: 0,
+            live: 0,
+            hits: 0,
+            stale: 0,
+            failed: 0,
+            credits: 0,
+          },
+      )
+      .map((d) => ({ ...d }));
+  }
+
+  async markUsageAlert(accountId: string, period: string, alert: string): Promise<boolean> {
+    const key = `${accountId}\u0000${period}\u0000${alert}`;
+    if (this.alertsSent.has(key)) return false;
+    this.alertsSent.add(key);
+    return true;
+  }
+
+  /** An account's day, made on first use; days past USAGE_DAY_TTL_MS are dropped by sweep(). */
+  private day(accountId: string, day: string): UsageDay {
+    const key = `${accountId}\u0000${day}`;
+    let d = this.days.get(key);
+    if (!d) this.days.set(key, (d = { day, lookups: 0, live: 0, hits: 0, stale: 0, failed: 0, credits: 0 }));
+    return d;
+  }
+
+  /** A charge id as a Redis stream gives one: this ms, or the last one's ms with the next sequence. */
+  private nextChargeId(): string {
+    const ms = this.clock();
+    this.lastCharge =
+      ms > this.lastCharge.ms ? { ms, seq: 0 } : { ms: this.lastCharge.ms, seq: this.lastCharge.seq + 1 };
+    return `${this.lastCharge.ms}-${this.lastCharge.seq}`;
   }
 
   async tryLock(key: string, token: string, ttlMs: number): Promise<boolean> {
@@ -534,7 +625,7 @@ export class MemoryStore implements Store {
 /** What a history event is counted as: its id and text at two bytes a character, and its object's own cost. */
 const eventBytes = (id: string, event: string): number => 2 * (id.length + event.length) + 48;
 
-/** Event ids (`<ms>-<seq>`, digits) in order: by their time, then their sequence. */
+/** Event and charge ids (`<ms>-<seq>`, digits) in order, as Redis orders stream ids: by time, then sequence. */
 function compareIds(a: string, b: string): number {
   const [am = '', as = ''] = a.split('-');
   const [bm = '', bs = ''] = b.split('-');
@@ -543,6 +634,12 @@ function compareIds(a: string, b: string): number {
     return u.length - v.length || (u < v ? -1 : u > v ? 1 : 0);
   };
   return byDigits(am, bm) || byDigits(as, bs);
+}
+
+/** A charge as the ledger lists it: its entry, without its id. */
+function entryOf(c: AccountCharge): LedgerEntry {
+  const { id: _, ...entry } = c;
+  return entry;
 }
 
 function frozen(entry: CacheEntry | null): CacheEntry | null {

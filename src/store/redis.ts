@@ -42,7 +42,9 @@ import { RedisIdempotency } from './redis/idempotency.js';
 import { RedisLocks } from './redis/locks.js';
 import type {
   Account,
+  AccountChargesPage,
   CacheEntry,
+  DayCounts,
   ClaimRef,
   ClaimResult,
   EntryWithRaw,
@@ -54,6 +56,7 @@ import type {
   StoredHistoryEvent,
   Store,
   UsageCounters,
+  UsageDay,
   VoidRef,
 } from './types.js';
 import { DEFAULT_LEDGER_RETENTION_MS } from './types.js';
@@ -224,6 +227,22 @@ export class RedisStore implements Store {
 
   ledger(accountId?: string): Promise<LedgerEntry[]> {
     return this.billing.ledger(accountId);
+  }
+
+  accountCharges(accountId: string, opts: { limit: number; before?: string }): Promise<AccountChargesPage> {
+    return this.billing.accountCharges(accountId, opts);
+  }
+
+  addDayCounts(counts: readonly DayCounts[]): Promise<void> {
+    return this.billing.addDayCounts(counts);
+  }
+
+  usageDays(accountId: string, days: readonly string[]): Promise<UsageDay[]> {
+    return this.billing.usageDays(accountId, days);
+  }
+
+  markUsageAlert(accountId: string, period: string, alert: string): Promise<boolean> {
+    return this.billing.markUsageAlert(accountId, period, alert);
   }
 
   // --- idempotency keys (redis/idempotency.ts) -------------------------------------------------

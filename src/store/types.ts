@@ -42,3 +42,6 @@ export interface Store
 
 /** How long a charge stays in the ledger unless LEDGER_RETENTION_DAYS says otherwise: 400 days. */
 export const DEFAULT_LEDGER_RETENTION_MS = 400 * 86_400_000;
+
+/** How long an account's day counters (its lookups and credits of a UTC day) are kept: 400 days. */
+export const USAGE_DAY_TTL_MS = 400 * 86_400_000;

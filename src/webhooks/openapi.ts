@@ -1,4 +1,5 @@
-// The OpenAPI 3.1 `webhooks` object: the requests the service sends to a job's or watch's webhook_url,
+// The OpenAPI 3.1 `webhooks` object: the requests the service sends to a job's or watch's webhook_url, or to
+// an account's usage alert URL,
 // one per event type, with the Standard Webhooks headers. buildOpenApi (src/rest/openapi.ts) includes it;
 // the payloads refer to the document's own component schemas (JobView, PortalProperty).
 import { WATCHED_FIELDS } from '../contract/watches.js';
@@ -70,6 +71,29 @@ const PROPERTY_CHANGED: Json = {
   },
 };
 
+const USAGE_THRESHOLD: Json = {
+  type: 'object',
+  required: ['account_id', 'period', 'threshold_percent', 'basis', 'limit', 'used', 'overage_used', 'period_end'],
+  properties: {
+    account_id: { type: 'string' },
+    period: {
+      type: 'string',
+      description: 'The usage period: YYYY-MM (paid plans, UTC calendar month) or lifetime (free plan)',
+    },
+    threshold_percent: { type: 'integer', description: 'The threshold reached, a percent of `limit`' },
+    basis: {
+      type: 'string',
+      enum: ['allotment', 'included', 'spend_limit'],
+      description:
+        "What `limit` is: the free plan's allotment, the included lookups, or the included lookups plus the overage the spend limit pays for",
+    },
+    limit: { type: 'integer', description: 'The lookups the percent is of' },
+    used: { type: 'integer', description: 'Lookups charged in the period when the threshold was reached' },
+    overage_used: { type: 'integer', description: 'Of those, the lookups billed past the included ones' },
+    period_end: { type: ['string', 'null'], format: 'date-time', description: 'End of the period; null: free plan' },
+  },
+};
+
 function event(type: WebhookEventType, summary: string, data: Json, dataDescription: string): Json {
   return {
     post: {
@@ -111,6 +135,12 @@ export function webhooksOpenApi(): Record<string, Json> {
       "A watched home's price, status, estimate, rent estimate or HOA changed",
       PROPERTY_CHANGED,
       'The home and what changed since the last check',
+    ),
+    'account.usage_threshold': event(
+      'account.usage_threshold',
+      "The account's lookups reached a usage alert's threshold (once per threshold and period)",
+      USAGE_THRESHOLD,
+      'The account, the threshold reached and its usage then (npm run accounts -- set-usage-alert)',
     ),
   };
 }

@@ -2,7 +2,7 @@
 // Standard Webhooks specification with the account's signing secret, delivered at least once.
 import type { Account } from '../store/index.js';
 
-export type WebhookEventType = 'job.completed' | 'job.failed' | 'property.changed';
+export type WebhookEventType = 'job.completed' | 'job.failed' | 'property.changed' | 'account.usage_threshold';
 
 /** Delivery attempts in all: the first and 10 retries, WEBHOOK_RETRY_BASE_MS doubling (about a day by default). */
 export const WEBHOOK_ATTEMPTS = 11;

@@ -146,6 +146,20 @@ describe('an instance killed (SIGKILL) while it holds leases', () => {
     expect(delivered).toBe(HOMES.length);
     expect(ledger).toHaveLength(delivered);
     expect(await store.usage(accountId(key), 'lifetime')).toEqual({ used: HOMES.length, reserved: 0, overageUsed: 0 });
+    // The account's own record agrees: its charges are the ledger's, its days' credits sum to `used`, and
+    // the lookups of its days are the ones answered (the dead instance's batch never settled: none of its own).
+    const used = (await get(b, '/v1/account', key)).body.data.used;
+    expect(used).toBe(HOMES.length);
+    const charges = (await get(b, '/v1/account/charges?limit=100', key)).body;
+    expect(charges.meta.next_cursor).toBeNull();
+    expect(charges.data.map((c: any) => [c.request_id, c.cache_key]).sort()).toEqual(
+      ledger.map((e) => [e.requestId, e.cacheKey]).sort(),
+    );
+    const firstDay = ledger.map((e) => e.at.slice(0, 10)).sort()[0]!;
+    const usage = (await get(b, `/v1/account/usage?from=${firstDay}`, key)).body.data.days as any[];
+    const sum = (field: string) => usage.reduce((n, d) => n + d[field], 0);
+    expect(sum('credits')).toBe(used);
+    expect([sum('lookups'), sum('live_reads'), sum('failed')]).toEqual([HOMES.length, HOMES.length, 0]);
     console.info(
       '[crash/batch]',
       JSON.stringify({ leaseTtlMs: LEASE_TTL_MS, killToServedMs: freedAfterMs, charged: ledger.length, delivered }),

@@ -50,6 +50,7 @@ describe('tools/list', () => {
     const client = await connect(svc.keys.free!);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'account_charges',
       'account_usage',
       'lookup_properties',
       'lookup_property',
@@ -342,10 +343,11 @@ describe('an unknown tool', () => {
       error: {
         code: 'bad_param',
         message:
-          'Invalid name: no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage.',
+          'Invalid name: no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage, account_charges.',
         details: {
           param: 'name',
-          reason: 'no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage',
+          reason:
+            'no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage, account_charges',
         },
       },
     });

@@ -86,6 +86,7 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     expect(client.getServerVersion()).toEqual({ name: 'portal-lookup', version: VERSION });
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'account_charges',
       'account_usage',
       'lookup_properties',
       'lookup_property',

@@ -73,6 +73,8 @@ describe('/openapi.json', () => {
       'getWatch',
       'deleteWatch',
       'getAccount',
+      'getAccountUsage',
+      'getAccountCharges',
     ]);
   });
 

@@ -709,6 +709,71 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
         expect((await store.usage(id, 'lifetime')).used).toBe(2);
       });
 
+      it("an account's own record: its charges by the commit (newest first, paged, with their source), its day's credits; a void takes both back", async () => {
+        const id = account().id;
+        const other = account().id;
+        const rs = [req(id), req(id), req(id), req(other)];
+        for (const r of rs) expect((await store.reserve(r)).ok).toBe(true);
+        const at = ['2026-03-01T23:59:59.000Z', '2026-03-02T00:00:01.000Z', '2026-03-02T10:00:00.000Z'];
+        for (const [i, r] of rs.slice(0, 3).entries())
+          expect(
+            await store.commit(
+              ledgerEntry(r.reservationId, id, {
+                requestId: `req-${i}`,
+                cacheKey: `zpid:${i}`,
+                at: at[i]!,
+                ...(i === 1 ? { source: 'fallback' as const } : {}),
+              }),
+            ),
+          ).toBe(true);
+        expect(await store.commit(ledgerEntry(rs[3]!.reservationId, other, { at: at[2]! }))).toBe(true);
+        const first = await store.accountCharges(id, { limit: 2 });
+        expect(first.charges.map((c) => [c.cacheKey, c.source])).toEqual([
+          ['zpid:2', undefined],
+          ['zpid:1', 'fallback'],
+        ]);
+        expect(first.next).toBe(first.charges[1]!.id);
+        const rest = await store.accountCharges(id, { limit: 2, before: first.next! });
+        expect(rest).toMatchObject({ next: null, charges: [{ cacheKey: 'zpid:0', requestId: 'req-0' }] });
+        expect((await store.accountCharges(other, { limit: 10 })).charges).toHaveLength(1);
+        expect((await store.accountCharges('acct_none', { limit: 10 })).charges).toEqual([]);
+        // The ledger holds the same entries (the source too).
+        expect((await store.ledger(id)).find((e) => e.cacheKey === 'zpid:1')?.source).toBe('fallback');
+        const days = async () => (await store.usageDays(id, ['2026-03-01', '2026-03-02'])).map((d) => d.credits);
+        expect(await days()).toEqual([1, 2]);
+        // A void of an applied commit: the charge leaves the account's record and its day.
+        const ref = {
+          reservationId: rs[1]!.reservationId,
+          accountId: id,
+          period: 'lifetime',
+          day: '2026-03-01',
+          scope: 'service' as const,
+          requestId: 'req-1',
+          chargedAt: at[1]!,
+        };
+        expect(await store.voidReservation(ref)).toBe('voided');
+        expect(await days()).toEqual([1, 1]);
+        expect((await store.accountCharges(id, { limit: 10 })).charges.map((c) => c.cacheKey)).toEqual([
+          'zpid:2',
+          'zpid:0',
+        ]);
+        expect((await store.usage(id, 'lifetime')).used).toBe(2);
+      });
+
+      it("day counters: outcomes added to their account's day; a day without any reads as zeros", async () => {
+        const id = account().id;
+        const day = { accountId: id, day: '2026-03-05', lookups: 3, live: 1, hits: 1, stale: 0, failed: 1 };
+        await store.addDayCounts([day, { ...day, lookups: 1, live: 0, hits: 0, failed: 0, stale: 1 }]);
+        await store.addDayCounts([]);
+        expect(await store.usageDays(id, ['2026-03-05', '2026-03-06'])).toEqual([
+          { day: '2026-03-05', lookups: 4, live: 1, hits: 1, stale: 1, failed: 1, credits: 0 },
+          { day: '2026-03-06', lookups: 0, live: 0, hits: 0, stale: 0, failed: 0, credits: 0 },
+        ]);
+        expect(await store.markUsageAlert(id, '2026-03', '80')).toBe(true);
+        expect(await store.markUsageAlert(id, '2026-03', '80')).toBe(false);
+        expect(await store.markUsageAlert(id, '2026-04', '80')).toBe(true);
+      });
+
       it('ledger always equals the counters', async () => {
         const ids = [account().id, account().id, account().id];
         let seed = 7;

@@ -29,6 +29,8 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "getWatch": ("GET", "/v1/portal/watches/{id}"),
     "deleteWatch": ("DELETE", "/v1/portal/watches/{id}"),
     "getAccount": ("GET", "/v1/account"),
+    "getAccountUsage": ("GET", "/v1/account/usage"),
+    "getAccountCharges": ("GET", "/v1/account/charges"),
 }
 
 
@@ -676,6 +678,82 @@ class Watch(_WatchRequired, total=False):
     zpid: str
     #: The locator as sent, when it was an address
     address: str
+
+
+class UsageDay(TypedDict):
+    """One UTC day of the account's lookups"""
+
+    #: The UTC day, YYYY-MM-DD
+    day: str
+    #: Lookups that day, whatever their outcome: live_reads + cache_hits + stale + failed
+    lookups: int
+    #: Homes read live from the listing site or the fallback provider
+    live_reads: int
+    #: Homes answered from the cache
+    cache_hits: int
+    #: Stale answers: the live read failed and the last good record stood in (free)
+    stale: int
+    #: Lookups that failed (never charged)
+    failed: int
+    #: Credits charged that day: the day's lines of the ledger (GET /v1/account/charges)
+    credits: int
+
+
+#: from: The first day, UTC
+#: to: The last day, UTC (included)
+#: days: Every day of the range, oldest first (days without lookups too)
+AccountUsageDaysData = TypedDict(
+    "AccountUsageDaysData",
+    {
+        "from": "str",
+        "to": "str",
+        "days": "List[UsageDay]",
+    },
+)
+
+
+class AccountUsageDaysMeta(TypedDict):
+    #: Milliseconds taken
+    took_ms: int
+
+
+class AccountUsageDays(TypedDict):
+    data: AccountUsageDaysData
+    meta: AccountUsageDaysMeta
+
+
+class ChargeLine(TypedDict):
+    """One charge of the ledger: one credit, one live read"""
+
+    #: When the charge was recorded
+    at: str
+    #: The request that made it: the x-request-id of its answer when the service chose it (a client's own x-request-id is not recorded), `job:JOB_ID:CHUNK` for a job, `watch:WATCH_ID:CHECK` for a watch
+    request_id: str
+    #: The home's cache key (meta.cache_key of the lookup)
+    cache_key: str
+    #: What read the home: the own collector or the fallback provider (null on charges older than this field)
+    source: Union[Literal["self_hosted", "fallback"], None]
+    #: The job whose lookup it was, if a job made it
+    job_id: Union[str, None]
+    #: The watch whose check it was, if a watch made it
+    watch_id: Union[str, None]
+    #: Included in the plan, or billed past it at the overage rate
+    kind: Literal["included", "overage"]
+    #: Always 1: one line per credit charged
+    credits: int
+
+
+class AccountChargesResponseMeta(TypedDict):
+    #: Pass as cursor for the next (older) page; null: no more
+    next_cursor: Union[str, None]
+    #: Milliseconds taken
+    took_ms: int
+
+
+class AccountChargesResponse(TypedDict):
+    #: The account's charges, newest first
+    data: List[ChargeLine]
+    meta: AccountChargesResponseMeta
 
 
 

@@ -27,6 +27,7 @@ import {
 import { sendError, tookMs } from '../../http/envelope.js';
 import { badParam, idOf, queryOf } from '../params.js';
 import { contextFor } from '../../http/request-context.js';
+import { csvCell } from '../csv.js';
 
 export const JOBS_PATH = '/v1/portal/jobs';
 /** How often an events stream sends a comment line, so proxies and clients keep an idle stream open. */
@@ -52,18 +53,6 @@ export function csvRow(line: string): string {
     cached: r.meta?.cached,
   };
   return JOB_CSV_COLUMNS.map((c) => csvCell(c in own ? own[c] : r.data?.[c])).join(',') + '\r\n';
-}
-
-/**
- * RFC 4180: a value with a comma, quote or line break is quoted, its quotes doubled; null and absent are empty.
- * A text starting with = + - @ tab or CR gets a leading ' (OWASP's CSV injection rule): a spreadsheet would run
- * it as a formula, and listing text and echoed input are not ours to trust. Numbers (a negative longitude) stay.
- */
-function csvCell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
 async function* csvLines(lines: AsyncIterable<string>): AsyncGenerator<string> {

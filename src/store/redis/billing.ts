@@ -1,5 +1,5 @@
 // Billing on Redis (BillingStore), all under `{bill}`: reservations, usage buckets, daily budgets, the
-// ledger stream and each request's charges.
+// ledger stream, each request's charges, and each account's own record (its charges, its days).
 //
 // Exactness: every check-and-charge is ONE Lua script (reserve, commit, release), so it runs atomically
 // on the server whatever the number of callers. Reservation expiry uses the server's clock (`TIME` inside
@@ -9,7 +9,18 @@
 import { storeUnavailable as unavailable } from '../fail-fast.js';
 import { lua } from '../lua.js';
 import type { RedisClient } from '../redis-connection.js';
-import type { BillingStore, LedgerEntry, ReserveRequest, ReserveResult, UsageCounters, VoidRef } from '../types.js';
+import type {
+  AccountChargesPage,
+  BillingStore,
+  DayCounts,
+  LedgerEntry,
+  ReserveRequest,
+  ReserveResult,
+  UsageCounters,
+  UsageDay,
+  VoidRef,
+} from '../types.js';
+import { USAGE_DAY_TTL_MS } from '../types.js';
 import { KEY_READ_ATTEMPTS, ms, type RedisConnection, type RenewalPipeline } from './connection.js';
 import type { RedisKeys } from './keys.js';
 
@@ -58,12 +69,12 @@ export class RedisBilling implements BillingStore {
     this.redis = c.redis;
     this.k = c.k;
     c.redis.defineCommand('plReserve', { numberOfKeys: 4, lua: LUA_RESERVE });
-    c.redis.defineCommand('plCommit', { numberOfKeys: 5, lua: LUA_COMMIT });
+    c.redis.defineCommand('plCommit', { numberOfKeys: 7, lua: LUA_COMMIT });
     c.redis.defineCommand('plRelease', { numberOfKeys: 4, lua: LUA_RELEASE });
     c.redis.defineCommand('plReleaseExpired', { numberOfKeys: 4, lua: LUA_RELEASE_EXPIRED });
     c.redis.defineCommand('plExpired', { numberOfKeys: 1, lua: LUA_EXPIRED });
     c.redis.defineCommand('plRenewReservation', { numberOfKeys: 2, lua: LUA_RENEW_RESERVATION });
-    c.redis.defineCommand('plVoidCharge', { numberOfKeys: 4, lua: LUA_VOID_CHARGE });
+    c.redis.defineCommand('plVoidCharge', { numberOfKeys: 6, lua: LUA_VOID_CHARGE });
     this.scripts = c.redis as unknown as BillingScripts;
   }
 
@@ -112,8 +123,8 @@ export class RedisBilling implements BillingStore {
   async commit(entry: LedgerEntry): Promise<boolean> {
     const rec = this.k.reservation(entry.reservationId);
     for (let attempt = 0; attempt < KEY_READ_ATTEMPTS; attempt++) {
-      const bucket = await this.run(() => this.redis.hget(rec, 'bucket'));
-      if (bucket === null) return false;
+      const [bucket, account] = await this.run(() => this.redis.hmget(rec, 'bucket', 'account'));
+      if (!bucket || !account) return false;
       const n = Number(
         await this.run(() =>
           this.scripts.plCommit(
@@ -122,12 +133,17 @@ export class RedisBilling implements BillingStore {
             this.k.ledger,
             bucket,
             this.k.charges(entry.requestId),
+            this.k.accountCharges(account),
+            this.k.usageDay(account, dayOf(entry.at)),
             entry.reservationId,
             entry.cacheKey,
             entry.requestId,
             entry.at,
             String(CHARGES_TTL_MS),
             String(this.ledgerRetentionMs),
+            entry.source ?? '',
+            String(USAGE_DAY_TTL_MS),
+            account,
           ),
         ),
       );
@@ -171,6 +187,8 @@ export class RedisBilling implements BillingStore {
         this.k.usage(ref.accountId, ref.period),
         this.k.budget(ref.scope, ref.day),
         this.k.charges(ref.requestId),
+        this.k.accountCharges(ref.accountId),
+        this.k.usageDay(ref.accountId, ref.chargedAt ? dayOf(ref.chargedAt) : ref.day),
         ref.reservationId,
       ),
     );
@@ -225,10 +243,69 @@ export class RedisBilling implements BillingStore {
     }
   }
 
+  async accountCharges(accountId: string, opts: { limit: number; before?: string }): Promise<AccountChargesPage> {
+    const page = await this.run(() =>
+      this.redis.xrevrange(
+        this.k.accountCharges(accountId),
+        opts.before === undefined ? '+' : `(${opts.before}`,
+        '-',
+        'COUNT',
+        opts.limit + 1,
+      ),
+    );
+    const charges = page.slice(0, opts.limit).map(([id, fields]) => ({ id, ...ledgerEntry(fields) }));
+    return { charges, next: page.length > opts.limit ? charges[charges.length - 1]!.id : null };
+  }
+
+  async addDayCounts(counts: readonly DayCounts[]): Promise<void> {
+    if (counts.length === 0) return;
+    // One slot ({bill}): one pipeline, also on a cluster.
+    const pipeline = this.redis.pipeline();
+    for (const c of counts) {
+      const key = this.k.usageDay(c.accountId, c.day);
+      for (const field of DAY_FIELDS) if (c[field] !== 0) pipeline.hincrby(key, field, c[field]);
+      pipeline.pexpire(key, USAGE_DAY_TTL_MS);
+    }
+    const replies = (await this.run(() => pipeline.exec())) ?? [];
+    for (const [err] of replies) if (err) throw unavailable(err);
+  }
+
+  async usageDays(accountId: string, days: readonly string[]): Promise<UsageDay[]> {
+    if (days.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const day of days) pipeline.hgetall(this.k.usageDay(accountId, day));
+    const replies = (await this.run(() => pipeline.exec())) ?? [];
+    return days.map((day, i) => {
+      const [err, h] = replies[i] ?? [new Error('no reply'), null];
+      if (err) throw unavailable(err);
+      const f = (h ?? {}) as Record<string, string>;
+      const n = (name: string) => Math.max(0, Number(f[name] ?? 0));
+      return {
+        day,
+        lookups: n('lookups'),
+        live: n('live'),
+        hits: n('hits'),
+        stale: n('stale'),
+        failed: n('failed'),
+        credits: n('credits'),
+      };
+    });
+  }
+
+  async markUsageAlert(accountId: string, period: string, alert: string): Promise<boolean> {
+    const set = await this.run(() => this.redis.hsetnx(this.k.usage(accountId, period), `alert:${alert}`, '1'));
+    return Number(set) === 1;
+  }
+
   private run<T>(call: () => Promise<T>): Promise<T> {
     return this.c.run(call);
   }
 }
+
+const DAY_FIELDS = ['lookups', 'live', 'hits', 'stale', 'failed'] as const;
+
+/** The UTC day (YYYY-MM-DD) of an ISO time. */
+const dayOf = (at: string): string => at.slice(0, 10);
 
 function int(n: number): string {
   return String(Math.trunc(n));
@@ -244,5 +321,6 @@ function ledgerEntry(fields: string[]): LedgerEntry {
     requestId: f.request ?? '',
     kind: f.kind === 'overage' ? 'overage' : 'included',
     at: f.at ?? '',
+    ...(f.source === 'self_hosted' || f.source === 'fallback' ? { source: f.source } : {}),
   };
 }

@@ -14,6 +14,11 @@
 //                               to LEDGER_RETENTION_DAYS (MINID, about) by each charge
 //   P{bill}:charges:<request>   HASH reservation → the stream id of its charge, the request's charges (PX 48 h):
 //                               a void or a job chunk's re-run finds them at once, with no scan of the ledger
+//   P{bill}:acct-charges:<acct> STREAM of the account's charges, the same fields under the same stream ids as
+//                               the ledger's, written by the same commit, trimmed the same (its own record)
+//   P{bill}:day:<acct>:<d>      HASH lookups, live, hits, stale, failed (added as lookups settle) and credits
+//                               (by the commit, less voids) of the account's UTC day d; PX 400 days
+//   P{bill}:usage:…             also holds alert:<threshold> once that usage alert was sent for the period
 //   Pentry4:<cacheKey>          the CacheEntry as entry-format.ts keeps it (version 4), PX keep (its lifetime + STALE_TTL_MS)
 //   Praw4:<cacheKey>            its raw record's JSON, brotli-compressed behind the write's id, PX ttl (written with it);
 //                               on a cluster `Pentry4:{<cacheKey>}`, `Praw4:{<cacheKey>}`: the tag puts both in one slot
@@ -48,6 +53,8 @@ export function redisKeys(p: string, cluster = false) {
     reservationsByExpiry: `${p}{bill}:res-by-expiry`,
     ledger: `${p}{bill}:ledger`,
     charges: (requestId: string) => `${p}{bill}:charges:${requestId}`,
+    accountCharges: (accountId: string) => `${p}{bill}:acct-charges:${accountId}`,
+    usageDay: (accountId: string, day: string) => `${p}{bill}:day:${accountId}:${day}`,
     entry: (key: string) => `${p}entry${ENTRY_FORMAT}:${home(key)}`,
     raw: (key: string) => `${p}raw${ENTRY_FORMAT}:${home(key)}`,
     alias: (key: string) => `${p}alias:${key}`,

@@ -1,11 +1,13 @@
 --[[
-  Takes back a charge: the ledger entry its request's charges name (checked to be the reservation's) and
-  its counters.
+  Takes back a charge: the ledger entry its request's charges name (checked to be the reservation's), its
+  copy in the account's own record, its counters and its day's credit.
 
   KEYS[1] ledger stream
   KEYS[2] the reservation's usage bucket
   KEYS[3] its daily budget counter
   KEYS[4] its request's charges
+  KEYS[5] the account's charges (stream)
+  KEYS[6] the account's day of the charge (hash)
 
   ARGV[1] reservationId
 
@@ -23,6 +25,9 @@ for i = 1, #f, 2 do
 end
 if reservation ~= ARGV[1] then return 0 end
 redis.call('XDEL', KEYS[1], id)
+redis.call('XDEL', KEYS[5], id)
+local credits = tonumber(redis.call('HGET', KEYS[6], 'credits'))
+if credits and credits > 0 then redis.call('HINCRBY', KEYS[6], 'credits', -1) end
 redis.call('HINCRBY', KEYS[2], 'used', -1)
 if kind == 'overage' then redis.call('HINCRBY', KEYS[2], 'overage_used', -1) end
 local spent = tonumber(redis.call('GET', KEYS[3]))
