@@ -19,6 +19,9 @@ import {
 } from './store.js';
 import { JOB_TTL_MS, type JobStatus } from './types.js';
 
+/** How long a counted job may be missing (admitted on another instance, not yet written) before it is released. */
+const MISSING_GRACE_MS = 60_000;
+
 // The scripts (their KEYS, ARGV and reply in each file's header, src/jobs/lua/). A key of the job written
 // after its creation lives as long as the job key has left (Redis' clock): job-ttl.lua, included by those
 // that write one.
@@ -86,6 +89,11 @@ export class RedisJobStore implements JobStore {
 
   /** When each account's counted jobs were last checked against their jobs (reconcile), in this process. */
   readonly #reconciled = new Map<string, number>();
+  /**
+   * Counted jobs seen without their job (ms first seen so). Another instance may have admitted one and not
+   * yet written it: it is released only when still missing a grace later, never on first sight.
+   */
+  readonly #missingSince = new Map<string, number>();
 
   async admit(accountId: string, jobId: string, items: number, bounds: JobBounds): Promise<JobRefusal | null> {
     const attempt = async (): Promise<JobRefusal | null> => {
@@ -123,8 +131,18 @@ export class RedisJobStore implements JobStore {
     const statuses = await Promise.all(
       ids.map((id) => this.#run(() => this.#redis.hget(this.#key(id, 'job'), 'status'))),
     );
-    const over = ids.filter((_, i) => statuses[i] === null || isFinal(statuses[i] as JobStatus));
-    for (const id of over) await this.release(accountId, id);
+    const now = Date.now();
+    const over = ids.filter((id, i) => {
+      if (statuses[i] !== null) return isFinal(statuses[i] as JobStatus);
+      const since = this.#missingSince.get(id);
+      if (since === undefined) this.#missingSince.set(id, now);
+      return since !== undefined && now - since >= MISSING_GRACE_MS;
+    });
+    for (const id of over) {
+      await this.release(accountId, id);
+      this.#missingSince.delete(id);
+    }
+    if (this.#missingSince.size > 10_000) this.#missingSince.delete(this.#missingSince.keys().next().value!);
     return over.length > 0;
   }
 
