@@ -59,9 +59,8 @@ class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
     const seconds = (f: TestSpecification): number => {
-      const path = relative(root, f.moduleId);
-      const last = this.ctx.cache.getFileTestResults(`${f.project.name}:${path}`);
-      return last ? last.duration / 1000 : (KNOWN_DURATIONS[path] ?? 0);
+      const last = this.ctx.cache.getTestSpecificationResult(f);
+      return last ? last.duration / 1000 : (KNOWN_DURATIONS[relative(root, f.moduleId)] ?? 0);
     };
     const known = new Map(files.map((f) => [f, seconds(f)]));
     const isolated = (f: TestSpecification): number => (f.project.config.isolate ? 1 : 0);
