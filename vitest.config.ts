@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -69,8 +70,11 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
-  // One copy of graphql for app, Pothos and Yoga (vitest would otherwise load both the ESM and CJS builds).
-  resolve: { alias: { graphql: 'graphql/index.js' } },
+  // One copy of graphql for app, Pothos and Yoga: the file Node itself loads for `graphql` (graphql 17's
+  // index.mjs, for import and require alike). Vite would otherwise resolve the app's and the tests' imports
+  // with its own conditions (graphql 17's development build), a second copy whose types the schema
+  // refuses ("from another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: fileURLToPath(import.meta.resolve('graphql')) }] },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
