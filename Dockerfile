@@ -1,7 +1,7 @@
-# One image for every service instance, on Node 24 LTS (the production runtime; package.json `engines`).
+# One image for every service instance, on Node 26 LTS and Debian 13 (the production runtime; package.json `engines`).
 # Build stage: every dependency and the TypeScript compiler, `npm run build` writes dist/.
 # Runtime stage: production dependencies and the compiled JavaScript only (no sources, no tsx, no npm cache).
-FROM node:24-bookworm-slim AS build
+FROM node:26-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No install scripts: the build needs none, and swagger-ui-dist's (@scarf/scarf) only reports the install.
@@ -10,7 +10,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:24-bookworm-slim AS runtime
+FROM node:26-trixie-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production PORT=4000 HOST=0.0.0.0
 COPY package.json package-lock.json ./

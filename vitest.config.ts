@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
@@ -33,8 +34,7 @@ class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
     const seconds = (f: TestSpecification): number => {
-      const path = relative(root, f.moduleId);
-      const last = this.ctx.cache.getFileTestResults(`${f.project.name}:${path}`);
+      const last = this.ctx.cache.getTestSpecificationResult(f);
       // About a second per 4 KB of test, for files vitest has not timed yet.
       return last ? last.duration / 1000 : statSync(f.moduleId).size / 4096;
     };
@@ -45,8 +45,11 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
-  // One copy of graphql for app, Pothos and Yoga (vitest would otherwise load both the ESM and CJS builds).
-  resolve: { alias: { graphql: 'graphql/index.js' } },
+  // One copy of graphql for app, Pothos and Yoga: the file Node itself loads for `graphql` (graphql 17's
+  // index.mjs, for import and require alike). Vite would otherwise resolve the app's and the tests' imports
+  // with its own conditions (graphql 17's development build), a second copy whose types the schema
+  // refuses ("from another module or realm").
+  resolve: { alias: [{ find: /^graphql$/, replacement: fileURLToPath(import.meta.resolve('graphql')) }] },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

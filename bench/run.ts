@@ -206,7 +206,7 @@ async function transportRow(siteUrl: string): Promise<void> {
   const mb = (f: { peakRssMb: number; idleRssMb: number }) =>
     `${fmt(f.peakRssMb, 0)} MB peak (+${fmt(f.peakRssMb - f.idleRssMb, 0)})`;
   rows.push({
-    what: "live read of the 1.06 MB page over loopback TLS, per home: the own collector's client (impit as Chrome 151, HTTP/2) against got 14 (Node TLS, HTTP/1.1, the client before issue 21)",
+    what: "live read of the 1.06 MB page over loopback TLS, per home: the own collector's client (impit as Chrome 151, HTTP/2) against got 16 (Node TLS, HTTP/1.1, the client before issue 21)",
     measured: `CPU ${fmt(impit.cpuUsPerHome, 0)} µs, event loop ${fmt(impit.loopMsPerHome, 2)} ms; 50 in flight: ${mb(impit)}`,
     baseline: `got: CPU ${fmt(got.cpuUsPerHome, 0)} µs, event loop ${fmt(got.loopMsPerHome, 2)} ms; 50 in flight: ${mb(got)}`,
     ratio: got.cpuUsPerHome / impit.cpuUsPerHome,

@@ -1,6 +1,6 @@
 // One side of the transport rows, in a process of its own (its CPU and memory are its own): reads
 // BENCH_HOMES distinct homes of the site through `impit` (the own collector's SiteClient, as a lookup
-// uses it) or `got` (the client before issue 21: got 14 over Node's TLS, HTTP/1.1, as it was set up),
+// uses it) or `got` (the client before issue 21, over Node's TLS, HTTP/1.1, as it was set up; got 16 since issue 24, 14 then),
 // 10 at a time, and reports CPU and event-loop time per home; then holds 50 reads in flight at once (the
 // parent samples the peak RSS). TLS is verified against the bench's CA (SSL_CERT_FILE / NODE_EXTRA_CA_CERTS).
 import { performance } from 'node:perf_hooks';

@@ -1,7 +1,10 @@
 // Everything generated from the code, in order: schema.graphql (the sorted SDL of the Pothos schema),
 // then GraphQL Code Generator's output from it and the operations (codegen.ts). With --check,
 // writes nothing and exits 1 naming each file that is stale or missing (npm test runs it).
-// Usage: tsx scripts/generate.ts [--check]
+// Usage: node --import tsx/esm scripts/generate.ts [--check]   (npm run generate)
+// tsx's ESM loader only: its CommonJS loader would give codegen's CommonJS plugins a second copy of
+// graphql 17 (they require index.mjs through tsx, not through Node's require of ES modules), and the
+// schema built by one copy is then unknown to the other ("Unknown type ...").
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -11,6 +11,8 @@ import { failureError, type PageRead, type PageFailure, type PageTask } from './
 import { transportError } from './http-errors.js';
 import type { PageWorkersStatus } from './types.js';
 
+type TransferList = NonNullable<Parameters<Piscina['run']>[1]>['transferList'];
+
 export interface PagePoolOptions {
   /** Worker threads (config.pageWorkers). */
   workers: number;
@@ -68,7 +70,9 @@ export class PagePool {
     try {
       outcome = await pool.run(
         { ...task, page: bytes },
-        { transferList: [bytes.buffer as ArrayBuffer], signal: signal ?? null },
+        // piscina types its transfer list from MessagePort#postMessage's last overload, which @types/node 26
+        // gives an options object; at run time it is the array postMessage transfers.
+        { transferList: [bytes.buffer as ArrayBuffer] as unknown as TransferList, signal: signal ?? null },
       );
     } catch (e) {
       if (signal?.aborted) throw transportError(e, signal);

@@ -15,21 +15,22 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type ValueNode,
+  type VariableValues,
 } from 'graphql';
 import { documentOf } from './documents.js';
 import type { OperationParams } from './persisted.js';
-import { collectFields } from './selection.js';
+import { collectFields, NO_VARIABLES } from './selection.js';
 
-type Variables = Readonly<Record<string, unknown>>;
+type Variables = VariableValues;
 
 /** The operation's variables as the executor will see them, or why they cannot be coerced. */
 export function coerceVariables(
   schema: GraphQLSchema,
   op: OperationDefinitionNode,
-  raw: Variables | null | undefined,
-): { coerced: Record<string, unknown> } | { errors: readonly GraphQLError[] } {
+  raw: Readonly<Record<string, unknown>> | null | undefined,
+): { variables: VariableValues } | { errors: readonly GraphQLError[] } {
   const result = getVariableValues(schema, op.variableDefinitions ?? [], raw ?? {}, { maxErrors: 50 });
-  return result.errors ? { errors: result.errors } : { coerced: result.coerced };
+  return result.errors ? { errors: result.errors } : { variables: result.variableValues };
 }
 
 const fragmentsOf = (document: DocumentNode): Record<string, FragmentDefinitionNode> =>
@@ -50,7 +51,7 @@ function itemsCount(node: ValueNode | undefined, variables: Variables): number {
   if (node.kind === Kind.LIST) return node.values.length;
   if (node.kind === Kind.VARIABLE) {
     // Coerced values: a default is applied, a single item is already a list of one.
-    const value = variables[node.name.value];
+    const value = variables.coerced[node.name.value];
     if (value === undefined || value === null) return 0;
     return Array.isArray(value) ? value.length : 1;
   }
@@ -61,7 +62,7 @@ function itemsCount(node: ValueNode | undefined, variables: Variables): number {
 function isTrue(node: ValueNode | undefined, variables: Variables): boolean {
   if (!node) return false;
   if (node.kind === Kind.BOOLEAN) return node.value;
-  return node.kind === Kind.VARIABLE && variables[node.name.value] === true;
+  return node.kind === Kind.VARIABLE && variables.coerced[node.name.value] === true;
 }
 
 const argument = (field: FieldNode, name: string): ValueNode | undefined =>
@@ -71,15 +72,15 @@ const argument = (field: FieldNode, name: string): ValueNode | undefined =>
  * Lookups an operation asks for (0 for anything but a query), with its variables as coerced by
  * coerceVariables (raw variables would miss their defaults).
  */
-export function countLookups(document: DocumentNode, op: OperationDefinitionNode, coerced: Variables): number {
+export function countLookups(document: DocumentNode, op: OperationDefinitionNode, variables: Variables): number {
   if (op.operation !== 'query') return 0;
   let n = 0;
-  for (const field of rootFields(document, op, coerced)) {
+  for (const field of rootFields(document, op, variables)) {
     // A history read looks nothing up, but takes one unit as a lookup does.
     if (field.name.value === 'property' || field.name.value === 'propertyHistory') n += 1;
     // A dry run looks nothing up: it counts as one, whatever its items (the core takes one unit for it).
     else if (field.name.value === 'properties')
-      n += isTrue(argument(field, 'dryRun'), coerced) ? 1 : itemsCount(argument(field, 'items'), coerced);
+      n += isTrue(argument(field, 'dryRun'), variables) ? 1 : itemsCount(argument(field, 'items'), variables);
   }
   return n;
 }
@@ -93,7 +94,7 @@ export function countRequestLookups(schema: GraphQLSchema, params: OperationPara
   const op = document && getOperationAST(document, params.operationName ?? undefined);
   if (!document || !op) return 0;
   const vars = coerceVariables(schema, op, params.variables);
-  return 'coerced' in vars ? countLookups(document, op, vars.coerced) : 0;
+  return 'variables' in vars ? countLookups(document, op, vars.variables) : 0;
 }
 
 /** True when the operation selects only introspection fields (__schema, __type, __typename). */
@@ -102,7 +103,7 @@ export function isIntrospectionOnly(document: DocumentNode, operationName: strin
   if (!op) return false;
   let only = introspectionOnly.get(op);
   if (only === undefined) {
-    only = rootFields(document, op, {}).every((f) => f.name.value.startsWith('__'));
+    only = rootFields(document, op, NO_VARIABLES).every((f) => f.name.value.startsWith('__'));
     introspectionOnly.set(op, only);
   }
   return only;

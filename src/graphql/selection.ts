@@ -12,10 +12,18 @@ import {
   type GraphQLResolveInfo,
   type SelectionNode,
   type SelectionSetNode,
+  type VariableValues,
 } from 'graphql';
 import type { LookupOptions } from '../contract/index.js';
 
-type Variables = Readonly<Record<string, unknown>>;
+/**
+ * The operation's variables as graphql 17 hands them to the executor and to resolvers (info.variableValues):
+ * `coerced` holds the values (defaults applied), `sources` what each was coerced from.
+ */
+type Variables = VariableValues;
+
+/** No variables (a walk that reads none, e.g. whether an operation is introspection only). */
+export const NO_VARIABLES: VariableValues = { sources: {}, coerced: {} };
 
 /** What the walk needs: the operation's fragments by name, and its variables as the executor coerced them. */
 export interface SelectionScope {

@@ -85,21 +85,36 @@ export function idempotencyKeyOf(header: string | readonly string[] | null | und
 export const requestIdentity = (parts: readonly string[]): string =>
   createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 
+/** How deep a body under an Idempotency-Key may nest (a batch body is 3, GraphQL variables rarely 10). */
+export const MAX_IDENTITY_DEPTH = 1000;
+
 /**
- * A parsed body's JSON for requestIdentity. JSON.parse reads a value nested a million deep, but
- * JSON.stringify overflows the stack on it: that is the client's body, so 400 bad_body, not a 500.
+ * A parsed body's JSON for requestIdentity. JSON.parse reads a value nested a million deep; JSON.stringify
+ * overflowed the stack on one a few thousand deep up to Node 24, and Node 26 writes it. So the depth is
+ * checked first (iteratively, so the check itself cannot overflow): a body nested deeper than
+ * MAX_IDENTITY_DEPTH is the client's, 400 bad_body, on every Node, not a 500.
  */
 export function identityJson(value: unknown): string {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > MAX_IDENTITY_DEPTH) throw nestedTooDeep();
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
   try {
     return JSON.stringify(value);
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    throw new LookupError('bad_body', {
-      message: 'The body is nested too deep to be read.',
-      details: { reason: 'nested too deep' },
-    });
+    throw nestedTooDeep();
   }
 }
+
+const nestedTooDeep = (): LookupError =>
+  new LookupError('bad_body', {
+    message: 'The body is nested too deep to be read.',
+    details: { reason: 'nested too deep' },
+  });
 
 /** Whether an answer is kept for retries (see the top of this file). */
 export const isKept = (a: RunAnswer): boolean =>

@@ -2,7 +2,7 @@
 // many instances in one process, and each must count only its own work. The core records a lookup's
 // outcome once (lookup.ts), below both faces; HTTP, store and upstream figures come from hooks and
 // wrappers (observe.ts), so no face counts anything itself.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Where a served home came from: the own collector, the fallback provider, or nowhere (an error). */
@@ -47,7 +47,7 @@ export class ServiceMetrics {
   readonly siteProxyBytes: Counter;
   readonly canaryReads: Counter<'outcome'>;
   readonly jobChunkRuns: Counter<'outcome'>;
-  private readonly loopDelay: IntervalHistogram;
+  private readonly loopDelay: ReturnType<typeof monitorEventLoopDelay>;
   private readonly lagWindow: NodeJS.Timeout;
   /** The last complete window's lag in seconds; null before the first window ends. */
   private lag: { p99: number; max: number } | null = null;

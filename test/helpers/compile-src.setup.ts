@@ -83,7 +83,7 @@ async function bundle(dir: string, files: string[]): Promise<void> {
     splitting: true,
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     supported: { 'import-attributes': true },
     // `require` for the CommonJS packages inside the bundle and the modules they load at run time.
     banner: {
@@ -124,8 +124,8 @@ async function compile(dir: string): Promise<void> {
     outbase: join(ROOT, 'src'),
     format: 'esm',
     platform: 'node',
-    target: 'node20',
-    // Keeps `with { type: 'json' }` (Node 20 needs it for a JSON import).
+    target: 'node24',
+    // Keeps `with { type: 'json' }` (Node needs it for a JSON import).
     supported: { 'import-attributes': true },
     sourcemap: 'inline',
     logLevel: 'warning',
@@ -141,7 +141,7 @@ async function compile(dir: string): Promise<void> {
     outbase: join(ROOT, 'test'),
     format: 'esm',
     platform: 'node',
-    target: 'node20',
+    target: 'node24',
     sourcemap: 'inline',
     logLevel: 'warning',
   });

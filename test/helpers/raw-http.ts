@@ -79,7 +79,7 @@ export function rawExchange(port: number, bytes: string): RawExchange {
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   socket.on('connect', () => socket.write(bytes));
   socket.on('data', (d) => {
-    chunks.push(d);
+    chunks.push(typeof d === 'string' ? Buffer.from(d) : d);
     const r = parseRawResponse(Buffer.concat(chunks).toString('utf8'));
     if (r) settle(r);
   });

@@ -62,7 +62,7 @@ storeContract(
         } while (cursor !== '0');
       }
       const byExpiry = redisKeys(prefix, true).reservationsByExpiry;
-      const held = await raw.zrange(byExpiry, 0, -1, 'WITHSCORES');
+      const held = await raw.zrange(byExpiry, 0, '-1', 'WITHSCORES');
       for (let i = 0; i < held.length; i += 2) {
         const at = String(Number(held[i + 1]) - ms);
         await raw.zadd(byExpiry, at, held[i]!);

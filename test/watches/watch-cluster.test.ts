@@ -119,9 +119,7 @@ it('a watch over REST on the cluster: checked by the workers, one property.chang
   );
   try {
     const pending = async () => {
-      const counts = await Promise.all(
-        queues.map((q) => q.getJobCounts('wait', 'active', 'delayed', 'prioritized', 'paused')),
-      );
+      const counts = await Promise.all(queues.map((q) => q.getJobCounts('wait', 'active', 'delayed', 'prioritized')));
       return counts.flatMap((c) => Object.values(c)).reduce((a, b) => a + b, 0);
     };
     await expect.poll(pending, { timeout: 30_000, interval: 50 }).toBe(0);

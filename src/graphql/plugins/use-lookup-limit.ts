@@ -7,7 +7,7 @@
 // core (admitOperation): all or none, as a REST batch.
 // Mutations (lookup jobs, watches) count no lookups here: their work runs in the background, billed as it
 // runs. Subscriptions (the schema has none; a job's progress is REST's event stream) are refused with a code.
-import { getOperationAST, type GraphQLError } from 'graphql';
+import { getOperationAST, Kind, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { LookupError, MAX_BATCH_ITEMS } from '../../contract/index.js';
 import { admitOperation } from '../../lookup/index.js';
@@ -36,6 +36,24 @@ const notSupported = (operation: string): GraphQLError =>
 
 export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin<GraphqlContext> {
   return {
+    // graphql 17 refuses an operation whose root type the schema lacks (a subscription) already in
+    // validation (KnownOperationTypesRule), with no code: the same refusal as the executor's below.
+    onValidate({ params }) {
+      return ({ valid, result, setResult }) => {
+        if (valid) return;
+        const unsupported = new Set<OperationDefinitionNode>();
+        for (const error of result) {
+          const node = error.nodes?.[0];
+          if (node?.kind === Kind.OPERATION_DEFINITION && !params.schema.getRootType(node.operation))
+            unsupported.add(node);
+        }
+        if (unsupported.size === 0) return;
+        setResult([
+          ...[...unsupported].map((op) => notSupported(op.operation)),
+          ...result.filter((e) => !unsupported.has(e.nodes?.[0] as OperationDefinitionNode)),
+        ]);
+      };
+    },
     onSubscribe({ args, setResultAndStopExecution }) {
       const op = getOperationAST(args.document, args.operationName ?? undefined);
       if (op) setResultAndStopExecution({ errors: [notSupported(op.operation)] });
@@ -52,7 +70,7 @@ export function useLookupLimit(max = MAX_BATCH_ITEMS): Plugin<GraphqlContext> {
         setResultAndStopExecution({ errors: vars.errors.map(badVariable) });
         return;
       }
-      const n = countLookups(args.document, op, vars.coerced);
+      const n = countLookups(args.document, op, vars.variables);
       if (n > max) {
         setResultAndStopExecution({ errors: [tooManyLookups(max, n)] });
         return;

@@ -1,5 +1,6 @@
 // Accounts on Redis (AccountStore), all under `{acct}`: the account records, the key index, the set of
 // ids, and the change channel every instance watches to forget cached keys.
+import { Cluster } from 'ioredis';
 import { storeUnavailable as unavailable } from '../fail-fast.js';
 import { lua } from '../lua.js';
 import type { RedisClient } from '../redis-connection.js';
@@ -71,7 +72,8 @@ export class RedisAccounts implements AccountStore {
    * it calls onChange too: notices sent while it was away are lost.
    */
   watchAccounts(onChange: () => void): () => void {
-    const sub = this.redis.duplicate();
+    // ioredis 6 types Redis#duplicate and Cluster#duplicate apart: the union has no one signature.
+    const sub: RedisClient = this.redis instanceof Cluster ? this.redis.duplicate() : this.redis.duplicate();
     this.watchers.add(sub);
     sub.on('error', () => undefined); // it reconnects by itself; onChange on 'ready' covers the gap
     sub.on('message', () => onChange());

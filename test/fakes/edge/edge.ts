@@ -218,7 +218,9 @@ export async function startFakeEdge(opts: FakeEdgeOptions): Promise<FakeEdge> {
     const send = (status: number, head: Record<string, string>, body: Buffer) => {
       const { body: out, encoding } = encode(body, headers['accept-encoding']);
       try {
-        res.writeHead(status, {
+        // HTTP/1.1's and HTTP/2's compat response take the same (status, headers) call; their overload sets
+        // differ (readonly vs mutable header arrays), so TypeScript cannot call the union directly.
+        (res as http.ServerResponse).writeHead(status, {
           ...head,
           ...(encoding ? { 'content-encoding': encoding } : {}),
           'content-length': String(out.length),
