@@ -40,7 +40,9 @@ const ITEMS = Array.from({ length: COUNT }, (_, i) => itemAt(i));
 const ACCOUNTS = { paid: { key: 'test_paid_key_0001', plan: 'paid' as const, included: 10_000, overage: false } };
 // The chunk lock: a killed worker's chunk is taken over once it lapses (at most about twice this after the
 // kill). Long enough that a live worker's renewal (every half of it), late under load, does not lose it.
-const ENV = { RATE_LIMIT_PER_MINUTE: '0', JOB_LOCK_MS: '3000', JOB_CONCURRENCY: '2' };
+// No cap on the key's background slots: a read refused a slot would put its item off to a later round
+// of its chunk, and the chunk cut short must be the one round the kill interrupts (slots have tests of their own).
+const ENV = { RATE_LIMIT_PER_MINUTE: '0', JOB_LOCK_MS: '3000', JOB_CONCURRENCY: '2', BACKGROUND_MAX_LIVE_PER_KEY: '0' };
 
 let redis: RedisServer;
 let replay: ReplayServer;
