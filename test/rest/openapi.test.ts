@@ -71,6 +71,8 @@ describe('/openapi.json', () => {
       'listWatches',
       'getWatch',
       'deleteWatch',
+      'listWebhookDeliveries',
+      'redeliverWebhook',
       'getAccount',
     ]);
   });

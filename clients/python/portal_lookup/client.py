@@ -2,7 +2,7 @@
 
 Every operation of the OpenAPI document has its method (``OPERATION_METHODS``): a home, a batch and its
 cost preview, lookup jobs (made, read, listed, cancelled, their NDJSON results and their server-sent events
-as iterators), watches and the account's usage. Answers are the generated TypedDicts of ``types.py``.
+as iterators), watches, webhook deliveries (listed, redelivered) and the account's usage. Answers are the generated TypedDicts of ``types.py``.
 
 A method returns the typed answer or raises one of three errors: ``PortalApiError`` (the service's error
 envelope, with the spec's code), ``PortalHttpError`` (an answer without the envelope: a proxy's page, an
@@ -42,6 +42,8 @@ from .types import (
     JobView,
     PropertyResponse,
     Watch,
+    WebhookDelivery,
+    WebhookDeliveryListResponse,
 )
 
 #: One result of a batch or of a job: a success or a failure, told apart by ``ok``.
@@ -61,6 +63,8 @@ OPERATION_METHODS: Dict[str, str] = {
     "listWatches": "watches",
     "getWatch": "watch",
     "deleteWatch": "delete_watch",
+    "listWebhookDeliveries": "list_webhook_deliveries",
+    "redeliverWebhook": "redeliver_webhook",
     "getAccount": "usage",
 }
 
@@ -448,6 +452,30 @@ class PortalClient:
     def delete_watch(self, watch_id: str) -> None:
         """Ends a watch (DELETE /v1/portal/watches/{id}, 204)."""
         self._send("DELETE", f"/v1/portal/watches/{_segment(watch_id)}").json()
+
+    # -- webhook deliveries ---------------------------------------------------------------------------
+
+    def list_webhook_deliveries(
+        self, *, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> WebhookDeliveryListResponse:
+        """One page of the account's delivery attempts, newest first (GET /v1/webhooks/deliveries)."""
+        answer = self._send("GET", "/v1/webhooks/deliveries", query={"limit": limit, "cursor": cursor})
+        return cast(WebhookDeliveryListResponse, answer.json())
+
+    def webhook_deliveries(self, page_size: int = 100) -> Iterator[WebhookDelivery]:
+        """Every delivery attempt the account has (the last 7 days), newest first, a page at a time."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list_webhook_deliveries(limit=page_size, cursor=cursor)
+            yield from page["data"]
+            cursor = page["meta"]["next_cursor"]
+            if not cursor:
+                return
+
+    def redeliver_webhook(self, delivery_id: str) -> WebhookDelivery:
+        """Sends an attempt's event again, now, with the same webhook-id (POST …/{id}/redeliver, 202). Never retried."""
+        path = f"/v1/webhooks/deliveries/{_segment(delivery_id)}/redeliver"
+        return cast(WebhookDelivery, self._send("POST", path).json()["data"])
 
     # -- account --------------------------------------------------------------------------------------
 

@@ -27,6 +27,8 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "listWatches": ("GET", "/v1/portal/watches"),
     "getWatch": ("GET", "/v1/portal/watches/{id}"),
     "deleteWatch": ("DELETE", "/v1/portal/watches/{id}"),
+    "listWebhookDeliveries": ("GET", "/v1/webhooks/deliveries"),
+    "redeliverWebhook": ("POST", "/v1/webhooks/deliveries/{id}/redeliver"),
     "getAccount": ("GET", "/v1/account"),
 }
 
@@ -502,7 +504,7 @@ class _JobRequestRequired(TypedDict):
 class JobRequest(_JobRequestRequired, total=False):
     """A lookup job as JSON (POST /v1/portal/jobs); also accepted as text/csv and NDJSON, options then in the query string."""
 
-    #: http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to a loopback, private or link-local address, unless the service sets WEBHOOK_ALLOW_PRIVATE.
+    #: http(s) URL to send the signed `job.completed` (or `job.failed`) event to when the job ends (docs/watches-and-webhooks.md). Refused (bad_param) when it resolves to an address that is not globally routable unicast (loopback, private, link-local, documentation, reserved, multicast, or an IPv6 form carrying an IPv4 address); WEBHOOK_ALLOW_PRIVATE lets loopback, private and link-local through.
     webhook_url: str
     #: Hint for which listing to read (a batch: for every item). Detected automatically when omitted.
     status: Literal["for_sale", "sold", "for_rent"]
@@ -639,6 +641,58 @@ class Watch(_WatchRequired, total=False):
     zpid: str
     #: The locator as sent, when it was an address
     address: str
+
+
+class WebhookDelivery(TypedDict):
+    """One webhook delivery attempt. Kept 7 days (at most 1,000 per account, the oldest go first)."""
+
+    #: The attempt id (`POST /v1/webhooks/deliveries/<id>/redeliver` sends its event again)
+    id: str
+    #: The event's webhook-id header: the same on every attempt and every redelivery of one event
+    webhook_id: str
+    #: The event type: job.completed, job.failed or property.changed
+    type: str
+    #: Where it was sent
+    url: str
+    #: The attempt's number for this event, from 1 (a redelivery is its own attempt 1)
+    attempt: int
+    #: True when the attempt was asked for by a redeliver request
+    redelivery: bool
+    #: True when the receiver answered 2xx (delivered)
+    ok: bool
+    #: The receiver's HTTP status; null when no answer came (see error)
+    status: Union[int, None]
+    #: Why the attempt failed: the network error (ECONNREFUSED, a time limit, a refused URL) or `answered <status>`; null when delivered
+    error: Union[str, None]
+    #: Milliseconds the attempt took
+    duration_ms: int
+    #: When the next attempt is due after this failed one; null when delivered, or when no attempt is left
+    next_retry_at: Union[str, None]
+    #: When the attempt ended
+    at: str
+
+
+class WebhookDeliveryListResponseMeta(TypedDict):
+    #: Pass as cursor for the next (older) page; null: no more
+    next_cursor: Union[str, None]
+    #: Milliseconds taken
+    took_ms: int
+
+
+class WebhookDeliveryListResponse(TypedDict):
+    #: The account's delivery attempts, newest first
+    data: List[WebhookDelivery]
+    meta: WebhookDeliveryListResponseMeta
+
+
+class WebhookDeliveryResponseMeta(TypedDict):
+    #: Milliseconds taken
+    took_ms: int
+
+
+class WebhookDeliveryResponse(TypedDict):
+    data: WebhookDelivery
+    meta: WebhookDeliveryResponseMeta
 
 
 

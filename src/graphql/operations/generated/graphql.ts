@@ -364,6 +364,8 @@ export type Mutation = {
   cancelLookupJob: LookupJob;
   /** Queues a lookup job of 1 to 10,000 items (REST: POST /v1/portal/jobs): the items run in the background, billed as lookups; follow it with Query.job, or the webhook. At most 10,000 items per request across its createLookupJob fields (too_many_items). With an Idempotency-Key header, a retry makes no second job. */
   createLookupJob?: Maybe<LookupJob>;
+  /** Sends an attempt's event again now (REST: POST /v1/webhooks/deliveries/<id>/redeliver): the same webhook-id and body to the same URL, one attempt, recorded as a redelivery. The attempt whose event is sent; another account's or an unknown id is the error not_found. */
+  redeliverWebhook: WebhookDelivery;
   /** Ends a watch (REST: DELETE /v1/portal/watches/<id>): true once removed; another account's or an unknown id is the error not_found. */
   unwatchProperty: Scalars['Boolean']['output'];
   /** Watches a home (REST: POST /v1/portal/watches): read live every intervalHours (each check billed as a lookup), a signed property.changed webhook to webhookUrl when price, status, estimate, rent estimate or HOA changed. The first check runs at once. */
@@ -385,6 +387,12 @@ export type MutationCreateLookupJobArgs = {
   stale?: InputMaybe<Scalars['Boolean']['input']>;
   status?: InputMaybe<StatusHint>;
   webhookUrl?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** Work that outlives the request (lookup jobs, watched homes). A mutation is sent by POST; an Idempotency-Key header makes its retry safe. */
+export type MutationRedeliverWebhookArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -594,6 +602,8 @@ export type Query = {
   watch: Watch;
   /** The caller's watched homes, newest first (REST: GET /v1/portal/watches). Free: no lookup is made. */
   watches: Array<Watch>;
+  /** The account's webhook delivery attempts of the last week, newest first (REST: GET /v1/webhooks/deliveries). Free: no lookup is made. */
+  webhookDeliveries: WebhookDeliveryPage;
 };
 
 
@@ -636,6 +646,13 @@ export type QueryPropertyArgs = {
 /** Property lookups (the same core as REST /v1), and the caller's account. */
 export type QueryWatchArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** Property lookups (the same core as REST /v1), and the caller's account. */
+export type QueryWebhookDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: Scalars['Int']['input'];
 };
 
 /** What the page held of a section (LookupSections). */
@@ -683,6 +700,46 @@ export type Watch = {
   webhookUrl: Scalars['String']['output'];
   /** The locator as sent, when it was a zpid */
   zpid?: Maybe<Scalars['String']['output']>;
+};
+
+/** One webhook delivery attempt. Kept 7 days (at most 1,000 per account, the oldest go first). (REST: an item of GET /v1/webhooks/deliveries.) */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** When the attempt ended */
+  at: Scalars['String']['output'];
+  /** The attempt's number for this event, from 1 (a redelivery is its own attempt 1) */
+  attempt: Scalars['Int']['output'];
+  /** Milliseconds the attempt took */
+  durationMs: Scalars['Int']['output'];
+  /** Why the attempt failed: the network error (ECONNREFUSED, a time limit, a refused URL) or `answered <status>`; null when delivered */
+  error?: Maybe<Scalars['String']['output']>;
+  /** The attempt id (`POST /v1/webhooks/deliveries/<id>/redeliver` sends its event again) */
+  id: Scalars['String']['output'];
+  /** When the next attempt is due after this failed one; null when delivered, or when no attempt is left */
+  nextRetryAt?: Maybe<Scalars['String']['output']>;
+  /** True when the receiver answered 2xx (delivered) */
+  ok: Scalars['Boolean']['output'];
+  /** True when the attempt was asked for by a redeliver request */
+  redelivery: Scalars['Boolean']['output'];
+  /** The receiver's HTTP status; null when no answer came (see error) */
+  status?: Maybe<Scalars['Int']['output']>;
+  /** The event type: job.completed, job.failed or property.changed */
+  type: Scalars['String']['output'];
+  /** Where it was sent */
+  url: Scalars['String']['output'];
+  /** The event's webhook-id header: the same on every attempt and every redelivery of one event */
+  webhookId: Scalars['String']['output'];
+};
+
+/** A page of the account's webhook delivery attempts, newest first (REST: GET /v1/webhooks/deliveries). */
+export type WebhookDeliveryPage = {
+  __typename?: 'WebhookDeliveryPage';
+  /** The attempts of this page, newest first */
+  deliveries: Array<WebhookDelivery>;
+  /** Pass as `after` for the next (older) page; null: no more */
+  endCursor?: Maybe<Scalars['String']['output']>;
+  /** True when there are older attempts (after endCursor) */
+  hasNextPage: Scalars['Boolean']['output'];
 };
 
 export type AccountQueryVariables = Exact<{ [key: string]: never; }>;
