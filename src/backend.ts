@@ -1,7 +1,8 @@
 // Where state and queued work live, decided once from the configuration: on Redis when REDIS_URL or
 // REDIS_CLUSTER_NODES is set (shared by every instance and worker, BullMQ for the queues), else in this
 // process (lost on restart). Everything that has a memory and a Redis form is made here: the store, the
-// per-key limiter, the job store and chunk runner, the watch store and schedule, the webhook runner.
+// per-key limiter, the job store and chunk runner, the watch store and schedule, the webhook runner and
+// its attempt log.
 import type { Logger } from 'pino';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './accounts/rate-limit.js';
 import { usesRedis, type Config } from './config.js';
@@ -15,7 +16,14 @@ import { MemoryStore, type Store } from './store/index.js';
 import type { WatchesParts } from './watches/index.js';
 import { BullScheduler, TimerScheduler } from './watches/schedule.js';
 import { MemoryWatchStore, RedisWatchStore, type WatchStore } from './watches/store.js';
-import { bullWebhookRunner, memoryWebhookRunner, type WebhookDeps, type WebhookRunner } from './webhooks/index.js';
+import {
+  bullWebhookRunner,
+  MemoryDeliveryLog,
+  memoryWebhookRunner,
+  RedisDeliveryLog,
+  type WebhookDeps,
+  type WebhookRunner,
+} from './webhooks/index.js';
 
 export interface Backend {
   /** State and work are shared by every process (Redis): workers may run apart from the service. */
@@ -50,7 +58,8 @@ export function backendFor(config: Config): Backend {
         const store = new MemoryWatchStore();
         return { store: () => store, scheduler: new TimerScheduler(newId) };
       },
-      webhookRunner: (deps, logger) => memoryWebhookRunner(deps, logger),
+      webhookRunner: (deps, logger) =>
+        memoryWebhookRunner(deps, logger, new MemoryDeliveryLog(() => deps.clock().getTime())),
     };
   }
   return {
@@ -92,6 +101,16 @@ export function backendFor(config: Config): Backend {
       };
       return { store: () => (store ??= open()), scheduler: new BullScheduler(config, logger) };
     },
-    webhookRunner: (deps, logger) => bullWebhookRunner(deps, logger),
+    webhookRunner(deps, logger) {
+      // The attempt log: read by requests, so under the outage rule as the job and watch stores.
+      const redis = failFast(config);
+      const deliveries = new RedisDeliveryLog(
+        redis.client,
+        config.redisPrefix,
+        () => deps.clock().getTime(),
+        redis.run,
+      );
+      return bullWebhookRunner(deps, logger, deliveries);
+    },
   };
 }

@@ -12,12 +12,13 @@ import { createWatches } from './watches/index.js';
 import type { Watches } from './watches/types.js';
 import { createWebhooks } from './webhooks/index.js';
 import { watchUsageAlerts } from './webhooks/usage-alerts.js';
-import type { Webhooks } from './webhooks/types.js';
+import type { WebhookDeliveries, Webhooks } from './webhooks/types.js';
 
 export interface Background {
   readonly jobs: Jobs;
   readonly watches: Watches;
-  readonly webhooks: Webhooks;
+  /** Deliveries, and what the account sees of them (its attempt log, redelivery). */
+  readonly webhooks: Webhooks & WebhookDeliveries;
   /** Starts every worker in this process. */
   startWorkers(): Promise<void>;
   /** Stops the workers (work under way is left to be taken over) and closes the queues' connections, if made. */
@@ -26,7 +27,7 @@ export interface Background {
 
 /** `core` is the whole core (jobs and watch checks make request contexts from it). */
 export function createBackground(core: CoreDeps): Background {
-  let parts: { jobs: Jobs; watches: Watches; webhooks: Webhooks } | null = null;
+  let parts: { jobs: Jobs; watches: Watches; webhooks: Webhooks & WebhookDeliveries } | null = null;
   const made = () => {
     if (!parts) {
       const backend = backendFor(core.config);

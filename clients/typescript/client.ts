@@ -1,8 +1,8 @@
 // A typed client of the REST contract v1: a thin wrapper on openapi-fetch over the types generated
 // from the service's OpenAPI document (openapi-types.ts). Every operation of the document has its
 // method: a home, a batch and its cost preview, lookup jobs (made, read, listed, cancelled, their
-// results as NDJSON and their events as server-sent events, each an async iterator), watches and the
-// account's usage. Every method resolves with the typed answer or throws one of three errors:
+// results as NDJSON and their events as server-sent events, each an async iterator), watches, webhook
+// deliveries (listed, redelivered) and the account's usage. Every method resolves with the typed answer or throws one of three errors:
 // PortalApiError (the service's error envelope, with the spec's code), PortalHttpError (an answer
 // without the envelope: a proxy's page, an empty body; no code is made up for it) or
 // PortalNetworkError (no answer read at all, the fetch failure as its cause).
@@ -35,6 +35,12 @@ export type JobCreated = Schemas['JobCreated']['data'];
 export type JobListResponse = Schemas['JobListResponse'];
 export type WatchRequest = Schemas['WatchRequest'];
 export type Watch = Schemas['Watch'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookDeliveryListResponse = Schemas['WebhookDeliveryListResponse'];
+export type HistoryResponse = Schemas['HistoryResponse'];
+export type AccountUsageDays = Schemas['AccountUsageDays'];
+export type AccountChargesResponse = Schemas['AccountChargesResponse'];
+export type ChargeLine = Schemas['ChargeLine'];
 export type ErrorBody = Schemas['ErrorBody'];
 /** One of the spec's error codes (section 7). */
 export type ErrorCode = ErrorBody['code'];
@@ -479,8 +485,68 @@ export class PortalClient {
     await send('DELETE', path, () => this.api.DELETE(path, { params: { path: { id } } }));
   }
 
+  /** One page of the account's webhook delivery attempts, newest first (GET /v1/webhooks/deliveries). */
+  async listWebhookDeliveries(page: { limit?: number; cursor?: string } = {}): Promise<WebhookDeliveryListResponse> {
+    return send('GET', '/v1/webhooks/deliveries', () =>
+      this.api.GET('/v1/webhooks/deliveries', { params: { query: page } }),
+    );
+  }
+
+  /** Every delivery attempt the account has (the last 7 days), newest first, a page at a time. */
+  async *webhookDeliveries(pageSize = 100): AsyncGenerator<WebhookDelivery> {
+    let cursor: string | null = null;
+    do {
+      const page: WebhookDeliveryListResponse = await this.listWebhookDeliveries({
+        limit: pageSize,
+        ...(cursor ? { cursor } : {}),
+      });
+      yield* page.data;
+      cursor = page.meta.next_cursor;
+    } while (cursor);
+  }
+
+  /**
+   * Sends an attempt's event again, now, with the same webhook-id (POST /v1/webhooks/deliveries/{id}/redeliver,
+   * 202): the attempt whose event is sent. Never retried (the route takes no Idempotency-Key).
+   */
+  async redeliverWebhook(id: string): Promise<WebhookDelivery> {
+    const path = '/v1/webhooks/deliveries/{id}/redeliver';
+    return (await send('POST', path, () => this.api.POST(path, { params: { path: { id } } }))).data;
+  }
+
   /** The caller's plan and usage (GET /v1/account). */
   async usage(): Promise<AccountUsage> {
     return (await send('GET', '/v1/account', () => this.api.GET('/v1/account'))).data;
+  }
+
+  /** One page of a home's history, newest first (GET /v1/portal/property/history): free, from the service's records. */
+  async propertyHistory(locator: Locator, page: { limit?: number; cursor?: string } = {}): Promise<HistoryResponse> {
+    return send('GET', '/v1/portal/property/history', () =>
+      this.api.GET('/v1/portal/property/history', { params: { query: { ...locator, ...page } } }),
+    );
+  }
+
+  /** The account's lookups per UTC day (GET /v1/account/usage; dates YYYY-MM-DD, inclusive). */
+  async usageDays(range: { from?: string; to?: string } = {}): Promise<AccountUsageDays> {
+    return send('GET', '/v1/account/usage', () => this.api.GET('/v1/account/usage', { params: { query: range } }));
+  }
+
+  /** One page of the account's charges, newest first (GET /v1/account/charges). */
+  async listCharges(page: { limit?: number; cursor?: string } = {}): Promise<AccountChargesResponse> {
+    // The JSON form (the route also answers CSV with ?format=csv, which this method never asks for).
+    const answer = await send('GET', '/v1/account/charges', () =>
+      this.api.GET('/v1/account/charges', { params: { query: page } }),
+    );
+    return answer as AccountChargesResponse;
+  }
+
+  /** Every charge the account's ledger keeps, newest first, a page at a time. */
+  async *charges(pageSize = 100): AsyncGenerator<ChargeLine> {
+    let cursor: string | null = null;
+    do {
+      const page: AccountChargesResponse = await this.listCharges({ limit: pageSize, ...(cursor ? { cursor } : {}) });
+      yield* page.data;
+      cursor = page.meta.next_cursor;
+    } while (cursor);
   }
 }

@@ -11,6 +11,7 @@ import { historyRoute } from './routes/history.js';
 import { jobsRoute } from './routes/jobs.js';
 import { propertyRoute } from './routes/property.js';
 import { watchesRoute } from './routes/watches.js';
+import { webhooksRoute } from './routes/webhooks.js';
 
 export { buildOpenApi } from './openapi.js';
 
@@ -22,5 +23,6 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps, backgro
   accountRoute(app, deps);
   await jobsRoute(app, deps, background);
   await watchesRoute(app, deps, background);
+  await webhooksRoute(app, deps, background);
   await docsRoutes(app, deps.config);
 }

@@ -1,5 +1,6 @@
 // The OpenAPI document, generated from the contract so it cannot drift from it: the schemas
-// (schema.ts, inputs.ts, jobs.ts, watches.ts, history.ts), the query parameters (the input fields), and the error
+// (schema.ts, inputs.ts, jobs.ts, watches.ts, history.ts, account-record.ts, webhook-deliveries.ts), the query
+// parameters (the input fields), and the error
 // codes, statuses and example error bodies (the table in errors.ts). Each route describes its own
 // operations beside its handler (routes/*.ts, or a sibling routes/*.openapi.ts); this file assembles
 // them with what is no one route's (openapi/shared.ts): info, tags, security, the component schemas,
@@ -7,6 +8,7 @@
 import { CONTRACT_SCHEMAS, ERROR_CODES, HISTORY_SCHEMAS } from '../contract/index.js';
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
+import { WEBHOOK_DELIVERIES_KEEP_DAYS, WEBHOOK_DELIVERY_SCHEMAS } from '../contract/webhook-deliveries.js';
 import { VERSION, LICENSE } from '../version.js';
 import { ACCOUNT_RECORD_SCHEMAS } from '../contract/account-record.js';
 import { webhooksOpenApi } from '../webhooks/openapi.js';
@@ -27,6 +29,7 @@ import { historyPaths } from './routes/history.js';
 import { jobsPaths } from './routes/jobs.openapi.js';
 import { propertyPaths } from './routes/property.js';
 import { watchesPaths } from './routes/watches.js';
+import { webhooksPaths } from './routes/webhooks.js';
 
 export { exampleProperty } from './openapi/examples.js';
 
@@ -37,6 +40,7 @@ const ROUTE_PATHS: readonly ((config: OpenApiConfig) => OpenApiPaths)[] = [
   batchPaths,
   jobsPaths,
   watchesPaths,
+  webhooksPaths,
   accountPaths,
 ];
 
@@ -55,10 +59,14 @@ function routePaths(config: OpenApiConfig): OpenApiPaths {
 /** The document of a service: its descriptions say the configured cache lifetime. */
 export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
   const schemas = Object.fromEntries(
-    [...CONTRACT_SCHEMAS, ...HISTORY_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS, ...ACCOUNT_RECORD_SCHEMAS].map((s) => [
-      s.$id!,
-      toOpenApi(s),
-    ]),
+    [
+      ...CONTRACT_SCHEMAS,
+      ...HISTORY_SCHEMAS,
+      ...JOB_SCHEMAS,
+      ...WATCH_SCHEMAS,
+      ...ACCOUNT_RECORD_SCHEMAS,
+      ...WEBHOOK_DELIVERY_SCHEMAS,
+    ].map((s) => [s.$id!, toOpenApi(s)]),
   );
   return {
     openapi: '3.1.0',
@@ -83,6 +91,10 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
         name: TAGS.watches,
         description:
           'Homes read live on a schedule, billed per check, with a property.changed webhook when price, status, estimates or HOA change',
+      },
+      {
+        name: TAGS.webhooks,
+        description: `The account's webhook delivery attempts (kept ${WEBHOOK_DELIVERIES_KEEP_DAYS} days) and redelivery of an event`,
       },
       { name: TAGS.account, description: "The caller's plan and usage" },
     ],

@@ -18,6 +18,8 @@ export interface Delivery {
   type: string;
   /** The exact JSON body, made once when queued, so every attempt sends the same bytes. */
   body: string;
+  /** Sent again on the account's request (POST /v1/webhooks/deliveries/<id>/redeliver): one attempt, not retried. */
+  redelivery?: boolean;
 }
 
 export interface AttemptOptions {

@@ -1,5 +1,6 @@
 // What the rest of the service sees of webhooks: events to deliver to an account's URL, signed per the
 // Standard Webhooks specification with the account's signing secret, delivered at least once.
+import type { WebhookDeliveryShape } from '../contract/webhook-deliveries.js';
 import type { Account } from '../store/index.js';
 
 export type WebhookEventType = 'job.completed' | 'job.failed' | 'property.changed' | 'account.usage_threshold';
@@ -36,4 +37,22 @@ export interface Webhooks {
    */
   startWorker(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What the account sees of its deliveries (the faces): the attempt log and redelivery. */
+export interface WebhookDeliveries {
+  /**
+   * The account's delivery attempts of the last week, newest first: `limit` after `cursor` (an attempt id
+   * from an earlier page, checked by the face; null: from the newest). next_cursor null: no more.
+   */
+  deliveries(
+    account: Pick<Account, 'id'>,
+    page: { limit: number; cursor: string | null },
+  ): Promise<{ deliveries: WebhookDeliveryShape[]; next_cursor: string | null }>;
+  /**
+   * Sends the event of one of the account's attempts again, now: the same webhook-id and body to the same
+   * URL, one attempt (recorded as a redelivery). Resolves with that attempt once the redelivery is queued;
+   * LookupError not_found ("No such delivery.") when it is not the account's, unknown or no longer kept.
+   */
+  redeliver(account: Pick<Account, 'id'>, id: string): Promise<WebhookDeliveryShape>;
 }

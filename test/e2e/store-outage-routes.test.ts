@@ -1,4 +1,4 @@
-// Every job, watch and account route while Redis cannot be reached (issue 25, item 6): with Redis frozen
+// Every job, watch, webhook delivery and account route while Redis cannot be reached (issue 25, item 6): with Redis frozen
 // (SIGSTOP: connections open, nothing answers) and with Redis killed, each one, on REST and its GraphQL and
 // MCP counterparts, answers 503 store_unavailable with a retry-after (GraphQL and MCP: the code and
 // retryAfter / retry_after in their own error forms), never a 500 internal and never a hung request. The
@@ -135,6 +135,8 @@ const everyRoute = (): Array<Promise<Answer>> => [
   rest('GET', '/v1/portal/watches'),
   rest('GET', `/v1/portal/watches/${watchId}`),
   rest('DELETE', `/v1/portal/watches/${watchId}`),
+  rest('GET', '/v1/webhooks/deliveries'),
+  rest('POST', '/v1/webhooks/deliveries/dlv_1-0/redeliver'),
   rest('GET', '/v1/account'),
 ];
 
@@ -147,6 +149,8 @@ const everyCounterpart = (): Array<Promise<Answer>> => [
   graphql(`{ watch(id: "${watchId}") { id } }`),
   graphql(`mutation { watchProperty(zpid: "15192198", webhookUrl: "${WATCH.webhook_url}", intervalHours: 2) { id } }`),
   graphql(`mutation { unwatchProperty(id: "${watchId}") }`),
+  graphql('{ webhookDeliveries { hasNextPage } }'),
+  graphql('mutation { redeliverWebhook(id: "dlv_1-0") { id } }'),
   graphql('{ account { used } }'),
   mcpTool('account_usage'),
 ];

@@ -72,6 +72,8 @@ describe('/openapi.json', () => {
       'listWatches',
       'getWatch',
       'deleteWatch',
+      'listWebhookDeliveries',
+      'redeliverWebhook',
       'getAccount',
       'getAccountUsage',
       'getAccountCharges',

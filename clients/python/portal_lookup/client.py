@@ -2,7 +2,7 @@
 
 Every operation of the OpenAPI document has its method (``OPERATION_METHODS``): a home, a batch and its
 cost preview, lookup jobs (made, read, listed, cancelled, their NDJSON results and their server-sent events
-as iterators), watches and the account's usage. Answers are the generated TypedDicts of ``types.py``.
+as iterators), watches, webhook deliveries (listed, redelivered) and the account's usage. Answers are the generated TypedDicts of ``types.py``.
 
 A method returns the typed answer or raises one of three errors: ``PortalApiError`` (the service's error
 envelope, with the spec's code), ``PortalHttpError`` (an answer without the envelope: a proxy's page, an
@@ -30,18 +30,24 @@ from typing import Any, Callable, Dict, Iterator, List, Literal, Mapping, Option
 
 from .types import (
     VERSION,
+    AccountChargesResponse,
     AccountUsage,
+    AccountUsageDays,
     BatchItem,
     BatchItemFailure,
     BatchItemSuccess,
     BatchPreviewResponse,
     BatchResponse,
+    ChargeLine,
     ErrorCode,
+    HistoryResponse,
     JobCreatedData,
     JobListResponse,
     JobView,
     PropertyResponse,
     Watch,
+    WebhookDelivery,
+    WebhookDeliveryListResponse,
 )
 
 #: One result of a batch or of a job: a success or a failure, told apart by ``ok``.
@@ -50,6 +56,7 @@ BatchItemResult = Union[BatchItemSuccess, BatchItemFailure]
 #: The client method of each operation of the OpenAPI document (``types.OPERATIONS``).
 OPERATION_METHODS: Dict[str, str] = {
     "lookupProperty": "property",
+    "getPropertyHistory": "property_history",
     "lookupProperties": "batch",  # and batch_preview (dry_run=true)
     "createLookupJob": "create_job",
     "listLookupJobs": "list_jobs",
@@ -61,7 +68,11 @@ OPERATION_METHODS: Dict[str, str] = {
     "listWatches": "watches",
     "getWatch": "watch",
     "deleteWatch": "delete_watch",
+    "listWebhookDeliveries": "list_webhook_deliveries",
+    "redeliverWebhook": "redeliver_webhook",
     "getAccount": "usage",
+    "getAccountUsage": "usage_days",
+    "getAccountCharges": "list_charges",
 }
 
 
@@ -322,6 +333,19 @@ class PortalClient:
         query = {"url": url, "zpid": zpid, "address": address, **options}
         return cast(PropertyResponse, self._send("GET", "/v1/portal/property", query=query).json())
 
+    def property_history(
+        self,
+        *,
+        url: Optional[str] = None,
+        zpid: Optional[str] = None,
+        address: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> HistoryResponse:
+        """One page of a home's history, newest first (GET /v1/portal/property/history): free, from the service's records."""
+        query = {"url": url, "zpid": zpid, "address": address, "limit": limit, "cursor": cursor}
+        return cast(HistoryResponse, self._send("GET", "/v1/portal/property/history", query=query).json())
+
     def batch(
         self, items: List[BatchItem], *, idempotency_key: Union[str, bool, None] = None, **options: Any
     ) -> BatchResponse:
@@ -449,11 +473,55 @@ class PortalClient:
         """Ends a watch (DELETE /v1/portal/watches/{id}, 204)."""
         self._send("DELETE", f"/v1/portal/watches/{_segment(watch_id)}").json()
 
+    # -- webhook deliveries ---------------------------------------------------------------------------
+
+    def list_webhook_deliveries(
+        self, *, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> WebhookDeliveryListResponse:
+        """One page of the account's delivery attempts, newest first (GET /v1/webhooks/deliveries)."""
+        answer = self._send("GET", "/v1/webhooks/deliveries", query={"limit": limit, "cursor": cursor})
+        return cast(WebhookDeliveryListResponse, answer.json())
+
+    def webhook_deliveries(self, page_size: int = 100) -> Iterator[WebhookDelivery]:
+        """Every delivery attempt the account has (the last 7 days), newest first, a page at a time."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list_webhook_deliveries(limit=page_size, cursor=cursor)
+            yield from page["data"]
+            cursor = page["meta"]["next_cursor"]
+            if not cursor:
+                return
+
+    def redeliver_webhook(self, delivery_id: str) -> WebhookDelivery:
+        """Sends an attempt's event again, now, with the same webhook-id (POST …/{id}/redeliver, 202). Never retried."""
+        path = f"/v1/webhooks/deliveries/{_segment(delivery_id)}/redeliver"
+        return cast(WebhookDelivery, self._send("POST", path).json()["data"])
+
     # -- account --------------------------------------------------------------------------------------
 
     def usage(self) -> AccountUsage:
         """The caller's plan and usage (GET /v1/account)."""
         return cast(AccountUsage, self._send("GET", "/v1/account").json()["data"])
+
+    def usage_days(self, *, from_: Optional[str] = None, to: Optional[str] = None) -> AccountUsageDays:
+        """The account's lookups per UTC day (GET /v1/account/usage; dates YYYY-MM-DD, inclusive)."""
+        answer = self._send("GET", "/v1/account/usage", query={"from": from_, "to": to})
+        return cast(AccountUsageDays, answer.json())
+
+    def list_charges(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AccountChargesResponse:
+        """One page of the account's charges, newest first (GET /v1/account/charges)."""
+        answer = self._send("GET", "/v1/account/charges", query={"limit": limit, "cursor": cursor})
+        return cast(AccountChargesResponse, answer.json())
+
+    def charges(self, page_size: int = 100) -> Iterator[ChargeLine]:
+        """Every charge the account's ledger keeps, newest first, a page at a time."""
+        cursor: Optional[str] = None
+        while True:
+            page = self.list_charges(limit=page_size, cursor=cursor)
+            yield from page["data"]
+            cursor = page["meta"]["next_cursor"]
+            if not cursor:
+                return
 
 
 def _segment(value: str) -> str:

@@ -28,6 +28,8 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "listWatches": ("GET", "/v1/portal/watches"),
     "getWatch": ("GET", "/v1/portal/watches/{id}"),
     "deleteWatch": ("DELETE", "/v1/portal/watches/{id}"),
+    "listWebhookDeliveries": ("GET", "/v1/webhooks/deliveries"),
+    "redeliverWebhook": ("POST", "/v1/webhooks/deliveries/{id}/redeliver"),
     "getAccount": ("GET", "/v1/account"),
     "getAccountUsage": ("GET", "/v1/account/usage"),
     "getAccountCharges": ("GET", "/v1/account/charges"),
@@ -754,6 +756,58 @@ class AccountChargesResponse(TypedDict):
     #: The account's charges, newest first
     data: List[ChargeLine]
     meta: AccountChargesResponseMeta
+
+
+class WebhookDelivery(TypedDict):
+    """One webhook delivery attempt. Kept 7 days (at most 1,000 per account, the oldest go first)."""
+
+    #: The attempt id (`POST /v1/webhooks/deliveries/<id>/redeliver` sends its event again)
+    id: str
+    #: The event's webhook-id header: the same on every attempt and every redelivery of one event
+    webhook_id: str
+    #: The event type: job.completed, job.failed or property.changed
+    type: str
+    #: Where it was sent
+    url: str
+    #: The attempt's number for this event, from 1 (a redelivery is its own attempt 1)
+    attempt: int
+    #: True when the attempt was asked for by a redeliver request
+    redelivery: bool
+    #: True when the receiver answered 2xx (delivered)
+    ok: bool
+    #: The receiver's HTTP status; null when no answer came (see error)
+    status: Union[int, None]
+    #: Why the attempt failed: the network error (ECONNREFUSED, a time limit, a refused URL) or `answered <status>`; null when delivered
+    error: Union[str, None]
+    #: Milliseconds the attempt took
+    duration_ms: int
+    #: When the next attempt is due after this failed one; null when delivered, or when no attempt is left
+    next_retry_at: Union[str, None]
+    #: When the attempt ended
+    at: str
+
+
+class WebhookDeliveryListResponseMeta(TypedDict):
+    #: Pass as cursor for the next (older) page; null: no more
+    next_cursor: Union[str, None]
+    #: Milliseconds taken
+    took_ms: int
+
+
+class WebhookDeliveryListResponse(TypedDict):
+    #: The account's delivery attempts, newest first
+    data: List[WebhookDelivery]
+    meta: WebhookDeliveryListResponseMeta
+
+
+class WebhookDeliveryResponseMeta(TypedDict):
+    #: Milliseconds taken
+    took_ms: int
+
+
+class WebhookDeliveryResponse(TypedDict):
+    data: WebhookDelivery
+    meta: WebhookDeliveryResponseMeta
 
 
 

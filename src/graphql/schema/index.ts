@@ -9,6 +9,7 @@ import './batch.js';
 import './account.js';
 import './jobs.js';
 import './watches.js';
+import './webhooks.js';
 import { DeferDirective, StreamDirective } from './directives.js';
 
 export const schema = builder.toSchema({ directives: [...specifiedDirectives, DeferDirective, StreamDirective] });
