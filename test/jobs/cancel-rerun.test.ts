@@ -2,14 +2,13 @@
 // that run began: it reads nothing new live, the items the dead run did not read get no result, and the
 // job reaches cancelled with its finished_at. Before, the run read every unread item of the chunk live and
 // billed it, after the cancel. The dead run is the store's begun round (startChunk) with no settle.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { runChunk } from '../../src/jobs/chunk.js';
-import { MemoryJobStore, type JobRecord } from '../../src/jobs/store.js';
+import { MemoryJobStore } from '../../src/jobs/store.js';
 import type { Account } from '../../src/store/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { jobCharges } from './helpers.js';
+import { jobCharges, newJobRecord } from './helpers.js';
 
 let svc: TestService;
 let account: Account;
@@ -29,26 +28,7 @@ afterAll(async () => {
 it('reads nothing new live; the job is cancelled with its finished_at, nothing billed', async () => {
   const jobs = new MemoryJobStore();
   const items = [{ zpid: '114303858' }, { zpid: '15192198' }];
-  const job: JobRecord = {
-    id: `job_${randomUUID().replace(/-/g, '')}`,
-    accountId: account.id,
-    status: 'queued',
-    count: items.length,
-    done: 0,
-    succeeded: 0,
-    failed: 0,
-    cache_hits: 0,
-    credits: 0,
-    created_at: new Date().toISOString(),
-    started_at: null,
-    finished_at: null,
-    webhook_url: null,
-    waiting: 0,
-    waiting_until: null,
-    options: { raw: false, maxAge: 0 },
-    chunks: 1,
-    chunks_done: 0,
-  };
+  const job = newJobRecord(account.id, items.length, { options: { raw: false, maxAge: 0 } });
   await jobs.create(job, [items]);
   const iso = new Date().toISOString();
   // A run that began and died before reading anything; then the cancel, while its round is begun.

@@ -1,5 +1,7 @@
 // Shared by the jobs tests: a recording Webhooks, waiting on a job through its progress, reading its
-// results, and the ledger of a job's charges.
+// results, the ledger of a job's charges, and a new job's record.
+import { randomUUID } from 'node:crypto';
+import type { JobRecord } from '../../src/jobs/store.js';
 import type { Jobs, JobView } from '../../src/jobs/types.js';
 import type { Account, Store } from '../../src/store/index.js';
 import type { WebhookEvent, Webhooks } from '../../src/webhooks/types.js';
@@ -62,4 +64,29 @@ export async function resultsOf(
 /** The account's charges under the job's chunks' request ids. */
 export async function jobCharges(store: Store, accountId: string, jobId: string) {
   return (await store.ledger(accountId)).filter((e) => e.requestId.startsWith(`job:${jobId}:`));
+}
+
+/** A new job's record as the jobs core makes it (queued, nothing done), for tests that drive a store or a chunk directly. */
+export function newJobRecord(accountId: string, count: number, over: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id: `job_${randomUUID().replace(/-/g, '')}`,
+    accountId,
+    status: 'queued',
+    count,
+    done: 0,
+    succeeded: 0,
+    failed: 0,
+    cache_hits: 0,
+    credits: 0,
+    created_at: new Date().toISOString(),
+    started_at: null,
+    finished_at: null,
+    webhook_url: null,
+    waiting: 0,
+    waiting_until: null,
+    options: { raw: false },
+    chunks: 1,
+    chunks_done: 0,
+    ...over,
+  };
 }

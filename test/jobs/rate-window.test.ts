@@ -1,17 +1,16 @@
 // A job's chunk draws on the key's background budget, not its rate window (RATE_LIMIT_PER_MINUTE): it runs
 // while the key's requests have used the window up, and takes no unit of it (the limiter's clock is the
 // test's). The in-process runner runs a chunk that asked to wait again (and never reports it failed).
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, WINDOW_SECONDS } from '../../src/accounts/rate-limit.js';
 import { runChunk } from '../../src/jobs/chunk.js';
 import { MemoryChunkRunner } from '../../src/jobs/runner.js';
-import { MemoryJobStore, type JobRecord } from '../../src/jobs/store.js';
+import { MemoryJobStore } from '../../src/jobs/store.js';
 import type { Account } from '../../src/store/index.js';
 import { startTestService, type TestService } from '../helpers/service.js';
-import { jobCharges } from './helpers.js';
+import { jobCharges, newJobRecord } from './helpers.js';
 
 const WINDOW_MS = WINDOW_SECONDS * 1000;
 // The limiter's clock: 1 s into a window.
@@ -36,26 +35,7 @@ it("a chunk takes no unit of the key's window: it runs with the window used up, 
   const jobs = new MemoryJobStore();
   const items = [{ zpid: '114303858' }, { zpid: '15192198' }, { zpid: 'bad' }];
   const now = Date.now();
-  const job: JobRecord = {
-    id: `job_${randomUUID().replace(/-/g, '')}`,
-    accountId: account.id,
-    status: 'queued',
-    count: items.length,
-    done: 0,
-    succeeded: 0,
-    failed: 0,
-    cache_hits: 0,
-    credits: 0,
-    created_at: new Date(now).toISOString(),
-    started_at: null,
-    finished_at: null,
-    webhook_url: null,
-    waiting: 0,
-    waiting_until: null,
-    options: { raw: false },
-    chunks: 1,
-    chunks_done: 0,
-  };
+  const job = newJobRecord(account.id, items.length, { created_at: new Date(now).toISOString() });
   await jobs.create(job, [items]);
 
   // The key's interactive requests used this window up.

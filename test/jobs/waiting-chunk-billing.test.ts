@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, WINDOW_SECONDS, type SlotPool } from '../../src/accounts/rate-limit.js';
 import { runChunk } from '../../src/jobs/chunk.js';
-import { MemoryJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
+import { MemoryJobStore, type JobStore } from '../../src/jobs/store.js';
 import { RedisJobStore } from '../../src/jobs/redis-store.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { createRedisClient } from '../../src/store/redis-connection.js';
@@ -20,6 +20,7 @@ import { MemoryStore, type Account, type Store } from '../../src/store/index.js'
 import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
 const WINDOW_MS = WINDOW_SECONDS * 1000;
@@ -107,26 +108,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     limiterNow += WINDOW_MS;
 
     const items = HOMES.map((zpid) => ({ zpid }));
-    const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`,
-      accountId: x.id,
-      status: 'queued',
-      count: items.length,
-      done: 0,
-      succeeded: 0,
-      failed: 0,
-      cache_hits: 0,
-      credits: 0,
-      created_at: new Date().toISOString(),
-      started_at: null,
-      finished_at: null,
-      webhook_url: null,
-      waiting: 0,
-      waiting_until: null,
-      options: { raw: false },
-      chunks: 1,
-      chunks_done: 0,
-    };
+    const job = newJobRecord(x.id, items.length);
     await jobs.create(job, [items]);
     // X's background slots are all held: the chunk's nine uncached homes wait (its cached one is answered).
     limits.refuse = true;
@@ -181,26 +163,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     const fresh = manyZpids(731_000_100, 10);
     // Every home is cached now (the first test): a max_age of 0 makes the chunk read them live again.
     const items = fresh.slice(0, 3).map((zpid) => ({ zpid }));
-    const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`,
-      accountId: x.id,
-      status: 'queued',
-      count: items.length,
-      done: 0,
-      succeeded: 0,
-      failed: 0,
-      cache_hits: 0,
-      credits: 0,
-      created_at: new Date().toISOString(),
-      started_at: null,
-      finished_at: null,
-      webhook_url: null,
-      waiting: 0,
-      waiting_until: null,
-      options: { raw: false, maxAge: 0 },
-      chunks: 1,
-      chunks_done: 0,
-    };
+    const job = newJobRecord(x.id, items.length, { options: { raw: false, maxAge: 0 } });
     await jobs.create(job, [items]);
     limiterNow += WINDOW_MS;
     // The first run reads and charges all three, then its settle is lost (a worker that died just before it).
@@ -236,26 +199,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
 
   it("a read the dead run made and did not charge (its reservation swept) is charged to the job; another's read of a home is not", async () => {
     const [mine, theirs] = manyZpids(731_000_100, 10).slice(5, 7) as [string, string];
-    const job: JobRecord = {
-      id: `job_${randomUUID().replace(/-/g, '')}`,
-      accountId: x.id,
-      status: 'queued',
-      count: 2,
-      done: 0,
-      succeeded: 0,
-      failed: 0,
-      cache_hits: 0,
-      credits: 0,
-      created_at: new Date().toISOString(),
-      started_at: null,
-      finished_at: null,
-      webhook_url: null,
-      waiting: 0,
-      waiting_until: null,
-      options: { raw: false },
-      chunks: 1,
-      chunks_done: 0,
-    };
+    const job = newJobRecord(x.id, 2);
     await jobs.create(job, [[{ zpid: mine }, { zpid: theirs }]]);
     // The dead run: it began the round, read `mine` live and cached it under its reservation, and died before
     // the charge; the sweep gave its reservation back. (Y's read of `theirs` is cached too.)
