@@ -6,3 +6,4 @@ export * from './errors.js';
 export * from './listing-url.js';
 export * from './validate.js';
 export * from './watches.js';
+export * from './status.js';

@@ -107,8 +107,14 @@ export function parsedLookup<T>(ctx: RequestContext, parse: () => T): T {
 async function findOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
   try {
     const outcome = await loadOne(ctx, locator, options);
-    const { cached, credits, source, stale } = outcome.meta;
-    recordFound(ctx.deps.metrics, ctx.stats, { cached, credits, provider: source.provider, stale: stale === true });
+    const { cached, credits, source, stale, sections } = outcome.meta;
+    recordFound(ctx.deps.metrics, ctx.stats, {
+      cached,
+      credits,
+      provider: source.provider,
+      stale: stale === true,
+      sections,
+    });
     return outcome;
   } catch (e) {
     recordFailed(ctx.deps.metrics, ctx.stats, toLookupError(e).code);

@@ -7,6 +7,7 @@
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
+import { MemoryFigures } from './memory-figures.js';
 import { LRUCache } from 'lru-cache';
 import type {
   Account,
@@ -14,6 +15,8 @@ import type {
   ClaimRef,
   ClaimResult,
   EntryWithRaw,
+  FigureAdd,
+  FigureCounts,
   LedgerEntry,
   LockRef,
   ReserveRequest,
@@ -111,12 +114,14 @@ export class MemoryStore implements Store {
   private readonly reservations = new Map<string, Reservation>();
   private readonly ledgerEntries: LedgerEntry[] = [];
   private readonly accountWatchers = new Set<() => void>();
+  private readonly figures: MemoryFigures;
 
   constructor(
     private readonly clock: () => number = Date.now,
     maxCacheBytes = DEFAULT_MEMORY_CACHE_BYTES,
     private readonly ledgerRetentionMs = DEFAULT_LEDGER_RETENTION_MS,
   ) {
+    this.figures = new MemoryFigures(clock);
     // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
     this.entries = new LRUCache({
       maxSize: maxCacheBytes,
@@ -313,6 +318,7 @@ export class MemoryStore implements Store {
     ] as Keyed<Expiring<unknown>>[]) {
       for (const key of [...map].filter(([, e]) => e.expiresAt <= now).map(([k]) => k)) map.delete(key);
     }
+    this.figures.sweep(now);
     // An entry kept past its raw record's lifetime holds only its text (set again: its size counted anew).
     for (const [key, e] of [...this.entries].filter(([, e]) => e.value.raw !== null && e.value.rawExpiresAt <= now)) {
       this.entries.set(key, { ...e, value: { ...e.value, raw: null } }, { noUpdateTTL: true });
@@ -435,6 +441,24 @@ export class MemoryStore implements Store {
       else lost.push(ref.token);
     }
     return lost;
+  }
+
+  // --- the public figures (memory-figures.ts) ---
+
+  addFigures(adds: readonly FigureAdd[]): Promise<void> {
+    return this.figures.addFigures(adds);
+  }
+
+  readFigures(buckets: readonly string[]): Promise<FigureCounts[]> {
+    return this.figures.readFigures(buckets);
+  }
+
+  putInstanceState(instance: string, state: string, ttlMs: number): Promise<void> {
+    return this.figures.putInstanceState(instance, state, ttlMs);
+  }
+
+  instanceStates(): Promise<string[]> {
+    return this.figures.instanceStates();
   }
 
   private bucket(accountId: string, period: string): UsageCounters {

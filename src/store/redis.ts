@@ -1,6 +1,6 @@
 // The shared store on Redis: accounts, the 24 h cache, memos, usage and the single-flight lock,
 // for any number of service instances at once. RedisStore is the sum of one module per concern
-// (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts), as `Store`
+// (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts, redis/figures.ts), as `Store`
 // is the sum of their interfaces (types.ts); they share one connection (redis/connection.ts: the client,
 // the bounded call, the epoch) and one key layout (redis/keys.ts, the table of every key).
 //
@@ -36,6 +36,7 @@ import { RedisAccounts } from './redis/accounts.js';
 import { RedisBilling } from './redis/billing.js';
 import { RedisCache } from './redis/cache.js';
 import { firstConnection, openRedis, RedisConnection, type RedisStoreOptions } from './redis/connection.js';
+import { RedisFigures } from './redis/figures.js';
 import { RedisIdempotency } from './redis/idempotency.js';
 import { RedisLocks } from './redis/locks.js';
 import type {
@@ -44,6 +45,8 @@ import type {
   ClaimRef,
   ClaimResult,
   EntryWithRaw,
+  FigureAdd,
+  FigureCounts,
   LedgerEntry,
   LockRef,
   ReserveRequest,
@@ -70,6 +73,7 @@ export class RedisStore implements Store {
   private readonly billing: RedisBilling;
   private readonly locks: RedisLocks;
   private readonly idempotency: RedisIdempotency;
+  private readonly figures: RedisFigures;
 
   private constructor(
     private readonly conn: RedisConnection,
@@ -80,6 +84,7 @@ export class RedisStore implements Store {
     this.billing = new RedisBilling(conn, ledgerRetentionMs);
     this.locks = new RedisLocks(conn);
     this.idempotency = new RedisIdempotency(conn);
+    this.figures = new RedisFigures(conn);
     this.scripts = conn.redis;
     conn.redis.on('ready', () => {
       this.locks.retryUnlocks();
@@ -234,6 +239,24 @@ export class RedisStore implements Store {
 
   renewIdempotency(refs: readonly ClaimRef[], leaseMs: number): Promise<string[]> {
     return this.idempotency.renewIdempotency(refs, leaseMs);
+  }
+
+  // --- the public figures (redis/figures.ts) -------------------------------------------------
+
+  addFigures(adds: readonly FigureAdd[]): Promise<void> {
+    return this.figures.addFigures(adds);
+  }
+
+  readFigures(buckets: readonly string[]): Promise<FigureCounts[]> {
+    return this.figures.readFigures(buckets);
+  }
+
+  putInstanceState(instance: string, state: string, ttlMs: number): Promise<void> {
+    return this.figures.putInstanceState(instance, state, ttlMs);
+  }
+
+  instanceStates(): Promise<string[]> {
+    return this.figures.instanceStates();
   }
 
   // --- single flight (redis/locks.ts) ----------------------------------------------------------
