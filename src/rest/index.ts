@@ -9,6 +9,7 @@ import { batchRoute } from './routes/batch.js';
 import { healthRoutes } from './routes/health.js';
 import { jobsRoute } from './routes/jobs.js';
 import { propertyRoute } from './routes/property.js';
+import { statusRoute } from './routes/status.js';
 import { watchesRoute } from './routes/watches.js';
 
 export { buildOpenApi } from './openapi.js';
@@ -18,6 +19,7 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps, backgro
   propertyRoute(app, deps);
   await batchRoute(app, deps);
   accountRoute(app, deps);
+  statusRoute(app, deps);
   await jobsRoute(app, deps, background);
   await watchesRoute(app, deps, background);
   await docsRoutes(app, deps.config);

@@ -6,6 +6,7 @@
 // the HTTP layer's shared responses, and the webhooks (webhooks/openapi.ts).
 import { CONTRACT_SCHEMAS, ERROR_CODES } from '../contract/index.js';
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
+import { STATUS_SCHEMAS } from '../contract/status.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
 import { VERSION, LICENSE } from '../version.js';
 import { webhooksOpenApi } from '../webhooks/openapi.js';
@@ -24,6 +25,7 @@ import { accountPaths } from './routes/account.js';
 import { batchPaths } from './routes/batch.js';
 import { jobsPaths } from './routes/jobs.openapi.js';
 import { propertyPaths } from './routes/property.js';
+import { statusPaths } from './routes/status.js';
 import { watchesPaths } from './routes/watches.js';
 
 export { exampleProperty } from './openapi/examples.js';
@@ -35,6 +37,7 @@ const ROUTE_PATHS: readonly ((config: OpenApiConfig) => OpenApiPaths)[] = [
   jobsPaths,
   watchesPaths,
   accountPaths,
+  statusPaths,
 ];
 
 /** The routes' parts as one `paths`: a path is one route file's, never described twice. */
@@ -52,7 +55,7 @@ function routePaths(config: OpenApiConfig): OpenApiPaths {
 /** The document of a service: its descriptions say the configured cache lifetime. */
 export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
   const schemas = Object.fromEntries(
-    [...CONTRACT_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]),
+    [...CONTRACT_SCHEMAS, ...JOB_SCHEMAS, ...WATCH_SCHEMAS, ...STATUS_SCHEMAS].map((s) => [s.$id!, toOpenApi(s)]),
   );
   return {
     openapi: '3.1.0',
@@ -63,7 +66,7 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
       license: { name: LICENSE },
       contact: { name: 'Property lookup API maintainers' },
       description:
-        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries the API key: x-api-key, or Authorization: Bearer. ' +
+        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries the API key: x-api-key, or Authorization: Bearer (but GET /v1/status, the public figures). ' +
         `Any route may also answer ${[...HTTP_LAYER_CODES].map((c) => `${ERROR_CODES[c].status} ${c}`).join(', ')} in the same error envelope.`,
     },
     servers: [{ url: '/' }],
@@ -79,6 +82,10 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
           'Homes read live on a schedule, billed per check, with a property.changed webhook when price, status, estimates or HOA change',
       },
       { name: TAGS.account, description: "The caller's plan and usage" },
+      {
+        name: TAGS.status,
+        description: "The service's own public figures across its instances, without an API key",
+      },
     ],
     security: SECURITY,
     components: {

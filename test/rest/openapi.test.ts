@@ -72,6 +72,7 @@ describe('/openapi.json', () => {
       'getWatch',
       'deleteWatch',
       'getAccount',
+      'getServiceStatus',
     ]);
   });
 

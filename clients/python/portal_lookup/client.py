@@ -41,6 +41,7 @@ from .types import (
     JobListResponse,
     JobView,
     PropertyResponse,
+    ServiceStatus,
     Watch,
 )
 
@@ -62,6 +63,7 @@ OPERATION_METHODS: Dict[str, str] = {
     "getWatch": "watch",
     "deleteWatch": "delete_watch",
     "getAccount": "usage",
+    "getServiceStatus": "status",
 }
 
 
@@ -454,6 +456,12 @@ class PortalClient:
     def usage(self) -> AccountUsage:
         """The caller's plan and usage (GET /v1/account)."""
         return cast(AccountUsage, self._send("GET", "/v1/account").json()["data"])
+
+    # -- the service ----------------------------------------------------------------------------------
+
+    def status(self) -> ServiceStatus:
+        """The service's own public figures, last hour and last 24 hours (GET /v1/status; needs no key)."""
+        return cast(ServiceStatus, self._send("GET", "/v1/status").json()["data"])
 
 
 def _segment(value: str) -> str:

@@ -60,7 +60,13 @@ export const SECURITY_SCHEMES = {
 /** Every operation's requirement: one of the schemes (OpenAPI: alternatives, not both). */
 export const SECURITY: Json[] = [{ apiKey: [] }, { bearer: [] }];
 
-export const TAGS = { lookups: 'Lookups', jobs: 'Jobs', watches: 'Watches', account: 'Account' } as const;
+export const TAGS = {
+  lookups: 'Lookups',
+  jobs: 'Jobs',
+  watches: 'Watches',
+  account: 'Account',
+  status: 'Status',
+} as const;
 
 export const commonHeaders = {
   'x-api-version': { description: 'Always v1', schema: { type: 'string', const: 'v1' } },
