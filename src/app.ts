@@ -89,6 +89,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await metricsStarting;
     const server = app.metricsServer;
     if (server) await new Promise((resolve) => server.close(resolve));
+    // What this instance counted for the public figures, written before the store closes.
+    await core.figures.close();
     core.metrics.close();
     await core.limits.close();
   });

@@ -10,6 +10,7 @@ import type { RateLimiter } from './accounts/rate-limit.js';
 import { backendFor } from './backend.js';
 import { createLogger } from './logger.js';
 import { ChargeFeed, SingleFlight, type CoreDeps } from './lookup/index.js';
+import { PublicFigures } from './observability/figures.js';
 import { instrumentCollector, instrumentStore } from './observability/instrument.js';
 import { ServiceMetrics } from './observability/metrics.js';
 import { UpstreamWarnings } from './observability/upstream-warnings.js';
@@ -28,7 +29,8 @@ export interface CoreParts {
 
 /**
  * The store and the collector are measured into this core's own metrics registry (tests run many
- * instances in one process). Whoever made the core closes `limits` and `metrics` (buildApp does on close).
+ * instances in one process). Whoever made the core closes `figures` (before the store), `limits` and
+ * `metrics` (buildApp does on close).
  */
 export function createCore(parts: CoreParts): CoreDeps {
   const logger = parts.logger ?? createLogger(parts.config.logLevel, undefined, parts.config.logPretty);
@@ -37,6 +39,7 @@ export function createCore(parts: CoreParts): CoreDeps {
     breaker: () => parts.collector.status?.()?.site?.breaker ?? null,
   });
   const observed = instrumentCollector(parts.collector, metrics, new UpstreamWarnings(logger));
+  const clock = parts.clock ?? (() => new Date());
   return {
     config: parts.config,
     store: instrumentStore(parts.store, metrics),
@@ -47,13 +50,20 @@ export function createCore(parts: CoreParts): CoreDeps {
         await parts.collector.close?.();
       },
     },
-    clock: parts.clock ?? (() => new Date()),
+    clock,
     newId: parts.newId ?? randomUUID,
     logger,
     flights: new SingleFlight(),
     auth: new AuthCache(parts.config.authCacheTtlMs),
     metrics,
     charges: new ChargeFeed(logger),
+    figures: new PublicFigures({
+      store: parts.store,
+      tally: metrics.tally,
+      clock,
+      breaker: () => parts.collector.status?.()?.site?.breaker ?? null,
+      logger,
+    }),
     limits:
       parts.limits ??
       backendFor(parts.config).rateLimiter(logger, parts.clock ? () => parts.clock!().getTime() : Date.now),

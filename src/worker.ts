@@ -55,6 +55,7 @@ closeWithGrace(
     stopSweeper();
     await background.close();
     await core.collector.close?.();
+    await core.figures.close();
     core.metrics.close();
     await core.limits.close();
     await settleVoids(store, until, logger);

@@ -29,6 +29,7 @@ export type BatchItemResult = BatchItemSuccess | BatchItemFailure;
 export type BatchPreviewResponse = Schemas['BatchPreviewResponse'];
 export type BatchPreviewItem = Schemas['BatchPreviewItem'];
 export type AccountUsage = Schemas['AccountUsage'];
+export type ServiceStatus = Schemas['ServiceStatus'];
 export type JobRequest = Schemas['JobRequest'];
 export type JobView = Schemas['JobView'];
 export type JobCreated = Schemas['JobCreated']['data'];
@@ -548,5 +549,10 @@ export class PortalClient {
       yield* page.data;
       cursor = page.meta.next_cursor;
     } while (cursor);
+  }
+
+  /** The service's own public figures, last hour and last 24 hours (GET /v1/status; needs no key). */
+  async status(): Promise<ServiceStatus> {
+    return (await send('GET', '/v1/status', () => this.api.GET('/v1/status'))).data;
   }
 }

@@ -295,6 +295,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's own figures: last hour and last 24 hours
+         * @description No API key. Across every instance: lookups answered, where the found homes came from (own collector, fallback provider, cache, stale), live-read latency p50/p95, the share of site requests walled, the breaker's state, the share of records with every section read, and errors by code. Counts and shares only: nothing about any customer. Read at most once per 5 s per instance; each instance adds its counts every few seconds. Takes no query parameters. The same figures as a page: /status.
+         */
+        get: operations["getServiceStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "job.completed": {
@@ -1152,6 +1172,86 @@ export interface components {
             data: components["schemas"]["WebhookDelivery"];
             meta: {
                 /** @description Milliseconds taken */
+                took_ms: number;
+            };
+        };
+        /** @description The service's figures over one window, summed over every instance */
+        StatusWindow: {
+            /** @description The window: the last this many minutes, the current one included */
+            minutes: number;
+            /** @description Lookups answered, found or failed: single lookups, batch items, GraphQL fields, MCP tools, job items and watch checks, each once */
+            lookups: number;
+            /** @description Lookups answered with a home */
+            found: number;
+            /** @description Where the found homes came from: the four shares add up to 1 */
+            served: {
+                /** @description Found homes read live by the own collector; a fraction from 0 to 1 (4 decimals), null when there was nothing to share */
+                own_collector: number | null;
+                /** @description Found homes read live by the fallback provider; a fraction from 0 to 1 (4 decimals), null when there was nothing to share */
+                fallback: number | null;
+                /** @description Found homes served from the cache; a fraction from 0 to 1 (4 decimals), null when there was nothing to share */
+                cache: number | null;
+                /** @description Found homes answered with the last good record because the live read failed (meta.stale); a fraction from 0 to 1 (4 decimals), null when there was nothing to share */
+                stale: number | null;
+            };
+            /** @description Live reads of the listing site or the fallback provider, whatever their outcome */
+            live_reads: {
+                /** @description Live reads of a page (the own collector, with the fallback behind it) */
+                count: number;
+                /** @description Median time of a live read, ms (from fixed buckets: an estimate); null without reads */
+                p50_ms: number | null;
+                /** @description 95th percentile of a live read, ms (from fixed buckets: an estimate); null without reads */
+                p95_ms: number | null;
+            };
+            /** @description The own collector's requests to the listing site */
+            site_attempts: {
+                /** @description The own collector's requests to the listing site */
+                count: number;
+                /** @description Share of them refused by the bot wall; a fraction from 0 to 1 (4 decimals), null when there was nothing to share */
+                walled_share: number | null;
+            };
+            /** @description Records read live, and how complete they were */
+            records: {
+                /** @description Records read live (found, not from the cache) */
+                count: number;
+                /** @description Share of them with every section read (none in extraction_failed; see meta.sections); a fraction from 0 to 1 (4 decimals), null when there was nothing to share */
+                complete_share: number | null;
+            };
+            /** @description Failed lookups by error code (the codes of the error table) */
+            errors: {
+                /** @description Lookups answered with an error */
+                total: number;
+                /** @description Error code → lookups */
+                by_code: {
+                    [key: string]: number;
+                };
+            };
+        };
+        /** @description The service's own figures for the last hour and the last 24 hours, across every instance (counts and shares only: nothing about any customer) */
+        ServiceStatus: {
+            /**
+             * Format: date-time
+             * @description When these figures were read
+             */
+            generated_at: string;
+            last_hour: components["schemas"]["StatusWindow"];
+            last_24_hours: components["schemas"]["StatusWindow"];
+            /** @description The own collector's circuit breaker across the instances */
+            breaker: {
+                /**
+                 * @description open while any instance's breaker is open (its lookups go straight to the fallback provider); closed when every instance with an own collector has it closed; none when no instance runs an own collector (or none reported in the last 30 s)
+                 * @enum {string}
+                 */
+                state: "closed" | "open" | "none";
+                /** @description Instances that reported their state in the last 30 s */
+                instances: number;
+                /** @description How many of them have their breaker open */
+                open: number;
+            };
+        };
+        StatusResponse: {
+            data: components["schemas"]["ServiceStatus"];
+            meta: {
                 took_ms: number;
             };
         };
@@ -4436,6 +4536,161 @@ export interface operations {
             };
             /** @description Error: missing_api_key, invalid_api_key */
             401: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            406: components["responses"]["not_acceptable"];
+            408: components["responses"]["request_timeout"];
+            417: components["responses"]["expectation_failed"];
+            431: components["responses"]["headers_too_large"];
+            /** @description Error: upstream_busy, store_unavailable */
+            503: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    /** @description Seconds to wait, when the code has a wait */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getServiceStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures */
+            200: {
+                headers: {
+                    /** @description Always v1 */
+                    "x-api-version"?: "v1";
+                    /** @description Always no-store */
+                    "cache-control"?: "no-store";
+                    /** @description The request's id in the service logs: the client's own when it sent a plain token, else a new one */
+                    "x-request-id"?: string;
+                    /** @description While there is a per-key limit: the lookups per window, e.g. "default";q=600;w=60 */
+                    "ratelimit-policy"?: string;
+                    /** @description On an answer that took from the key's window: what is left and when the next window starts, e.g. "default";r=598;t=42 */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "generated_at": "2026-05-01T12:00:00.000Z",
+                     *         "last_hour": {
+                     *           "minutes": 60,
+                     *           "lookups": 1840,
+                     *           "found": 1796,
+                     *           "served": {
+                     *             "own_collector": 0.3127,
+                     *             "fallback": 0.0412,
+                     *             "cache": 0.6403,
+                     *             "stale": 0.0058
+                     *           },
+                     *           "live_reads": {
+                     *             "count": 640,
+                     *             "p50_ms": 1420,
+                     *             "p95_ms": 4310
+                     *           },
+                     *           "site_attempts": {
+                     *             "count": 702,
+                     *             "walled_share": 0.0214
+                     *           },
+                     *           "records": {
+                     *             "count": 636,
+                     *             "complete_share": 0.9811
+                     *           },
+                     *           "errors": {
+                     *             "total": 44,
+                     *             "by_code": {
+                     *               "not_found": 31,
+                     *               "bad_param": 9,
+                     *               "rate_limited": 4
+                     *             }
+                     *           }
+                     *         },
+                     *         "last_24_hours": {
+                     *           "minutes": 1440,
+                     *           "lookups": 36800,
+                     *           "found": 35920,
+                     *           "served": {
+                     *             "own_collector": 0.3127,
+                     *             "fallback": 0.0412,
+                     *             "cache": 0.6403,
+                     *             "stale": 0.0058
+                     *           },
+                     *           "live_reads": {
+                     *             "count": 12800,
+                     *             "p50_ms": 1420,
+                     *             "p95_ms": 4310
+                     *           },
+                     *           "site_attempts": {
+                     *             "count": 14040,
+                     *             "walled_share": 0.0214
+                     *           },
+                     *           "records": {
+                     *             "count": 12720,
+                     *             "complete_share": 0.9811
+                     *           },
+                     *           "errors": {
+                     *             "total": 880,
+                     *             "by_code": {
+                     *               "not_found": 620,
+                     *               "bad_param": 180,
+                     *               "rate_limited": 80
+                     *             }
+                     *           }
+                     *         },
+                     *         "breaker": {
+                     *           "state": "closed",
+                     *           "instances": 3,
+                     *           "open": 0
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "took_ms": 2
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StatusResponse"];
+                };
+            };
+            /** @description Error: bad_param */
+            400: {
                 headers: {
                     /** @description Always v1 */
                     "x-api-version"?: "v1";

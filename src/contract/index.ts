@@ -7,3 +7,4 @@ export * from './listing-url.js';
 export * from './validate.js';
 export * from './watches.js';
 export * from './history.js';
+export * from './status.js';

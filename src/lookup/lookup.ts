@@ -113,8 +113,8 @@ export function parsedLookup<T>(ctx: RequestContext, parse: () => T): T {
 async function findOne(ctx: RequestContext, locator: Locator, options: LookupOptions): Promise<LookupOutcome> {
   try {
     const outcome = await loadOne(ctx, locator, options);
-    const { cached, credits, source, stale } = outcome.meta;
-    foundOutcome(ctx, { cached, credits, provider: source.provider, stale: stale === true });
+    const { cached, credits, source, stale, sections } = outcome.meta;
+    foundOutcome(ctx, { cached, credits, provider: source.provider, stale: stale === true, sections });
     return outcome;
   } catch (e) {
     failedOutcome(ctx, toLookupError(e).code);

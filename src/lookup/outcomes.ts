@@ -3,6 +3,7 @@
 // record, accounts/usage-days.ts: live reads, cache hits, stale answers, failed).
 import { dayTallyOf, type DayOutcome } from '../accounts/index.js';
 import { recordFailed, recordFound } from '../observability/request-stats.js';
+import type { Sections } from '../contract/index.js';
 import type { RequestContext } from './types.js';
 
 function countDay(ctx: RequestContext, outcome: DayOutcome): void {
@@ -13,7 +14,7 @@ function countDay(ctx: RequestContext, outcome: DayOutcome): void {
 /** A found home, as its consumer (a lookup, a batch item, a GraphQL field) sees it. */
 export function foundOutcome(
   ctx: RequestContext,
-  found: { cached: boolean; credits: number; provider: string; stale?: boolean },
+  found: { cached: boolean; credits: number; provider: string; stale?: boolean; sections?: Sections },
 ): void {
   recordFound(ctx.deps.metrics, ctx.stats, found);
   countDay(ctx, found.stale ? 'stale' : found.cached ? 'hits' : 'live');

@@ -5,6 +5,7 @@ import type DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { AuthCache } from '../accounts/index.js';
 import type { RateLimiter, SlotPool } from '../accounts/rate-limit.js';
+import type { PublicFigures } from '../observability/figures.js';
 import type { ServiceMetrics } from '../observability/metrics.js';
 import type { RequestStats } from '../observability/request-stats.js';
 import type { Collector } from '../collector/types.js';
@@ -27,6 +28,11 @@ export interface CoreDeps {
   auth: AuthCache;
   /** This instance's metrics: each lookup's outcome is recorded once, here in the core. */
   metrics: ServiceMetrics;
+  /**
+   * The service's public figures across its instances (GET /v1/status): what this instance counted
+   * (metrics.tally) written to the store every few seconds, and read back summed. Closed with the metrics.
+   */
+  figures: PublicFigures;
   /** Per-key limits: lookups per minute and live lookups at once. */
   limits: RateLimiter;
   /** Told of every charge recorded (the usage alerts listen); createCore makes one. */

@@ -62,6 +62,7 @@ const close = (): Promise<void> =>
     stopWatching();
     await server.close();
     await core.collector.close?.();
+    await core.figures.close();
     core.metrics.close();
     await core.limits.close();
     await flushDayTally(store);

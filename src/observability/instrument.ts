@@ -1,6 +1,6 @@
 // Wrappers that measure the core's two outside parts without the core knowing: every store call
 // (latency, errors) and every upstream read (latency by provider and outcome, fallbacks, bot walls,
-// and the throttled warnings of upstream failures).
+// and the throttled warnings of upstream failures); the public figures' live reads and site requests.
 import { isLookupError } from '../contract/index.js';
 import type { Collected, Collector, FallbackObserver } from '../collector/index.js';
 import type { Store } from '../store/index.js';
@@ -95,6 +95,7 @@ export function instrumentCollector(
         },
         attempt(e) {
           metrics.siteAttempts.inc({ outcome: e.outcome, kind: e.kind });
+          metrics.tally.attempt(e.outcome === 'wall');
           if (e.proxied) {
             metrics.siteProxyRequests.inc();
             metrics.siteProxyBytes.inc(e.bytes);
@@ -113,13 +114,14 @@ export function instrumentCollector(
       const v = await run();
       const collected = collectedOf(v);
       const provider = collected ? sourceOf(collected.source.provider) : 'self_hosted';
-      metrics.upstreamSeconds.observe({ operation, provider, outcome: 'ok' }, (performance.now() - started) / 1000);
+      const ms = performance.now() - started;
+      metrics.upstreamSeconds.observe({ operation, provider, outcome: 'ok' }, ms / 1000);
+      if (operation === 'read') metrics.tally.read(ms);
       return v;
     } catch (e) {
-      metrics.upstreamSeconds.observe(
-        { operation, provider: 'none', outcome: codeOf(e) },
-        (performance.now() - started) / 1000,
-      );
+      const ms = performance.now() - started;
+      metrics.upstreamSeconds.observe({ operation, provider: 'none', outcome: codeOf(e) }, ms / 1000);
+      if (operation === 'read') metrics.tally.read(ms);
       warnings.failed(e, operation);
       throw e;
     }

@@ -4,6 +4,7 @@
 // wrappers (observe.ts), so no face counts anything itself.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { FigureTally } from './figure-tally.js';
 
 /** Where a served home came from: the own collector, the fallback provider, or nowhere (an error). */
 export type LookupSourceLabel = 'self_hosted' | 'fallback' | 'none';
@@ -31,6 +32,8 @@ export interface MetricsSources {
 
 export class ServiceMetrics {
   readonly registry = new Registry();
+  /** The public figures this instance counted since its last flush to the store (figures.ts). */
+  readonly tally = new FigureTally();
   readonly httpRequests: Counter<'route' | 'method' | 'status'>;
   readonly lookups: Counter<'code' | 'source' | 'cache'>;
   readonly upstreamSeconds: Histogram<'operation' | 'provider' | 'outcome'>;

@@ -2,6 +2,7 @@
 // records each lookup's outcome here (and in the metrics) once, below both faces; the faces only
 // read it when they answer.
 import type { RateWindow } from '../contract/rate-limit.js';
+import type { Sections } from '../contract/sections.js';
 import type { ServiceMetrics, CacheLabel, LookupSourceLabel } from './metrics.js';
 import { sourceOf } from './instrument.js';
 
@@ -54,15 +55,24 @@ export class RequestStats {
   }
 }
 
-/** A found home: counted once per consumer (a batch item, a GraphQL field), as the client sees it. */
+/**
+ * A found home: counted once per consumer (a batch item, a GraphQL field), as the client sees it, in the
+ * metrics and the public figures (in process: a cache hit makes no store call for them).
+ */
 export function recordFound(
   metrics: ServiceMetrics | undefined,
   stats: RequestStats | undefined,
-  found: { cached: boolean; credits: number; provider: string; stale?: boolean },
+  found: { cached: boolean; credits: number; provider: string; stale?: boolean; sections?: Sections },
 ): void {
   const source = sourceOf(found.provider);
   const cache: CacheLabel = found.stale ? 'stale' : found.cached ? 'hit' : 'miss';
   metrics?.lookups.inc({ code: 'ok', source, cache });
+  metrics?.tally.found({
+    cached: found.cached,
+    stale: found.stale === true,
+    source,
+    ...(found.sections ? { sections: found.sections } : {}),
+  });
   if (found.credits > 0) metrics?.creditsBilled.inc(found.credits);
   if (!stats) return;
   stats.lookups += 1;
@@ -76,6 +86,7 @@ export function recordFound(
 export function recordFailed(metrics: ServiceMetrics | undefined, stats: RequestStats | undefined, code: string): void {
   const source: LookupSourceLabel = 'none';
   metrics?.lookups.inc({ code, source, cache: 'miss' });
+  metrics?.tally.failed(code);
   if (!stats) return;
   stats.lookups += 1;
   stats.failed(code);

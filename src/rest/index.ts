@@ -10,6 +10,7 @@ import { healthRoutes } from './routes/health.js';
 import { historyRoute } from './routes/history.js';
 import { jobsRoute } from './routes/jobs.js';
 import { propertyRoute } from './routes/property.js';
+import { statusRoute } from './routes/status.js';
 import { watchesRoute } from './routes/watches.js';
 import { webhooksRoute } from './routes/webhooks.js';
 
@@ -21,6 +22,7 @@ export async function registerRest(app: FastifyInstance, deps: CoreDeps, backgro
   historyRoute(app, deps);
   await batchRoute(app, deps);
   accountRoute(app, deps);
+  statusRoute(app, deps);
   await jobsRoute(app, deps, background);
   await watchesRoute(app, deps, background);
   await webhooksRoute(app, deps, background);

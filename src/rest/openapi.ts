@@ -7,6 +7,7 @@
 // the HTTP layer's shared responses, and the webhooks (webhooks/openapi.ts).
 import { CONTRACT_SCHEMAS, ERROR_CODES, HISTORY_SCHEMAS } from '../contract/index.js';
 import { JOB_RETENTION_DAYS, JOB_SCHEMAS, MAX_JOB_ITEMS } from '../contract/jobs.js';
+import { STATUS_SCHEMAS } from '../contract/status.js';
 import { WATCH_SCHEMAS } from '../contract/watches.js';
 import { WEBHOOK_DELIVERIES_KEEP_DAYS, WEBHOOK_DELIVERY_SCHEMAS } from '../contract/webhook-deliveries.js';
 import { VERSION, LICENSE } from '../version.js';
@@ -28,6 +29,7 @@ import { batchPaths } from './routes/batch.js';
 import { historyPaths } from './routes/history.js';
 import { jobsPaths } from './routes/jobs.openapi.js';
 import { propertyPaths } from './routes/property.js';
+import { statusPaths } from './routes/status.js';
 import { watchesPaths } from './routes/watches.js';
 import { webhooksPaths } from './routes/webhooks.js';
 
@@ -42,6 +44,7 @@ const ROUTE_PATHS: readonly ((config: OpenApiConfig) => OpenApiPaths)[] = [
   watchesPaths,
   webhooksPaths,
   accountPaths,
+  statusPaths,
 ];
 
 /** The routes' parts as one `paths`: a path is one route file's, never described twice. */
@@ -66,6 +69,7 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
       ...WATCH_SCHEMAS,
       ...ACCOUNT_RECORD_SCHEMAS,
       ...WEBHOOK_DELIVERY_SCHEMAS,
+      ...STATUS_SCHEMAS,
     ].map((s) => [s.$id!, toOpenApi(s)]),
   );
   return {
@@ -77,7 +81,7 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
       license: { name: LICENSE },
       contact: { name: 'Property lookup API maintainers' },
       description:
-        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries the API key: x-api-key, or Authorization: Bearer. ' +
+        'One clean record per home from a listing-site link, a zpid or a one-line US address. Every request carries the API key: x-api-key, or Authorization: Bearer (but GET /v1/status, the public figures). ' +
         `Any route may also answer ${[...HTTP_LAYER_CODES].map((c) => `${ERROR_CODES[c].status} ${c}`).join(', ')} in the same error envelope.`,
     },
     servers: [{ url: '/' }],
@@ -97,6 +101,10 @@ export function buildOpenApi(config: OpenApiConfig): Record<string, Json> {
         description: `The account's webhook delivery attempts (kept ${WEBHOOK_DELIVERIES_KEEP_DAYS} days) and redelivery of an event`,
       },
       { name: TAGS.account, description: "The caller's plan and usage" },
+      {
+        name: TAGS.status,
+        description: "The service's own public figures across its instances, without an API key",
+      },
     ],
     security: SECURITY,
     components: {

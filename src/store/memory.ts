@@ -8,6 +8,7 @@ import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
 import { DEFAULT_HISTORY_LIMITS, type HistoryLimits } from './history-store.js';
 import { idempotencySlot, packAnswer, unpackAnswer } from './idempotency-store.js';
+import { MemoryFigures } from './memory-figures.js';
 import { LRUCache } from 'lru-cache';
 import type {
   Account,
@@ -18,6 +19,8 @@ import type {
   ClaimRef,
   ClaimResult,
   EntryWithRaw,
+  FigureAdd,
+  FigureCounts,
   LedgerEntry,
   LockRef,
   ReserveRequest,
@@ -141,6 +144,7 @@ export class MemoryStore implements Store {
   private readonly accountWatchers = new Set<() => void>();
   /** Bounded (HISTORY_SHARE_OF_CACHE of the homes' bound, MAX_HISTORY_HOMES homes); the least recently used go first. */
   private readonly histories: LRUCache<string, Timeline>;
+  private readonly figures: MemoryFigures;
 
   constructor(
     private readonly clock: () => number = Date.now,
@@ -148,6 +152,7 @@ export class MemoryStore implements Store {
     private readonly ledgerRetentionMs = DEFAULT_LEDGER_RETENTION_MS,
     private readonly historyLimits: HistoryLimits = DEFAULT_HISTORY_LIMITS,
   ) {
+    this.figures = new MemoryFigures(clock);
     // A string's size as V8 may hold it (two bytes a character), plus the compressed raw record's.
     this.entries = new LRUCache({
       maxSize: maxCacheBytes,
@@ -403,6 +408,7 @@ export class MemoryStore implements Store {
       this.histories.delete(key);
     const oldestDay = new Date(now - USAGE_DAY_TTL_MS).toISOString().slice(0, 10);
     for (const [key, d] of [...this.days]) if (d.day < oldestDay) this.days.delete(key);
+    this.figures.sweep(now);
     // An entry kept past its raw record's lifetime holds only its text (set again: its size counted anew).
     for (const [key, e] of [...this.entries].filter(([, e]) => e.value.raw !== null && e.value.rawExpiresAt <= now)) {
       this.entries.set(key, { ...e, value: { ...e.value, raw: null } }, { noUpdateTTL: true });
@@ -591,6 +597,24 @@ export class MemoryStore implements Store {
       else lost.push(ref.token);
     }
     return lost;
+  }
+
+  // --- the public figures (memory-figures.ts) ---
+
+  addFigures(adds: readonly FigureAdd[]): Promise<void> {
+    return this.figures.addFigures(adds);
+  }
+
+  readFigures(buckets: readonly string[]): Promise<FigureCounts[]> {
+    return this.figures.readFigures(buckets);
+  }
+
+  putInstanceState(instance: string, state: string, ttlMs: number): Promise<void> {
+    return this.figures.putInstanceState(instance, state, ttlMs);
+  }
+
+  instanceStates(): Promise<string[]> {
+    return this.figures.instanceStates();
   }
 
   private bucket(accountId: string, period: string): UsageCounters {

@@ -2,6 +2,7 @@
 // for any number of service instances at once. RedisStore is the sum of one module per concern
 // (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts,
 // redis/history.ts), as `Store`
+// (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts, redis/figures.ts), as `Store`
 // is the sum of their interfaces (types.ts); they share one connection (redis/connection.ts: the client,
 // the bounded call, the epoch) and one key layout (redis/keys.ts, the table of every key).
 //
@@ -38,6 +39,7 @@ import { RedisBilling } from './redis/billing.js';
 import { RedisCache } from './redis/cache.js';
 import { firstConnection, openRedis, RedisConnection, type RedisStoreOptions } from './redis/connection.js';
 import { RedisHistory } from './redis/history.js';
+import { RedisFigures } from './redis/figures.js';
 import { RedisIdempotency } from './redis/idempotency.js';
 import { RedisLocks } from './redis/locks.js';
 import type {
@@ -48,6 +50,8 @@ import type {
   ClaimRef,
   ClaimResult,
   EntryWithRaw,
+  FigureAdd,
+  FigureCounts,
   LedgerEntry,
   LockRef,
   ReserveRequest,
@@ -78,6 +82,7 @@ export class RedisStore implements Store {
   private readonly locks: RedisLocks;
   private readonly idempotency: RedisIdempotency;
   private readonly history: RedisHistory;
+  private readonly figures: RedisFigures;
 
   private constructor(
     private readonly conn: RedisConnection,
@@ -90,6 +95,7 @@ export class RedisStore implements Store {
     this.locks = new RedisLocks(conn);
     this.idempotency = new RedisIdempotency(conn);
     this.history = new RedisHistory(conn, historyLimits);
+    this.figures = new RedisFigures(conn);
     this.scripts = conn.redis;
     conn.redis.on('ready', () => {
       this.locks.retryUnlocks();
@@ -271,6 +277,24 @@ export class RedisStore implements Store {
 
   readHistory(homeKey: string, limit: number, before: string | null): Promise<StoredHistoryEvent[]> {
     return this.history.readHistory(homeKey, limit, before);
+  }
+
+  // --- the public figures (redis/figures.ts) -------------------------------------------------
+
+  addFigures(adds: readonly FigureAdd[]): Promise<void> {
+    return this.figures.addFigures(adds);
+  }
+
+  readFigures(buckets: readonly string[]): Promise<FigureCounts[]> {
+    return this.figures.readFigures(buckets);
+  }
+
+  putInstanceState(instance: string, state: string, ttlMs: number): Promise<void> {
+    return this.figures.putInstanceState(instance, state, ttlMs);
+  }
+
+  instanceStates(): Promise<string[]> {
+    return this.figures.instanceStates();
   }
 
   // --- single flight (redis/locks.ts) ----------------------------------------------------------

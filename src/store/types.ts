@@ -1,10 +1,11 @@
 // The store, one interface per concern, so a backend implements (and a consumer depends on) one concern
-// at a time: accounts, the cache, billing, the single-flight lock, idempotency keys, homes' history. `Store` is all of
+// at a time: accounts, the cache, billing, the single-flight lock, idempotency keys, homes' history, the public figures. `Store` is all of
 // them with the connection's own calls, as the service wires it; MemoryStore and RedisStore implement it.
 import type { AccountStore } from './account-store.js';
 import type { BillingStore } from './billing-store.js';
 import type { CacheStore } from './cache-store.js';
 import type { HistoryStore } from './history-store.js';
+import type { FiguresStore } from './figures-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { LockStore } from './lock-store.js';
 
@@ -12,6 +13,7 @@ export type * from './account-store.js';
 export type * from './billing-store.js';
 export type * from './cache-store.js';
 export type * from './history-store.js';
+export type * from './figures-store.js';
 export type * from './idempotency-store.js';
 export type * from './lock-store.js';
 
@@ -38,7 +40,8 @@ export interface Store
     BillingStore,
     LockStore,
     IdempotencyStore,
-    HistoryStore {}
+    HistoryStore,
+    FiguresStore {}
 
 /** How long a charge stays in the ledger unless LEDGER_RETENTION_DAYS says otherwise: 400 days. */
 export const DEFAULT_LEDGER_RETENTION_MS = 400 * 86_400_000;

@@ -1,13 +1,14 @@
-// The pages for people and agents around the API: the landing page (/), /llms.txt and the hashed
-// static assets of every page (/assets/…). The REST docs (/docs) are in rest/docs.ts, GraphiQL in
+// The pages for people and agents around the API: the landing page (/), /llms.txt, the public figures
+// (/status) and the hashed static assets of every page (/assets/…). The REST docs (/docs) are in rest/docs.ts, GraphiQL in
 // graphql/graphiql.ts; every page loads its files from the asset library (src/site).
 import type { FastifyInstance } from 'fastify';
-import { LookupError } from '../contract/index.js';
+import { LookupError, toLookupError } from '../contract/index.js';
 import type { CoreDeps } from '../lookup/index.js';
 import { sendError } from '../http/envelope.js';
 import { assetRoutes } from '../site/assets.js';
 import { landingPage } from './landing.js';
 import { llmsText } from './llms.js';
+import { statusPage, statusUnavailablePage } from './status.js';
 import { siteAssets } from '../site/site-assets.js';
 
 /** A text made on first use, then kept: it depends only on the configuration, fixed for an app's life. */
@@ -25,7 +26,7 @@ const BUILDERS: PageBuilders = { landing: landingPage, llms: llmsText };
 
 export function registerWeb(
   app: FastifyInstance,
-  core: Pick<CoreDeps, 'config'>,
+  core: Pick<CoreDeps, 'config'> & { figures: Pick<CoreDeps['figures'], 'status'> },
   build: PageBuilders = BUILDERS,
 ): void {
   assetRoutes(app, () => siteAssets().registry);
@@ -39,4 +40,16 @@ export function registerWeb(
       : sendError(reply, new LookupError('route_not_found')),
   );
   app.get('/llms.txt', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(llms()));
+  // The figures of GET /v1/status (the same read, kept a few seconds), made for every request.
+  app.get('/status', async (_request, reply) => {
+    reply.type('text/html; charset=utf-8');
+    try {
+      return reply.send(statusPage(await core.figures.status()));
+    } catch (e) {
+      const err = toLookupError(e);
+      const wait = err.retryAfterSeconds;
+      if (wait !== undefined) reply.header('retry-after', String(wait));
+      return reply.code(err.status).send(statusUnavailablePage(err.message));
+    }
+  });
 }

@@ -77,6 +77,7 @@ describe('/openapi.json', () => {
       'getAccount',
       'getAccountUsage',
       'getAccountCharges',
+      'getServiceStatus',
     ]);
   });
 

@@ -871,6 +871,33 @@ export function storeContract(label: string, factory: StoreFactory, backdoor: St
       });
     });
 
+    describe('public figures', () => {
+      it('adds counts into buckets (read back in the order asked, {} for none), each kept its ttl', async () => {
+        await store.addFigures([
+          { bucket: 'm:100', counts: { ok: 2, 'e:not_found': 1 }, ttlMs: 30_000 },
+          { bucket: 'h:1', counts: { ok: 2 }, ttlMs: 60_000 },
+        ]);
+        await store.addFigures([{ bucket: 'm:100', counts: { ok: 3, hit: 1 }, ttlMs: 30_000 }]);
+        expect(await store.readFigures(['h:1', 'm:99', 'm:100'])).toEqual([
+          { ok: 2 },
+          {},
+          { ok: 5, 'e:not_found': 1, hit: 1 },
+        ]);
+        expect(await store.readFigures([])).toEqual([]);
+        await backdoor.elapse(30_001);
+        expect(await store.readFigures(['m:100', 'h:1'])).toEqual([{}, { ok: 2 }]);
+      });
+
+      it("keeps each instance's latest state for its ttl", async () => {
+        await store.putInstanceState('i-1', 'closed', 10_000);
+        await store.putInstanceState('i-2', 'open', 30_000);
+        await store.putInstanceState('i-1', 'none', 10_000);
+        expect((await store.instanceStates()).sort()).toEqual(['none', 'open']);
+        await backdoor.elapse(10_001);
+        expect(await store.instanceStates()).toEqual(['open']);
+      });
+    });
+
     describe('idempotency keys', () => {
       const answer = {
         status: 200,

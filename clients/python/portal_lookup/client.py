@@ -45,6 +45,7 @@ from .types import (
     JobListResponse,
     JobView,
     PropertyResponse,
+    ServiceStatus,
     Watch,
     WebhookDelivery,
     WebhookDeliveryListResponse,
@@ -73,6 +74,7 @@ OPERATION_METHODS: Dict[str, str] = {
     "getAccount": "usage",
     "getAccountUsage": "usage_days",
     "getAccountCharges": "list_charges",
+    "getServiceStatus": "status",
 }
 
 
@@ -522,6 +524,11 @@ class PortalClient:
             cursor = page["meta"]["next_cursor"]
             if not cursor:
                 return
+    # -- the service ----------------------------------------------------------------------------------
+
+    def status(self) -> ServiceStatus:
+        """The service's own public figures, last hour and last 24 hours (GET /v1/status; needs no key)."""
+        return cast(ServiceStatus, self._send("GET", "/v1/status").json()["data"])
 
 
 def _segment(value: str) -> str:

@@ -33,6 +33,7 @@ OPERATIONS: Dict[str, Tuple[str, str]] = {
     "getAccount": ("GET", "/v1/account"),
     "getAccountUsage": ("GET", "/v1/account/usage"),
     "getAccountCharges": ("GET", "/v1/account/charges"),
+    "getServiceStatus": ("GET", "/v1/status"),
 }
 
 
@@ -808,6 +809,109 @@ class WebhookDeliveryResponseMeta(TypedDict):
 class WebhookDeliveryResponse(TypedDict):
     data: WebhookDelivery
     meta: WebhookDeliveryResponseMeta
+
+
+class StatusWindowServed(TypedDict):
+    """Where the found homes came from: the four shares add up to 1"""
+
+    #: Found homes read live by the own collector; a fraction from 0 to 1 (4 decimals), null when there was nothing to share
+    own_collector: Union[float, None]
+    #: Found homes read live by the fallback provider; a fraction from 0 to 1 (4 decimals), null when there was nothing to share
+    fallback: Union[float, None]
+    #: Found homes served from the cache; a fraction from 0 to 1 (4 decimals), null when there was nothing to share
+    cache: Union[float, None]
+    #: Found homes answered with the last good record because the live read failed (meta.stale); a fraction from 0 to 1 (4 decimals), null when there was nothing to share
+    stale: Union[float, None]
+
+
+class StatusWindowLiveReads(TypedDict):
+    """Live reads of the listing site or the fallback provider, whatever their outcome"""
+
+    #: Live reads of a page (the own collector, with the fallback behind it)
+    count: int
+    #: Median time of a live read, ms (from fixed buckets: an estimate); null without reads
+    p50_ms: Union[int, None]
+    #: 95th percentile of a live read, ms (from fixed buckets: an estimate); null without reads
+    p95_ms: Union[int, None]
+
+
+class StatusWindowSiteAttempts(TypedDict):
+    """The own collector's requests to the listing site"""
+
+    #: The own collector's requests to the listing site
+    count: int
+    #: Share of them refused by the bot wall; a fraction from 0 to 1 (4 decimals), null when there was nothing to share
+    walled_share: Union[float, None]
+
+
+class StatusWindowRecords(TypedDict):
+    """Records read live, and how complete they were"""
+
+    #: Records read live (found, not from the cache)
+    count: int
+    #: Share of them with every section read (none in extraction_failed; see meta.sections); a fraction from 0 to 1 (4 decimals), null when there was nothing to share
+    complete_share: Union[float, None]
+
+
+class StatusWindowErrors(TypedDict):
+    """Failed lookups by error code (the codes of the error table)"""
+
+    #: Lookups answered with an error
+    total: int
+    #: Error code → lookups
+    by_code: Dict[str, int]
+
+
+class StatusWindow(TypedDict):
+    """The service's figures over one window, summed over every instance"""
+
+    #: The window: the last this many minutes, the current one included
+    minutes: int
+    #: Lookups answered, found or failed: single lookups, batch items, GraphQL fields, MCP tools, job items and watch checks, each once
+    lookups: int
+    #: Lookups answered with a home
+    found: int
+    #: Where the found homes came from: the four shares add up to 1
+    served: StatusWindowServed
+    #: Live reads of the listing site or the fallback provider, whatever their outcome
+    live_reads: StatusWindowLiveReads
+    #: The own collector's requests to the listing site
+    site_attempts: StatusWindowSiteAttempts
+    #: Records read live, and how complete they were
+    records: StatusWindowRecords
+    #: Failed lookups by error code (the codes of the error table)
+    errors: StatusWindowErrors
+
+
+class ServiceStatusBreaker(TypedDict):
+    """The own collector's circuit breaker across the instances"""
+
+    #: open while any instance's breaker is open (its lookups go straight to the fallback provider); closed when every instance with an own collector has it closed; none when no instance runs an own collector (or none reported in the last 30 s)
+    state: Literal["closed", "open", "none"]
+    #: Instances that reported their state in the last 30 s
+    instances: int
+    #: How many of them have their breaker open
+    open: int
+
+
+class ServiceStatus(TypedDict):
+    """The service's own figures for the last hour and the last 24 hours, across every instance (counts and shares only: nothing about any customer)"""
+
+    #: When these figures were read
+    generated_at: str
+    last_hour: StatusWindow
+    last_24_hours: StatusWindow
+    #: The own collector's circuit breaker across the instances
+    breaker: ServiceStatusBreaker
+
+
+class StatusResponseMeta(TypedDict):
+    took_ms: int
+
+
+class StatusResponse(TypedDict):
+    data: ServiceStatus
+    meta: StatusResponseMeta
 
 
 

@@ -66,6 +66,7 @@ export const TAGS = {
   watches: 'Watches',
   webhooks: 'Webhooks',
   account: 'Account',
+  status: 'Status',
 } as const;
 
 export const commonHeaders = {

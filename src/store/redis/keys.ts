@@ -31,8 +31,13 @@
 //                               each append, PX the retention; tagged on a server too (a new key: no old names)
 //   Pidem:<slot>                HASH body_hash, and token (claimed, PX lease) or answer (packed, PX 24 h);
 //                               slot = sha256(account, idempotency key): per account, any characters
+//   P{status}:m:<minute>        HASH of the public figures' counts of that minute (since the epoch), added to by
+//   P{status}:h:<hour>          every instance (HINCRBY); an hour's the same sums (PX 25 h / 26 h)
+//   P{status}:inst:<id>         an instance's latest state (its breaker), PX 30 s
+//   P{status}:insts             SET of the instance ids that wrote one (an expired one is removed when read)
 //
-// All the keys of one script share one hash slot: `{bill}` for billing, `{acct}` for accounts; a home's
+// All the keys of one script share one hash slot: `{bill}` for billing, `{acct}` for accounts, `{status}` for the
+// public figures (each of their calls is one pipeline); a home's
 // entry and raw record share `{<cacheKey>}` on a cluster only (see redis.ts).
 import { ENTRY_FORMAT } from '../entry-format.js';
 import { idempotencySlot } from '../idempotency-store.js';
@@ -62,6 +67,9 @@ export function redisKeys(p: string, cluster = false) {
     lock: (key: string) => `${p}lock:${key}`,
     history: (homeKey: string) => `${p}hist:{${homeKey}}`,
     idempotency: (accountId: string, key: string) => `${p}idem:${idempotencySlot(accountId, key)}`,
+    figures: (bucket: string) => `${p}{status}:${bucket}`,
+    instanceState: (id: string) => `${p}{status}:inst:${id}`,
+    instances: `${p}{status}:insts`,
   };
 }
 
