@@ -1,5 +1,6 @@
 // Account administration: the actions behind `npm run accounts -- <command>`, kept apart from the
-// process (argv, env, exit) so they can be tested against any store.
+// process (argv, env, exit) so they can be tested against any store. Past 500 lines: one action per
+// subcommand with its usage text and checks, read as a list.
 //
 // Keys are shown once, on create and rotate-key, and never again: list and show print only the
 // key's prefix, never the key or its hash. The webhook signing secret likewise: shown on create and

@@ -3,7 +3,9 @@
 // store in every respect the shared suite (test/store/store-contract.ts) checks, including key
 // expiry: expired keys read as absent at once, and sweep() (run once a minute by the server) drops
 // them, so a long-running process holds only live keys. Usage buckets are kept forever, the ledger
-// for LEDGER_RETENTION_DAYS and homes' history for HISTORY_RETENTION_DAYS, as in Redis. About 580 lines: one class, since sweep() walks every concern's maps.
+// for LEDGER_RETENTION_DAYS and homes' history for HISTORY_RETENTION_DAYS, as in Redis. About 700 lines, one
+// class: sweep() walks every concern's maps and each method's atomicity is the class's single thread; the
+// public figures' part is apart already (memory-figures.ts), the others could follow it.
 import type { ErrorBody } from '../contract/index.js';
 import { decodeEntry, encodeEntry, readWithRaw } from './entry-format.js';
 import { DEFAULT_HISTORY_LIMITS, type HistoryLimits } from './history-store.js';
