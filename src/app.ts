@@ -69,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerRest(app, core, background);
   await registerGraphql(app, core, background);
   // The MCP server over streamable HTTP, on the same port and core (src/mcp).
-  mcpRoute(app, core);
+  mcpRoute(app, core, background);
   registerWeb(app, core);
   metricsRoute(app, core.metrics, deps.config.metricsToken, sendError);
   // METRICS_PORT: /metrics on a listener of its own, started and stopped with the service's. Started

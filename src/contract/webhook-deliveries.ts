@@ -94,11 +94,15 @@ export function deliveryCursor(cursor: string | null | undefined, param: string)
   return cursor;
 }
 
-/** A page size as sent (REST limit as text, GraphQL first as a number): a whole number from 1 to MAX_DELIVERIES_PAGE. */
-export function deliveryPageSize(value: string | number | null | undefined, param: string): number {
+/**
+ * A page size as sent (REST limit as text, GraphQL first and an MCP limit as a number; anything else is
+ * refused): a whole number from 1 to MAX_DELIVERIES_PAGE.
+ */
+export function deliveryPageSize(value: unknown, param: string): number {
   if (value === undefined || value === null) return DEFAULT_DELIVERIES_PAGE;
-  const n = Number(value);
-  if ((typeof value === 'string' && !/^\d+$/.test(value)) || !Number.isInteger(n) || n < 1 || n > MAX_DELIVERIES_PAGE)
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DELIVERIES_PAGE)
     throw bad(param, `must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}`);
   return n;
 }

@@ -3,7 +3,7 @@
 // document with the request's variables coerced as the executor coerces them (defaults applied, so
 // @skip/@include leave out what they will leave out), so it is exact per request (Yoga caches
 // validation per document, so a validation rule could not see the variables). Also: which
-// operations need the API key (all but introspection-only ones).
+// operations need the API key (all but those asking only introspection and the public figures).
 import {
   getOperationAST,
   getVariableValues,
@@ -112,11 +112,30 @@ export function isIntrospectionOnly(document: DocumentNode, operationName: strin
 /** isIntrospectionOnly's answers, kept with the (cached) document's operations: a repeated operation is walked once. */
 const introspectionOnly = new WeakMap<OperationDefinitionNode, boolean>();
 
+/** Root query fields answered without an API key, as their REST routes are (serviceStatus: GET /v1/status). */
+export const KEYLESS_FIELDS: ReadonlySet<string> = new Set(['serviceStatus']);
+
+/** True when the operation is a query selecting only introspection fields and KEYLESS_FIELDS. */
+function isKeyless(document: DocumentNode, operationName: string | null | undefined): boolean {
+  const op = getOperationAST(document, operationName ?? undefined);
+  if (!op) return false;
+  let only = keyless.get(op);
+  if (only === undefined) {
+    only = rootFields(document, op, NO_VARIABLES).every(
+      (f) => f.name.value.startsWith('__') || (op.operation === 'query' && KEYLESS_FIELDS.has(f.name.value)),
+    );
+    keyless.set(op, only);
+  }
+  return only;
+}
+
+const keyless = new WeakMap<OperationDefinitionNode, boolean>();
+
 /**
- * True unless the request's operation is introspection only: every other operation needs the API
- * key (as does one that cannot be read: its error is reported after the key is checked).
+ * True unless the request's operation asks only introspection and the public figures: every other
+ * operation needs the API key (as does one that cannot be read: its error is reported after the key is checked).
  */
 export function needsApiKey(params: OperationParams): boolean {
   const document = documentOf(params);
-  return document === null || !isIntrospectionOnly(document, params.operationName);
+  return document === null || !isKeyless(document, params.operationName);
 }

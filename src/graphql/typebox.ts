@@ -7,7 +7,9 @@
 // Mapping: String → String, Number → Float, Integer → Int, Boolean → Boolean, Unknown → JSON (nullable),
 // Array(x) → [x!]!, Ref(schema with $id) → the object type registered for that $id,
 // Union(x, Null) → nullable x, Optional(x) → nullable x, a union of string literals → the enum
-// registered for exactly that set of values (else String). Names: snake_case → camelCase.
+// registered for exactly that set of values (else String), an Object without properties whose values are
+// additionalProperties (a map, e.g. errors by code) → JSON, an inline Object (no $id) → the object type
+// registered for that very schema in TypeMap.inline. Names: snake_case → camelCase.
 //
 // Inputs (the arguments of Query.property and Query.properties, the LookupItem input) are generated
 // the same way from the contract's input fields (src/contract/inputs.ts): an Optional field is a
@@ -41,6 +43,8 @@ export interface TypeMap {
   objects: Record<string, { ref: Output; name: string; description?: string | undefined }>;
   /** Enums by the exact set of string literals they stand for (an enum is an input type as well). */
   enums: Array<{ values: readonly string[]; ref: Output; name: string }>;
+  /** Object types for inline object schemas (without $id), by the schema object itself. */
+  inline?: ReadonlyMap<TSchema, { ref: Output; description?: string | undefined }>;
   /** Input types by the TypeBox $id they stand for. */
   inputs?: Record<string, { ref: Input; name: string }>;
 }
@@ -65,6 +69,10 @@ function literalStrings(s: TSchema): string[] | null {
   return values;
 }
 
+/** An object schema that is a map: no properties of its own, its values typed by additionalProperties. */
+const isMap = (s: TSchema): boolean =>
+  KindGuard.IsObject(s) && Object.keys(s.properties).length === 0 && typeof s.additionalProperties === 'object';
+
 const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((v) => b.includes(v));
 
@@ -74,6 +82,12 @@ function leaf(s: TSchema, map: TypeMap, where: string): { type: Output } {
   if (KindGuard.IsNumber(s)) return { type: 'Float' };
   if (KindGuard.IsBoolean(s)) return { type: 'Boolean' };
   if (KindGuard.IsUnknown(s)) return { type: 'JSON' };
+  if (isMap(s)) return { type: 'JSON' };
+  if (KindGuard.IsObject(s)) {
+    const target = map.inline?.get(s);
+    if (!target) throw new Error(`${where}: no GraphQL object type is registered for this inline object`);
+    return { type: target.ref };
+  }
   if (KindGuard.IsRef(s)) {
     const target = map.objects[s.$ref];
     if (!target) throw new Error(`${where}: no GraphQL object type is registered for $ref ${s.$ref}`);
@@ -120,6 +134,7 @@ export function planFields(schema: TObject, map: TypeMap, where = schema.$id ?? 
 
 /** A reference field without its own description takes the referenced schema's. */
 function refDescription(s: TSchema, map: TypeMap): string | undefined {
+  if (KindGuard.IsObject(s)) return map.inline?.get(s)?.description;
   return KindGuard.IsRef(s) ? map.objects[s.$ref]?.description : undefined;
 }
 

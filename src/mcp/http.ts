@@ -12,6 +12,7 @@ import { createRequestContext, type CoreDeps } from '../lookup/index.js';
 import { requestIdOf } from '../observability/http.js';
 import { sendError } from '../http/envelope.js';
 import { clientGone } from '../http/request-context.js';
+import type { Background } from '../background.js';
 import { buildMcpServer } from './server.js';
 import type { OpenContext } from './tools.js';
 
@@ -42,7 +43,7 @@ function webRequest(request: FastifyRequest): Request {
   return new Request(`http://localhost${MCP_PATH}`, { method: request.method, headers });
 }
 
-export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
+export function mcpRoute(app: FastifyInstance, deps: CoreDeps, background: Background): void {
   app.post(MCP_PATH, async (request, reply) => {
     try {
       const account = await authenticate(deps.store, deps.config.apiKeySecret, apiKeyFrom(request.headers), deps.auth);
@@ -57,7 +58,7 @@ export function mcpRoute(app: FastifyInstance, deps: CoreDeps): void {
           signal: () => AbortSignal.any([signal, clientGone(request, reply)]),
           ...(deadlineMs === undefined ? {} : { deadlineMs }),
         });
-      const server = buildMcpServer(deps, open);
+      const server = buildMcpServer(deps, open, background);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

@@ -1,12 +1,13 @@
 // The MCP face: one McpServer with the lookup tools, over the same core as REST and GraphQL. A face
 // (stdio.ts, http.ts) gives it the way to open a tool call's request context: who is calling and
-// what aborts the call.
+// what aborts the call; and the background beside the core (webhook_deliveries reads its delivery log).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { humanMs } from '../contract/index.js';
 import type { CoreDeps } from '../lookup/index.js';
 import { VERSION } from '../version.js';
 import { toolDefinitions, toolError, unknownTool, type OpenContext } from './tools.js';
+import type { Background } from '../background.js';
 import type { ZodType } from 'zod/v4';
 
 export const MCP_SERVER_NAME = 'portal-lookup';
@@ -17,13 +18,13 @@ const instructions = (cacheTtlMs: number): string =>
   `homes read in the last ${humanMs(cacheTtlMs)} are free, and so is a home's history of reads (property_history). ` +
   'Answers are compact unless full: true is passed.';
 
-export function buildMcpServer(deps: CoreDeps, open: OpenContext): McpServer {
+export function buildMcpServer(deps: CoreDeps, open: OpenContext, background: Pick<Background, 'webhooks'>): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: VERSION },
     { instructions: instructions(deps.config.cacheTtlMs) },
   );
   const tools = new Map(
-    Object.entries(toolDefinitions(open, deps.config)).map(([name, tool]) => [
+    Object.entries(toolDefinitions(open, deps.config, { figures: deps.figures, background })).map(([name, tool]) => [
       name,
       { ...tool, log: deps.logger.child({ tool: name }) },
     ]),

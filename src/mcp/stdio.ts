@@ -9,6 +9,7 @@ import pino from 'pino';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { flushDayTally, seedAccounts, seedAccountsFromFile } from '../accounts/index.js';
 import { backendFor } from '../backend.js';
+import { createBackground } from '../background.js';
 import { createCore } from '../core.js';
 import { createCollector } from '../collector/index.js';
 import { loadConfigOrExit, warnIfDevSecret, warnIfNoProxy } from '../config.js';
@@ -47,13 +48,22 @@ const core = createCore({ config, store, collector, logger });
 // An account changed anywhere (revoked, rotated) is not trusted from the key cache any longer.
 const stopWatching = store.watchAccounts(() => core.auth.forgetAll());
 
+// The background beside the core, as the app has it: webhook_deliveries reads its delivery log (shared on
+// Redis with the HTTP instances). Its parts are made on first use (no queue connection before) and no worker
+// is started here: a usage alert reached by this process's charges is sent as by any instance (on Redis,
+// queued for the service's workers; without Redis, from this process).
+const background = createBackground(core);
+
 const apiKey = config.portalApiKey ?? undefined;
-const server = buildMcpServer(core, ({ signal, deadlineMs }) =>
-  openRequest(core, apiKey, {
-    requestId: core.newId(),
-    signal: () => signal,
-    ...(deadlineMs === undefined ? {} : { deadlineMs }),
-  }),
+const server = buildMcpServer(
+  core,
+  ({ signal, deadlineMs }) =>
+    openRequest(core, apiKey, {
+      requestId: core.newId(),
+      signal: () => signal,
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    }),
+  background,
 );
 
 let closing: Promise<void> | undefined;
@@ -61,6 +71,7 @@ const close = (): Promise<void> =>
   (closing ??= (async () => {
     stopWatching();
     await server.close();
+    await background.close();
     await core.collector.close?.();
     await core.figures.close();
     core.metrics.close();

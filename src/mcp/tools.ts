@@ -1,6 +1,7 @@
-// The MCP tools: lookup_property, lookup_properties, property_history, account_usage, account_charges. Each
-// parses its arguments with the contract's validator and calls the core as REST does (lookupOne, lookupBatch,
-// homeHistory, accountUsage, accountDays, accountCharges), so
+// The MCP tools: lookup_property, lookup_properties, property_history, account_usage, account_charges,
+// webhook_deliveries, service_status. Each parses its arguments with the contract's validator and calls the
+// core as REST does (lookupOne, lookupBatch, homeHistory, accountUsage, accountDays, accountCharges; the
+// background's delivery log, the public figures), so
 // billing, cache and error codes are the same; a LookupError becomes an MCP tool error (isError)
 // carrying the spec's code and message.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -36,6 +37,14 @@ import {
   type LookupMeta,
   type PortalProperty,
 } from '../contract/index.js';
+import {
+  DEFAULT_DELIVERIES_PAGE,
+  deliveryCursor,
+  deliveryPageSize,
+  MAX_DELIVERIES_PAGE,
+  WEBHOOK_DELIVERIES_KEEP_DAYS,
+} from '../contract/webhook-deliveries.js';
+import type { Background } from '../background.js';
 import type { Config } from '../config.js';
 import {
   failureOf,
@@ -45,12 +54,22 @@ import {
   parsedLookup,
   previewBatch,
   type BatchItemOutcome,
+  type CoreDeps,
   type RequestContext,
 } from '../lookup/index.js';
 import type { ErrorLog } from '../lookup/failure.js';
 
 /** What a tool call needs from its face: the core's request context, opened for this one call. */
 export type OpenContext = (opts: { signal: AbortSignal; deadlineMs?: number }) => Promise<RequestContext>;
+
+/**
+ * What the tools read beside a call's request context: the public figures (service_status, which needs no
+ * key and opens none) and the background's webhook delivery log (webhook_deliveries), read on use.
+ */
+export interface ToolParts {
+  figures: Pick<CoreDeps['figures'], 'status'>;
+  background: Pick<Background, 'webhooks'>;
+}
 
 /** The record fields an agent usually needs; `full: true` returns the whole record instead. */
 export const COMPACT_FIELDS = [
@@ -176,7 +195,11 @@ function batchItem(r: BatchItemOutcome, full: boolean): Record<string, unknown> 
 }
 
 /** The tools, as McpServer.registerTool takes them; `open` gives each call its request context. */
-export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDeadlineMs' | 'cacheTtlMs'>) {
+export function toolDefinitions(
+  open: OpenContext,
+  config: Pick<Config, 'batchDeadlineMs' | 'cacheTtlMs'>,
+  parts: ToolParts,
+) {
   const { batchDeadlineMs, cacheTtlMs } = config;
   return {
     lookup_property: {
@@ -339,6 +362,55 @@ export function toolDefinitions(open: OpenContext, config: Pick<Config, 'batchDe
             chargesCursorId(stringArg(args.cursor, 'cursor'), 'cursor'),
           );
           return answer({ data: page.lines, meta: { next_cursor: page.nextCursor } });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+    webhook_deliveries: {
+      config: {
+        title: 'Webhook deliveries',
+        description:
+          "The caller's webhook delivery attempts, newest first: each event's type and URL, " +
+          "the receiver's status or the network error, how long it took, when the next attempt is due. " +
+          `Kept ${WEBHOOK_DELIVERIES_KEEP_DAYS} days. Page with \`cursor\` (meta.next_cursor). Free of charge.`,
+        inputSchema: {
+          limit: described({
+            type: 'integer',
+            minimum: 1,
+            maximum: MAX_DELIVERIES_PAGE,
+            default: DEFAULT_DELIVERIES_PAGE,
+            description: `Attempts per page, 1 to ${MAX_DELIVERIES_PAGE}`,
+          }),
+          cursor: described({ type: 'string', description: 'meta.next_cursor of the page before' }),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async handler(args: Record<string, unknown>, signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
+        try {
+          const ctx = await open({ signal });
+          const limit = deliveryPageSize(args.limit, 'limit');
+          const cursor = deliveryCursor(stringArg(args.cursor, 'cursor'), 'cursor');
+          const page = await parts.background.webhooks.deliveries(ctx.account, { limit, cursor });
+          return answer({ data: page.deliveries, meta: { next_cursor: page.next_cursor } });
+        } catch (e) {
+          return toolError(e, log);
+        }
+      },
+    },
+    service_status: {
+      config: {
+        title: 'Service status',
+        description:
+          "The service's own figures for the last hour and the last 24 hours, across every instance: lookups answered, " +
+          "where the found homes came from (own collector, fallback, cache, stale), live-read latency, the share of site requests walled, the breaker's state, " +
+          'complete records and errors by code. Counts and shares only. No API key needed; free of charge.',
+        inputSchema: {},
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async handler(_args: Record<string, unknown>, _signal: AbortSignal, log: ErrorLog): Promise<CallToolResult> {
+        try {
+          return answer({ data: await parts.figures.status() });
         } catch (e) {
           return toolError(e, log);
         }

@@ -18,11 +18,19 @@ export interface McpToolSummary {
   description: string;
 }
 
-/** Listing only: no tool runs here, so the context opener is never called. */
+/** Listing only: no tool runs here, so the context opener and the parts are never called. */
 const listingOnly = (): Promise<never> => Promise.reject(new Error('tools are only listed here'));
+const listingParts = {
+  figures: { status: listingOnly },
+  background: {
+    get webhooks(): never {
+      throw new Error('tools are only listed here');
+    },
+  },
+};
 
 export const mcpTools = (config: Pick<Config, 'batchDeadlineMs' | 'cacheTtlMs'>): McpToolSummary[] =>
-  Object.entries(toolDefinitions(listingOnly, config)).map(([name, tool]) => ({
+  Object.entries(toolDefinitions(listingOnly, config, listingParts)).map(([name, tool]) => ({
     name,
     title: tool.config.title,
     description: tool.config.description,

@@ -88,8 +88,16 @@ describe('documentOf', () => {
 });
 
 describe('needsApiKey', () => {
-  it('is false only for introspection-only operations', () => {
+  it('is false only for operations asking introspection and the public figures', () => {
     expect(needsApiKey({ query: '{ __typename __schema { queryType { name } } }' })).toBe(false);
+    expect(needsApiKey({ query: '{ serviceStatus { generatedAt } }' })).toBe(false);
+    expect(
+      needsApiKey({ query: 'query S { __typename ...F } fragment F on Query { serviceStatus { generatedAt } }' }),
+    ).toBe(false);
+    expect(needsApiKey({ query: '{ serviceStatus { generatedAt } property(zpid: "1") { data { zpid } } }' })).toBe(
+      true,
+    );
+    expect(needsApiKey({ query: 'mutation { serviceStatus }' })).toBe(true);
     expect(needsApiKey({ query: '{ __typename account { used } }' })).toBe(true);
     expect(needsApiKey({ query: '{ __typename' })).toBe(true); // unreadable: the key is checked first, as on REST
     expect(needsApiKey({})).toBe(true);

@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('tools/list', () => {
-  it('lists the four tools with their JSON Schemas', async () => {
+  it('lists the tools with their JSON Schemas', async () => {
     const client = await connect(svc.keys.free!);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
@@ -55,6 +55,8 @@ describe('tools/list', () => {
       'lookup_properties',
       'lookup_property',
       'property_history',
+      'service_status',
+      'webhook_deliveries',
     ]);
     const one = tools.find((t) => t.name === 'lookup_property')!;
     expect(Object.keys(one.inputSchema.properties ?? {}).sort()).toEqual([
@@ -343,11 +345,11 @@ describe('an unknown tool', () => {
       error: {
         code: 'bad_param',
         message:
-          'Invalid name: no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage, account_charges.',
+          'Invalid name: no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage, account_charges, webhook_deliveries, service_status.',
         details: {
           param: 'name',
           reason:
-            'no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage, account_charges',
+            'no such tool; the tools are lookup_property, lookup_properties, property_history, account_usage, account_charges, webhook_deliveries, service_status',
         },
       },
     });

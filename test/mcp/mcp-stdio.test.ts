@@ -91,7 +91,14 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
       'lookup_properties',
       'lookup_property',
       'property_history',
+      'service_status',
+      'webhook_deliveries',
     ]);
+    // The background beside the core: the account's delivery log (none sent from here yet).
+    expect((await call(client, 'webhook_deliveries', {})).structuredContent).toEqual({
+      data: [],
+      meta: { next_cursor: null },
+    });
 
     const first = await call(client, 'lookup_property', { zpid: '114303858' });
     expect(first.isError).toBeFalsy();
@@ -119,13 +126,18 @@ describe('MCP over stdio (demo setup, offline)', { timeout: 120_000 }, () => {
     });
   });
 
-  it('without PORTAL_API_KEY every tool answers missing_api_key', async () => {
+  it('without PORTAL_API_KEY every tool answers missing_api_key, but service_status (public, as GET /v1/status)', async () => {
     const client = await spawnServer({});
     const r = await call(client, 'account_usage', {});
     expect(r.isError).toBe(true);
     expect(r.structuredContent.error.code).toBe('missing_api_key');
     const lookup = await call(client, 'lookup_property', { zpid: '114303858' });
     expect(lookup.structuredContent.error.code).toBe('missing_api_key');
+    const deliveries = await call(client, 'webhook_deliveries', {});
+    expect(deliveries.structuredContent.error.code).toBe('missing_api_key');
+    const status = await call(client, 'service_status', {});
+    expect(status.isError).toBeFalsy();
+    expect(status.structuredContent.data.last_hour).toMatchObject({ minutes: 60, lookups: 0 });
   });
 
   it('a wrong key is invalid_api_key', async () => {

@@ -6,6 +6,8 @@ import { LookupError } from '../../src/contract/index.js';
 import { toolDefinitions, type OpenContext } from '../../src/mcp/tools.js';
 
 const config = { batchDeadlineMs: 25_000, cacheTtlMs: 3_600_000 };
+/** Neither tool below reads the figures or the delivery log. */
+const parts = { figures: { status: () => Promise.reject(new Error('unused')) }, background: { webhooks: {} as never } };
 
 function capturingLog() {
   const lines: Array<{ obj: Record<string, unknown>; msg: string }> = [];
@@ -17,7 +19,11 @@ describe('MCP tool errors', () => {
     const bug = new TypeError('cannot read x of undefined');
     const open: OpenContext = () => Promise.reject(bug);
     const log = capturingLog();
-    const result = await toolDefinitions(open, config).account_usage.handler({}, new AbortController().signal, log);
+    const result = await toolDefinitions(open, config, parts).account_usage.handler(
+      {},
+      new AbortController().signal,
+      log,
+    );
     expect(result.isError).toBe(true);
     expect((result.structuredContent as { error: { code: string } }).error.code).toBe('internal');
     const text = (result.content[0] as { text: string }).text;
@@ -28,7 +34,7 @@ describe('MCP tool errors', () => {
   it("a client's error: its code, nothing logged", async () => {
     const open: OpenContext = () => Promise.reject(new LookupError('invalid_api_key'));
     const log = capturingLog();
-    const result = await toolDefinitions(open, config).lookup_property.handler(
+    const result = await toolDefinitions(open, config, parts).lookup_property.handler(
       { zpid: 1 },
       new AbortController().signal,
       log,

@@ -81,7 +81,7 @@ describe('/llms.txt', () => {
     expect(text).not.toContain('npm run mcp');
     // GraphQL's query fields and mutations, from the schema.
     expect(text).toMatch(
-      /POST \/graphql: GraphQL \(query fields: account, job, jobs, properties, property, propertyHistory, watch, watches, webhookDeliveries; mutations, by POST only: cancelLookupJob, createLookupJob, redeliverWebhook, unwatchProperty, watchProperty\)/,
+      /POST \/graphql: GraphQL \(query fields: account, job, jobs, properties, property, propertyHistory, serviceStatus, watch, watches, webhookDeliveries; mutations, by POST only: cancelLookupJob, createLookupJob, redeliverWebhook, unwatchProperty, watchProperty\)/,
     );
     // GraphQL's own refusals are not REST codes.
     expect(text).not.toContain('persisted_query_not_found');

@@ -3,9 +3,13 @@
 // redelivery reaches the receiver with the same webhook-id and shows as one; a receiver answering 500, or a
 // closed port, shows its failed attempts with the next retry time (null once none is left); the list pages
 // newest first by cursor, a bad cursor or limit is 400 bad_param; another account's attempt is 404 not_found,
-// and absent from its list; GraphQL's webhookDeliveries and redeliverWebhook answer the same. Everything is
+// and absent from its list; GraphQL's webhookDeliveries and redeliverWebhook, and MCP's webhook_deliveries,
+// answer the same. Everything is
 // gated on events (the receiver's, the list's entries); no time is asserted.
 import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/contract/webhook-signature.js';
@@ -199,6 +203,58 @@ describe.each([
     const r = await svc.fetch(`${svc.url}${DELIVERIES}`, { headers: { authorization: `Bearer ${svc.keys.free}` } });
     expect(r.status).toBe(200);
     expect(((await r.json()) as { data: DeliveryView[] }).data.map((d) => d.id)).toContain(delivered.id);
+  });
+
+  it('MCP over HTTP: webhook_deliveries answers the same pages as REST; a bad cursor is bad_param', async () => {
+    const mcp = async (key: string) => {
+      const client = new Client({ name: 'deliveries-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {
+          requestInit: { headers: { 'x-api-key': key } },
+          fetch: svc.fetch,
+        }),
+      );
+      const call = async (args: Record<string, unknown>) =>
+        (await client.callTool({ name: 'webhook_deliveries', arguments: args })) as CallToolResult & {
+          structuredContent: any;
+        };
+      return { client, call };
+    };
+    const { client, call } = await mcp(svc.keys.free!);
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'webhook_deliveries');
+      expect(tool?.annotations?.readOnlyHint).toBe(true);
+      const restFirst = await svc.get(`${DELIVERIES}?limit=2`, svc.keys.free!);
+      const first = await call({ limit: 2 });
+      expect(first.isError).toBeFalsy();
+      expect(first.structuredContent).toEqual({
+        data: restFirst.body.data,
+        meta: { next_cursor: restFirst.body.meta.next_cursor },
+      });
+      expect(first.structuredContent.data).toHaveLength(2);
+      const cursor = first.structuredContent.meta.next_cursor;
+      const restSecond = await svc.get(`${DELIVERIES}?limit=2&cursor=${cursor}`, svc.keys.free!);
+      expect((await call({ limit: 2, cursor })).structuredContent).toEqual({
+        data: restSecond.body.data,
+        meta: { next_cursor: restSecond.body.meta.next_cursor },
+      });
+      for (const args of [{ cursor: 'nope' }, { limit: 0 }, { limit: true }]) {
+        const bad = await call(args);
+        expect(bad.isError, JSON.stringify(args)).toBe(true);
+        expect(bad.structuredContent.error.code).toBe('bad_param');
+      }
+    } finally {
+      await client.close();
+    }
+    // Another account sees only its own.
+    const other = await mcp(svc.keys.paid!);
+    try {
+      const page = await other.call({ limit: 100 });
+      expect(page.isError).toBeFalsy();
+      expect(page.structuredContent.data.map((d: DeliveryView) => d.id)).not.toContain(delivered.id);
+    } finally {
+      await other.client.close();
+    }
   });
 
   it('GraphQL: webhookDeliveries pages the same attempts; redeliverWebhook sends the event again', async () => {

@@ -10,6 +10,7 @@ import './account.js';
 import './jobs.js';
 import './watches.js';
 import './webhooks.js';
+import './status.js';
 import { DeferDirective, StreamDirective } from './directives.js';
 
 export const schema = builder.toSchema({ directives: [...specifiedDirectives, DeferDirective, StreamDirective] });

@@ -128,9 +128,9 @@ export function implementFromContract<Shape extends object>(
   });
 }
 
-/** The request's lookup context; only introspection-only operations run without one. */
+/** The request's lookup context; only operations asking introspection and the public figures run without one. */
 export function requireLookup(ctx: GraphqlContext): RequestContext {
-  if (!ctx.lookup) throw new Error('no lookup context: the operation was taken for introspection only');
+  if (!ctx.lookup) throw new Error('no lookup context: the operation was taken for a keyless one');
   return ctx.lookup;
 }
 
