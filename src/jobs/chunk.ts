@@ -92,6 +92,7 @@ export async function runChunk(
   const refused = pending.filter((index) => isRefusedForNow(results.get(index)!));
   const lines: string[] = [];
   const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
+  let adopted = 0;
   const billed: string[] = [];
   for (const index of pending) {
     const r = results.get(index)!;
@@ -103,6 +104,7 @@ export async function runChunk(
       // A read of this chunk's: not cached for the job, whenever it was made (age_seconds says when).
       if (meta.credits === 0 && left > 0) {
         owed.set(r.entryKey, left - 1);
+        adopted += 1;
         meta = { ...meta, credits: 1, cached: false };
       } else if (
         meta.credits === 0 &&
@@ -158,6 +160,11 @@ export async function runChunk(
         'job chunk ran twice at once; charges of the dropped run moved onto the settled results',
       );
     return { kind: 'done', completed: false };
+  }
+  // Charges a dead run made whose answer was lost were never announced (usage alerts): announced now, once settled.
+  if (adopted > 0) {
+    const at = deps.clock();
+    deps.charges?.emit({ account, period: periodOf(account, at), at: at.toISOString() });
   }
   if (refused.length > 0) return { kind: 'later', at: Date.now() + LIVE_SLOT_WAIT_MS };
   if (!final) return { kind: 'later', at: Date.parse(write.waitingUntil!) };

@@ -1,9 +1,7 @@
 // The shared store on Redis: accounts, the 24 h cache, memos, usage and the single-flight lock,
 // for any number of service instances at once. RedisStore is the sum of one module per concern
 // (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts,
-// redis/history.ts), as `Store`
-// (redis/accounts.ts, redis/cache.ts, redis/billing.ts, redis/locks.ts, redis/idempotency.ts, redis/figures.ts), as `Store`
-// is the sum of their interfaces (types.ts); they share one connection (redis/connection.ts: the client,
+// redis/history.ts, redis/figures.ts), as `Store` is the sum of their interfaces (types.ts); they share one connection (redis/connection.ts: the client,
 // the bounded call, the epoch) and one key layout (redis/keys.ts, the table of every key).
 //
 // Exactness: every check-and-charge is ONE Lua script (reserve, commit, release), so it runs
