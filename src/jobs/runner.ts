@@ -5,7 +5,7 @@
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { bullConnection, bullOptions } from '../queue/bull.js';
+import { bullConnection, bullOptions, closeWithin } from '../queue/bull.js';
 import { boundQueueCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import type { ChunkOutcome } from './chunk.js';
@@ -121,8 +121,8 @@ export class BullChunkRunner implements ChunkRunner {
   }
 
   async close(): Promise<void> {
-    await this.#worker?.close();
-    await this.#queue?.close();
+    await closeWithin(this.#worker?.close());
+    await closeWithin(this.#queue?.close());
     // Connections given to BullMQ are the caller's to close.
     this.#workerConnection?.disconnect();
     this.#connection?.disconnect();

@@ -37,3 +37,21 @@ export const bullOptions = (
   connection,
   prefix: bullPrefix(config, queue),
 });
+
+/** How long a process's close waits for a BullMQ worker or queue to close before it closes their connections. */
+export const CLOSE_WAIT_MS = 5_000;
+
+/**
+ * Waits for a BullMQ close at most CLOSE_WAIT_MS. A worker's close waits for its blocking connection, which
+ * a Redis restarted or unreachable can keep waiting; the caller then disconnects the connections, and work
+ * under way is taken over by another worker (BullMQ's stalled-job check), as after a crash.
+ */
+export async function closeWithin(closing: Promise<unknown> | undefined): Promise<void> {
+  if (!closing) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    closing.catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+}

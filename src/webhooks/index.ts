@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { LookupError } from '../contract/errors.js';
 import type { Store } from '../store/index.js';
-import { bullConnection, bullOptions } from '../queue/bull.js';
+import { bullConnection, bullOptions, closeWithin } from '../queue/bull.js';
 import { boundQueueCall } from '../store/fail-fast.js';
 import type { RedisClient } from '../store/redis-connection.js';
 import { attemptDelivery, type Delivery } from './deliver.js';
@@ -285,8 +285,8 @@ export function bullWebhookRunner(deps: Deps, log: Logger, deliveries: DeliveryL
     async close() {
       aborter.abort();
       // force: no wait for attempts under way (an interrupted one is taken over by a worker later).
-      await worker?.close(true);
-      await queue?.close();
+      await closeWithin(worker?.close(true));
+      await closeWithin(queue?.close());
       connection?.disconnect();
       await deliveries.close();
     },
