@@ -133,9 +133,12 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
   async function fail(id: string, reason: string): Promise<void> {
     log.warn({ job: id, reason }, 'job failed');
     await store.finish(id, 'failed', deps.clock().toISOString());
-    changed.emit(id);
     const job = await store.get(id);
-    if (job) await notify(job);
+    try {
+      if (job) await notify(job);
+    } finally {
+      changed.emit(id);
+    }
   }
 
   /**
@@ -173,9 +176,14 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
     deps.metrics.jobChunkRuns.inc({
       outcome: outcome.kind === 'later' ? 'waiting' : outcome.completed ? 'settled' : 'skipped',
     });
-    changed.emit(job.id);
+    // The job's event is queued before this process's streams are woken: one that sees the job final sees
+    // its job.completed already sent (a failed send still wakes them: the next run or DELETE sends it).
     const after = await store.get(job.id);
-    if (after && isFinal(after)) await notify(after);
+    try {
+      if (after && isFinal(after)) await notify(after);
+    } finally {
+      changed.emit(job.id);
+    }
     return outcome;
   }
 
@@ -340,12 +348,15 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
         // A chunk whose round began (its run under way, dead, or waiting for its retry) stays queued: its
         // run settles what it began, and the last to settle gives the job its finished_at.
         await runner.remove(id, job.chunks, new Set(await store.begunChunks(id)));
-        changed.emit(id);
       }
       const after = (await store.get(id)) ?? job;
       // Its job.completed (once, the store's flag) when no chunk runs, else when the last running one settles
-      // (handle); a DELETE retried after a failed send sends it then.
-      await notify(after);
+      // (handle); a DELETE retried after a failed send sends it then. Streams are woken after it, as in handle.
+      try {
+        await notify(after);
+      } finally {
+        changed.emit(id);
+      }
       return viewOf(after);
     },
 
