@@ -9,6 +9,9 @@ import { LookupError } from '../../contract/index.js';
 import { cancelled, retryAfterSeconds } from '../http-errors.js';
 import { isBotWallBytes } from '../page/index.js';
 
+/** A body that fails this close to the read's end failed for its timeout, not for the site. */
+const TIMEOUT_SLACK_MS = 100;
+
 export type RequestKind = 'document' | 'suggest';
 
 export interface SiteAnswer {
@@ -93,7 +96,8 @@ export async function siteRequest(
       const body = await readBody(res, o.maxBytes, bound).catch((e: unknown) => {
         // The stream's own failure (impit's timeout fired mid-body, or the site cut it short).
         if (e instanceof LookupError || bound.aborted) throw e;
-        throw performance.now() >= end
+        // impit's own clock may fire its timeout a little before this process's reading of the end.
+        throw performance.now() >= end - TIMEOUT_SLACK_MS
           ? new LookupError('upstream_timeout', { details: { reason: 'timeout' }, cause: e })
           : new LookupError('upstream_bad_response', { details: { reason: 'truncated' }, cause: e });
       });
