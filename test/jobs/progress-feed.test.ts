@@ -4,11 +4,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { authenticate } from '../../src/accounts/index.js';
 import { createJobs, PROGRESS_POLL_MS } from '../../src/jobs/index.js';
-import { MemoryJobStore, type JobRecord, type JobStore } from '../../src/jobs/store.js';
+import { MemoryJobStore, type JobStore } from '../../src/jobs/store.js';
 import type { Jobs, JobView } from '../../src/jobs/types.js';
 import type { Account } from '../../src/store/index.js';
 import { startTestService, type TestService, partsFor } from '../helpers/service.js';
-import { recordingWebhooks } from './helpers.js';
+import { newJobRecord, recordingWebhooks } from './helpers.js';
 
 const STREAMS = 50;
 
@@ -58,26 +58,7 @@ describe('job progress streams share one feed per job', () => {
 
   /** A job written to the store but never queued: it changes only when the test changes it. */
   async function quietJob(id: string): Promise<void> {
-    const job: JobRecord = {
-      id,
-      accountId: account.id,
-      status: 'queued',
-      count: 1,
-      done: 0,
-      succeeded: 0,
-      failed: 0,
-      cache_hits: 0,
-      credits: 0,
-      created_at: new Date().toISOString(),
-      started_at: null,
-      finished_at: null,
-      webhook_url: null,
-      waiting: 0,
-      waiting_until: null,
-      options: { raw: false },
-      chunks: 1,
-      chunks_done: 0,
-    };
+    const job = newJobRecord(account.id, 1, { id });
     await inner.create(job, [[{ zpid: 'nope' }]]);
   }
 
