@@ -9,7 +9,7 @@ import { AuthCache } from './accounts/index.js';
 import type { RateLimiter } from './accounts/rate-limit.js';
 import { backendFor } from './backend.js';
 import { createLogger } from './logger.js';
-import { ChargeFeed, SingleFlight, type CoreDeps } from './lookup/index.js';
+import { ChargeFeed, clockTimeLimits, SingleFlight, type CoreDeps, type TimeLimits } from './lookup/index.js';
 import { PublicFigures } from './observability/figures.js';
 import { instrumentCollector, instrumentStore } from './observability/instrument.js';
 import { ServiceMetrics } from './observability/metrics.js';
@@ -25,6 +25,8 @@ export interface CoreParts {
   logger?: Logger;
   /** The per-key limits; by default made from the config (on Redis when REDIS_URL is set). */
   limits?: RateLimiter;
+  /** The core's time limits; by default the clock's. */
+  timeLimits?: TimeLimits;
 }
 
 /**
@@ -67,5 +69,6 @@ export function createCore(parts: CoreParts): CoreDeps {
     limits:
       parts.limits ??
       backendFor(parts.config).rateLimiter(logger, parts.clock ? () => parts.clock!().getTime() : Date.now),
+    timeLimits: parts.timeLimits ?? clockTimeLimits,
   };
 }

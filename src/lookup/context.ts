@@ -1,5 +1,4 @@
 // The per-request context every lookup runs in, built the same way by REST and GraphQL.
-import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { authenticate } from '../accounts/index.js';
 import { maxLiveOf } from '../accounts/rate-limit.js';
@@ -44,7 +43,10 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
       return (signal ??= opts.signal ? opts.signal() : new AbortController().signal);
     },
     get deadline() {
-      return deadline === undefined ? (deadline = deadlineAt === null ? null : deadlineSignal(deadlineAt)) : deadline;
+      return deadline === undefined
+        ? (deadline =
+            deadlineAt === null ? null : deps.timeLimits.after('batch_deadline', deadlineAt - performance.now()))
+        : deadline;
     },
     // Never more than the key's own live cap: a batch alone must not trip it.
     limiter: new Limiter(maxLive > 0 ? Math.min(deps.config.batchConcurrency, maxLive) : deps.config.batchConcurrency),
@@ -57,18 +59,4 @@ export function createRequestContext(deps: CoreDeps, account: Account, opts: Con
   ctx.stats.account = account.id;
   ctx.stats.coreRequestId = requestId;
   return ctx;
-}
-
-/**
- * A signal that aborts at `at` (performance.now() time), already aborted when that has passed.
- * Every item of a request listens to it: up to a batch's worth of listeners is the design.
- */
-function deadlineSignal(at: number): AbortSignal {
-  const left = Math.ceil(at - performance.now());
-  const signal =
-    left > 0
-      ? AbortSignal.timeout(left)
-      : AbortSignal.abort(new DOMException('The request deadline passed.', 'TimeoutError'));
-  setMaxListeners(0, signal);
-  return signal;
 }

@@ -37,7 +37,7 @@ export function sleep(ms: number, ctx: RequestContext): Promise<void> {
 export const lookupSignal = (ctx: RequestContext): AbortSignal =>
   AbortSignal.any([
     ctx.signal,
-    AbortSignal.timeout(ctx.deps.config.lookupTimeoutMs),
+    ctx.deps.timeLimits.after('lookup_timeout', ctx.deps.config.lookupTimeoutMs),
     ...(ctx.deadline ? [ctx.deadline] : []),
   ]);
 

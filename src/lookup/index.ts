@@ -18,3 +18,4 @@ export { admitOperation, type Admission } from './admission.js';
 export { previewBatch, type BatchPreview } from './preview.js';
 export { homeHistory, recordHistory, type HistoryPage } from './history.js';
 export { ChargeFeed, type Charged } from './charge-feed.js';
+export { clockTimeLimits, type TimeLimitKind, type TimeLimits } from './time-limits.js';

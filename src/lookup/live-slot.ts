@@ -24,7 +24,7 @@ export async function holdLiveSlot(ctx: RequestContext): Promise<() => void> {
   const { limits } = ctx.deps;
   const wait =
     ctx.budget === 'background'
-      ? AbortSignal.any([lookupSignal(ctx), AbortSignal.timeout(BACKGROUND_SLOT_WAIT_MS)])
+      ? AbortSignal.any([lookupSignal(ctx), ctx.deps.timeLimits.after('background_slot_wait', BACKGROUND_SLOT_WAIT_MS)])
       : ctx.liveLookups > 0
         ? lookupSignal(ctx)
         : undefined;

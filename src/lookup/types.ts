@@ -14,6 +14,7 @@ import type { Account, CacheEntry, Store } from '../store/index.js';
 import type { ChargeFeed } from './charge-feed.js';
 import type { Limiter } from './limiter.js';
 import type { SingleFlight } from './single-flight.js';
+import type { TimeLimits } from './time-limits.js';
 
 /** Long-lived parts shared by all requests of one process. */
 export interface CoreDeps {
@@ -35,6 +36,8 @@ export interface CoreDeps {
   figures: PublicFigures;
   /** Per-key limits: lookups per minute and live lookups at once. */
   limits: RateLimiter;
+  /** The request deadline, the lookup timeout and the background slot wait as signals (the clock's). */
+  timeLimits: TimeLimits;
   /** Told of every charge recorded (the usage alerts listen); createCore makes one. */
   charges?: ChargeFeed;
 }

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { backendFor } from '../../src/backend.js';
 import type { CoreDeps } from '../../src/lookup/index.js';
 import type { RateLimiter } from '../../src/accounts/rate-limit.js';
+import type { TimeLimits } from '../../src/lookup/index.js';
 import { createCollector, PagePool } from '../../src/collector/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startReplayServer } from '../../src/replay/server.js';
@@ -62,6 +63,8 @@ export interface TestServiceOptions {
   fallbackBackoffMs?: number;
   /** The per-key limits, instead of the ones the config makes (a test that watches the slots). */
   limits?: RateLimiter;
+  /** The core's time limits, instead of the clock's (test/helpers/time-limits.ts: a test passes a deadline itself). */
+  timeLimits?: TimeLimits;
 }
 
 /** A fetch answered by `app.inject`: the same routes, hooks and handlers, without a socket. */
@@ -133,6 +136,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     logger: pino({ level: 'silent' }),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.limits ? { limits: opts.limits } : {}),
+    ...(opts.timeLimits ? { timeLimits: opts.timeLimits } : {}),
   });
   let url = 'http://in-process.invalid';
   if (!opts.inProcess) {

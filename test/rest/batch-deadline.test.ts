@@ -1,33 +1,47 @@
 // The batch deadline (spec 4.2 rule 5): items not started in time and items still running at the
-// deadline fail with batch_deadline, unbilled and uncached; finished items keep their results.
+// deadline fail with batch_deadline, unbilled and uncached; finished items keep their results. The
+// deadline passes when the test says so (HeldTimeLimits), once the first item is charged and the
+// second's page is held at the site: no duration here for a loaded machine to overrun.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { HeldTimeLimits } from '../helpers/time-limits.js';
 
+let replay: ReplayServer;
+let proxy: GatedProxy;
 let svc: TestService;
+const limits = new HeldTimeLimits('batch_deadline');
 beforeAll(async () => {
-  // The first item's live read must end before the deadline. The file's first lookup runs cold (code not
-  // yet loaded and optimised): warmed on a service of its own, so nothing here is billed or cached by it;
-  // then 2.5 s leaves room for a stalled event loop (a loaded machine). The second item's read answers
-  // after 10 s, a timer of this same process due well after the deadline's.
-  const warm = await startTestService();
-  try {
-    expect((await warm.get('/v1/portal/property?zpid=2146993218')).status).toBe(200);
-  } finally {
-    await warm.close();
-  }
+  replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
+  proxy = await startGatedProxy(replay.origin, { open: true });
   svc = await startTestService({
-    env: { BATCH_DEADLINE_MS: '2500', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '20000' },
-    replay: { faults: { '/homedetails/114303858_zpid/': { delayMs: 10_000 } } },
+    inProcess: true,
+    replayServer: replay,
+    env: { BATCH_CONCURRENCY: '1', PORTAL_ORIGIN: proxy.origin },
+    timeLimits: limits,
   });
 });
-afterAll(() => svc.close());
+afterAll(async () => {
+  await svc?.close();
+  await proxy?.close();
+  await replay?.close();
+});
 
 describe('a batch that runs past its deadline', () => {
   let body: any;
   beforeAll(async () => {
-    const r = await svc.post('/v1/portal/batch', {
+    const release = proxy.hold('114303858');
+    const charged = new Promise<void>((resolve) => svc.app.core.charges?.on(() => resolve()));
+    const answer = svc.post('/v1/portal/batch', {
       items: [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }],
     });
+    // One at a time: the first item is charged, then the second's read reaches the site and is held there.
+    await charged;
+    await proxy.received('114303858');
+    expect(limits.pass('batch_deadline')).toBe(1);
+    const r = await answer;
+    release();
     expect(r.status).toBe(200);
     body = r.body;
   });
@@ -42,6 +56,6 @@ describe('a batch that runs past its deadline', () => {
   it('charged only the finished item and cached nothing else', async () => {
     expect((await svc.get('/v1/account')).body.data.used).toBe(1);
     expect(await svc.store.getEntries(['zpid:114303858', 'zpid:15192198'])).toEqual([null, null]);
-    expect(svc.replay.requests.some((r) => r.path.includes('15192198'))).toBe(false);
+    expect(proxy.paths.some((p) => p.includes('15192198'))).toBe(false);
   });
 });
