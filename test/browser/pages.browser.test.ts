@@ -35,7 +35,7 @@ beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   profile = mkdtempSync(join(tmpdir(), 'pl-chromium-'));
   [svc, browser] = await Promise.all([
-    startTestService(),
+    startTestService({ socket: 'other-program' }),
     chromium.launchPersistentContext(profile, {
       executablePath: '/usr/bin/chromium',
       args: CHROMIUM_ARGS,

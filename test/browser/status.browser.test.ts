@@ -23,7 +23,7 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   [svc, browser] = await Promise.all([
-    startTestService(),
+    startTestService({ socket: 'other-program' }),
     chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
   ]);
 });

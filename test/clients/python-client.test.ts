@@ -31,8 +31,12 @@ describe.skipIf(!HAS_PYTHON)(
     let svc: TestService;
     let limited: TestService;
     beforeAll(async () => {
-      svc = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
-      limited = await startTestService({ replayServer: svc.replay, limits: quickRateLimiter(1) });
+      svc = await startTestService({ socket: 'other-program', env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+      limited = await startTestService({
+        socket: 'other-program',
+        replayServer: svc.replay,
+        limits: quickRateLimiter(1),
+      });
     });
     afterAll(async () => {
       await limited?.close();

@@ -24,7 +24,7 @@ let client: PortalClient;
 const sent: Array<{ method: string; path: string; key: string | null }> = [];
 
 beforeAll(async () => {
-  svc = await startTestService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  svc = await startTestService({ socket: 'other-program', env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
   client = new PortalClient({
     baseUrl: svc.url,
     apiKey: svc.keys.free!,
@@ -168,7 +168,7 @@ const rateLimited = (retryAfter: string) => ({
 
 describe('retries', () => {
   it("the service's own 429 rate_limited is waited out by its retry-after and the call answers", async () => {
-    const limited = await startTestService({ limits: quickRateLimiter(1) });
+    const limited = await startTestService({ socket: 'other-program', limits: quickRateLimiter(1) });
     try {
       const retries: RetryEvent[] = [];
       const c = new PortalClient({

@@ -28,7 +28,10 @@ const DEMO_KEY = 'demo_key_local_only';
 let svc: TestService;
 
 beforeAll(async () => {
-  svc = await startTestService({ accounts: { demo: { key: DEMO_KEY, plan: 'free', allotment: 50 } } });
+  svc = await startTestService({
+    socket: 'other-program',
+    accounts: { demo: { key: DEMO_KEY, plan: 'free', allotment: 50 } },
+  });
 });
 
 afterAll(() => svc.close());

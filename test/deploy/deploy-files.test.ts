@@ -108,7 +108,7 @@ const schemaVariables = new Set(Object.keys(ENV.properties));
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ socket: 'other-program' });
 });
 afterAll(() => svc?.close());
 const portOf = (url: string): string => new URL(url).port;

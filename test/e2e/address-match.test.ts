@@ -1,4 +1,4 @@
-// meta.match (issue 10 §7) end to end through real sockets, REST and GraphQL, against the replay
+// meta.match (issue 10 §7) end to end, REST and GraphQL, against the replay
 // site: an exact address, the same home written otherwise (resolved again, served from the zpid's
 // entry), a spelling that hits an earlier address's alias (its own match, recomputed), and none for
 // zpid lookups.

@@ -1,5 +1,5 @@
-// Freshness control, stale-if-blocked and change hints (issue 10 §1, §2, §4), end to end through real
-// sockets: a service on the replay site, whose page for one home the test edits (a new price) and then
+// Freshness control, stale-if-blocked and change hints (issue 10 §1, §2, §4), end to end through the
+// service's routes: a service on the replay site, whose page for one home the test edits (a new price) and then
 // turns into the bot wall, with the memory store and with a real Redis. The service clock (and the
 // memory store's) is the test's: entries are made old by moving it, never by waiting.
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // Idempotency keys across instances: two services, each with its own connection to one real
-// redis-server, over real sockets. A retry sent to the other instance replays the first one's answer;
+// redis-server. A retry sent to the other instance replays the first one's answer;
 // sent while the first still runs (its read held at a gate), it waits for it there (polling the store)
 // and the home is read and billed once.
 import { randomUUID } from 'node:crypto';
@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 async function batch(on: TestService, body: string, key: string) {
-  const res = await fetch(`${on.url}/v1/portal/batch`, {
+  const res = await on.fetch(`${on.url}/v1/portal/batch`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': on.keys.free!, 'idempotency-key': key },
     body,

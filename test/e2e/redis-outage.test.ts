@@ -93,7 +93,10 @@ async function get(
 ): Promise<Outcome> {
   const base = { account, service, phase };
   try {
-    const res = await fetch(svc.url + path, { headers: { 'x-api-key': key }, signal: AbortSignal.timeout(HANG_MS) });
+    const res = await svc.fetch(svc.url + path, {
+      headers: { 'x-api-key': key },
+      signal: AbortSignal.timeout(HANG_MS),
+    });
     const body = (await res.json()) as { meta?: { credits?: number }; error?: { code?: string } };
     return {
       ...base,
@@ -168,7 +171,7 @@ describe('Redis outage under HTTP load, two app instances', () => {
       await eventually(
         '/readyz is 200 again',
         async () =>
-          (await fetch(`${svc.url}/readyz`).then(
+          (await svc.fetch(`${svc.url}/readyz`).then(
             (r) => r.status,
             () => 0,
           )) === 200,

@@ -1,4 +1,4 @@
-// Section completeness end to end (issue 10 §3; docs/sections.md), through real sockets:
+// Section completeness end to end (issue 10 §3; docs/sections.md), through the service's routes:
 // the replay site serves a home's page with one section broken (its shape is not one the mapper
 // reads), the service answers with meta.sections saying so, REST and GraphQL alike, caches the record
 // only for INCOMPLETE_TTL_MS (the service clock is moved past it, no sleeping) and bills it only

@@ -1,4 +1,4 @@
-// Stale answers end to end (issue 10 §2 with §3), through real sockets against the replay site:
+// Stale answers end to end (issue 10 §2 with §3), against the replay site:
 // - the last good record survives an incomplete read: the site serves the home whole, then with a
 //   section the mapper cannot read (cached briefly, incomplete), then the bot wall: the stale answer
 //   is the complete record, not the incomplete one (never a last good record) nor an error;

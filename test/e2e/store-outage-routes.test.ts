@@ -67,7 +67,7 @@ const json = { 'content-type': 'application/json' };
 
 /** A REST route: the envelope's error code and the retry-after header. */
 async function rest(method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(svc.url + path, {
+  const res = await svc.fetch(svc.url + path, {
     method,
     headers: { 'x-api-key': svc.keys.paid!, ...(body === undefined ? {} : json) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -84,7 +84,7 @@ async function rest(method: string, path: string, body?: unknown): Promise<Answe
 
 /** A GraphQL operation: the first error's code and retryAfter. */
 async function graphql(query: string): Promise<Answer> {
-  const res = await fetch(`${svc.url}/graphql`, {
+  const res = await svc.fetch(`${svc.url}/graphql`, {
     method: 'POST',
     headers: { 'x-api-key': svc.keys.paid!, ...json },
     body: JSON.stringify({ query }),
@@ -102,7 +102,7 @@ async function graphql(query: string): Promise<Answer> {
 
 /** An MCP tool over HTTP: the tool error's code and details.retry_after. */
 async function mcpTool(name: string): Promise<Answer> {
-  const res = await fetch(`${svc.url}/mcp`, {
+  const res = await svc.fetch(`${svc.url}/mcp`, {
     method: 'POST',
     headers: { 'x-api-key': svc.keys.paid!, ...json, accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } }),

@@ -13,6 +13,7 @@ const KEY = 'fuzz_paid_key_0001';
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
+    socket: 'raw-http',
     env: {
       KEYLESS_BURST: '1000000',
       HEADERS_TIMEOUT_MS: '5000',

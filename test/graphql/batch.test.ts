@@ -29,7 +29,9 @@ beforeAll(async () => {
   site = await startReplayServer({ host: '127.0.0.1', port: 0 });
   proxy = await startGatedProxy(site.origin, { open: true });
   // No key cache: every request asks the store, so a store failing at authentication shows.
+  // On a socket: @stream's answer is read while it streams.
   svc = await startTestService({
+    socket: 'streaming',
     store,
     replayServer: site,
     env: { AUTH_CACHE_TTL_MS: '0', PORTAL_ORIGIN: proxy.origin },

@@ -66,7 +66,6 @@ async function startPair(
     into.push(sw);
     // No key cache: every request asks the store, so a store failing at authentication shows.
     return startTestService({
-      inProcess: true,
       ...opts,
       env: { AUTH_CACHE_TTL_MS: '0', ...opts.env },
       store,

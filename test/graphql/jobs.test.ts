@@ -53,7 +53,7 @@ const ndjsonOf = (text: string): any[] =>
 describe('lookup jobs over GraphQL', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ inProcess: true });
+    svc = await startTestService();
     await svc.app.background.startWorkers();
   });
   afterAll(() => svc?.close());
@@ -228,7 +228,6 @@ describe('cancelLookupJob', () => {
     const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
     svc = await startTestService({
-      inProcess: true,
       replayServer: site,
       env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1' },
     });

@@ -66,7 +66,7 @@ describe('shape limits (graphql-armor), coded', () => {
 
   // A body without content-length (chunked) is counted as it streams: the limit holds for it too.
   const chunked = (text: string) =>
-    fetch(`${svc.url}/graphql`, {
+    svc.fetch(`${svc.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': svc.keys.free! },
       body: new ReadableStream({
@@ -144,7 +144,7 @@ describe('CORS: none, as on REST', () => {
   });
 
   it('a preflight is not granted', async () => {
-    const r = await fetch(`${svc.url}/graphql`, {
+    const r = await svc.fetch(`${svc.url}/graphql`, {
       method: 'OPTIONS',
       headers: {
         origin,

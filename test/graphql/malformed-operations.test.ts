@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true });
+  svc = await startTestService();
 });
 afterAll(() => svc.close());
 

@@ -1,4 +1,4 @@
-// Query.property and Query.account over a real socket, as a client sees them: typed documents
+// Query.property and Query.account through the service's routes, as a client sees them: typed documents
 // (codegen) through graphql-request; plain fetch where the HTTP status or headers matter.
 import { ClientError } from 'graphql-request';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const { store, sw } = switchableStore(new MemoryStore());
 let svc: TestService;
 beforeAll(async () => {
   // No key cache: every request asks the store, so a store failing at authentication shows.
-  svc = await startTestService({ inProcess: true, store, env: { AUTH_CACHE_TTL_MS: '0' } });
+  svc = await startTestService({ store, env: { AUTH_CACHE_TTL_MS: '0' } });
 });
 afterAll(() => svc.close());
 

@@ -1,8 +1,8 @@
 // A whole service for tests, built as production builds it (buildApp): the local replay of recorded
-// listing pages as the site, the real collector, a store (memory unless given), seeded accounts, and a
-// real listening socket on loopback, or, with `inProcess`, no socket: requests go through Fastify's
-// inject (for tests of behaviour, where the socket does not matter; not for aborts, streaming or
-// hostile HTTP).
+// listing pages as the site, the real collector, a store (memory unless given) and seeded accounts.
+// Requests go through Fastify's inject, in process: the same routes, hooks and handlers, with no
+// socket's timers for a loaded machine to trip. A test whose subject crosses the socket says why with
+// `socket` and gets a real listener on loopback.
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { seedAccounts, type AccountSeed } from '../../src/accounts/index.js';
@@ -49,6 +49,17 @@ export const DEFAULT_ACCOUNTS: Record<string, AccountSeed> = {
   paid: { key: 'test_paid_key_0001', plan: 'paid', included: 100, overage: true, overageRateUsd: 0.05 },
 };
 
+/** What a test needs a real socket for: what it tests crosses the socket, or something else calls the URL. */
+export type SocketReason =
+  /** A client that goes away mid-request (the abort reaches the lookup through the socket's close). */
+  | 'client-abort'
+  /** Bytes or timing inject cannot send: hostile HTTP, Node's header and request timeouts, keep-alive. */
+  | 'raw-http'
+  /** An answer read while it streams (event streams, MCP's streamable HTTP). */
+  | 'streaming'
+  /** Another program calls the URL: Chromium, a client library, a health-check command. */
+  | 'other-program';
+
 export interface TestServiceOptions {
   env?: Record<string, string>;
   accounts?: Record<string, AccountSeed>;
@@ -57,8 +68,8 @@ export interface TestServiceOptions {
   replay?: ReplayOptions;
   /** An already running replay server to use instead of starting one. */
   replayServer?: ReplayServer;
-  /** No listening socket: requests go through app.inject. */
-  inProcess?: boolean;
+  /** A real listening socket on loopback, for the reason given; without it, requests go through app.inject. */
+  socket?: SocketReason;
   /** The fallback provider's first pause after a 429 (CollectorDeps), shorter than its default. */
   fallbackBackoffMs?: number;
   /** The per-key limits, instead of the ones the config makes (a test that watches the slots). */
@@ -67,18 +78,31 @@ export interface TestServiceOptions {
   timeLimits?: TimeLimits;
 }
 
-/** A fetch answered by `app.inject`: the same routes, hooks and handlers, without a socket. */
+/**
+ * A fetch answered by `app.inject`: the same routes, hooks and handlers, without a socket. Its signal
+ * rejects the caller's promise as fetch's does, but the service never sees a client leave (that is
+ * the socket's close: `socket: 'client-abort'`).
+ */
 function injectFetch(app: FastifyInstance): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const url = new URL(request.url);
     const payload = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    const res = await app.inject({
+    const signal = init?.signal;
+    signal?.throwIfAborted();
+    const answered = app.inject({
       method: request.method as 'GET',
       url: url.pathname + url.search,
       headers: Object.fromEntries(request.headers),
       ...(payload ? { payload } : {}),
     });
+    const res = signal
+      ? await new Promise<Awaited<typeof answered>>((resolve, reject) => {
+          const abort = () => reject(signal.reason);
+          signal.addEventListener('abort', abort, { once: true });
+          answered.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+        })
+      : await answered;
     const headers = new Headers();
     for (const [k, v] of Object.entries(res.headers)) {
       for (const one of Array.isArray(v) ? v : [v]) if (one !== undefined) headers.append(k, String(one));
@@ -139,12 +163,12 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     ...(opts.timeLimits ? { timeLimits: opts.timeLimits } : {}),
   });
   let url = 'http://in-process.invalid';
-  if (!opts.inProcess) {
+  if (opts.socket) {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   }
-  const doFetch: typeof fetch = opts.inProcess ? injectFetch(app) : fetch;
+  const doFetch: typeof fetch = opts.socket ? fetch : injectFetch(app);
   const keys = Object.fromEntries(Object.entries(accounts).map(([name, a]) => [name, a.key]));
   const defaultKey = keys.free ?? Object.values(keys)[0]!;
 

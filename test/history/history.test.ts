@@ -20,7 +20,7 @@ let svc: TestService;
 let mcp: Client;
 let story: HistoryStory;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ socket: 'streaming' });
   mcp = new Client({ name: 'history-test', version: '1.0.0' });
   await mcp.connect(
     new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {

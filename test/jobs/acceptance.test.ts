@@ -43,7 +43,6 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver({ secret });
   const prefix = `acc${randomUUID().slice(0, 6)}:`;
   svc = await startTestService({
-    inProcess: true,
     store: await RedisStore.connect(redis.url, { prefix }),
     replay: { catalog: manyHomesCatalog(HOMES) },
     accounts: {

@@ -58,6 +58,7 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
       ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: prefix } : {}),
     };
     svc = await startTestService({
+      socket: 'streaming',
       replayServer: site,
       accounts: ACCOUNTS,
       env,
@@ -67,6 +68,7 @@ describe.each(['memory', 'redis'] as const)('per-account job bounds on %s', (bac
     await svc.app.background.startWorkers();
     if (redis) {
       svc2 = await startTestService({
+        socket: 'streaming',
         replayServer: site,
         accounts: ACCOUNTS,
         env: { ...env, WORK_IN_SERVICE: 'false' },

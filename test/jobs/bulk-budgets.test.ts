@@ -48,7 +48,6 @@ beforeAll(async () => {
   proxy = await startGatedProxy(site.origin, { open: true });
   const prefix = `bb${randomUUID().slice(0, 6)}:`;
   svc = await startTestService({
-    inProcess: true,
     replayServer: site,
     store: await RedisStore.connect(redis.url, { prefix }),
     accounts: { paid: { key: KEY, plan: 'paid', included: 100_000, overage: false } },

@@ -15,7 +15,6 @@ let account: Account;
 
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
   });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);

@@ -34,7 +34,6 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
     svc = await startTestService({
-      inProcess: true,
       replayServer: site,
       ...(redis ? { store: await RedisStore.connect(redis.url, { prefix }) } : {}),
       accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },

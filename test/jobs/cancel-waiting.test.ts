@@ -53,7 +53,6 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while its chunk wai
     if (backend === 'redis') redis = await startRedisServer();
     const prefix = `jw${randomUUID().slice(0, 6)}:`;
     svc = await startTestService({
-      inProcess: true,
       limits,
       ...(redis ? { store: await RedisStore.connect(redis.url, { prefix }) } : {}),
       accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },

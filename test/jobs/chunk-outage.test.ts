@@ -47,7 +47,6 @@ const store = new FlakyStore();
 
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     store,
     accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
   });

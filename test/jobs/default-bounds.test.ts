@@ -15,7 +15,6 @@ beforeAll(async () => {
   redis = await startRedisServer();
   const prefix = `db${randomUUID().slice(0, 6)}:`;
   svc = await startTestService({
-    inProcess: true,
     store: await RedisStore.connect(redis.url, { prefix }),
     accounts: { paid: { key: KEY, plan: 'paid', included: 100_000, overage: false } },
     env: { REDIS_URL: redis.url, REDIS_PREFIX: prefix, WORK_IN_SERVICE: 'false' },

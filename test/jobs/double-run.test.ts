@@ -56,7 +56,6 @@ describe.each(['memory', 'redis'] as const)('a chunk run twice at once (%s job s
   beforeAll(async () => {
     if (backend === 'redis') redis = await startRedisServer();
     svc = await startTestService({
-      inProcess: true,
       accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
     });
     account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid!);

@@ -42,7 +42,6 @@ describe.each(['memory', 'redis'] as const)('jobs on %s', (backend) => {
     if (backend === 'redis') redis = await startRedisServer();
     const prefix = `jt${randomUUID().slice(0, 6)}:`;
     svc = await startTestService({
-      inProcess: true,
       ...(redis ? { store: await RedisStore.connect(redis.url, { prefix }) } : {}),
       accounts: {
         paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false },

@@ -108,7 +108,6 @@ async function spawnWorker(prefix: string): Promise<Worker> {
 
 async function serviceOn(prefix: string): Promise<{ svc: TestService; jobs: Jobs; account: Account }> {
   const svc = await startTestService({
-    inProcess: true,
     replayServer: replay,
     store: await RedisStore.connect(redis.url, { prefix }),
     accounts: ACCOUNTS,

@@ -39,7 +39,6 @@ describe('job progress streams share one feed per job', () => {
 
   beforeAll(async () => {
     svc = await startTestService({
-      inProcess: true,
       accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
       env: { JOB_MAX_EVENT_STREAMS_PER_ACCOUNT: String(STREAMS) },
     });

@@ -20,7 +20,6 @@ let account: Account;
 
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     accounts: { paid: { key: 'test_paid_key_0001', plan: 'paid', included: 1000, overage: false } },
     limits: new MemoryRateLimiter({ perMinute: 2, maxLive: 0 }, () => limiterNow),
   });

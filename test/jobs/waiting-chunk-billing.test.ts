@@ -82,7 +82,6 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
       jobs = new RedisJobStore(createRedisClient(target, { maxRetriesPerRequest: 2 }), prefix);
     }
     svc = await startTestService({
-      inProcess: true,
       store,
       replayServer: replay,
       accounts: ACCOUNTS,

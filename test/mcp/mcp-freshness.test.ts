@@ -24,7 +24,7 @@ const call = async (name: string, args: Record<string, unknown>) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent: any };
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ socket: 'streaming' });
   client = new Client({ name: 'mcp-freshness-test', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${svc.url}/mcp`), {

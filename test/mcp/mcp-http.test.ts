@@ -37,7 +37,7 @@ function expectBothForms(r: CallToolResult & { structuredContent: any }): void {
 const usedOf = async (name: string): Promise<number> => (await svc.get('/v1/account', svc.keys[name])).body.data.used;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ socket: 'streaming' });
 });
 
 afterAll(async () => {
@@ -358,7 +358,7 @@ describe('an unknown tool', () => {
 
 describe('the per-key rate window (a core rule: MCP counts as REST does)', () => {
   it('a batch of 50 lookups fills a window of 50; the next lookup is rate_limited with its wait in details.retry_after', async () => {
-    const limited = await startTestService({ env: { RATE_LIMIT_PER_MINUTE: '50' } });
+    const limited = await startTestService({ socket: 'streaming', env: { RATE_LIMIT_PER_MINUTE: '50' } });
     try {
       const client = new Client({ name: 'mcp-rate-test', version: '1.0.0' });
       await client.connect(
@@ -398,7 +398,12 @@ describe('the client goes away mid-lookup over /mcp', () => {
     // The site behind a gate that is never opened: the read is in flight until the client hangs up.
     const proxy = await startGatedProxy(svc.replay.origin);
     const store = new ReleaseSignallingStore();
-    const held = await startTestService({ store, replayServer: svc.replay, env: { PORTAL_ORIGIN: proxy.origin } });
+    const held = await startTestService({
+      socket: 'client-abort',
+      store,
+      replayServer: svc.replay,
+      env: { PORTAL_ORIGIN: proxy.origin },
+    });
     try {
       const usedBefore = (await held.get('/v1/account')).body.data.used as number;
       const controller = new AbortController();

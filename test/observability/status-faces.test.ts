@@ -27,7 +27,7 @@ const figures = (data: Record<string, unknown>) => ({ ...data, generated_at: und
 describe('the public figures on GraphQL and MCP', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ store: new MemoryStore(), accounts: ACCOUNTS, inProcess: true });
+    svc = await startTestService({ store: new MemoryStore(), accounts: ACCOUNTS });
   });
   afterAll(() => svc?.close());
 

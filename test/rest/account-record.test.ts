@@ -75,7 +75,7 @@ describe.each([
       store = await RedisStore.connect(redis.url, { prefix: `rec${randomUUID().slice(0, 6)}:` });
       env.REDIS_URL = redis.url;
     }
-    svc = await startTestService({ env, ...(store ? { store } : {}) });
+    svc = await startTestService({ socket: 'streaming', env, ...(store ? { store } : {}) });
     await svc.app.background.startWorkers();
     accountId = seededAccountId(hashApiKey(key, svc.config.apiKeySecret));
   });

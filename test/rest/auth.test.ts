@@ -4,7 +4,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true, accounts: { free: { key: 'test_free_key_0001', plan: 'free' } } });
+  svc = await startTestService({ accounts: { free: { key: 'test_free_key_0001', plan: 'free' } } });
 });
 afterAll(() => svc.close());
 

@@ -16,7 +16,6 @@ beforeAll(async () => {
   replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
   proxy = await startGatedProxy(replay.origin, { open: true });
   svc = await startTestService({
-    inProcess: true,
     replayServer: replay,
     env: { BATCH_CONCURRENCY: '1', PORTAL_ORIGIN: proxy.origin },
     timeLimits: limits,

@@ -1,6 +1,6 @@
 // Cost preview (issue 10 §5) against what the batch then bills, where the preview cannot go by the
 // keys the items are written with: an address whose alias leads to a home too old for the batch is
-// read live as that home, so a zpid item naming the same home is billed once in all. Over sockets.
+// read live as that home, so a zpid item naming the same home is billed once in all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { q, startTestService, type TestService } from '../helpers/service.js';
 

@@ -1,5 +1,5 @@
 // Cost preview (issue 10 §5): POST /v1/portal/batch?dry_run=true and GraphQL properties(dryRun: true),
-// through real sockets, on the memory store and on a real redis-server. Exact would_cost per item (a
+// through the service's routes, on the memory store and on a real redis-server. Exact would_cost per item (a
 // cached zpid, an address looked up before, an uncached home, an invalid item, duplicates, an address
 // known to be ambiguous), meta.credits_estimate and meta.affordable; no upstream call, no charge, no
 // hold; one unit of the rate window per preview; both faces answer the same; and the real batch of

@@ -17,7 +17,8 @@ let key: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // On a socket: MCP's client streams.
+  svc = await startTestService({ socket: 'streaming' });
   key = svc.keys.paid!;
 });
 afterAll(async () => {
@@ -150,7 +151,7 @@ describe('GraphQL', () => {
   });
 
   it('the keyless budget: a Bearer key is a key; an empty x-api-key (GraphiQL before one is entered) is none', async () => {
-    const tight = await startTestService({ inProcess: true, env: { KEYLESS_BURST: '1', KEYLESS_PER_SECOND: '1' } });
+    const tight = await startTestService({ env: { KEYLESS_BURST: '1', KEYLESS_PER_SECOND: '1' } });
     try {
       const ask = (headers: Record<string, string>) =>
         postGql(tight, { query: '{ __typename }' }, { key: null, headers });

@@ -127,7 +127,6 @@ describe('two accounts ask for the same uncached home at once', () => {
   it("the first one's refusal does not become the second one's answer", async () => {
     const store = new HeldFirstReserveStore();
     svc = await startTestService({
-      inProcess: true,
       store,
       accounts: {
         poor: { key: 'poor_key_000002', plan: 'free', allotment: 0 },

@@ -6,7 +6,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true });
+  svc = await startTestService();
 });
 afterAll(() => svc.close());
 
@@ -37,7 +37,6 @@ describe('upstream failures in the answer', () => {
 
   it('the listing site unreachable: connection_failed, not a socket error code', async () => {
     const down = await startTestService({
-      inProcess: true,
       replayServer: svc.replay,
       env: { PORTAL_ORIGIN: `http://127.0.0.1:${await closedPort()}` },
     });

@@ -29,7 +29,9 @@ beforeAll(async () => {
   platform = await startFakeActorPlatform({
     homes: [...recordedBatch().map(todaysShape), todaysShape(recordedWrongUnit())],
   });
+  // On a socket: one case's client goes away mid-lookup.
   svc = await startTestService({
+    socket: 'client-abort',
     env: {
       FALLBACK_URL: platform.url,
       FALLBACK_TOKEN: platform.token,

@@ -50,7 +50,7 @@ describe('a REST cache hit', () => {
   });
 
   it('sends the stored record text as it is kept, inside the envelope', async () => {
-    const res = await fetch(`${svc.url}/v1/portal/property?zpid=777000777`, {
+    const res = await svc.fetch(`${svc.url}/v1/portal/property?zpid=777000777`, {
       headers: { 'x-api-key': 'test_hit_key_0001' },
     });
     const text = await res.text();
@@ -62,7 +62,7 @@ describe('a REST cache hit', () => {
   });
 
   it('in a batch too, each item with its index', async () => {
-    const res = await fetch(`${svc.url}/v1/portal/batch`, {
+    const res = await svc.fetch(`${svc.url}/v1/portal/batch`, {
       method: 'POST',
       headers: { 'x-api-key': 'test_hit_key_0001', 'content-type': 'application/json' },
       body: JSON.stringify({ items: [{ zpid: '777000777' }, { zpid: 'x' }] }),

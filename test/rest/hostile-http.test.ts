@@ -11,7 +11,7 @@ import { startTestService, type TestService } from '../helpers/service.js';
 let svc: TestService;
 let port: number;
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await startTestService({ socket: 'raw-http' });
   port = portOf(svc.url);
 });
 afterAll(() => svc.close());
@@ -165,7 +165,7 @@ describe('a batch reads its body as JSON whatever the content-type (docs/behavio
 
 describe('while draining', () => {
   it('a request on an open connection is a 503 upstream_busy (reason shutting_down) with retry-after, closing its connection; GraphQL in its format', async () => {
-    const draining = await startTestService({ replayServer: svc.replay });
+    const draining = await startTestService({ socket: 'raw-http', replayServer: svc.replay });
     try {
       draining.app.drain.start();
       const p = portOf(draining.url);
@@ -186,6 +186,7 @@ describe('header and body timeouts, apart from the working time', () => {
   beforeAll(async () => {
     proxy = await startGatedProxy(svc.replay.origin);
     slow = await startTestService({
+      socket: 'raw-http',
       replayServer: svc.replay,
       env: { HEADERS_TIMEOUT_MS: '200', REQUEST_TIMEOUT_MS: '400', PORTAL_ORIGIN: proxy.origin },
     });
@@ -216,6 +217,7 @@ describe('header and body timeouts, apart from the working time', () => {
     // The lookup's own request must be read within the limits: 1 s each (not 200 ms), so a stalled event
     // loop (a loaded machine) between accepting its connection and reading its headers does not time it out.
     const patient = await startTestService({
+      socket: 'raw-http',
       replayServer: svc.replay,
       env: { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000', PORTAL_ORIGIN: proxy.origin },
     });

@@ -22,7 +22,10 @@ describe('four large job bodies at once', () => {
   let svc: TestService;
 
   beforeAll(async () => {
-    svc = await startTestService({ accounts: { paid: { key: KEY, plan: 'paid', included: 100_000, overage: false } } });
+    svc = await startTestService({
+      socket: 'raw-http',
+      accounts: { paid: { key: KEY, plan: 'paid', included: 100_000, overage: false } },
+    });
   });
   afterAll(async () => {
     await svc?.close();

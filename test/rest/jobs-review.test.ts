@@ -56,7 +56,6 @@ describe('job routes at the edges', () => {
     // nor the queue ahead of the other tests' jobs (the OpenAPI check reads a job's events, which end only
     // once its job is final: behind the free key's spent window, that was up to a minute).
     svc = await startTestService({
-      inProcess: true,
       accounts: { ...DEFAULT_ACCOUNTS, bulk: { key: 'test_bulk_key_0001', plan: 'free', allotment: 50 } },
     });
     await svc.app.background.startWorkers();
@@ -334,7 +333,7 @@ describe('job events: heartbeats, and a client that leaves', () => {
   beforeAll(async () => {
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
-    svc = await startTestService({ replayServer: site, env: { PORTAL_ORIGIN: proxy.origin } });
+    svc = await startTestService({ socket: 'streaming', replayServer: site, env: { PORTAL_ORIGIN: proxy.origin } });
   });
   afterAll(async () => {
     await svc?.close();

@@ -313,7 +313,6 @@ describe('jobs: cancel, and bodies that are no job', () => {
     const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
     svc = await startTestService({
-      inProcess: true,
       replayServer: site,
       env: { PORTAL_ORIGIN: proxy.origin, JOB_CONCURRENCY: '1', WEBHOOK_ALLOW_PRIVATE: 'false' },
     });
@@ -488,7 +487,7 @@ describe('job events: a client that leaves, a service that stops', () => {
   beforeAll(async () => {
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin, { open: true });
-    svc = await startTestService({ replayServer: site, env: { PORTAL_ORIGIN: proxy.origin } });
+    svc = await startTestService({ socket: 'streaming', replayServer: site, env: { PORTAL_ORIGIN: proxy.origin } });
   });
   let closed = false;
   afterAll(async () => {

@@ -16,7 +16,6 @@ const OTHER = '/v1/portal/property?zpid=114303858';
 describe('free plan allotment', () => {
   it('used up → 402 credits_exhausted with upgrade_url; cached homes still work', async () => {
     svc = await startTestService({
-      inProcess: true,
       accounts: { tiny: { key: 'tiny_key_000001', plan: 'free', allotment: 1 } },
     });
     const key = svc.keys.tiny!;
@@ -38,7 +37,6 @@ describe('free plan allotment', () => {
 describe('paid plan', () => {
   it('past the included lookups with overage off → 402 credits_exhausted', async () => {
     svc = await startTestService({
-      inProcess: true,
       accounts: { p: { key: 'paid_key_000001', plan: 'paid', included: 1, overage: false } },
     });
     expect((await svc.get(HOME, svc.keys.p)).status).toBe(200);
@@ -49,7 +47,6 @@ describe('paid plan', () => {
 
   it('overage is paused while a payment is failing', async () => {
     svc = await startTestService({
-      inProcess: true,
       accounts: {
         p: {
           key: 'paid_key_000002',
@@ -68,7 +65,6 @@ describe('paid plan', () => {
 
   it('overage up to the spend limit, then 402 spend_limit_reached with the figures', async () => {
     svc = await startTestService({
-      inProcess: true,
       accounts: {
         p: {
           key: 'paid_key_000003',
@@ -121,7 +117,6 @@ describe('spend_limit_reached says what the refusal was based on (issue 9.12)', 
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin);
     svc = await startTestService({
-      inProcess: true,
       replayServer: site,
       // No wait for lookups in flight: the refusal is answered at once, on what is held.
       env: { PORTAL_ORIGIN: proxy.origin, CREDIT_WAIT_MS: '0' },
@@ -164,7 +159,6 @@ describe('billing periods', () => {
   it("a paid plan's included lookups and spend limit start again with the calendar month (UTC)", async () => {
     let now = new Date('2026-11-30T23:00:00Z');
     svc = await startTestService({
-      inProcess: true,
       clock: () => now,
       accounts: { p: { key: 'paid_key_000005', plan: 'paid', included: 1, overage: false } },
     });
@@ -184,7 +178,6 @@ describe('billing periods', () => {
   it('the free allotment is one-time: a new month does not restore it', async () => {
     let now = new Date('2026-11-30T23:00:00Z');
     svc = await startTestService({
-      inProcess: true,
       clock: () => now,
       accounts: { f: { key: 'free_key_000006', plan: 'free', allotment: 1 } },
     });
@@ -197,7 +190,7 @@ describe('billing periods', () => {
 describe('service-wide daily budget', () => {
   it('reached → 503 live_lookups_capped with retry-after to midnight UTC; not charged; cached still served', async () => {
     const now = new Date('2026-11-22T23:00:00Z');
-    svc = await startTestService({ inProcess: true, env: { DAILY_LIVE_LOOKUP_BUDGET: '1' }, clock: () => now });
+    svc = await startTestService({ env: { DAILY_LIVE_LOOKUP_BUDGET: '1' }, clock: () => now });
     expect((await svc.get(HOME)).status).toBe(200);
     const r = await svc.get(OTHER);
     expect(r.status).toBe(503);
@@ -214,7 +207,6 @@ describe('service-wide daily budget', () => {
 
   it('paid plans draw on their own budget, reported as paid_daily_budget', async () => {
     svc = await startTestService({
-      inProcess: true,
       env: { DAILY_LIVE_LOOKUP_BUDGET: '0', PAID_DAILY_LIVE_LOOKUP_BUDGET: '1' },
       accounts: {
         p: { key: 'paid_key_000004', plan: 'paid', included: 10 },
@@ -230,11 +222,11 @@ describe('service-wide daily budget', () => {
 
 describe('live lookups disabled', () => {
   it('→ 503 live_lookups_disabled, no read; cached homes keep working', async () => {
-    svc = await startTestService({ inProcess: true });
+    svc = await startTestService();
     expect((await svc.get(HOME)).status).toBe(200);
     await svc.close();
     const store = svc.store;
-    svc = await startTestService({ inProcess: true, env: { LIVE_LOOKUPS_ENABLED: 'false' }, store });
+    svc = await startTestService({ env: { LIVE_LOOKUPS_ENABLED: 'false' }, store });
     const r = await svc.get(OTHER);
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('live_lookups_disabled');

@@ -18,9 +18,11 @@ describe('lookups_total and batch_size: one rule for every path', () => {
   afterAll(() => svc.close());
 
   const scrape = async (): Promise<Sample[]> =>
-    parseMetrics(await (await fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text());
+    parseMetrics(
+      await (await svc.fetch(`${svc.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text(),
+    );
   const gql = async (query: string, key = svc.keys.free!) => {
-    const res = await fetch(`${svc.url}/graphql`, {
+    const res = await svc.fetch(`${svc.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ query }),

@@ -17,7 +17,7 @@ const WALL = readFileSync(
 );
 
 const scrape = async (svc: TestService, token: string | null = TOKEN) => {
-  const res = await fetch(
+  const res = await svc.fetch(
     `${svc.url}/metrics`,
     token === null ? {} : { headers: { authorization: `Bearer ${token}` } },
   );

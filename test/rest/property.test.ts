@@ -8,7 +8,7 @@ import { startTestService, q, type TestService } from '../helpers/service.js';
 let svc: TestService;
 let now = new Date('2026-11-22T12:00:00Z');
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true, clock: () => now });
+  svc = await startTestService({ clock: () => now });
 });
 afterAll(() => svc.close());
 

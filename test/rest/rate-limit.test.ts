@@ -165,7 +165,7 @@ describe('lookups per minute, in memory', () => {
   it('GraphQL counts lookups, not requests: each property field and each properties item takes one', async () => {
     const key = svc.keys.tiny!;
     const gql = (query: string) =>
-      fetch(`${svc.url}/graphql`, {
+      svc.fetch(`${svc.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
         body: JSON.stringify({ query }),
@@ -192,7 +192,7 @@ describe('lookups per minute, in memory', () => {
       details: { limit: 'lookups_per_minute' },
     });
     // An introspection-only request has no key and takes nothing.
-    const intro = await fetch(`${svc.url}/graphql`, {
+    const intro = await svc.fetch(`${svc.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ __typename }' }),
@@ -210,7 +210,7 @@ describe('a GraphQL operation takes its lookups all or none', () => {
   afterAll(() => svc.close());
 
   const gql = (key: string, query: string) =>
-    fetch(`${svc.url}/graphql`, {
+    svc.fetch(`${svc.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ query }),
@@ -240,7 +240,7 @@ describe('a GraphQL operation takes its lookups all or none', () => {
     expect(window(used.headers.get('ratelimit'))).toEqual({ r: 2, t: 50 });
     const field = (alias: string) =>
       `${alias}: property(zpid: "2146993218") { __typename ... on LookupError { code } }`;
-    const r = await fetch(`${svc.url}/graphql`, {
+    const r = await svc.fetch(`${svc.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify([
@@ -360,6 +360,7 @@ describe('live slots of a key shared by its requests, held at a gate', () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(replay.origin, { open: true });
     svc = await startTestService({
+      socket: 'client-abort',
       replayServer: replay,
       limits,
       env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '2', BATCH_CONCURRENCY: '10' },

@@ -95,7 +95,7 @@ describe('on the memory store', () => {
   let svc: TestService;
   const { store, sw } = switchableStore(new MemoryStore());
   beforeAll(async () => {
-    svc = await startTestService({ store, accounts: ACCOUNTS, inProcess: true });
+    svc = await startTestService({ store, accounts: ACCOUNTS });
   });
   afterAll(() => svc?.close());
 

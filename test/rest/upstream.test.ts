@@ -14,7 +14,7 @@ beforeEach(async () => {
   // Every lookup here but the slow one must answer within LOOKUP_TIMEOUT_MS: 3 s leaves room for a stalled
   // event loop (a loaded machine: a cold first lookup took over 1 s); the slow read would answer only after
   // it (its delay is a timer of this same process, due later).
-  svc = await startTestService({ inProcess: true, env: { LOOKUP_TIMEOUT_MS: '3000' } });
+  svc = await startTestService({ env: { LOOKUP_TIMEOUT_MS: '3000' } });
 });
 afterEach(() => svc.close());
 
@@ -91,7 +91,12 @@ describe('the client goes away mid-lookup', () => {
     // The site behind a gate that is never opened: the read is in flight until the client hangs up.
     proxy = await startGatedProxy(svc.replay.origin);
     store = new ReleaseSignallingStore();
-    held = await startTestService({ store, replayServer: svc.replay, env: { PORTAL_ORIGIN: proxy.origin } });
+    held = await startTestService({
+      socket: 'client-abort',
+      store,
+      replayServer: svc.replay,
+      env: { PORTAL_ORIGIN: proxy.origin },
+    });
   });
   afterEach(async () => {
     await held.close();

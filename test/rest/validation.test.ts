@@ -4,7 +4,7 @@ import { startTestService, q, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ inProcess: true });
+  svc = await startTestService();
 });
 afterAll(() => svc.close());
 

@@ -26,7 +26,6 @@ beforeAll(async () => {
   site = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
   const prefix = `mw${randomUUID().slice(0, 6)}:`;
   svc = await startTestService({
-    inProcess: true,
     replayServer: site,
     store: await RedisStore.connect(redis.url, { prefix }),
     accounts: { paid: { key: KEY, plan: 'paid', included: 100_000, overage: false } },

@@ -88,7 +88,7 @@ describe.each(['memory', 'redis'] as const)('with the %s store', (kind) => {
     if (store) stores.push(store);
     const svc = await startTestService({
       replayServer: replay,
-      inProcess: true,
+
       env: {
         WATCH_MIN_INTERVAL_SECONDS: String(SECONDS),
         WEBHOOK_ALLOW_PRIVATE: 'true',

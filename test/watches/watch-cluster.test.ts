@@ -35,7 +35,6 @@ beforeAll(async () => {
     { prefix, commandTimeoutMs: 5000 },
   );
   svc = await startTestService({
-    inProcess: true,
     store,
     env: {
       WATCH_MIN_INTERVAL_SECONDS: String(SECONDS),

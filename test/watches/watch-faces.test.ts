@@ -17,7 +17,6 @@ const GQL_FIELDS =
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
 });

@@ -8,7 +8,6 @@ import { startTestService, type TestService } from '../helpers/service.js';
 let svc: TestService;
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true', RATE_LIMIT_PER_MINUTE: '0' },
   });
 });

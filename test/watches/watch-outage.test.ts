@@ -16,7 +16,6 @@ beforeAll(async () => {
   const prefix = `wo${randomUUID().slice(0, 6)}:`;
   store = await RedisStore.connect(redis.url, { prefix });
   svc = await startTestService({
-    inProcess: true,
     store,
     env: {
       WATCH_MIN_INTERVAL_SECONDS: '1',

@@ -78,7 +78,6 @@ let webhooks: RecordingWebhooks;
 let watches: Watches;
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
   account = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.paid);

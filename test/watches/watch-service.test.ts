@@ -31,7 +31,6 @@ let svc: TestService;
 let receiver: WebhookReceiver;
 beforeAll(async () => {
   svc = await startTestService({
-    inProcess: true,
     env: { WATCH_MIN_INTERVAL_SECONDS: String(SECONDS), WEBHOOK_ALLOW_PRIVATE: 'true' },
   });
   const free = await authenticate(svc.store, svc.config.apiKeySecret, svc.keys.free);

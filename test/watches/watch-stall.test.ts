@@ -58,7 +58,6 @@ beforeAll(async () => {
   redis = await startRedisServer();
   store = await RedisStore.connect(redis.url, { prefix });
   svc = await startTestService({
-    inProcess: true,
     store,
     env: { WATCH_MIN_INTERVAL_SECONDS: '1', REDIS_URL: redis.url, REDIS_PREFIX: prefix },
   });

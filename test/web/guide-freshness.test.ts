@@ -19,13 +19,13 @@ const LINES = [
 
 describe('costs of the freshness options, of a cost preview and of an idempotent retry', () => {
   it('/llms.txt lists them under Costs', async () => {
-    const text = await (await fetch(`${svc.url}/llms.txt`)).text();
+    const text = await (await svc.fetch(`${svc.url}/llms.txt`)).text();
     const costs = text.slice(text.indexOf('## Costs'), text.indexOf('## Errors'));
     for (const line of LINES) expect(costs).toContain(`- ${line}`);
   });
 
   it('the landing page lists them under billing', async () => {
-    const html = await (await fetch(`${svc.url}/`)).text();
+    const html = await (await svc.fetch(`${svc.url}/`)).text();
     for (const line of LINES) expect(html).toContain(`<li>${line.replace(/&/g, '&amp;')}</li>`);
   });
 });

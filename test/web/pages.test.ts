@@ -12,7 +12,8 @@ import { startTestService, type TestService } from '../helpers/service.js';
 
 let svc: TestService;
 beforeAll(async () => {
-  svc = await startTestService({ env: { CACHE_TTL_MS: String(6 * 3_600_000) } });
+  // On a socket: the asterisk form and the compression checks send raw requests.
+  svc = await startTestService({ socket: 'raw-http', env: { CACHE_TTL_MS: String(6 * 3_600_000) } });
 });
 afterAll(() => svc?.close());
 

@@ -71,7 +71,7 @@ describe.each([
       env.REDIS_PREFIX = prefix;
     }
     const accounts = { ...DEFAULT_ACCOUNTS, free: { ...DEFAULT_ACCOUNTS.free!, webhookSecret: secret } };
-    svc = await startTestService({ env, accounts, inProcess: true, ...(store ? { store } : {}) });
+    svc = await startTestService({ env, accounts, ...(store ? { store } : {}) });
     await svc.app.background.startWorkers();
   });
   afterAll(async () => {

@@ -16,7 +16,6 @@ for (const allowPrivate of ['false', 'true']) {
     let svc: TestService;
     beforeAll(async () => {
       svc = await startTestService({
-        inProcess: true,
         env: { WATCH_MIN_INTERVAL_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE: allowPrivate },
       });
     });
