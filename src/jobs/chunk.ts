@@ -4,9 +4,11 @@
 // run in a later round (a delayed queue job, not a re-run): those that met the key's background slots
 // all held after their wait, soon; those over the daily live-lookup limit, after 00:00 UTC. An item
 // that met the store unreachable fails the run, which the queue retries. A run after a crash (the chunk's round had begun)
-// bills nothing twice: reads since the round began are fresh (ctx.retrySince), the homes the round's
-// charges (found under the chunk's deterministic requestId) were for are reported billed, and a read the
-// dead run made and did not charge is charged only when the cached entry is that read's (readBy).
+// bills nothing twice: reads since the round began are fresh (ctx.retrySince), and a read the dead run made
+// and did not charge is charged only when the cached entry is that read's (readBy). Every run that follows
+// another run of the chunk (a re-run, or a later round: a re-run may have put off the item of its dead run's
+// charge) reports billed the homes of the chunk's charges (found under its deterministic requestId) no
+// settled line shows.
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { periodOf, reserveRequest } from '../accounts/index.js';
 import { sourceOf } from '../observability/instrument.js';
@@ -78,9 +80,12 @@ export async function runChunk(
   if (unreachable && !unreachable.ok)
     throw new LookupError('store_unavailable', { message: unreachable.error.message });
 
-  // The charges of this round already made (an earlier run that died): each one, once, to the first item
-  // answered from that home's entry without a charge. Found under the chunk's request id, not in the ledger.
-  const charges = start.rerun ? await deps.store.chargesOf(requestId) : [];
+  // The chunk's charges no settled line shows (a run that died: of this round, or of an earlier round whose
+  // re-run put the item off): each one, once, to the first item answered from that home's entry without a
+  // charge. Found under the chunk's request id (one store read, not the ledger), by a run that follows another
+  // run of the chunk (a re-run, or a later round); the first run of a fresh chunk has none to find.
+  const follows = start.rerun || start.round > 0;
+  const charges = follows ? await deps.store.chargesOf(requestId) : [];
   const owed = chargesOwed(charges, start.billed);
   // This run's own charges are among them: they are reported as they are, not owed again.
   for (const r of results.values())

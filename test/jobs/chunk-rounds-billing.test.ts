@@ -1,0 +1,157 @@
+// A chunk's charges across its rounds (a round: one run, or a run and its re-runs after a crash, until the
+// chunk settles what it has and puts the rest off to the next round). A defect a review found:
+// 1. A charge a dead run made is owed to the job (reported on the first item answered from that home's entry
+//    without a charge). When its re-run put that item off (the key's background slots all held), the next
+//    round, not being a re-run, never looked for the charge: the ledger held a charge no result showed.
+// On the memory store and one Redis server; gated on the store and the limiter, not on time.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
+import { MemoryRateLimiter, type SlotPool } from '../../src/accounts/rate-limit.js';
+import { chunkRequestId, runChunk } from '../../src/jobs/chunk.js';
+import { MemoryJobStore, type JobStore } from '../../src/jobs/store.js';
+import { RedisJobStore } from '../../src/jobs/redis-store.js';
+import { startReplayServer } from '../../src/replay/server.js';
+import { createRedisClient } from '../../src/store/redis-connection.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { MemoryStore, type Account, type Store } from '../../src/store/index.js';
+import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { newJobRecord } from './helpers.js';
+import { manyHomesCatalog, manyZpids } from './many-homes.js';
+
+const HOMES = manyZpids(732_000_100, 6);
+const ACCOUNTS = {
+  x: { key: 'rounds_bill_key_x_01', plan: 'paid', included: 1000, overage: false },
+  y: { key: 'rounds_bill_key_y_01', plan: 'paid', included: 1000, overage: false },
+} satisfies Record<string, AccountSeed>;
+
+/** The key's background slots: the next `refuse` holds are refused (Infinity: all), as when the key's other chunks hold them. */
+class HeldSlots extends MemoryRateLimiter {
+  refuse = 0;
+
+  override async holdLive(
+    accountId: string,
+    wait?: AbortSignal,
+    pool: SlotPool = 'interactive',
+  ): Promise<(() => void) | null> {
+    if (this.refuse > 0 && pool === 'background') {
+      this.refuse -= 1;
+      return null;
+    }
+    return super.holdLive(accountId, wait, pool);
+  }
+}
+
+/** The store, counting its chargesOf calls. */
+function faulty(store: Store, faults: { chargesOf: number }): Store {
+  return new Proxy(store, {
+    get(target, p) {
+      if (p === 'chargesOf')
+        return async (requestId: string) => {
+          faults.chargesOf += 1;
+          return target.chargesOf(requestId);
+        };
+      const v = Reflect.get(target, p, target) as unknown;
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+/** The job store of a worker that dies just before its settle. */
+function dying(jobs: JobStore): JobStore {
+  return new Proxy(jobs, {
+    get(target, p) {
+      if (p === 'settleChunk')
+        return async () => {
+          throw new Error('worker died');
+        };
+      const v = Reflect.get(target, p, target) as unknown;
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds (%s)", (backend) => {
+  let redis: RedisServer | undefined;
+  let replay: ReplayServer;
+  let store: Store;
+  let jobs: JobStore;
+  let svc: TestService;
+  let x: Account;
+  const faults = { chargesOf: 0 };
+  const limits = new HeldSlots({ perMinute: 0, maxLive: 0 });
+
+  beforeAll(async () => {
+    replay = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
+    const prefix = `crb${randomUUID().slice(0, 6)}:`;
+    let plain: Store;
+    if (backend === 'memory') {
+      plain = new MemoryStore();
+      jobs = new MemoryJobStore();
+    } else {
+      redis = await startRedisServer();
+      const target = { redisUrl: redis.url, redisClusterNodes: null };
+      plain = await RedisStore.connect(target, { prefix, commandTimeoutMs: 5_000 });
+      jobs = new RedisJobStore(createRedisClient(target, { maxRetriesPerRequest: 2 }), prefix);
+    }
+    store = faulty(plain, faults);
+    svc = await startTestService({ store, replayServer: replay, accounts: ACCOUNTS, limits });
+    x = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.x.key);
+  }, 60_000);
+
+  afterAll(async () => {
+    await svc?.close();
+    await jobs?.close();
+    await store?.close();
+    await replay?.close();
+    await disposeRedisServer(redis);
+  });
+
+  const chargesOfJob = async (jobId: string) =>
+    (await store.ledger(x.id)).filter((e) => e.requestId === chunkRequestId(jobId, 0));
+  const linesOf = async (jobId: string) =>
+    (await jobs.results(jobId, 0))
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { index: number; ok: boolean; meta: { credits: number; cached: boolean } });
+
+  it("a dead run's charge whose item its re-run put off is reported by the next round", async () => {
+    const home = HOMES[0]!;
+    const job = newJobRecord(x.id, 1);
+    await jobs.create(job, [[{ zpid: home }]]);
+    // The first run (the first round of a fresh chunk: no charge to look for) reads and charges the home, and
+    // dies before its settle.
+    faults.chargesOf = 0;
+    await expect(runChunk(svc.app.core, dying(jobs), job, x, 0)).rejects.toThrow('worker died');
+    expect(faults.chargesOf).toBe(0);
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    // The home's entry is evicted (the cache is bounded: LRU in memory, maxmemory on Redis).
+    const key = `zpid:${home}`;
+    const [entry] = await store.getEntries([key]);
+    await store.putEntry(key, entry!, null, 1, 1);
+    await sleep(20);
+    expect(await store.getEntries([key])).toEqual([null]);
+    // Its re-run finds the home uncached and the key's background slots all held: the item is put off.
+    limits.refuse = Infinity;
+    expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+    limits.refuse = 0;
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0 });
+    // Another account reads the home meanwhile (and pays for its read).
+    const theirs = await svc.get(`/v1/portal/property?zpid=${home}`, ACCOUNTS.y.key);
+    expect(theirs.body.meta).toMatchObject({ credits: 1, cached: false });
+
+    // The next round answers the item from the cache: the dead run's charge is reported on it (one store
+    // read for the chunk's charges).
+    faults.chargesOf = 0;
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    const read = faults.chargesOf;
+    expect((await linesOf(job.id)).map((l) => l.meta)).toMatchObject([{ credits: 1, cached: false }]);
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 1, credits: 1, cache_hits: 0 });
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    expect(read).toBe(1);
+  });
+});
