@@ -5,10 +5,10 @@
 // all held after their wait, soon; those over the daily live-lookup limit, after 00:00 UTC. An item
 // that met the store unreachable fails the run, which the queue retries. A run after a crash (the chunk's round had begun)
 // bills nothing twice: reads since the round began are fresh (ctx.retrySince), and a read the dead run made
-// and did not charge is charged only when the cached entry is that read's (readBy). Every run that follows
-// another run of the chunk (a re-run, or a later round: a re-run may have put off the item of its dead run's
-// charge) reports billed the homes of the chunk's charges (found under its deterministic requestId) no
-// settled line shows.
+// and did not charge is charged only when the cached entry is that read's (readBy: the round's reservation
+// id for the home, chunkReservationId, another in each round). Every run that follows another run of the
+// chunk (a re-run, or a later round: a re-run may have put off the item of its dead run's charge) reports
+// billed the homes of the chunk's charges (found under its deterministic requestId) no settled line shows.
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { periodOf, reserveRequest } from '../accounts/index.js';
 import { sourceOf } from '../observability/instrument.js';
@@ -61,7 +61,7 @@ export async function runChunk(
   const requestId = chunkRequestId(job.id, chunk);
 
   const ctx = createRequestContext(deps, account, { requestId, budget: 'background' });
-  ctx.reservationIdFor = reservationIds(requestId);
+  ctx.reservationIdFor = reservationIds(requestId, start.round);
   // A re-run of the round (a crash): reads since the round began are fresh enough.
   if (start.rerun) ctx.retrySince = start.roundStart;
   // A cancelled job's chunk runs only to settle what its dead run began: nothing more is read live, and
@@ -114,7 +114,7 @@ export async function runChunk(
       } else if (
         meta.credits === 0 &&
         start.rerun &&
-        (await chargeUnbilledRead(deps, account, requestId, items.get(index)!, r.entryKey, charged))
+        (await chargeUnbilledRead(deps, account, requestId, start.round, items.get(index)!, r.entryKey, charged))
       ) {
         // The dead run read and cached this home but died before its charge: that read is charged now.
         meta = { ...meta, credits: 1, cached: false };
@@ -231,22 +231,27 @@ function chargesOwed(charges: readonly LedgerEntry[], billed: string[]): Map<str
 }
 
 /**
- * A chunk's reservation ids: the first live read of a home in a run is `<requestId>|<homeKey>`, the same
- * in every run of the chunk, so a re-run adopts (reserve) or charges (chargeHeld) what a dead run held;
- * a second read of the home in one run gets a new id (null: the core makes one).
+ * The reservation id of a chunk's first live read of a home in a run of round `round`:
+ * `<requestId>|r<round>|<homeKey>`. The same in every run of the round, so a re-run adopts (reserve) or
+ * charges (chargeUnbilledRead) what its dead run held; another in each round, so a later round that reads
+ * the home again charges under an id of its own (one charge per id: the request's charges are indexed by it).
  */
-function reservationIds(requestId: string): (homeKey: string) => string | null {
+export const chunkReservationId = (requestId: string, round: number, homeKey: string): string =>
+  `${requestId}|r${round}|${homeKey}`;
+
+/** A run's reservation ids (chunkReservationId); a second read of a home in one run gets a new id (null: the core makes one). */
+function reservationIds(requestId: string, round: number): (homeKey: string) => string | null {
   const used = new Set<string>();
   return (homeKey) => {
     if (used.has(homeKey)) return null;
     used.add(homeKey);
-    return `${requestId}|${homeKey}`;
+    return chunkReservationId(requestId, round, homeKey);
   };
 }
 
 /**
- * Charges a read a dead run of the chunk made and did not charge: only when the home's cached entry is that
- * read's (its readBy is the run's reservation id for the home), never a read another request made
+ * Charges a read a dead run of the chunk's round made and did not charge: only when the home's cached entry is
+ * that read's (its readBy is the round's reservation id for the home), never a read another request made
  * meanwhile; true when charged. The reservation the dead run held is committed if it still is; when it is
  * not (the sweep gave it back: the take-over comes after JOB_LOCK_MS, mostly longer than LEASE_TTL_MS)
  * and no charge was made under it (`charged`, which a charge made here joins), the read is charged anew
@@ -256,12 +261,13 @@ async function chargeUnbilledRead(
   deps: CoreDeps,
   account: Account,
   requestId: string,
+  round: number,
   item: BatchItemResult,
   entryKey: string,
   charged: Set<string>,
 ): Promise<boolean> {
   if (!item.ok) return false;
-  const reservationId = `${requestId}|${homeKeyOf(item.locator)}`;
+  const reservationId = chunkReservationId(requestId, round, homeKeyOf(item.locator));
   if (charged.has(reservationId)) return false;
   // A store call that fails (store_unavailable) fails the run: the next run finds under the request
   // whatever of this one's landed (chargesOf), so nothing is charged without being reported.

@@ -12,7 +12,7 @@ export interface Reservation {
   id: string;
   kind: 'included' | 'overage';
   /**
-   * Its id is the request's for the home (a job chunk's, the same in every run of the chunk): a run after
+   * Its id is the request's for the home (a job chunk's, the same in every run of the chunk's round): a run after
    * this one finds its charge under the request (chargesOf) or charges it itself (jobs/chunk.ts), so an
    * unanswered commit fails the run instead of being voided (a void would take back that later run's charge).
    */

@@ -81,7 +81,7 @@ export interface RequestContext {
   retrySince?: number;
   /**
    * The id of the reservation of a live read of `homeKey` (a job chunk's, jobs/chunk.ts: the same on a
-   * re-run, so a run after a crash takes over what the dead run held); null or absent: a new id.
+   * re-run of its round, so a run after a crash takes over what the dead run held); null or absent: a new id.
    */
   reservationIdFor?: (homeKey: string) => string | null;
   /**

@@ -1,20 +1,26 @@
 // A chunk's charges across its rounds (a round: one run, or a run and its re-runs after a crash, until the
-// chunk settles what it has and puts the rest off to the next round). A defect a review found:
+// chunk settles what it has and puts the rest off to the next round). Two defects a review found:
 // 1. A charge a dead run made is owed to the job (reported on the first item answered from that home's entry
 //    without a charge). When its re-run put that item off (the key's background slots all held), the next
 //    round, not being a re-run, never looked for the charge: the ledger held a charge no result showed.
+// 2. A home's reservation id was `<requestId>|<homeKey>` in every round: a later round that read the home
+//    live again charged under the id an earlier round had charged under. On Redis the second charge replaced
+//    the first in the request's charges (chargesOf missed one: a re-run of that round did not report its dead
+//    run's charge); on both stores a re-run took its dead run's unbilled read for the earlier round's charge
+//    and never charged it. Ids now name the round: the same in a round's re-runs, another in each round.
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, type SlotPool } from '../../src/accounts/rate-limit.js';
+import { LookupError } from '../../src/contract/index.js';
 import { chunkRequestId, runChunk } from '../../src/jobs/chunk.js';
 import { MemoryJobStore, type JobStore } from '../../src/jobs/store.js';
 import { RedisJobStore } from '../../src/jobs/redis-store.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { createRedisClient } from '../../src/store/redis-connection.js';
 import { RedisStore } from '../../src/store/redis.js';
-import { MemoryStore, type Account, type Store } from '../../src/store/index.js';
+import { MemoryStore, type Account, type LedgerEntry, type Store } from '../../src/store/index.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 import { newJobRecord } from './helpers.js';
@@ -43,10 +49,18 @@ class HeldSlots extends MemoryRateLimiter {
   }
 }
 
-/** The store, counting its chargesOf calls. */
-function faulty(store: Store, faults: { chargesOf: number }): Store {
+/** The store, counting its chargesOf calls and losing its next `loseCommits` commits before they are recorded. */
+function faulty(store: Store, faults: { loseCommits: number; chargesOf: number }): Store {
   return new Proxy(store, {
     get(target, p) {
+      if (p === 'commit')
+        return async (entry: LedgerEntry) => {
+          if (faults.loseCommits > 0) {
+            faults.loseCommits -= 1;
+            throw new LookupError('store_unavailable');
+          }
+          return target.commit(entry);
+        };
       if (p === 'chargesOf')
         return async (requestId: string) => {
           faults.chargesOf += 1;
@@ -81,7 +95,7 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
   let jobs: JobStore;
   let svc: TestService;
   let x: Account;
-  const faults = { chargesOf: 0 };
+  const faults = { loseCommits: 0, chargesOf: 0 };
   const limits = new HeldSlots({ perMinute: 0, maxLive: 0 });
 
   beforeAll(async () => {
@@ -153,5 +167,59 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 1, credits: 1, cache_hits: 0 });
     expect(await chargesOfJob(job.id)).toHaveLength(1);
     expect(read).toBe(1);
+  });
+
+  /**
+   * Round 0 charges the home for the item that accepts an hour-old read (the item that wants a read of now, the
+   * first, met the key's background slots held and is put off); round 1 reads the home live again for it.
+   */
+  async function homeReadInTwoRounds(home: string) {
+    const items = [{ zpid: home }, { zpid: home, max_age: 3600 }];
+    const job = newJobRecord(x.id, items.length, { options: { raw: false, maxAge: 0 } });
+    await jobs.create(job, [items]);
+    limits.refuse = 1;
+    expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+    expect(limits.refuse).toBe(0);
+    expect((await linesOf(job.id)).map((l) => [l.index, l.meta.credits])).toEqual([[1, 1]]);
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    // A read made now is younger than the one round 0 made (max_age 0 takes nothing older).
+    await sleep(5);
+    return job;
+  }
+
+  it("a round that reads a home an earlier round charged charges under its own id: its re-run reports its dead run's charge", async () => {
+    const home = HOMES[1]!;
+    const job = await homeReadInTwoRounds(home);
+    // Round 1 reads and charges the home again, and dies before its settle.
+    await expect(runChunk(svc.app.core, dying(jobs), job, x, 0)).rejects.toThrow('worker died');
+    expect(await chargesOfJob(job.id)).toHaveLength(2);
+    // Its re-run answers the item from that read (fresh for the round): the dead run's charge is its own.
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    expect((await linesOf(job.id)).map((l) => l.meta.credits)).toEqual([1, 1]);
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, credits: 2 });
+    const charges = await chargesOfJob(job.id);
+    expect(charges).toHaveLength(2);
+    expect(new Set(charges.map((e) => e.reservationId)).size).toBe(2);
+    expect(await store.chargesOf(chunkRequestId(job.id, 0))).toHaveLength(2);
+  });
+
+  it("a round that reads a home an earlier round charged: its re-run charges its dead run's unbilled read", async () => {
+    const home = HOMES[2]!;
+    const job = await homeReadInTwoRounds(home);
+    // Round 1 reads and caches the home again; its charge is lost before it is recorded: the run fails.
+    faults.loseCommits = 1;
+    await expect(runChunk(svc.app.core, jobs, job, x, 0)).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(faults.loseCommits).toBe(0);
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    // Its re-run answers the item from that read and charges it, under the reservation the dead run held.
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    expect((await linesOf(job.id)).map((l) => l.meta)).toMatchObject([
+      { credits: 1, cached: false },
+      { credits: 1, cached: false },
+    ]);
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, credits: 2 });
+    const charges = await chargesOfJob(job.id);
+    expect(charges.map((e) => e.cacheKey)).toEqual([`zpid:${home}`, `zpid:${home}`]);
+    expect(new Set(charges.map((e) => e.reservationId)).size).toBe(2);
   });
 });

@@ -207,7 +207,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     for (const zpid of [mine, theirs])
       expect((await svc.get(`/v1/portal/property?zpid=${zpid}&max_age=0`, ACCOUNTS.y.key)).body.meta.credits).toBe(1);
     const [entry] = await store.getEntries([`zpid:${mine}`]);
-    await store.putEntry(`zpid:${mine}`, { ...entry!, readBy: `job:${job.id}:0|zpid:${mine}` }, null, 3600_000);
+    await store.putEntry(`zpid:${mine}`, { ...entry!, readBy: `job:${job.id}:0|r0|zpid:${mine}` }, null, 3600_000);
     const before = (await store.usage(x.id, periodOf())).used;
 
     expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
@@ -221,7 +221,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     ]);
     const charges = (await store.ledger(x.id)).filter((e) => e.requestId === `job:${job.id}:0`);
     expect(charges.map((e) => [e.reservationId, e.cacheKey])).toEqual([
-      [`job:${job.id}:0|zpid:${mine}`, `zpid:${mine}`],
+      [`job:${job.id}:0|r0|zpid:${mine}`, `zpid:${mine}`],
     ]);
     expect((await store.usage(x.id, periodOf())).used).toBe(before + 1);
     // Run again (a second re-run): nothing more is charged.

@@ -28,7 +28,8 @@ import type { RedisKeys } from './keys.js';
 const BUDGET_KEY_TTL_MS = 48 * 3600_000;
 /**
  * How long a request's charges are found by its id (chargesOf, voidReservation): a lost answer is taken back
- * within the request's life, a job chunk's re-run comes within its lock's time.
+ * within the request's life, a job chunk's re-run comes within its lock's time and its next round within a day
+ * (each charge renews it).
  */
 const CHARGES_TTL_MS = 48 * 3600_000;
 const SWEEP_BATCH = 500;
