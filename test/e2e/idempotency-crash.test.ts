@@ -18,10 +18,12 @@ import { startInstance, type Instance } from '../helpers/instance.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import type { ReplayServer } from '../helpers/service.js';
 
-// Renewed every third: `a` must keep its reservations (and the key) while it runs; at 1 s a stall of its
-// event loop of about 700 ms (a loaded machine) would lapse the first home's reservation before its commit,
-// which would then charge nothing (the test waiting for that charge forever). The retry waits about one
-// lease for the claim to lapse.
+// The lease of `a`, the instance killed: the retry waits about this long for its claim (and the second
+// home's reservation and lock) to lapse. Renewed every third of it: the one thing that must outlast it is
+// `a`'s own run up to its first home's charge, from that home's reservation (at 1 s a stall of `a`'s event
+// loop of about 700 ms, a loaded machine, lapsed it before the commit, which then charged nothing). `b`'s
+// lease is long: nothing waits for it to lapse, and its own reservation, lock and claim must hold while it
+// runs the retry (which waits out `a`'s lease).
 const LEASE_TTL_MS = 2000;
 const SECRET = 'idem-crash-secret';
 const ACCOUNT = { key: 'idem_crash_key_0001', plan: 'free' as const, allotment: 2 };
@@ -48,10 +50,15 @@ beforeAll(async () => {
     API_KEY_SECRET: SECRET,
     PORTAL_ORIGIN: origin,
     PORTAL_SUGGEST_URL: site.suggestUrl,
-    LEASE_TTL_MS: String(LEASE_TTL_MS),
-    REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
   });
-  [a, b] = await Promise.all([startInstance(env(gate.origin)), startInstance(env(site.origin))]);
+  [a, b] = await Promise.all([
+    startInstance({
+      ...env(gate.origin),
+      LEASE_TTL_MS: String(LEASE_TTL_MS),
+      REDIS_COMMAND_TIMEOUT_MS: String(Math.floor(LEASE_TTL_MS / 3)),
+    }),
+    startInstance({ ...env(site.origin), LEASE_TTL_MS: '15000', REDIS_COMMAND_TIMEOUT_MS: '5000' }),
+  ]);
   store = await RedisStore.connect(redis.url, { prefix });
 });
 afterAll(async () => {

@@ -300,8 +300,10 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
   it('a run longer than its lease keeps its claim (renewed with the other leases): a retry after several leases still waits for it', async () => {
     // A short lease (renewed every 100 ms), so several pass while the first run is held at the gate; the
     // store's time moves 100 ms a beat, so a beat that fires late (a stalled event loop) lapses nothing.
+    // (The command timeout is only the third config.ts asks of a lease: this store is in memory.)
     const watched = new WatchedStore(100);
     const short = await startTestService({
+      inProcess: true,
       store: watched,
       replayServer: site,
       accounts: ACCOUNTS,

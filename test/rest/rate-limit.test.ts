@@ -2,7 +2,7 @@
 // and live lookups at once; 429 rate_limited in the envelope with retry-after; the IETF RateLimit-Policy
 // and RateLimit headers; on one real Redis, shared by two instances. Windows are pinned by the service
 // clock (memory) or checked for a roll-over (Redis); the live cap is held by a gate, never a sleep.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { authenticate, hashApiKey, seededAccountId } from '../../src/accounts/index.js';
@@ -10,6 +10,7 @@ import { MemoryRateLimiter, RedisRateLimiter } from '../../src/accounts/rate-lim
 import { startReplayServer } from '../../src/replay/server.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { startGatedProxy } from '../helpers/gated-proxy.js';
+import { watchKeys } from '../helpers/key-events.js';
 import { disposeRedisServer, freePort, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
@@ -495,6 +496,27 @@ describe('on one Redis, two instances share the limits', () => {
     throw new Error('the window rolled over twice during the test');
   });
 
+  /** Counts the live-slot holds `limiter` was refused on Redis (a waiter's tries): a gate for the test. */
+  const countingRefusals = (limiter: RedisRateLimiter) => {
+    type Hold = (...args: unknown[]) => Promise<number>;
+    const scripts = (limiter as unknown as { scripts: { plLiveHold: Hold } }).scripts;
+    const hold = scripts.plLiveHold.bind(scripts);
+    const counted = { count: 0, waiters: [] as Array<{ n: number; wake: () => void }> };
+    scripts.plLiveHold = async (...args) => {
+      const got = await hold(...args);
+      if (got === 0) counted.count += 1;
+      for (const w of counted.waiters.filter((x) => x.n <= counted.count)) w.wake();
+      return got;
+    };
+    return {
+      get count() {
+        return counted.count;
+      },
+      refused: (n: number): Promise<void> =>
+        counted.count >= n ? Promise.resolve() : new Promise((wake) => counted.waiters.push({ n, wake })),
+    };
+  };
+
   const limiterOn = (leaseTtlMs: number, maxLive: number, lines: unknown[] = []) =>
     new RedisRateLimiter(
       { perMinute: 50, maxLive },
@@ -552,28 +574,41 @@ describe('on one Redis, two instances share the limits', () => {
   });
 
   it('a slot that lapsed during a stall is added back by the next renewal; its release removes it', async () => {
-    const limiter = limiterOn(300, 2);
+    // Renewed every second; the slot never lapses on its own here (the test deletes it), so its release is
+    // what empties the set: zrem, not expired.
+    const limiter = limiterOn(3000, 2);
     const client = new Redis(redis.url);
     const key = 'rl-unit:rl:{stalled}:live';
+    const slots = await watchKeys(redis.url, key);
+    const since = (n: number) => slots.of(key).slice(n);
     try {
       const release = await limiter.holdLive('stalled');
       expect(typeof release).toBe('function');
       expect(await client.zcard(key)).toBe(1);
       // As if the renewals had not reached Redis for longer than the ttl.
       await client.del(key);
-      await vi.waitFor(async () => expect(await client.zcard(key)).toBe(1), { timeout: 5000, interval: 20 });
+      await slots.until(() => slots.of(key).includes('del'));
+      const deleted = slots.of(key).length;
+      // The next renewal adds it back.
+      await slots.until(() => since(deleted).includes('zadd'));
+      expect(await client.zcard(key)).toBe(1);
+      const renewed = slots.of(key).length;
       release!();
-      await vi.waitFor(async () => expect(await client.zcard(key)).toBe(0), { timeout: 5000, interval: 20 });
+      await slots.until(() => since(renewed).includes('zrem'));
+      expect(await client.zcard(key)).toBe(0);
+      expect(slots.of(key)).not.toContain('expired');
     } finally {
+      await slots.close();
       client.disconnect();
       await limiter.close();
     }
   });
 
   it('a waiter gets the slot another instance releases, and gives up when its signal aborts', async () => {
-    // Slots that must stay held while the test looks (renewed every third of the lease): 3 s, not 900 ms,
-    // so a stalled event loop (a loaded machine) does not lapse one and hand it to the other instance.
-    const [one, two] = [limiterOn(3000, 1), limiterOn(3000, 1)];
+    // Slots that must stay held while the other instance is refused: a long lease (nothing waits for one to
+    // lapse), which a stalled event loop (a loaded machine) does not lapse and hand to the other instance.
+    const [one, two] = [limiterOn(60_000, 1), limiterOn(60_000, 1)];
+    const refusals = countingRefusals(two);
     try {
       const held = await one.holdLive('shared');
       expect(typeof held).toBe('function');
@@ -582,7 +617,10 @@ describe('on one Redis, two instances share the limits', () => {
       const refused = two.holdLive('shared', giveUp.signal);
       giveUp.abort();
       expect(await refused).toBeNull();
+      // The waiter is refused on Redis at least once (it waits) before the slot is released.
+      const before = refusals.count;
       const waiting = two.holdLive('shared', new AbortController().signal);
+      await refusals.refused(before + 1);
       held!();
       const got = await waiting;
       expect(typeof got).toBe('function');
@@ -598,11 +636,13 @@ describe('on one Redis, two instances share the limits', () => {
     const [a, b] = services as [TestService, TestService];
     const proxy = await startGatedProxy(replay.origin);
     const gatedA = await startTestService({
+      inProcess: true,
       store: a.store,
       replayServer: replay,
       env: { PORTAL_ORIGIN: proxy.origin, REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
     });
     const gatedB = await startTestService({
+      inProcess: true,
       store: b.store,
       replayServer: replay,
       env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
@@ -615,14 +655,19 @@ describe('on one Redis, two instances share the limits', () => {
       expect(refused.status).toBe(429);
       expect(refused.body.error.details).toMatchObject({ limit: 'live_lookups', max_live: 1 });
       const client = new Redis(redis.url);
+      const slots = `rl-test:rl:{${seededAccountId(hashApiKey(key, gatedA.config.apiKeySecret))}}:live`;
+      const events = await watchKeys(redis.url, slots);
       try {
-        const slots = `rl-test:rl:{${seededAccountId(hashApiKey(key, gatedA.config.apiKeySecret))}}:live`;
         expect(await client.zcard(slots)).toBe(1);
         proxy.open();
         expect((await held).status).toBe(200);
-        // The release reaches Redis (after the answer: it is not waited for).
-        await vi.waitFor(async () => expect(await client.zcard(slots)).toBe(0), { timeout: 5000, interval: 20 });
+        // The release reaches Redis (after the answer: it is not waited for), as a zrem: the slot's lease
+        // (LEASE_TTL_MS, 5 s) has not lapsed.
+        await events.until(() => events.of(slots).includes('zrem'));
+        expect(await client.zcard(slots)).toBe(0);
+        expect(events.of(slots)).not.toContain('expired');
       } finally {
+        await events.close();
         client.disconnect();
       }
     } finally {
