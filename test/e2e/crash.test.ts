@@ -244,8 +244,8 @@ describe('a live holder keeps its leases however long its read takes', () => {
     // Renewed every third of the lease (2 s), which the test counts as Redis sees them; nothing waits for
     // the lease to lapse, so it is long enough that a stalled event loop (a loaded machine) does not lapse it.
     const env = { PORTAL_ORIGIN: proxy.origin, LEASE_TTL_MS: '6000', REDIS_COMMAND_TIMEOUT_MS: '2000' };
-    services.push(await startTestService({ inProcess: true, store: storeA, replayServer: site, accounts, env }));
-    services.push(await startTestService({ inProcess: true, store: b.store, replayServer: site, accounts, env }));
+    services.push(await startTestService({ store: storeA, replayServer: site, accounts, env }));
+    services.push(await startTestService({ store: b.store, replayServer: site, accounts, env }));
     const path = `/v1/portal/property?zpid=${HOMES[1]}`;
     // Every read of the home is held at the site until released: A's, and B's, were B to take the lock over.
     const release = proxy.hold(`${HOMES[1]}_zpid`);
@@ -300,7 +300,6 @@ describe('a live holder whose lock lapsed mid-read (issue 9, review)', () => {
     // A reads through the held site; B reads the site directly.
     services.push(
       await startTestService({
-        inProcess: true,
         store: storeA,
         replayServer: site,
         accounts,
@@ -309,7 +308,6 @@ describe('a live holder whose lock lapsed mid-read (issue 9, review)', () => {
     );
     services.push(
       await startTestService({
-        inProcess: true,
         store: storeB,
         replayServer: site,
         accounts,

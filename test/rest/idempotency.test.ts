@@ -303,7 +303,6 @@ describe('POST /v1/portal/batch with an Idempotency-Key', () => {
     // (The command timeout is only the third config.ts asks of a lease: this store is in memory.)
     const watched = new WatchedStore(100);
     const short = await startTestService({
-      inProcess: true,
       store: watched,
       replayServer: site,
       accounts: ACCOUNTS,

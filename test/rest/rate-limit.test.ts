@@ -636,13 +636,11 @@ describe('on one Redis, two instances share the limits', () => {
     const [a, b] = services as [TestService, TestService];
     const proxy = await startGatedProxy(replay.origin);
     const gatedA = await startTestService({
-      inProcess: true,
       store: a.store,
       replayServer: replay,
       env: { PORTAL_ORIGIN: proxy.origin, REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
     });
     const gatedB = await startTestService({
-      inProcess: true,
       store: b.store,
       replayServer: replay,
       env: { REDIS_URL: redis.url, REDIS_PREFIX: 'rl-test:', MAX_LIVE_PER_KEY: '1' },
