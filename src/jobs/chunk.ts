@@ -85,61 +85,84 @@ export async function runChunk(
   // charge. Found under the chunk's request id (one store read, not the ledger), by a run that follows another
   // run of the chunk (a re-run, or a later round); the first run of a fresh chunk has none to find.
   const follows = start.rerun || start.round > 0;
-  const charges = follows ? await deps.store.chargesOf(requestId) : [];
-  const owed = chargesOwed(charges, start.billed);
-  // This run's own charges are among them: they are reported as they are, not owed again.
-  for (const r of results.values())
-    if (r.ok && r.meta.credits > 0) owed.set(r.entryKey, (owed.get(r.entryKey) ?? 0) - 1);
+  let charges = follows ? await deps.store.chargesOf(requestId) : [];
   const charged = new Set(charges.map((e) => e.reservationId));
   const items = new Map(pending.map((index) => [index, parseBatchItem(raw[index - base])]));
   const held = pending.filter((index) => isCapped(results.get(index)!));
   // Items still refused for the background slots after their wait run in the next round, soon.
   const refused = pending.filter((index) => isRefusedForNow(results.get(index)!));
-  const lines: string[] = [];
-  const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
-  let adopted = 0;
-  const billed: string[] = [];
-  for (const index of pending) {
-    const r = results.get(index)!;
-    if (isCapped(r) || isRefusedForNow(r) || (cancelled && isUnread(r))) continue;
-    let meta: LookupMeta | undefined;
-    if (r.ok) {
-      meta = r.meta;
-      const left = owed.get(r.entryKey) ?? 0;
-      // A read of this chunk's: not cached for the job, whenever it was made (age_seconds says when).
-      if (meta.credits === 0 && left > 0) {
-        owed.set(r.entryKey, left - 1);
-        adopted += 1;
-        meta = { ...meta, credits: 1, cached: false };
-      } else if (
-        meta.credits === 0 &&
-        start.rerun &&
-        (await chargeUnbilledRead(deps, account, requestId, start.round, items.get(index)!, r.entryKey, charged))
-      ) {
-        // The dead run read and cached this home but died before its charge: that read is charged now.
-        meta = { ...meta, credits: 1, cached: false };
-      }
-      if (meta.credits === 1) billed.push(r.entryKey);
-      counts.succeeded += 1;
-      counts.credits += meta.credits;
-      if (meta.cached) counts.cache_hits += 1;
-    } else counts.failed += 1;
-    counts.done += 1;
-    lines.push(batchItemJson(r, index, meta));
-  }
   const final = cancelled || (held.length === 0 && refused.length === 0);
-  const newText = lines.map((l) => `${l}\n`).join('');
-  const write: ChunkWrite = {
-    round: start.round,
-    final,
-    text: final ? mergeLines(start.partial, lines) : newText,
-    counts,
-    held: held.length,
-    waitingUntil: final && cancelled ? null : held.length === 0 ? null : nextUtcMidnight(deps.clock()).toISOString(),
-    billed,
-    now: deps.clock().toISOString(),
+  // Items whose dead run's read this run charged (chargeUnbilledRead): this run's own charges, in every write.
+  const chargedHere = new Set<number>();
+
+  /** This run's write, given the chunk's settled lines and billed keys and its charges as last read. */
+  const compose = async (partial: string, billedBefore: string[]) => {
+    const owed = chargesOwed(charges, billedBefore);
+    // This run's own charges are among them: they are reported as they are, not owed again.
+    for (const [index, r] of results)
+      if (r.ok && (r.meta.credits > 0 || chargedHere.has(index))) owed.set(r.entryKey, (owed.get(r.entryKey) ?? 0) - 1);
+    const lines: string[] = [];
+    const counts = { done: 0, succeeded: 0, failed: 0, cache_hits: 0, credits: 0 };
+    let adopted = 0;
+    const billed: string[] = [];
+    for (const index of pending) {
+      const r = results.get(index)!;
+      if (isCapped(r) || isRefusedForNow(r) || (cancelled && isUnread(r))) continue;
+      let meta: LookupMeta | undefined;
+      if (r.ok) {
+        meta = r.meta;
+        const left = owed.get(r.entryKey) ?? 0;
+        if (chargedHere.has(index)) meta = { ...meta, credits: 1, cached: false };
+        // A read of this chunk's: not cached for the job, whenever it was made (age_seconds says when).
+        else if (meta.credits === 0 && left > 0) {
+          owed.set(r.entryKey, left - 1);
+          adopted += 1;
+          meta = { ...meta, credits: 1, cached: false };
+        } else if (
+          meta.credits === 0 &&
+          start.rerun &&
+          (await chargeUnbilledRead(deps, account, requestId, start.round, items.get(index)!, r.entryKey, charged))
+        ) {
+          // The dead run read and cached this home but died before its charge: that read is charged now.
+          chargedHere.add(index);
+          meta = { ...meta, credits: 1, cached: false };
+        }
+        if (meta.credits === 1) billed.push(r.entryKey);
+        counts.succeeded += 1;
+        counts.credits += meta.credits;
+        if (meta.cached) counts.cache_hits += 1;
+      } else counts.failed += 1;
+      counts.done += 1;
+      lines.push(batchItemJson(r, index, meta));
+    }
+    const write: ChunkWrite = {
+      round: start.round,
+      final,
+      text: final ? mergeLines(partial, lines) : lines.map((l) => `${l}\n`).join(''),
+      counts,
+      held: held.length,
+      waitingUntil: final && cancelled ? null : held.length === 0 ? null : nextUtcMidnight(deps.clock()).toISOString(),
+      billed,
+      billedSeen: billedBefore.length,
+      now: deps.clock().toISOString(),
+    };
+    return { write, adopted };
   };
-  if (!(await jobs.settleChunk(job.id, chunk, write))) {
+
+  let { write, adopted } = await compose(start.partial, start.billed);
+  let answer = await jobs.settleChunk(job.id, chunk, write);
+  // The chunk's billed keys changed since this run read them: a run of an earlier round whose settle was
+  // refused moved a charge onto the settled lines (adjustChunk), a charge this run may have taken as owed to
+  // it. The lines, billed keys and charges are read again and what this run reports is recomputed (its
+  // lookups stand), so the charge is reported once; an adjust after this settle finds nothing owed.
+  for (let attempt = 1; answer === 'billed_changed'; attempt += 1) {
+    if (attempt > 10) throw new Error(`job ${job.id} chunk ${chunk}: settle kept losing to adjusts`);
+    const now = await jobs.readSettled(job.id, chunk);
+    if (follows) charges = await deps.store.chargesOf(requestId);
+    ({ write, adopted } = await compose(now.text, now.billed));
+    answer = await jobs.settleChunk(job.id, chunk, write);
+  }
+  if (answer === 'refused') {
     // Another run of this round settled first (a lapsed lock ran the chunk twice at once): a charge this
     // run made that the settled lines do not show is moved onto them, so results and bill agree.
     const mine = new Map<string, number>();

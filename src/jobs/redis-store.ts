@@ -16,6 +16,7 @@ import {
   type JobRecord,
   type JobRefusal,
   type JobStore,
+  type SettleAnswer,
 } from './store.js';
 import { JOB_TTL_MS, type JobStatus } from './types.js';
 
@@ -268,7 +269,7 @@ export class RedisJobStore implements JobStore {
     };
   }
 
-  async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
+  async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<SettleAnswer> {
     const c = w.counts;
     const applied = await this.#run(() =>
       this.#redis.jobSettle(
@@ -287,11 +288,23 @@ export class RedisJobStore implements JobStore {
         w.waitingUntil ?? '',
         w.billed.join(' '),
         w.now,
+        w.billedSeen,
       ),
     );
     // The write that completed the job returns its account: the job leaves the account's count.
     if (typeof applied === 'string') await this.release(applied, id);
-    return applied !== 0;
+    return applied === 0 ? 'refused' : applied === -1 ? 'billed_changed' : 'settled';
+  }
+
+  async readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[] }> {
+    const [text, billed] = await this.#run(() =>
+      this.#redis.jobReadSettled(
+        this.#key(id, 'job'),
+        this.#key(id, `chunk:${chunk}`),
+        this.#key(id, `results:${chunk}`),
+      ),
+    );
+    return { text, billed: billed ? billed.split(' ') : [] };
   }
 
   async adjustChunk(

@@ -52,8 +52,20 @@ export interface ChunkWrite {
   held: number;
   waitingUntil: string | null;
   billed: string[];
+  /**
+   * How many billed keys the chunk had when the run read them (its start, or readSettled): the write is refused
+   * (billed_changed) when more are there now, another run's adjustChunk having moved a charge onto settled lines.
+   */
+  billedSeen: number;
   now: string;
 }
+
+/**
+ * What became of a write: settled; refused (the job gone, the chunk done, or its round written by another run);
+ * or billed_changed (the round still open, but the chunk's billed keys are not those the run saw: the run reads
+ * them again with readSettled, recomputes what it reports and writes again).
+ */
+export type SettleAnswer = 'settled' | 'refused' | 'billed_changed';
 
 /** A change to a settled chunk (chunk.ts adoptCharges): its new lines, the keys it now bills too, counter deltas. */
 export interface ChunkAdjust {
@@ -98,8 +110,13 @@ export interface JobStore {
   list(accountId: string, limit: number, cursor: string | null): Promise<{ ids: string[]; next: string | null }>;
   items(id: string, chunk: number): Promise<unknown[]>;
   startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart>;
-  /** Applies the write unless this round was already written (false); the last running chunk of a cancelled job sets its finished_at. */
-  settleChunk(id: string, chunk: number, write: ChunkWrite): Promise<boolean>;
+  /**
+   * Applies the write unless this round was already written (refused) or the chunk's billed keys changed since
+   * the run read them (billed_changed: nothing written); the last running chunk of a cancelled job sets its finished_at.
+   */
+  settleChunk(id: string, chunk: number, write: ChunkWrite): Promise<SettleAnswer>;
+  /** The chunk's settled lines (all of them when done, else the partial lines of earlier rounds) and billed keys. */
+  readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[] }>;
   /**
    * Sets a queued or running job to `status` (cancelled, failed); returns whether it changed. A job
    * cancelled while chunks of it run gets its finished_at when the last of them settles (settleChunk);
@@ -277,10 +294,11 @@ export class MemoryJobStore implements JobStore {
     };
   }
 
-  async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<boolean> {
+  async settleChunk(id: string, chunk: number, w: ChunkWrite): Promise<SettleAnswer> {
     const j = this.#live(id);
     const c = j?.chunks[chunk];
-    if (!j || !c || c.done || c.round !== w.round) return false;
+    if (!j || !c || c.done || c.round !== w.round) return 'refused';
+    if (c.billed.length !== w.billedSeen) return 'billed_changed';
     for (const k of COUNTERS) j.job[k] += w.counts[k];
     j.job.waiting += w.held - c.held;
     c.held = w.held;
@@ -307,7 +325,12 @@ export class MemoryJobStore implements JobStore {
       !j.chunks.some((x) => !x.done && x.roundStart !== null)
     )
       j.job.finished_at = w.now;
-    return true;
+    return 'settled';
+  }
+
+  async readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[] }> {
+    const c = this.#live(id)?.chunks[chunk];
+    return { text: c ? (c.results ?? c.partial) : '', billed: [...(c?.billed ?? [])] };
   }
 
   async adjustChunk(

@@ -129,6 +129,7 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       held: 0,
       waitingUntil: null,
       billed: ['k'],
+      billedSeen: 0,
       now: '2026-01-01T00:00:00.000Z',
     });
 
@@ -142,14 +143,14 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       // The dead run's chunk, taken over: run again, and its settle makes the job final.
       const again = await store.startChunk(job.id, 0, Date.now(), iso);
       expect(again).toMatchObject({ state: 'run', rerun: true });
-      expect(await store.settleChunk(job.id, 0, write(0))).toBe(true);
+      expect(await store.settleChunk(job.id, 0, write(0))).toBe('settled');
       expect(await store.get(job.id)).toMatchObject({
         status: 'cancelled',
         finished_at: '2026-01-01T00:00:00.000Z',
         credits: 1,
         done: 1,
       });
-      expect(await store.settleChunk(job.id, 0, write(0))).toBe(false);
+      expect(await store.settleChunk(job.id, 0, write(0))).toBe('refused');
     });
 
     it('lists the chunks whose round began and did not settle (a cancel keeps them queued)', async () => {
@@ -159,7 +160,7 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       await store.startChunk(job.id, 0, Date.now(), iso);
       await store.startChunk(job.id, 2, Date.now(), iso);
       expect(await store.begunChunks(job.id)).toEqual([0, 2]);
-      expect(await store.settleChunk(job.id, 2, write(0))).toBe(true);
+      expect(await store.settleChunk(job.id, 2, write(0))).toBe('settled');
       expect(await store.begunChunks(job.id)).toEqual([0]);
     });
 

@@ -1,5 +1,5 @@
 // A chunk's charges across its rounds (a round: one run, or a run and its re-runs after a crash, until the
-// chunk settles what it has and puts the rest off to the next round). Two defects a review found:
+// chunk settles what it has and puts the rest off to the next round). Three defects a review found:
 // 1. A charge a dead run made is owed to the job (reported on the first item answered from that home's entry
 //    without a charge). When its re-run put that item off (the key's background slots all held), the next
 //    round, not being a re-run, never looked for the charge: the ledger held a charge no result showed.
@@ -8,6 +8,9 @@
 //    the first in the request's charges (chargesOf missed one: a re-run of that round did not report its dead
 //    run's charge); on both stores a re-run took its dead run's unbilled read for the earlier round's charge
 //    and never charged it. Ids now name the round: the same in a round's re-runs, another in each round.
+// 3. A charge a run of an earlier round moved onto that round's settled lines (its settle refused) while a run
+//    of the next round, which had read the charge as owed, was under way: both reported it. A settle is now
+//    refused when the chunk's billed keys changed since the run read them; the run reads them again.
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,4 +225,109 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     expect(charges.map((e) => e.cacheKey)).toEqual([`zpid:${home}`, `zpid:${home}`]);
     expect(new Set(charges.map((e) => e.reservationId)).size).toBe(2);
   });
+
+  /** The job store of one run, pausing before its settle until `go` (`at` resolves when it gets there). */
+  function pausedBeforeSettle(jobs: JobStore) {
+    let reached!: () => void;
+    let release!: () => void;
+    const at = new Promise<void>((r) => (reached = r));
+    const go = new Promise<void>((r) => (release = r));
+    const store = new Proxy(jobs, {
+      get(target, p) {
+        if (p === 'settleChunk')
+          return async (...a: Parameters<JobStore['settleChunk']>) => {
+            reached();
+            await go;
+            return target.settleChunk(...a);
+          };
+        const v = Reflect.get(target, p, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    return { store, at, release };
+  }
+
+  /** The job store of a run that waits after its start until `release` (`at` resolves when it gets there). */
+  function pausedAfterStart(jobs: JobStore) {
+    let reached!: () => void;
+    let release!: () => void;
+    const at = new Promise<void>((r) => (reached = r));
+    const go = new Promise<void>((r) => (release = r));
+    const store = new Proxy(jobs, {
+      get(target, p) {
+        if (p === 'startChunk')
+          return async (...a: Parameters<JobStore['startChunk']>) => {
+            const r = await target.startChunk(...a);
+            reached();
+            await go;
+            return r;
+          };
+        const v = Reflect.get(target, p, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    return { store, at, release };
+  }
+
+  // A run of round 0 whose lock lapsed (X) charges a home after a re-run of the round (Y) settled it, not
+  // final; its settle is refused and it moves the charge onto round 0's settled lines (adjustChunk). A run of
+  // round 1 (Z) that started before that move, and read the charge, also reported it: the charge twice. The
+  // move after Z's settle finds the charge on Z's line: nothing to move.
+  it.each(['before', 'after'] as const)(
+    "a charge a refused run moves onto an earlier round's lines %s the next round settles is reported once",
+    async (order) => {
+      const home = HOMES[order === 'before' ? 3 : 4]!;
+      const key = `zpid:${home}`;
+      // The home cached two hours ago (another account's read): fresh for a day's max_age, not for an hour's.
+      const theirs = await svc.get(`/v1/portal/property?zpid=${home}`, ACCOUNTS.y.key);
+      expect(theirs.body.meta).toMatchObject({ credits: 1, cached: false });
+      const [entry] = await store.getEntries([key]);
+      await store.putEntry(key, { ...entry!, storedAt: Date.now() - 2 * 3600_000 }, null, 86_400_000);
+      const items = [
+        { zpid: home, max_age: 86_400 },
+        { zpid: home, max_age: 3600 },
+      ];
+      const job = newJobRecord(x.id, items.length);
+      await jobs.create(job, [items]);
+
+      // X starts round 0 and waits; Y re-runs it with the key's background slots all held: the first item a
+      // hit (no charge), the second put off. Round 0 settles, not final.
+      const xStart = pausedAfterStart(jobs);
+      const xSettle = pausedBeforeSettle(xStart.store);
+      const runX = runChunk(svc.app.core, xSettle.store, job, x, 0);
+      await xStart.at;
+      limits.refuse = Infinity;
+      expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+      limits.refuse = 0;
+      expect((await linesOf(job.id)).map((l) => [l.index, l.meta.credits])).toEqual([[0, 0]]);
+      expect(await chargesOfJob(job.id)).toHaveLength(0);
+
+      // X goes on: it reads the home live (the hour's max_age), charges it, and waits before its settle.
+      xStart.release();
+      await xSettle.at;
+      expect(await chargesOfJob(job.id)).toHaveLength(1);
+      // Z runs round 1: the second item a hit on X's read; it finds X's charge, not yet on a settled line.
+      const zSettle = pausedBeforeSettle(jobs);
+      const runZ = runChunk(svc.app.core, zSettle.store, job, x, 0);
+      await zSettle.at;
+      if (order === 'before') {
+        // X's settle is refused (round 0 settled): it moves its charge onto round 0's line; then Z settles.
+        xSettle.release();
+        expect(await runX).toEqual({ kind: 'done', completed: false });
+        zSettle.release();
+        expect(await runZ).toEqual({ kind: 'done', completed: true });
+      } else {
+        zSettle.release();
+        expect(await runZ).toEqual({ kind: 'done', completed: true });
+        xSettle.release();
+        expect(await runX).toEqual({ kind: 'done', completed: false });
+      }
+
+      // One charge, on one line, counted once.
+      expect(await chargesOfJob(job.id)).toHaveLength(1);
+      expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, succeeded: 2, credits: 1 });
+      const credits = (await linesOf(job.id)).map((l) => l.meta.credits);
+      expect(credits).toEqual(order === 'before' ? [1, 0] : [0, 1]);
+    },
+  );
 });
