@@ -169,7 +169,13 @@ describe('a read that runs out of time answers from the last good record (upstre
     const store = new MemoryStore(() => now);
     const common = { replayServer: replay, store, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin } };
     reader = await startTestService(common);
-    svc = await startTestService({ ...common, timeLimits: limits });
+    // The site client's own time for a read (its budget, never more than LOOKUP_TIMEOUT_MS) is past the
+    // test's own timeout: the held page's read ends only when the test passes the lookup timeout.
+    svc = await startTestService({
+      ...common,
+      env: { ...common.env, LOOKUP_TIMEOUT_MS: '120000', PORTAL_SELF_HOSTED_BUDGET_MS: '120000' },
+      timeLimits: limits,
+    });
   });
   afterAll(async () => {
     proxy.open();

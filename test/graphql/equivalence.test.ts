@@ -410,9 +410,13 @@ describe('single lookups: same data, meta, billing and errors', () => {
 
   describe('the site fails: a read slower than the lookup timeout', () => {
     // A pair of its own: each face's read is held at its site, and its lookup timeout passed by the test.
+    // The site client's own time for a read (its budget, never more than LOOKUP_TIMEOUT_MS) is past the
+    // test's own timeout: a held read ends only when its lookup timeout is passed.
     let pair: [GatedFace, GatedFace];
     beforeAll(async () => {
-      pair = await startGatedPair({}, ['lookup_timeout']);
+      pair = await startGatedPair({ LOOKUP_TIMEOUT_MS: '120000', PORTAL_SELF_HOSTED_BUDGET_MS: '120000' }, [
+        'lookup_timeout',
+      ]);
     });
     afterAll(() => closeGated(pair ?? []));
 

@@ -11,6 +11,13 @@ const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${
 const WALL = fixture('blocked-press-and-hold-2025-04.html');
 const HOME_PAGE = fixture('hdp-2146993218-condo-for-sale-2024.html');
 
+/**
+ * The site client's own time for a read (its budget, never more than LOOKUP_TIMEOUT_MS) set past the
+ * test's own timeout: a read held at the site ends only when the test passes the lookup timeout, so the
+ * slow-read case fails if that limit does not end it.
+ */
+const PAST_THE_TEST = { LOOKUP_TIMEOUT_MS: '120000', PORTAL_SELF_HOSTED_BUDGET_MS: '120000' };
+
 let svc: TestService;
 let site: ReplayServer;
 /** The site behind an open gate: the slow read's page is held there. */
@@ -24,7 +31,7 @@ beforeEach(async () => {
   svc = await startTestService({
     inProcess: true,
     replayServer: site,
-    env: { PORTAL_ORIGIN: gate.origin },
+    env: { PORTAL_ORIGIN: gate.origin, ...PAST_THE_TEST },
     timeLimits: limits,
   });
 });
