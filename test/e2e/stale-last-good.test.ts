@@ -2,8 +2,9 @@
 // - the last good record survives an incomplete read: the site serves the home whole, then with a
 //   section the mapper cannot read (cached briefly, incomplete), then the bot wall: the stale answer
 //   is the complete record, not the incomplete one (never a last good record) nor an error;
-// - a read that runs out of time (upstream_timeout): the site's page is held at a gate past
-//   LOOKUP_TIMEOUT_MS, and the last good record answers, stale, free.
+// - a read that runs out of time (upstream_timeout): the site's page is held at a gate, the lookup
+//   timeout passed by the test once the page's request is there, and the last good record answers,
+//   stale, free.
 // The service clock (and the memory store's) is the test's: entries are made old by moving it.
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -17,6 +18,7 @@ import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { recordedPage } from '../helpers/replay.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { HeldTimeLimits } from '../helpers/time-limits.js';
 
 type Json = Record<string, unknown>;
 const WALL = readFileSync(
@@ -154,18 +156,26 @@ describe.each(['memory', 'redis'] as const)('an incomplete read keeps the last g
 });
 
 describe('a read that runs out of time answers from the last good record (upstream_timeout)', () => {
-  // Two instances on one store: `reader` (the default LOOKUP_TIMEOUT_MS) makes the first read, so a busy
-  // machine cannot time it out; `svc` times out after 1 s, its page held at the gate for longer.
+  // Two instances on one store: `reader` makes the first read (the default LOOKUP_TIMEOUT_MS, a minute);
+  // `svc` holds its lookup timeout, passed by the test once the page's request is held at the gate, so
+  // each limit it passes is its one lookup's under test. No read here is cut short by the clock.
   let reader: TestService;
   let svc: TestService;
   let proxy: GatedProxy;
+  const limits = new HeldTimeLimits('lookup_timeout');
   let now = Date.parse('2026-06-01T12:00:00.000Z');
   beforeAll(async () => {
     proxy = await startGatedProxy(replay.origin, { open: true });
     const store = new MemoryStore(() => now);
-    const common = { replayServer: replay, store, clock: () => new Date(now) };
-    reader = await startTestService({ ...common, env: { PORTAL_ORIGIN: proxy.origin } });
-    svc = await startTestService({ ...common, env: { PORTAL_ORIGIN: proxy.origin, LOOKUP_TIMEOUT_MS: '1000' } });
+    const common = { replayServer: replay, store, clock: () => new Date(now), env: { PORTAL_ORIGIN: proxy.origin } };
+    reader = await startTestService(common);
+    // The site client's own time for a read (its budget, never more than LOOKUP_TIMEOUT_MS) is past the
+    // test's own timeout: the held page's read ends only when the test passes the lookup timeout.
+    svc = await startTestService({
+      ...common,
+      env: { ...common.env, LOOKUP_TIMEOUT_MS: '120000', PORTAL_SELF_HOSTED_BUDGET_MS: '120000' },
+      timeLimits: limits,
+    });
   });
   afterAll(async () => {
     proxy.open();
@@ -174,6 +184,20 @@ describe('a read that runs out of time answers from the last good record (upstre
     await proxy?.close();
   });
 
+  /** `path`'s answer, its page held at the gate until the lookup timeout is passed, once the page's request is there. */
+  const timedOut = async (path: string) => {
+    const arrived = proxy.paths.filter((p) => p.includes(PAGE.path)).length;
+    const answer = svc.get(path);
+    await Promise.race([
+      proxy.received(PAGE.path, arrived + 1),
+      answer.then(() => {
+        throw new Error('answered before the page was asked for');
+      }),
+    ]);
+    expect(limits.pass('lookup_timeout')).toBe(1);
+    return answer;
+  };
+
   it('the page held at the gate past LOOKUP_TIMEOUT_MS: 200 stale, stale_reason upstream_timeout, free; stale=false → 504', async () => {
     const first = await reader.get(`/v1/portal/property?zpid=${ZPID}`);
     expect(first.body.meta).toMatchObject({ credits: 1, cached: false });
@@ -181,7 +205,7 @@ describe('a read that runs out of time answers from the last good record (upstre
     now += 25 * HOUR;
     const release = proxy.hold(PAGE.path);
     try {
-      const r = await svc.get(`/v1/portal/property?zpid=${ZPID}`);
+      const r = await timedOut(`/v1/portal/property?zpid=${ZPID}`);
       expect(r.status).toBe(200);
       expect(r.headers.get('x-cache')).toBe('STALE');
       expect(r.body.meta).toMatchObject({
@@ -192,7 +216,7 @@ describe('a read that runs out of time answers from the last good record (upstre
         age_seconds: 25 * 3600,
         fetched_at: first.body.meta.fetched_at,
       });
-      const optOut = await svc.get(`/v1/portal/property?zpid=${ZPID}&stale=false`);
+      const optOut = await timedOut(`/v1/portal/property?zpid=${ZPID}&stale=false`);
       expect(optOut.status).toBe(504);
       expect(optOut.body.error.code).toBe('upstream_timeout');
     } finally {

@@ -9,14 +9,19 @@ import { print } from 'graphql';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES, LookupError } from '../../src/contract/index.js';
 import { seedAccounts } from '../../src/accounts/index.js';
+import type { TimeLimitKind } from '../../src/lookup/index.js';
+import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore, type Store } from '../../src/store/index.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import {
   DEFAULT_ACCOUNTS,
   q,
   startTestService,
+  type ReplayServer,
   type TestService,
   type TestServiceOptions,
 } from '../helpers/service.js';
+import { HeldTimeLimits } from '../helpers/time-limits.js';
 import { gql, postGql } from './client.js';
 import {
   AccountDocument,
@@ -32,13 +37,12 @@ import { switchableStore, type Switch } from './switchable-store.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const HOME_URL = 'https://www.zillow.com/homedetails/6851-Roswell-Rd-APT-O31-Sandy-Springs-GA-30328/2146993218_zpid/';
-// Paid plans get no live lookup today (live_lookups_capped); the free plan is not capped. A live read
-// (the replay, then the page parsed in a worker thread) has 20 s, never cut short by a loaded machine;
-// the one test of a read slower than the lookup timeout has a pair of services of its own (SHORT_TIMEOUT).
-const ENV = { LOOKUP_TIMEOUT_MS: '20000', PAID_DAILY_LIVE_LOOKUP_BUDGET: '0' };
-/** The lookup timeout of the slow-read test's pair; its site answers only after SLOW_READ_MS, so the timeout's timer, set before the request, always fires first. */
-const SHORT_TIMEOUT = { LOOKUP_TIMEOUT_MS: '800' };
-const SLOW_READ_MS = 1500;
+// Paid plans get no live lookup today (live_lookups_capped); the free plan is not capped. The lookup
+// timeout is held (HeldTimeLimits) and never passed on the shared pair: no live read there is cut short
+// by a loaded machine. The tests of a limit (a read slower than the lookup timeout, a batch past its
+// deadline) have pairs of their own whose site holds the read (startGatedPair), and pass the limit
+// themselves once the read is held there, for each face's request.
+const ENV = { PAID_DAILY_LIVE_LOOKUP_BUDGET: '0' };
 const ACCOUNTS = {
   ...DEFAULT_ACCOUNTS,
   // A paid plan with nothing included and a spend limit of 0: every live lookup is spend_limit_reached.
@@ -66,6 +70,7 @@ async function startPair(
     into.push(sw);
     // No key cache: every request asks the store, so a store failing at authentication shows.
     return startTestService({
+      timeLimits: new HeldTimeLimits('lookup_timeout'),
       ...opts,
       env: { AUTH_CACHE_TTL_MS: '0', ...opts.env },
       store,
@@ -73,6 +78,62 @@ async function startPair(
     });
   };
   return Promise.all([start(), start()]);
+}
+
+/** One face of a pair whose site holds the reads a test names, and whose time limits the test passes. */
+interface GatedFace {
+  svc: TestService;
+  site: ReplayServer;
+  proxy: GatedProxy;
+  limits: HeldTimeLimits;
+}
+
+/** Two identical services (as startPair), each with its own site behind an open gate and its own held limits. */
+async function startGatedPair(env: Record<string, string>, held: TimeLimitKind[]): Promise<[GatedFace, GatedFace]> {
+  const start = async (): Promise<GatedFace> => {
+    const site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+    const proxy = await startGatedProxy(site.origin, { open: true });
+    const limits = new HeldTimeLimits(...held);
+    const svc = await startTestService({
+      replayServer: site,
+      accounts: ACCOUNTS,
+      env: { AUTH_CACHE_TTL_MS: '0', ...ENV, ...env, PORTAL_ORIGIN: proxy.origin },
+      clock: () => new Date(),
+      timeLimits: limits,
+    });
+    return { svc, site, proxy, limits };
+  };
+  return Promise.all([start(), start()]);
+}
+
+const closeGated = (pair: readonly GatedFace[]) =>
+  Promise.all(
+    pair.map(async (f) => {
+      await f.svc?.close();
+      await f.proxy?.close();
+      await f.site?.close();
+    }),
+  );
+
+/**
+ * `ask`'s answer on `face`, its read of `needle` held at the site until `kind` is passed: the limit is
+ * passed once the read has reached the site, and the read is let go once the answer is in.
+ */
+async function pastLimit<T>(face: GatedFace, needle: string, kind: TimeLimitKind, ask: () => Promise<T>): Promise<T> {
+  const release = face.proxy.hold(needle);
+  try {
+    const answer = ask();
+    await Promise.race([
+      face.proxy.received(needle),
+      answer.then(() => {
+        throw new Error(`answered before the read of ${needle} reached the site`);
+      }),
+    ]);
+    expect(face.limits.pass(kind)).toBe(1);
+    return await answer;
+  } finally {
+    release();
+  }
 }
 
 beforeAll(async () => {
@@ -320,15 +381,12 @@ describe('single lookups: same data, meta, billing and errors', () => {
   });
 
   describe.each([
-    ['a server error', { status: 503, body: 'oops' }, 'upstream_error', null],
-    ['a dropped connection', { closeSocket: true }, 'upstream_unreachable', null],
-    ['a read slower than the lookup timeout', { delayMs: SLOW_READ_MS }, 'upstream_timeout', SHORT_TIMEOUT],
-    ['rate limiting (429, retry-after 7)', { status: 429, headers: { 'retry-after': '7' } }, 'upstream_busy', null],
-  ])('the site fails: %s', (_name, fault, code, env) => {
+    ['a server error', { status: 503, body: 'oops' }, 'upstream_error'],
+    ['a dropped connection', { closeSocket: true }, 'upstream_unreachable'],
+    ['rate limiting (429, retry-after 7)', { status: 429, headers: { 'retry-after': '7' } }, 'upstream_busy'],
+  ])('the site fails: %s', (_name, fault, code) => {
     it(`→ ${code} on both, unbilled`, async () => {
-      const pair = env
-        ? await startPair({ env: { ...ENV, ...env }, accounts: ACCOUNTS }, [])
-        : ([rest, graph] as const);
+      const pair = [rest, graph] as const;
       const [r, g] = pair;
       try {
         const usedBefore = [
@@ -344,8 +402,39 @@ describe('single lookups: same data, meta, billing and errors', () => {
         expect(await charges(g)).toEqual(await charges(r));
       } finally {
         for (const s of pair) s.replay.faults.clear();
-        if (env) await Promise.all(pair.map((s) => s.close()));
       }
+    });
+  });
+
+  describe('the site fails: a read slower than the lookup timeout', () => {
+    // A pair of its own: each face's read is held at its site, and its lookup timeout passed by the test.
+    // The site client's own time for a read (its budget, never more than LOOKUP_TIMEOUT_MS) is past the
+    // test's own timeout: a held read ends only when its lookup timeout is passed.
+    let pair: [GatedFace, GatedFace];
+    beforeAll(async () => {
+      pair = await startGatedPair({ LOOKUP_TIMEOUT_MS: '120000', PORTAL_SELF_HOSTED_BUDGET_MS: '120000' }, [
+        'lookup_timeout',
+      ]);
+    });
+    afterAll(() => closeGated(pair ?? []));
+
+    it('→ upstream_timeout on both, unbilled', async () => {
+      const [r, g] = pair.map((f) => f.svc) as [TestService, TestService];
+      const used = async () => [
+        (await r.get('/v1/account')).body.data.used,
+        (await gql(g).request(AccountDocument)).account.used,
+      ];
+      const usedBefore = await used();
+      const needle = '/homedetails/777000001_zpid/';
+      const rAnswer = await pastLimit(pair[0], needle, 'lookup_timeout', () =>
+        r.get('/v1/portal/property?zpid=777000001'),
+      );
+      const gAnswer = await pastLimit(pair[1], needle, 'lookup_timeout', () =>
+        gql(g, g.keys.free!).request(PropertyDocument, { zpid: '777000001' }),
+      );
+      expect(expectSame({ r: rAnswer, g: gAnswer.property })).toBe('upstream_timeout');
+      expect(await used()).toEqual(usedBefore);
+      expect(await charges(g)).toEqual(await charges(r));
     });
   });
 
@@ -574,30 +663,23 @@ describe('batches: same results, meta and billing', () => {
 
 describe('a batch past its deadline: the same batch_deadline items', () => {
   const SLOW = '/homedetails/114303858_zpid/';
-  let pair: [TestService, TestService];
+  let pair: [GatedFace, GatedFace];
   beforeAll(async () => {
-    // One lookup at a time, a 1.5 s deadline, and a home that takes 5 s: the slow item is aborted at the
-    // deadline, the one queued behind it never starts. The deadline leaves the first item (a cache hit,
-    // served one at a time) room for a loaded machine's stall; 600 ms did not.
-    pair = await startPair(
-      {
-        env: { BATCH_DEADLINE_MS: '1500', BATCH_CONCURRENCY: '1', LOOKUP_TIMEOUT_MS: '10000' },
-        replay: { faults: { [SLOW]: { delayMs: 5000 } } },
-      },
-      [],
-    );
+    // One lookup at a time. On each face the deadline is passed by the test once the second item's read
+    // is held at the site: the first item (a cache hit) is then done, the second is aborted at the
+    // deadline, the one queued behind it never starts. The lookup timeout is held and never passed.
+    pair = await startGatedPair({ BATCH_CONCURRENCY: '1' }, ['batch_deadline', 'lookup_timeout']);
     // A cached home (read over REST on both: a single REST lookup has no deadline).
-    for (const s of pair) expect((await s.get('/v1/portal/property?zpid=2146993218')).status).toBe(200);
+    for (const { svc } of pair) expect((await svc.get('/v1/portal/property?zpid=2146993218')).status).toBe(200);
   });
-  afterAll(async () => {
-    await Promise.all(pair.map((s) => s.close()));
-  });
+  afterAll(() => closeGated(pair ?? []));
 
   it('aborted and never-started items fail alike, the cached one stands, nothing is billed', async () => {
     const [r, g] = pair;
     const items = [{ zpid: '2146993218' }, { zpid: '114303858' }, { zpid: '15192198' }];
-    const restBody = (await r.post('/v1/portal/batch', { items })).body;
-    const graphBody = (await gql(g).request(BatchDocument, { items })).properties!;
+    const restBody = (await pastLimit(r, SLOW, 'batch_deadline', () => r.svc.post('/v1/portal/batch', { items }))).body;
+    const graphBody = (await pastLimit(g, SLOW, 'batch_deadline', () => gql(g.svc).request(BatchDocument, { items })))
+      .properties!;
     expect(
       restBody.data.map((x: { ok: boolean; error?: { code: string; details?: unknown } }) =>
         x.ok ? 'ok' : [x.error!.code, x.error!.details],

@@ -11,8 +11,8 @@ export interface GatedProxy {
   paths: string[];
   /** Resolves when the n-th request (1-based) has arrived and is being held. */
   arrived(n?: number): Promise<void>;
-  /** Resolves when a request whose path contains `needle` has arrived. */
-  received(needle: string): Promise<void>;
+  /** Resolves when `n` requests (1 unless given) whose path contains `needle` have arrived. */
+  received(needle: string, n?: number): Promise<void>;
   /** Resolves when the caller of a request whose path contains `needle` hung up before it was answered. */
   abandoned(needle: string): Promise<void>;
   /** Lets every held and future request through (held paths stay held until released). */
@@ -31,14 +31,15 @@ export async function startGatedProxy(target: string, opts: { open?: boolean } =
   const paths: string[] = [];
   const hungUp: string[] = [];
   const waiters: Array<{ n: number; wake: () => void }> = [];
-  const pathWaiters: Array<{ needle: string; seen: string[]; wake: () => void }> = [];
+  const pathWaiters: Array<{ needle: string; n: number; seen: string[]; wake: () => void }> = [];
+  const matching = (needle: string, seen: string[]) => seen.filter((p) => p.includes(needle)).length;
   const wakePaths = () => {
-    for (const w of pathWaiters.filter((x) => x.seen.some((p) => p.includes(x.needle)))) w.wake();
+    for (const w of pathWaiters.filter((x) => matching(x.needle, x.seen) >= x.n)) w.wake();
   };
-  const until = (needle: string, seen: string[]) =>
-    seen.some((p) => p.includes(needle))
+  const until = (needle: string, seen: string[], n = 1) =>
+    matching(needle, seen) >= n
       ? Promise.resolve()
-      : new Promise<void>((wake) => pathWaiters.push({ needle, seen, wake }));
+      : new Promise<void>((wake) => pathWaiters.push({ needle, n, seen, wake }));
   const server = http.createServer((req, res) => {
     count += 1;
     paths.push(req.url ?? '');
@@ -73,7 +74,7 @@ export async function startGatedProxy(target: string, opts: { open?: boolean } =
   return {
     origin: `http://127.0.0.1:${port}`,
     paths,
-    received: (needle) => until(needle, paths),
+    received: (needle, n) => until(needle, paths, n),
     abandoned: (needle) => until(needle, hungUp),
     arrived: (n = 1) => (count >= n ? Promise.resolve() : new Promise((wake) => waiters.push({ n, wake }))),
     open() {

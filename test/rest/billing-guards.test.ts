@@ -13,6 +13,7 @@ import {
 } from '../fakes/fake-actor-platform.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import { startTestService, q, type ReplayServer, type TestService } from '../helpers/service.js';
+import { HeldTimeLimits } from '../helpers/time-limits.js';
 
 let svc: TestService | undefined;
 let platform: FakeActorPlatform | undefined;
@@ -149,20 +150,27 @@ describe('two accounts ask for the same uncached home at once', () => {
   });
 });
 
-/** The real in-memory store, counting the reservations it refuses (a gate for the test, nothing changed). */
+/** The real in-memory store, counting the reservations it makes and refuses (gates for the test, nothing changed). */
 class CountingStore extends MemoryStore {
   refusals = 0;
-  private waiters: Array<{ n: number; wake: () => void }> = [];
+  reservationsMade = 0;
+  private waiters: Array<{ n: number; ok: boolean; wake: () => void }> = [];
   override async reserve(req: ReserveRequest): Promise<ReserveResult> {
     const result = await super.reserve(req);
-    if (!result.ok) {
-      this.refusals += 1;
-      for (const w of this.waiters.filter((x) => x.n <= this.refusals)) w.wake();
-    }
+    if (result.ok) this.reservationsMade += 1;
+    else this.refusals += 1;
+    for (const w of this.waiters.filter((x) => x.n <= (x.ok ? this.reservationsMade : this.refusals))) w.wake();
     return result;
   }
+  /** Resolves once `n` reservations were refused. */
   refused(n: number): Promise<void> {
-    return this.refusals >= n ? Promise.resolve() : new Promise((wake) => this.waiters.push({ n, wake }));
+    return this.refusals >= n ? Promise.resolve() : new Promise((wake) => this.waiters.push({ n, ok: false, wake }));
+  }
+  /** Resolves once `n` reservations were made (each a credit held by a lookup in flight). */
+  reserved(n: number): Promise<void> {
+    return this.reservationsMade >= n
+      ? Promise.resolve()
+      : new Promise((wake) => this.waiters.push({ n, ok: true, wake }));
   }
 }
 
@@ -179,15 +187,16 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
   const GOOD = ['2146993218', '15192198', '114303858', '450233440', '999000101'];
   const FAILING = Array.from({ length: 10 }, (_, i) => String(888000001 + i)); // no such homes: not_found
 
-  async function start(store: MemoryStore, env: Record<string, string> = {}) {
+  async function start(store: MemoryStore, timeLimits?: HeldTimeLimits) {
     site = await startReplayServer({ host: '127.0.0.1', port: 0 });
     proxy = await startGatedProxy(site.origin);
     svc = await startTestService({
       // No cap on one key's live lookups at once (MAX_LIVE_PER_KEY): 15 sent together all reach billing.
       store,
       replayServer: site,
-      env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '0', ...env },
+      env: { PORTAL_ORIGIN: proxy.origin, MAX_LIVE_PER_KEY: '0' },
       accounts: { five: { key: 'five_key_000001', plan: 'free', allotment: 5 } },
+      ...(timeLimits ? { timeLimits } : {}),
     });
     return svc;
   }
@@ -203,7 +212,9 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
     const store = new CountingStore();
     const s = await start(store);
     const failing = FAILING.slice(0, 5).map((z) => lookup(s, z));
-    await proxy!.arrived(5); // every credit is held by a lookup in flight
+    // Every credit is held by a lookup in flight: reserved before its read (the site's slots let four reads
+    // reach the gate; the fifth waits for a slot, its credit held).
+    await store.reserved(5);
     const good = GOOD.map((z) => lookup(s, z));
     await store.refused(5); // each good one was refused once: credits in flight, not used up
     proxy!.open();
@@ -236,12 +247,15 @@ describe('credits held by lookups in flight are not used up (issue 9.2)', () => 
 
   it('a batch whose deadline passes while it waits for credits held in flight: batch_deadline, never a 402', async () => {
     const store = new CountingStore();
-    // The batch's item must be refused (credits in flight) before the deadline passes: 1.5 s leaves room for
-    // a stalled event loop (a loaded machine) on its way there.
-    const s = await start(store, { BATCH_DEADLINE_MS: '1500' });
+    // The deadline passes when the test says so: once the batch's item was refused for the credits in
+    // flight, and is waiting for them (a single lookup has no deadline: only the batch's is held).
+    const limits = new HeldTimeLimits('batch_deadline');
+    const s = await start(store, limits);
     const failing = FAILING.slice(0, 5).map((z) => lookup(s, z));
-    await proxy!.arrived(5);
+    await store.reserved(5);
     const batch = s.post('/v1/portal/batch', { items: [{ zpid: GOOD[0] }] }, s.keys.five);
+    await store.refused(1);
+    expect(limits.pass('batch_deadline')).toBe(1);
     const answered = await batch;
     proxy!.open();
     await Promise.all(failing);

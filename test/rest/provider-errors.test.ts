@@ -13,22 +13,24 @@ import {
 import { recordedBatch, todaysShape } from '../helpers/fallback-items.js';
 import { expectSchema } from '../helpers/schema.js';
 import { startTestService, type TestService } from '../helpers/service.js';
+import { HeldTimeLimits } from '../helpers/time-limits.js';
 
 let platform: FakeActorPlatform;
 let svc: TestService;
 beforeAll(async () => {
   platform = await startFakeActorPlatform({ homes: [...recordedBatch().map(todaysShape), forSaleItem()] });
   // The own collector is off, so every live read goes to the provider. Its pauses after a 429 are
-  // 10, 20, 40 ms here (500, 1000, 2000 by default): the count of tries is what the 429 test checks.
+  // 10, 20, 40 ms here (500, 1000, 2000 by default): the count of tries is what the 429 test checks. The
+  // lookup timeout is held and never passed here: no lookup of this service ends on the clock.
   svc = await startTestService({
     env: {
       SELF_HOSTED_ENABLED: 'false',
       FALLBACK_URL: platform.url,
       FALLBACK_TOKEN: platform.token,
       FALLBACK_ACTOR: platform.actor,
-      LOOKUP_TIMEOUT_MS: '5000',
     },
     fallbackBackoffMs: 10,
+    timeLimits: new HeldTimeLimits('lookup_timeout'),
   });
 });
 afterAll(async () => {
@@ -109,8 +111,9 @@ describe('the run ends without a home', () => {
   });
 
   it('still running when the lookup time is up → 504 upstream_timeout, and the run is aborted', async () => {
-    // The run is held until aborted; a short lookup time (not the file's 5 s) is what ends it. Short, but
-    // not so short that a stalled event loop (a loaded machine) ends it before the run is started.
+    // The run is held until aborted; the lookup time, passed by the test once the run has started and is
+    // waited for, is what ends it (a service of its own on the same store: its own held limits).
+    const limits = new HeldTimeLimits('lookup_timeout');
     const short = await startTestService({
       store: svc.store,
       env: {
@@ -118,17 +121,28 @@ describe('the run ends without a home', () => {
         FALLBACK_URL: platform.url,
         FALLBACK_TOKEN: platform.token,
         FALLBACK_ACTOR: platform.actor,
-        LOOKUP_TIMEOUT_MS: '1500',
       },
+      timeLimits: limits,
     });
     try {
       platform.holding = true;
       platform.enforceRunTimeouts = false;
       const aborted = platform.nextAbort();
+      const waited = platform.nextWait();
       const before = await used();
-      const r = await short.get('/v1/portal/property?zpid=7521381');
+      const answer = short.get('/v1/portal/property?zpid=7521381');
+      const run = await Promise.race([
+        waited,
+        answer.then(() => {
+          throw new Error('answered before the run was started and waited for');
+        }),
+      ]);
+      expect(limits.pass('lookup_timeout')).toBe(1);
+      const r = await answer;
+      expect(run.id).toBe(platform.runs[0]!.id);
       expect(r.status).toBe(504);
       expect(r.body.error.code).toBe('upstream_timeout');
+      expect(r.body.error.details, JSON.stringify(r.body.error)).toMatchObject({ reason: 'timeout' });
       expectSchema(ErrorEnvelope, r.body);
       expect(r.headers.get('retry-after')).toBeNull();
       expect((await aborted).id).toBe(platform.runs[0]!.id);

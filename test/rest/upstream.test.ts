@@ -1,25 +1,50 @@
 // Upstream failures over HTTP: each is the spec's code, never a 500, never billed, never cached.
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startReplayServer } from '../../src/replay/server.js';
 import { MemoryStore } from '../../src/store/index.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
-import { startTestService, type TestService } from '../helpers/service.js';
+import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { HeldTimeLimits } from '../helpers/time-limits.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../../fixtures/portal/${name}`, import.meta.url), 'utf8');
 const WALL = fixture('blocked-press-and-hold-2025-04.html');
 const HOME_PAGE = fixture('hdp-2146993218-condo-for-sale-2024.html');
 
+/**
+ * The site client's own time for a read (its budget, never more than LOOKUP_TIMEOUT_MS) set past the
+ * test's own timeout: a read held at the site ends only when the test passes the lookup timeout, so the
+ * slow-read case fails if that limit does not end it.
+ */
+const PAST_THE_TEST = { LOOKUP_TIMEOUT_MS: '120000', PORTAL_SELF_HOSTED_BUDGET_MS: '120000' };
+
 let svc: TestService;
+let site: ReplayServer;
+/** The site behind an open gate: the slow read's page is held there. */
+let gate: GatedProxy;
+/** The lookup timeout, passed by the test (the slow read's, once its page is held at the site); never otherwise. */
+let limits: HeldTimeLimits;
 beforeEach(async () => {
-  // Every lookup here but the slow one must answer within LOOKUP_TIMEOUT_MS: 3 s leaves room for a stalled
-  // event loop (a loaded machine: a cold first lookup took over 1 s); the slow read would answer only after
-  // it (its delay is a timer of this same process, due later).
-  svc = await startTestService({ env: { LOOKUP_TIMEOUT_MS: '3000' } });
+  site = await startReplayServer({ host: '127.0.0.1', port: 0 });
+  gate = await startGatedProxy(site.origin, { open: true });
+  limits = new HeldTimeLimits('lookup_timeout');
+  svc = await startTestService({
+    replayServer: site,
+    env: { PORTAL_ORIGIN: gate.origin, ...PAST_THE_TEST },
+    timeLimits: limits,
+  });
 });
-afterEach(() => svc.close());
+afterEach(async () => {
+  await svc.close();
+  await gate.close();
+  await site.close();
+});
 
 const used = async () => (await svc.get('/v1/account')).body.data.used as number;
-const reads = (needle: string) => svc.replay.requests.filter((r) => r.path.includes(needle)).length;
+/** Requests that reached the site for `needle` (a held one included). */
+const reads = (needle: string) => gate.paths.filter((p) => p.includes(needle)).length;
+/** The slow read: the page held at the site until the lookup timeout is passed. */
+const HELD = 'held';
 
 describe.each([
   ['the bot wall as 403', { status: 403, body: WALL }, 502, 'upstream_blocked'],
@@ -32,14 +57,33 @@ describe.each([
     'upstream_bad_response',
   ],
   ['a dropped connection', { closeSocket: true }, 502, 'upstream_unreachable'],
-  ['a read slower than LOOKUP_TIMEOUT_MS', { delayMs: 4000 }, 504, 'upstream_timeout'],
-])('%s', (_name, fault, status, code) => {
+  ['a read slower than LOOKUP_TIMEOUT_MS', HELD, 504, 'upstream_timeout'],
+] as const)('%s', (_name, fault, status, code) => {
   it(`→ ${status} ${code}, not billed, not cached`, async () => {
     const path = '/homedetails/114303858_zpid/';
-    svc.replay.faults.set(path, fault);
     const before = await used();
     const readsBefore = reads('114303858_zpid');
-    const r = await svc.get('/v1/portal/property?zpid=114303858');
+    let r: Awaited<ReturnType<typeof svc.get>>;
+    if (fault === HELD) {
+      // The page is held at the site; once its request is there, the lookup's time is up.
+      const release = gate.hold(path);
+      try {
+        const answer = svc.get('/v1/portal/property?zpid=114303858');
+        await Promise.race([
+          gate.received(path, readsBefore + 1),
+          answer.then(() => {
+            throw new Error('answered before the read reached the site');
+          }),
+        ]);
+        expect(limits.pass('lookup_timeout')).toBe(1);
+        r = await answer;
+      } finally {
+        release();
+      }
+    } else {
+      svc.replay.faults.set(path, fault);
+      r = await svc.get('/v1/portal/property?zpid=114303858');
+    }
     expect(r.status).toBe(status);
     expect(r.body.error.code).toBe(code);
     expect(r.headers.get('x-api-version')).toBe('v1');
