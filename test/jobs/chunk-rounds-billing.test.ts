@@ -12,20 +12,16 @@
 //    of the next round, which had read the charge as owed, was under way: both reported it. A settle is now
 //    refused when the chunk's billed keys changed since the run read them; the run reads them again.
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, type SlotPool } from '../../src/accounts/rate-limit.js';
 import { LookupError } from '../../src/contract/index.js';
 import { chunkRequestId, runChunk } from '../../src/jobs/chunk.js';
-import { MemoryJobStore, type JobStore } from '../../src/jobs/store.js';
-import { RedisJobStore } from '../../src/jobs/redis-store.js';
+import type { JobStore } from '../../src/jobs/store.js';
 import { startReplayServer } from '../../src/replay/server.js';
-import { createRedisClient } from '../../src/store/redis-connection.js';
-import { RedisStore } from '../../src/store/redis.js';
-import { MemoryStore, type Account, type LedgerEntry, type Store } from '../../src/store/index.js';
-import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import type { Account, LedgerEntry, Store } from '../../src/store/index.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { jobBackend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
@@ -89,10 +85,13 @@ function dying(jobs: JobStore): JobStore {
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Resolves once `done()` holds, checked again after each turn of the event loop (no duration to guess). */
+async function until(done: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await done())) await new Promise((r) => setImmediate(r));
+}
 
 describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds (%s)", (backend) => {
-  let redis: RedisServer | undefined;
+  let backing: JobBackend | undefined;
   let replay: ReplayServer;
   let store: Store;
   let jobs: JobStore;
@@ -103,28 +102,17 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
 
   beforeAll(async () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
-    const prefix = `crb${randomUUID().slice(0, 6)}:`;
-    let plain: Store;
-    if (backend === 'memory') {
-      plain = new MemoryStore();
-      jobs = new MemoryJobStore();
-    } else {
-      redis = await startRedisServer();
-      const target = { redisUrl: redis.url, redisClusterNodes: null };
-      plain = await RedisStore.connect(target, { prefix, commandTimeoutMs: 5_000 });
-      jobs = new RedisJobStore(createRedisClient(target, { maxRetriesPerRequest: 2 }), prefix);
-    }
-    store = faulty(plain, faults);
+    backing = await jobBackend(backend, 'crb');
+    jobs = backing.jobs;
+    store = faulty(backing.store, faults);
     svc = await startTestService({ store, replayServer: replay, accounts: ACCOUNTS, limits });
     x = await authenticate(store, svc.config.apiKeySecret, ACCOUNTS.x.key);
   }, 60_000);
 
   afterAll(async () => {
     await svc?.close();
-    await jobs?.close();
-    await store?.close();
+    await backing?.close();
     await replay?.close();
-    await disposeRedisServer(redis);
   });
 
   const chargesOfJob = async (jobId: string) =>
@@ -150,8 +138,7 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     const key = `zpid:${home}`;
     const [entry] = await store.getEntries([key]);
     await store.putEntry(key, entry!, null, 1, 1);
-    await sleep(20);
-    expect(await store.getEntries([key])).toEqual([null]);
+    await until(async () => (await store.getEntries([key]))[0] === null);
     // Its re-run finds the home uncached and the key's background slots all held: the item is put off.
     limits.refuse = Infinity;
     expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
@@ -185,8 +172,9 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     expect(limits.refuse).toBe(0);
     expect((await linesOf(job.id)).map((l) => [l.index, l.meta.credits])).toEqual([[1, 1]]);
     expect(await chargesOfJob(job.id)).toHaveLength(1);
-    // A read made now is younger than the one round 0 made (max_age 0 takes nothing older).
-    await sleep(5);
+    // A read made now is younger than the one round 0 made (max_age 0 takes nothing older): the clock has moved on.
+    const [entry] = await store.getEntries([`zpid:${home}`]);
+    await until(() => Date.now() > entry!.storedAt);
     return job;
   }
 
@@ -226,40 +214,28 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     expect(new Set(charges.map((e) => e.reservationId)).size).toBe(2);
   });
 
-  /** The job store of one run, pausing before its settle until `go` (`at` resolves when it gets there). */
-  function pausedBeforeSettle(jobs: JobStore) {
+  /**
+   * The job store of one run, pausing at `method` (before its call, or after it answered) until `release`;
+   * `at` resolves when the run gets there.
+   */
+  function pausedAt(jobs: JobStore, method: 'startChunk' | 'settleChunk', when: 'before' | 'after') {
     let reached!: () => void;
     let release!: () => void;
     const at = new Promise<void>((r) => (reached = r));
     const go = new Promise<void>((r) => (release = r));
     const store = new Proxy(jobs, {
       get(target, p) {
-        if (p === 'settleChunk')
-          return async (...a: Parameters<JobStore['settleChunk']>) => {
-            reached();
-            await go;
-            return target.settleChunk(...a);
-          };
-        const v = Reflect.get(target, p, target) as unknown;
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
-    return { store, at, release };
-  }
-
-  /** The job store of a run that waits after its start until `release` (`at` resolves when it gets there). */
-  function pausedAfterStart(jobs: JobStore) {
-    let reached!: () => void;
-    let release!: () => void;
-    const at = new Promise<void>((r) => (reached = r));
-    const go = new Promise<void>((r) => (release = r));
-    const store = new Proxy(jobs, {
-      get(target, p) {
-        if (p === 'startChunk')
-          return async (...a: Parameters<JobStore['startChunk']>) => {
-            const r = await target.startChunk(...a);
-            reached();
-            await go;
+        if (p === method)
+          return async (...a: unknown[]) => {
+            if (when === 'before') {
+              reached();
+              await go;
+            }
+            const r = await (target[method] as (...x: unknown[]) => Promise<unknown>)(...a);
+            if (when === 'after') {
+              reached();
+              await go;
+            }
             return r;
           };
         const v = Reflect.get(target, p, target) as unknown;
@@ -292,8 +268,8 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
 
       // X starts round 0 and waits; Y re-runs it with the key's background slots all held: the first item a
       // hit (no charge), the second put off. Round 0 settles, not final.
-      const xStart = pausedAfterStart(jobs);
-      const xSettle = pausedBeforeSettle(xStart.store);
+      const xStart = pausedAt(jobs, 'startChunk', 'after');
+      const xSettle = pausedAt(xStart.store, 'settleChunk', 'before');
       const runX = runChunk(svc.app.core, xSettle.store, job, x, 0);
       await xStart.at;
       limits.refuse = Infinity;
@@ -307,7 +283,7 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       await xSettle.at;
       expect(await chargesOfJob(job.id)).toHaveLength(1);
       // Z runs round 1: the second item a hit on X's read; it finds X's charge, not yet on a settled line.
-      const zSettle = pausedBeforeSettle(jobs);
+      const zSettle = pausedAt(jobs, 'settleChunk', 'before');
       const runZ = runChunk(svc.app.core, zSettle.store, job, x, 0);
       await zSettle.at;
       if (order === 'before') {

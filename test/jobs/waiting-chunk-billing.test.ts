@@ -6,20 +6,15 @@
 // round began for its own dead run's read and charged X as well (X and Y charged for the same reads). A
 // read a dead run made is reported billed once, as it was. On the memory store, one Redis server and a
 // Redis Cluster: credits answered = the ledger = `used`, for both accounts.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, WINDOW_SECONDS, type SlotPool } from '../../src/accounts/rate-limit.js';
 import { runChunk } from '../../src/jobs/chunk.js';
-import { MemoryJobStore, type JobStore } from '../../src/jobs/store.js';
-import { RedisJobStore } from '../../src/jobs/redis-store.js';
+import type { JobStore } from '../../src/jobs/store.js';
 import { startReplayServer } from '../../src/replay/server.js';
-import { createRedisClient } from '../../src/store/redis-connection.js';
-import { RedisStore } from '../../src/store/redis.js';
-import { MemoryStore, type Account, type Store } from '../../src/store/index.js';
-import { startRedisCluster, type RedisCluster } from '../helpers/redis-cluster.js';
-import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import type { Account, Store } from '../../src/store/index.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
+import { jobBackend, type Backend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
@@ -29,8 +24,6 @@ const ACCOUNTS = {
   x: { key: 'wait_bill_key_x_001', plan: 'paid', included: 1000, overage: false },
   y: { key: 'wait_bill_key_y_001', plan: 'paid', included: 1000, overage: false },
 } satisfies Record<string, AccountSeed>;
-
-type Backend = 'memory' | 'redis' | 'cluster';
 
 /** The key's background slots, all held while `refuse` is set (as by the key's other chunks). */
 class HeldSlots extends MemoryRateLimiter {
@@ -51,8 +44,7 @@ class HeldSlots extends MemoryRateLimiter {
 }
 
 describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited for its window (%s)', (backend) => {
-  let redis: RedisServer | undefined;
-  let cluster: RedisCluster | undefined;
+  let backing: JobBackend | undefined;
   let replay: ReplayServer;
   let store: Store;
   let jobs: JobStore;
@@ -65,22 +57,8 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
 
   beforeAll(async () => {
     replay = await startReplayServer({ host: '127.0.0.1', port: 0, catalog: manyHomesCatalog(HOMES) });
-    const prefix = `wcb${randomUUID().slice(0, 6)}:`;
-    if (backend === 'memory') {
-      store = new MemoryStore();
-      jobs = new MemoryJobStore();
-    } else {
-      let target;
-      if (backend === 'redis') {
-        redis = await startRedisServer();
-        target = { redisUrl: redis.url, redisClusterNodes: null };
-      } else {
-        cluster = await startRedisCluster();
-        target = { redisUrl: null, redisClusterNodes: cluster.nodeList };
-      }
-      store = await RedisStore.connect(target, { prefix, commandTimeoutMs: 5_000 });
-      jobs = new RedisJobStore(createRedisClient(target, { maxRetriesPerRequest: 2 }), prefix);
-    }
+    backing = await jobBackend(backend, 'wcb');
+    ({ store, jobs } = backing);
     svc = await startTestService({
       store,
       replayServer: replay,
@@ -93,11 +71,8 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
 
   afterAll(async () => {
     await svc?.close();
-    await jobs?.close();
-    await store?.close();
+    await backing?.close();
     await replay?.close();
-    await disposeRedisServer(redis);
-    await cluster?.stop();
   });
 
   it("charges each account only for its own reads: X's re-run takes Y's reads as hits", async () => {
