@@ -9,6 +9,11 @@
 // id for the home, chunkReservationId, another in each round). Every run that follows another run of the
 // chunk (a re-run, or a later round: a re-run may have put off the item of its dead run's charge) reports
 // billed the homes of the chunk's charges (found under its deterministic requestId) no settled line shows.
+// A run whose lock lapsed and whose settle is refused (another run settled its round) moves its charges onto
+// the settled lines (adjustChunk), and counts an adjust of the chunk even when it moved nothing. A settle is
+// refused (adjusted) when the chunk had an adjust since the run read it: a charge the adjusting run recorded
+// after this run read the chunk's charges, or one it moved onto lines this run took it as owed to, is seen
+// when the run reads lines, billed keys and charges again, and is reported once.
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { periodOf, reserveRequest } from '../accounts/index.js';
 import { sourceOf } from '../observability/instrument.js';
@@ -95,8 +100,11 @@ export async function runChunk(
   // Items whose dead run's read this run charged (chargeUnbilledRead): this run's own charges, in every write.
   const chargedHere = new Set<number>();
 
-  /** This run's write, given the chunk's settled lines and billed keys and its charges as last read. */
-  const compose = async (partial: string, billedBefore: string[]) => {
+  /**
+   * This run's write, given the chunk's settled lines, billed keys and adjusts (read before its charges) and
+   * its charges as last read.
+   */
+  const compose = async (partial: string, billedBefore: string[], adjustsSeen: number) => {
     const owed = chargesOwed(charges, billedBefore);
     // This run's own charges are among them: they are reported as they are, not owed again.
     for (const [index, r] of results)
@@ -143,28 +151,32 @@ export async function runChunk(
       held: held.length,
       waitingUntil: final && cancelled ? null : held.length === 0 ? null : nextUtcMidnight(deps.clock()).toISOString(),
       billed,
-      billedSeen: billedBefore.length,
+      adjustsSeen,
       now: deps.clock().toISOString(),
     };
     return { write, adopted };
   };
 
-  let { write, adopted } = await compose(start.partial, start.billed);
+  let { write, adopted } = await compose(start.partial, start.billed, start.adjusts);
   let answer = await jobs.settleChunk(job.id, chunk, write);
-  // The chunk's billed keys changed since this run read them: a run of an earlier round whose settle was
-  // refused moved a charge onto the settled lines (adjustChunk), a charge this run may have taken as owed to
-  // it. The lines, billed keys and charges are read again and what this run reports is recomputed (its
-  // lookups stand), so the charge is reported once; an adjust after this settle finds nothing owed.
-  for (let attempt = 1; answer === 'billed_changed'; attempt += 1) {
+  // A run of an earlier round whose settle was refused adjusted the chunk since this run read it: it may have
+  // moved a charge onto the settled lines that this run took as owed to it, or recorded one after this run read
+  // the chunk's charges and found no settled line for it. The lines, billed keys and adjusts are read again,
+  // then the charges (in that order: an adjust after the read refuses this settle again, one before it came
+  // after its run's charges), and what this run reports is recomputed (its lookups stand), so the charge is
+  // reported once; an adjust after this settle finds it on a line or moves it onto one.
+  for (let attempt = 1; answer === 'adjusted'; attempt += 1) {
     if (attempt > 10) throw new Error(`job ${job.id} chunk ${chunk}: settle kept losing to adjusts`);
     const now = await jobs.readSettled(job.id, chunk);
     if (follows) charges = await deps.store.chargesOf(requestId);
-    ({ write, adopted } = await compose(now.text, now.billed));
+    ({ write, adopted } = await compose(now.text, now.billed, now.adjusts));
     answer = await jobs.settleChunk(job.id, chunk, write);
   }
   if (answer === 'refused') {
     // Another run of this round settled first (a lapsed lock ran the chunk twice at once): a charge this
-    // run made that the settled lines do not show is moved onto them, so results and bill agree.
+    // run made that the settled lines do not show is moved onto them, so results and bill agree. The adjust
+    // is counted even when nothing moves: a run of the next round that read the chunk's charges before this
+    // run's were recorded has its settle refused, and reads them again.
     const mine = new Map<string, number>();
     for (const e of await deps.store.chargesOf(requestId)) mine.set(e.cacheKey, (mine.get(e.cacheKey) ?? 0) + 1);
     const candidates = pending.flatMap((index) => {

@@ -45,7 +45,7 @@ type Scripted = RedisClient & {
   jobRelease(k1: string, k2: string, id: string): Promise<number>;
   jobStreamOpen(k1: string, ...args: (string | number)[]): Promise<number>;
   jobStreamRenew(k1: string, ...args: (string | number)[]): Promise<number>;
-  jobReadSettled(k1: string, k2: string, k3: string): Promise<[string, string]>;
+  jobReadSettled(k1: string, k2: string, k3: string): Promise<[string, string, string]>;
   jobAdjust(k1: string, k2: string, k3: string, ...args: (string | number)[]): Promise<number>;
   jobIndex(k1: string, id: string, ttlMs: number): Promise<number>;
 };
@@ -265,6 +265,7 @@ export class RedisJobStore implements JobStore {
       rerun: r[3] === '1',
       partial: r[4] ?? '',
       billed: r[5] ? r[5].split(' ') : [],
+      adjusts: Number(r[7] ?? 0),
       cancelled: r[6] === 'cancelled',
     };
   }
@@ -288,23 +289,23 @@ export class RedisJobStore implements JobStore {
         w.waitingUntil ?? '',
         w.billed.join(' '),
         w.now,
-        w.billedSeen,
+        w.adjustsSeen,
       ),
     );
     // The write that completed the job returns its account: the job leaves the account's count.
     if (typeof applied === 'string') await this.release(applied, id);
-    return applied === 0 ? 'refused' : applied === -1 ? 'billed_changed' : 'settled';
+    return applied === 0 ? 'refused' : applied === -1 ? 'adjusted' : 'settled';
   }
 
-  async readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[] }> {
-    const [text, billed] = await this.#run(() =>
+  async readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[]; adjusts: number }> {
+    const [text, billed, adjusts] = await this.#run(() =>
       this.#redis.jobReadSettled(
         this.#key(id, 'job'),
         this.#key(id, `chunk:${chunk}`),
         this.#key(id, `results:${chunk}`),
       ),
     );
-    return { text, billed: billed ? billed.split(' ') : [] };
+    return { text, billed: billed ? billed.split(' ') : [], adjusts: Number(adjusts) };
   }
 
   async adjustChunk(
@@ -313,11 +314,15 @@ export class RedisJobStore implements JobStore {
     adopt: (text: string, billed: string[]) => ChunkAdjust | null,
   ): Promise<number> {
     const keys = [this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), this.#key(id, `results:${chunk}`)] as const;
-    // Read, change, write if unchanged: another adjusting run in between makes this one read again.
+    // Read, change, write if unchanged: another write in between makes this one read again. Nothing to
+    // change is written too (the adjust is counted), on the lines and billed keys it was judged on.
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const [text, billed] = await this.#run(() => this.#redis.jobReadSettled(...keys));
-      const change = adopt(text, billed ? billed.split(' ') : []);
-      if (!change) return 0;
+      const change = adopt(text, billed ? billed.split(' ') : []) ?? {
+        text,
+        billed: [],
+        counts: { succeeded: 0, failed: 0, cache_hits: 0, credits: 0 },
+      };
       const c = change.counts;
       const adjusted = await this.#run(() =>
         this.#redis.jobAdjust(

@@ -37,6 +37,8 @@ export type ChunkStart =
       partial: string;
       /** Entry keys earlier rounds billed (one per charge). */
       billed: string[];
+      /** How many adjusts (adjustChunk) the chunk has had: the run's write names it (adjustsSeen). */
+      adjusts: number;
       /** The job was cancelled: the run settles what an earlier run of its round began, and reads nothing new. */
       cancelled: boolean;
     };
@@ -53,19 +55,20 @@ export interface ChunkWrite {
   waitingUntil: string | null;
   billed: string[];
   /**
-   * How many billed keys the chunk had when the run read them (its start, or readSettled): the write is refused
-   * (billed_changed) when more are there now, another run's adjustChunk having moved a charge onto settled lines.
+   * How many adjusts the chunk had when the run read its settled lines (its start, or readSettled), before it
+   * read the chunk's charges: the write is refused (adjusted) when there have been more since, a refused run
+   * having recorded a charge the run may not have read, and perhaps moved it onto settled lines.
    */
-  billedSeen: number;
+  adjustsSeen: number;
   now: string;
 }
 
 /**
  * What became of a write: settled; refused (the job gone, the chunk done, or its round written by another run);
- * or billed_changed (the round still open, but the chunk's billed keys are not those the run saw: the run reads
- * them again with readSettled, recomputes what it reports and writes again).
+ * or adjusted (the round still open, but a refused run adjusted the chunk since the run read it: the run reads
+ * the settled lines and the charges again with readSettled, recomputes what it reports and writes again).
  */
-export type SettleAnswer = 'settled' | 'refused' | 'billed_changed';
+export type SettleAnswer = 'settled' | 'refused' | 'adjusted';
 
 /** A change to a settled chunk (chunk.ts adoptCharges): its new lines, the keys it now bills too, counter deltas. */
 export interface ChunkAdjust {
@@ -111,12 +114,15 @@ export interface JobStore {
   items(id: string, chunk: number): Promise<unknown[]>;
   startChunk(id: string, chunk: number, now: number, nowIso: string): Promise<ChunkStart>;
   /**
-   * Applies the write unless this round was already written (refused) or the chunk's billed keys changed since
-   * the run read them (billed_changed: nothing written); the last running chunk of a cancelled job sets its finished_at.
+   * Applies the write unless this round was already written (refused) or the chunk had an adjust since the run
+   * read it (adjusted: nothing written); the last running chunk of a cancelled job sets its finished_at.
    */
   settleChunk(id: string, chunk: number, write: ChunkWrite): Promise<SettleAnswer>;
-  /** The chunk's settled lines (all of them when done, else the partial lines of earlier rounds) and billed keys. */
-  readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[] }>;
+  /**
+   * The chunk's settled lines (all of them when done, else the partial lines of earlier rounds), billed keys and
+   * how many adjusts it has had.
+   */
+  readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[]; adjusts: number }>;
   /**
    * Sets a queued or running job to `status` (cancelled, failed); returns whether it changed. A job
    * cancelled while chunks of it run gets its finished_at when the last of them settles (settleChunk);
@@ -125,7 +131,9 @@ export interface JobStore {
   finish(id: string, status: 'cancelled' | 'failed', nowIso: string): Promise<boolean>;
   /**
    * Changes a settled chunk's lines and counters by `adopt` (given its result lines and billed keys; null:
-   * nothing to change), atomically; the number of charges it moved in.
+   * nothing to change), atomically; the number of charges it moved in. Counts one adjust of the chunk in the
+   * same step, whether or not anything changed: a run that read the chunk's charges before the adjusting run
+   * recorded its own has its settle refused (adjusted) and reads them again.
    */
   adjustChunk(
     id: string,
@@ -153,6 +161,8 @@ interface MemoryChunk {
   roundStart: number | null;
   partial: string;
   billed: string[];
+  /** Adjusts so far (adjustChunk), each counted whether or not it changed anything. */
+  adjusts: number;
   held: number;
   done: boolean;
   results: string | null;
@@ -242,7 +252,16 @@ export class MemoryJobStore implements JobStore {
 
   async create(job: JobRecord, chunkItems: unknown[][]): Promise<void> {
     const chunks = chunkItems.map(
-      (): MemoryChunk => ({ round: 0, roundStart: null, partial: '', billed: [], held: 0, done: false, results: null }),
+      (): MemoryChunk => ({
+        round: 0,
+        roundStart: null,
+        partial: '',
+        billed: [],
+        adjusts: 0,
+        held: 0,
+        done: false,
+        results: null,
+      }),
     );
     this.#jobs.set(job.id, {
       job: { ...job },
@@ -290,6 +309,7 @@ export class MemoryJobStore implements JobStore {
       rerun,
       partial: c.partial,
       billed: [...c.billed],
+      adjusts: c.adjusts,
       cancelled: j.job.status === 'cancelled',
     };
   }
@@ -298,7 +318,7 @@ export class MemoryJobStore implements JobStore {
     const j = this.#live(id);
     const c = j?.chunks[chunk];
     if (!j || !c || c.done || c.round !== w.round) return 'refused';
-    if (c.billed.length !== w.billedSeen) return 'billed_changed';
+    if (c.adjusts > w.adjustsSeen) return 'adjusted';
     for (const k of COUNTERS) j.job[k] += w.counts[k];
     j.job.waiting += w.held - c.held;
     c.held = w.held;
@@ -328,9 +348,9 @@ export class MemoryJobStore implements JobStore {
     return 'settled';
   }
 
-  async readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[] }> {
+  async readSettled(id: string, chunk: number): Promise<{ text: string; billed: string[]; adjusts: number }> {
     const c = this.#live(id)?.chunks[chunk];
-    return { text: c ? (c.results ?? c.partial) : '', billed: [...(c?.billed ?? [])] };
+    return { text: c ? (c.results ?? c.partial) : '', billed: [...(c?.billed ?? [])], adjusts: c?.adjusts ?? 0 };
   }
 
   async adjustChunk(
@@ -342,6 +362,7 @@ export class MemoryJobStore implements JobStore {
     const c = j?.chunks[chunk];
     if (!j || !c) return 0;
     const change = adopt(c.results ?? c.partial, [...c.billed]);
+    c.adjusts += 1;
     if (!change) return 0;
     if (c.results !== null) c.results = change.text;
     else c.partial = change.text;

@@ -129,7 +129,7 @@ describe.each(['memory', 'redis'] as const)('a job cancelled while a chunk runs,
       held: 0,
       waitingUntil: null,
       billed: ['k'],
-      billedSeen: 0,
+      adjustsSeen: 0,
       now: '2026-01-01T00:00:00.000Z',
     });
 

@@ -10,7 +10,10 @@
 //    and never charged it. Ids now name the round: the same in a round's re-runs, another in each round.
 // 3. A charge a run of an earlier round moved onto that round's settled lines (its settle refused) while a run
 //    of the next round, which had read the charge as owed, was under way: both reported it. A settle is now
-//    refused when the chunk's billed keys changed since the run read them; the run reads them again.
+//    refused when the chunk had an adjust since the run read it; the run reads lines and charges again.
+// 4. A charge that run recorded after the next round's run read the chunk's charges, with no settled line to
+//    move it onto: its adjust changed nothing, the next round settled without it, and nobody reported it. Each
+//    refused run's adjust is now counted whether or not it moved anything, and the count refuses the settle.
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
@@ -25,7 +28,7 @@ import { jobBackend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
-const HOMES = manyZpids(732_000_100, 6);
+const HOMES = manyZpids(732_000_100, 8);
 const ACCOUNTS = {
   x: { key: 'rounds_bill_key_x_01', plan: 'paid', included: 1000, overage: false },
   y: { key: 'rounds_bill_key_y_01', plan: 'paid', included: 1000, overage: false },
@@ -48,12 +51,37 @@ class HeldSlots extends MemoryRateLimiter {
   }
 }
 
-/** The store, counting its chargesOf calls and losing its next `loseCommits` commits before they are recorded. */
-function faulty(store: Store, faults: { loseCommits: number; chargesOf: number }): Store {
+/** A point a run waits at: `at` resolves when the run gets there (`reached`), the run goes on at `release`. */
+function gate() {
+  let reached!: () => void;
+  let release!: () => void;
+  const at = new Promise<void>((r) => (reached = r));
+  const go = new Promise<void>((r) => (release = r));
+  return { at, reached, go, release };
+}
+
+interface Faults {
+  loseCommits: number;
+  chargesOf: number;
+  /** The next commit waits at this gate before it is recorded. */
+  holdCommit: ReturnType<typeof gate> | null;
+}
+
+/**
+ * The store, counting its chargesOf calls, losing its next `loseCommits` commits before they are recorded and
+ * holding the next commit at `holdCommit`.
+ */
+function faulty(store: Store, faults: Faults): Store {
   return new Proxy(store, {
     get(target, p) {
       if (p === 'commit')
         return async (entry: LedgerEntry) => {
+          const hold = faults.holdCommit;
+          if (hold) {
+            faults.holdCommit = null;
+            hold.reached();
+            await hold.go;
+          }
           if (faults.loseCommits > 0) {
             faults.loseCommits -= 1;
             throw new LookupError('store_unavailable');
@@ -97,7 +125,7 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
   let jobs: JobStore;
   let svc: TestService;
   let x: Account;
-  const faults = { loseCommits: 0, chargesOf: 0 };
+  const faults: Faults = { loseCommits: 0, chargesOf: 0, holdCommit: null };
   const limits = new HeldSlots({ perMinute: 0, maxLive: 0 });
 
   beforeAll(async () => {
@@ -218,11 +246,8 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
    * The job store of one run, pausing at `method` (before its call, or after it answered) until `release`;
    * `at` resolves when the run gets there.
    */
-  function pausedAt(jobs: JobStore, method: 'startChunk' | 'settleChunk', when: 'before' | 'after') {
-    let reached!: () => void;
-    let release!: () => void;
-    const at = new Promise<void>((r) => (reached = r));
-    const go = new Promise<void>((r) => (release = r));
+  function pausedAt(jobs: JobStore, method: 'startChunk' | 'settleChunk' | 'adjustChunk', when: 'before' | 'after') {
+    const { at, reached, go, release } = gate();
     const store = new Proxy(jobs, {
       get(target, p) {
         if (p === method)
@@ -304,6 +329,65 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, succeeded: 2, credits: 1 });
       const credits = (await linesOf(job.id)).map((l) => l.meta.credits);
       expect(credits).toEqual(order === 'before' ? [1, 0] : [0, 1]);
+    },
+  );
+
+  // A run of round 0 whose lock lapsed (X) caches the home for an item a re-run of the round (Y) put off, and a
+  // run of round 1 (Z) answers that item from X's entry and reads the chunk's charges before X records its
+  // charge. X's settle is refused and its adjust finds no settled line to move the charge onto (round 0
+  // settled none for the home): the billed keys stay as they were. A settle is refused when a refused run's
+  // adjust came after its run read the charges, whether or not it moved one: Z reads them again and reports
+  // X's charge. An adjust after Z's settle moves the charge onto Z's line.
+  it.each(['before', 'after'] as const)(
+    'a charge a refused run records after the next round read the charges, with no settled line for it, is reported once (its adjust %s the next round settles)',
+    async (order) => {
+      const home = HOMES[order === 'before' ? 5 : 6]!;
+      const key = `zpid:${home}`;
+      const job = newJobRecord(x.id, 1);
+      await jobs.create(job, [[{ zpid: home }]]);
+
+      // X starts round 0 and waits; Y re-runs it with the key's background slots all held: the item is put
+      // off. Round 0 settles, not final, with no line.
+      const xStart = pausedAt(jobs, 'startChunk', 'after');
+      const xAdjust = pausedAt(xStart.store, 'adjustChunk', 'before');
+      const runX = runChunk(svc.app.core, xAdjust.store, job, x, 0);
+      await xStart.at;
+      limits.refuse = Infinity;
+      expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+      limits.refuse = 0;
+      expect(await linesOf(job.id)).toEqual([]);
+
+      // X goes on: it reads the home live and caches it, and waits before its charge is recorded.
+      const commit = gate();
+      faults.holdCommit = commit;
+      xStart.release();
+      await commit.at;
+      expect((await store.getEntries([key]))[0]).not.toBeNull();
+      expect(await chargesOfJob(job.id)).toHaveLength(0);
+      // Z runs round 1: the item a hit on X's read; the chunk has no charge yet. It waits before its settle.
+      const zSettle = pausedAt(jobs, 'settleChunk', 'before');
+      const runZ = runChunk(svc.app.core, zSettle.store, job, x, 0);
+      await zSettle.at;
+      // X's charge is recorded; its settle is refused (round 0 settled) and it waits before its adjust.
+      commit.release();
+      await xAdjust.at;
+      expect(await chargesOfJob(job.id)).toHaveLength(1);
+      if (order === 'before') {
+        xAdjust.release();
+        expect(await runX).toEqual({ kind: 'done', completed: false });
+        zSettle.release();
+        expect(await runZ).toEqual({ kind: 'done', completed: true });
+      } else {
+        zSettle.release();
+        expect(await runZ).toEqual({ kind: 'done', completed: true });
+        xAdjust.release();
+        expect(await runX).toEqual({ kind: 'done', completed: false });
+      }
+
+      // One charge, on the item's line, counted once.
+      expect(await chargesOfJob(job.id)).toHaveLength(1);
+      expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 1, succeeded: 1, credits: 1 });
+      expect((await linesOf(job.id)).map((l) => l.meta)).toMatchObject([{ credits: 1, cached: false }]);
     },
   );
 });

@@ -1,5 +1,6 @@
 --[[
-  A settled chunk's lines (the results when done, else the partial lines) and billed keys.
+  A settled chunk's lines (the results when done, else the partial lines), billed keys and how many adjusts it
+  has had.
 
   KEYS[1] job
   KEYS[2] chunk
@@ -7,8 +8,8 @@
 
   ARGV: none
 
-  Reply: {text or '', billed or ''}
+  Reply: {text or '', billed or '', adjusts}
 ]]
 local text
 if redis.call('HGET', KEYS[2], 'done') == '1' then text = redis.call('GET', KEYS[3]) else text = redis.call('HGET', KEYS[2], 'partial') end
-return {text or '', redis.call('HGET', KEYS[2], 'billed') or ''}
+return {text or '', redis.call('HGET', KEYS[2], 'billed') or '', redis.call('HGET', KEYS[2], 'adjusts') or '0'}

@@ -1,8 +1,8 @@
 --[[
   Settles a round of a chunk's run: its results (final, or partial lines when a round ends early) and the
-  job's counters, once (a round already settled, or a chunk done, is left alone), and only if the chunk's
-  billed keys are as many as the run saw (another run's adjust may have added some since: the run reads
-  them again and recomputes what it reports).
+  job's counters, once (a round already settled, or a chunk done, is left alone), and only if the chunk has
+  had no adjust since the run read it (a refused run's adjust may have recorded a charge the run did not read,
+  or moved one onto settled lines: the run reads them again and recomputes what it reports).
 
   KEYS[1] job
   KEYS[2] chunk
@@ -20,19 +20,17 @@
   ARGV[10] waiting_until ('' = none)
   ARGV[11] billed (space-separated)
   ARGV[12] now ISO
-  ARGV[13] billed keys seen (how many the chunk had when the run read them)
+  ARGV[13] adjusts seen (how many the chunk had had when the run read it)
 
   Reply: 1 settled | the job's account id: settled, and this write completed the job (the account's
-  bounds release it) | 0 not (the job gone, the chunk done, another round) | -1 not: the chunk's billed
-  keys changed since the run read them
+  bounds release it) | 0 not (the job gone, the chunk done, another round) | -1 not: the chunk had an
+  adjust since the run read it
 ]]
 --!include job-ttl.lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[2], 'done') == '1' then return 0 end
 if tonumber(redis.call('HGET', KEYS[2], 'round') or '0') ~= tonumber(ARGV[1]) then return 0 end
-local seen = 0
-for _ in string.gmatch(redis.call('HGET', KEYS[2], 'billed') or '', '%S+') do seen = seen + 1 end
-if seen ~= tonumber(ARGV[13]) then return -1 end
+if tonumber(redis.call('HGET', KEYS[2], 'adjusts') or '0') > tonumber(ARGV[13]) then return -1 end
 -- This round's run ends here (running counts chunks with a round begun and not settled).
 local completed = false
 local running = redis.call('HINCRBY', KEYS[1], 'running', -1)

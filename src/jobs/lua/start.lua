@@ -8,7 +8,7 @@
   ARGV[2] now ISO
 
   Reply: {'gone'} | {'skip', status, done (1|0)} | {'run', round, round start, rerun (1|0), partial lines, billed,
-         status}
+         status, adjusts (how many the chunk has had)}
 ]]
 --!include job-ttl.lua
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -28,4 +28,4 @@ if not rs then
   redis.call('HSET', KEYS[2], 'round_start', rs)
   expireWithJob(KEYS[2])
 end
-return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or '', status}
+return {'run', redis.call('HGET', KEYS[2], 'round') or '0', rs, rerun, redis.call('HGET', KEYS[2], 'partial') or '', redis.call('HGET', KEYS[2], 'billed') or '', status, redis.call('HGET', KEYS[2], 'adjusts') or '0'}
