@@ -169,6 +169,7 @@ export async function runChunk(
     if (attempt > 10) throw new Error(`job ${job.id} chunk ${chunk}: settle kept losing to adjusts`);
     const now = await jobs.readSettled(job.id, chunk);
     if (follows) charges = await deps.store.chargesOf(requestId);
+    for (const e of charges) charged.add(e.reservationId);
     ({ write, adopted } = await compose(now.text, now.billed, now.adjusts));
     answer = await jobs.settleChunk(job.id, chunk, write);
   }
@@ -177,8 +178,11 @@ export async function runChunk(
     // run made that the settled lines do not show is moved onto them, so results and bill agree. The adjust
     // is counted even when nothing moves: a run of the next round that read the chunk's charges before this
     // run's were recorded has its settle refused, and reads them again.
+    // Not a later round's: the run of that round reports its own charges, whatever is moved here.
     const mine = new Map<string, number>();
-    for (const e of await deps.store.chargesOf(requestId)) mine.set(e.cacheKey, (mine.get(e.cacheKey) ?? 0) + 1);
+    for (const e of await deps.store.chargesOf(requestId))
+      if ((roundOfReservation(e.reservationId) ?? 0) <= start.round)
+        mine.set(e.cacheKey, (mine.get(e.cacheKey) ?? 0) + 1);
     const candidates = pending.flatMap((index) => {
       const r = results.get(index)!;
       return r.ok
@@ -266,21 +270,28 @@ function chargesOwed(charges: readonly LedgerEntry[], billed: string[]): Map<str
 }
 
 /**
- * The reservation id of a chunk's first live read of a home in a run of round `round`:
- * `<requestId>|r<round>|<homeKey>`. The same in every run of the round, so a re-run adopts (reserve) or
- * charges (chargeUnbilledRead) what its dead run held; another in each round, so a later round that reads
- * the home again charges under an id of its own (one charge per id: the request's charges are indexed by it).
+ * The reservation id of a chunk's live read of a home in a run of round `round`:
+ * `<requestId>|r<round>|<homeKey>`, and `#<n>` after it for the run's n-th read of the home (n > 1). The same
+ * in every run of the round, so a re-run adopts (reserve) or charges (chargeUnbilledRead) what its dead run
+ * held; another in each round, so a later round that reads the home again charges under an id of its own (one
+ * charge per id: the request's charges are indexed by it), and a charge names the round that made it.
  */
-export const chunkReservationId = (requestId: string, round: number, homeKey: string): string =>
-  `${requestId}|r${round}|${homeKey}`;
+export const chunkReservationId = (requestId: string, round: number, homeKey: string, nth = 1): string =>
+  `${requestId}|r${round}|${homeKey}${nth > 1 ? `#${nth}` : ''}`;
 
-/** A run's reservation ids (chunkReservationId); a second read of a home in one run gets a new id (null: the core makes one). */
-function reservationIds(requestId: string, round: number): (homeKey: string) => string | null {
-  const used = new Set<string>();
+/** The round a chunk's reservation id names (chunkReservationId); null for an id made otherwise. */
+const roundOfReservation = (id: string): number | null => {
+  const m = /\|r(\d+)\|/.exec(id);
+  return m ? Number(m[1]) : null;
+};
+
+/** A run's reservation ids (chunkReservationId), the n-th read of a home in the run numbered. */
+function reservationIds(requestId: string, round: number): (homeKey: string) => string {
+  const reads = new Map<string, number>();
   return (homeKey) => {
-    if (used.has(homeKey)) return null;
-    used.add(homeKey);
-    return chunkReservationId(requestId, round, homeKey);
+    const nth = (reads.get(homeKey) ?? 0) + 1;
+    reads.set(homeKey, nth);
+    return chunkReservationId(requestId, round, homeKey, nth);
   };
 }
 

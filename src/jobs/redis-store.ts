@@ -338,6 +338,8 @@ export class RedisJobStore implements JobStore {
         ),
       );
       if (adjusted === 1) return change.billed.length;
+      // The job is gone (expired, deleted): nothing to adjust, as in memory.
+      if (adjusted === -1) return 0;
     }
     throw new Error(`job ${id} chunk ${chunk}: adjust kept losing to other writes`);
   }

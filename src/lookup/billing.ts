@@ -66,8 +66,7 @@ export class CreditWait {
 export async function reserveOnce(ctx: RequestContext, homeKey: string): Promise<Reservation> {
   const { store, config, clock } = ctx.deps;
   const now = clock();
-  const fixed = ctx.reservationIdFor?.(homeKey) ?? null;
-  const id = fixed ?? ctx.deps.newId();
+  const id = ctx.reservationIdFor?.(homeKey) ?? ctx.deps.newId();
   const request = reserveRequest(ctx.account, config, now, id);
   const result = await store.reserve(request);
   if (!result.ok) {
@@ -83,7 +82,7 @@ export async function reserveOnce(ctx: RequestContext, homeKey: string): Promise
     scope: request.budget.scope,
     requestId: ctx.requestId,
   };
-  return { id, kind: result.kind, ref, adoptable: fixed !== null };
+  return { id, kind: result.kind, ref, adoptable: ctx.reservationIdFor !== undefined };
 }
 
 /** Holds one credit and one daily-budget slot for a live lookup, waiting for lookups in flight if they hold them. */

@@ -81,9 +81,9 @@ export interface RequestContext {
   retrySince?: number;
   /**
    * The id of the reservation of a live read of `homeKey` (a job chunk's, jobs/chunk.ts: the same on a
-   * re-run of its round, so a run after a crash takes over what the dead run held); null or absent: a new id.
+   * re-run of its round, so a run after a crash takes over what the dead run held); absent: a new id.
    */
-  reservationIdFor?: (homeKey: string) => string | null;
+  reservationIdFor?: (homeKey: string) => string;
   /**
    * Answers from the cache only: a miss is refused (live_lookups_disabled, details.reason `cache_only`)
    * instead of read live. A cancelled job's run (jobs/chunk.ts) settles what its dead run read, no more.

@@ -1,5 +1,5 @@
 // A chunk's charges across its rounds (a round: one run, or a run and its re-runs after a crash, until the
-// chunk settles what it has and puts the rest off to the next round). Three defects a review found:
+// chunk settles what it has and puts the rest off to the next round). Defects reviews found:
 // 1. A charge a dead run made is owed to the job (reported on the first item answered from that home's entry
 //    without a charge). When its re-run put that item off (the key's background slots all held), the next
 //    round, not being a re-run, never looked for the charge: the ledger held a charge no result showed.
@@ -14,6 +14,9 @@
 // 4. A charge that run recorded after the next round's run read the chunk's charges, with no settled line to
 //    move it onto: its adjust changed nothing, the next round settled without it, and nobody reported it. Each
 //    refused run's adjust is now counted whether or not it moved anything, and the count refuses the settle.
+// 5. A refused run of an earlier round moved every charge no settled line showed, the next round's own live
+//    charge among them, onto its lines, while that round's run reported the charge too. A refused run now moves
+//    only charges of its round or earlier ones (a charge's reservation id names its round).
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
@@ -28,7 +31,7 @@ import { jobBackend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
-const HOMES = manyZpids(732_000_100, 8);
+const HOMES = manyZpids(732_000_100, 9);
 const ACCOUNTS = {
   x: { key: 'rounds_bill_key_x_01', plan: 'paid', included: 1000, overage: false },
   y: { key: 'rounds_bill_key_y_01', plan: 'paid', included: 1000, overage: false },
@@ -390,4 +393,47 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       expect((await linesOf(job.id)).map((l) => l.meta)).toMatchObject([{ credits: 1, cached: false }]);
     },
   );
+  // A run of round 0 whose lock lapsed (X) waits; a re-run of the round (Y) answers the first item from the
+  // cache and puts the second off; a run of round 1 (Z) reads the home live for it and charges. X then finds
+  // both items hits on Z's read: its settle is refused, and its adjust must not move Z's charge (Z reports it).
+  it("a refused run of an earlier round leaves the next round's own charge to it", async () => {
+    const home = HOMES[7]!;
+    const key = `zpid:${home}`;
+    // The home cached two hours ago (another account's read): fresh for a day's max_age, not for an hour's.
+    await svc.get(`/v1/portal/property?zpid=${home}`, ACCOUNTS.y.key);
+    const [entry] = await store.getEntries([key]);
+    await store.putEntry(key, { ...entry!, storedAt: Date.now() - 2 * 3600_000 }, null, 86_400_000);
+    const job = newJobRecord(x.id, 2);
+    await jobs.create(job, [
+      [
+        { zpid: home, max_age: 86_400 },
+        { zpid: home, max_age: 3600 },
+      ],
+    ]);
+    const xStart = pausedAt(jobs, 'startChunk', 'after');
+    const runX = runChunk(svc.app.core, xStart.store, job, x, 0);
+    await xStart.at;
+    limits.refuse = Infinity;
+    expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+    limits.refuse = 0;
+    const zSettle = pausedAt(jobs, 'settleChunk', 'before');
+    const runZ = runChunk(svc.app.core, zSettle.store, job, x, 0);
+    await zSettle.at;
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    xStart.release();
+    expect(await runX).toEqual({ kind: 'done', completed: false });
+    zSettle.release();
+    expect(await runZ).toEqual({ kind: 'done', completed: true });
+
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    expect((await linesOf(job.id)).map((l) => [l.index, l.meta.credits])).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, credits: 1 });
+  });
+
+  it('an adjust of a job that is gone changes nothing and fails nothing', async () => {
+    expect(await jobs.adjustChunk('no-such-job', 0, () => null)).toBe(0);
+  });
 });

@@ -16,11 +16,11 @@
   ARGV[7] cache_hits (delta)
   ARGV[8] credits (delta)
 
-  Reply: 1 applied (nothing moved: the adjust counted) | 0 not (the job gone, or lines or billed keys
-  changed since read: nothing written, not counted)
+  Reply: 1 applied (nothing moved: the adjust counted) | 0 not (lines or billed keys changed since read:
+  nothing written, not counted) | -1 the job is gone (nothing to adjust)
 ]]
 --!include job-ttl.lua
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local done = redis.call('HGET', KEYS[2], 'done') == '1'
 local text
 if done then text = redis.call('GET', KEYS[3]) else text = redis.call('HGET', KEYS[2], 'partial') end
