@@ -13,7 +13,11 @@
 // the settled lines (adjustChunk), and counts an adjust of the chunk even when it moved nothing. A settle is
 // refused (adjusted) when the chunk had an adjust since the run read it: a charge the adjusting run recorded
 // after this run read the chunk's charges, or one it moved onto lines this run took it as owed to, is seen
-// when the run reads lines, billed keys and charges again, and is reported once.
+// when the run reads lines, billed keys and charges again, and is reported once. A chunk's final round takes back
+// (voidReservation) the charges still owed after its adoptions, which no line reports (a dead run's whose entry
+// was evicted, the home read live again): before its settle, never one of its own reads; so does a cancelled or
+// failed job's chunk that no run will reach (skipped, or dropped from the queue), for the charges its settled
+// billed keys do not show. No usage alert for a charge taken back.
 import { LookupError, parseBatchItem, type BatchItemResult, type LookupMeta } from '../contract/index.js';
 import { periodOf, reserveRequest } from '../accounts/index.js';
 import { sourceOf } from '../observability/instrument.js';
@@ -22,7 +26,14 @@ import { homeKeyOf } from '../lookup/keys.js';
 import { batchItemJson, lookupBatch, type BatchItemOutcome } from '../lookup/lookup.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account, LedgerEntry } from '../store/index.js';
-import { CHUNK_SIZE, type ChunkAdjust, type ChunkWrite, type JobRecord, type JobStore } from './store.js';
+import {
+  CHUNK_SIZE,
+  type ChunkAdjust,
+  type ChunkStart,
+  type ChunkWrite,
+  type JobRecord,
+  type JobStore,
+} from './store.js';
 
 /** What became of a run: settled (or nothing to do), or to run again at `at` (epoch ms). */
 export type ChunkOutcome = { kind: 'done'; completed: boolean } | { kind: 'later'; at: number };
@@ -56,6 +67,7 @@ export async function runChunk(
 ): Promise<ChunkOutcome> {
   const now = deps.clock();
   const start = await jobs.startChunk(job.id, chunk, now.getTime(), now.toISOString());
+  if (start.state === 'skip') await voidSkipped(deps, account, job.id, chunk, start);
   if (start.state !== 'run') return { kind: 'done', completed: false };
   // One line per chunk run: a re-run (rerun: true) is a chunk whose earlier run was cut short (a worker died).
   deps.logger.info({ job: job.id, chunk, round: start.round, rerun: start.rerun }, 'job chunk started');
@@ -66,7 +78,14 @@ export async function runChunk(
   const requestId = chunkRequestId(job.id, chunk);
 
   const ctx = createRequestContext(deps, account, { requestId, budget: 'background' });
-  ctx.reservationIdFor = reservationIds(requestId, start.round);
+  // The reservation ids this run's live reads used (its own charges: never taken back as leftovers).
+  const own = new Set<string>();
+  const idFor = reservationIds(requestId, start.round);
+  ctx.reservationIdFor = (homeKey) => {
+    const id = idFor(homeKey);
+    own.add(id);
+    return id;
+  };
   // A re-run of the round (a crash): reads since the round began are fresh enough.
   if (start.rerun) ctx.retrySince = start.roundStart;
   // A cancelled job's chunk runs only to settle what its dead run began: nothing more is read live, and
@@ -129,7 +148,7 @@ export async function runChunk(
         } else if (
           meta.credits === 0 &&
           start.rerun &&
-          (await chargeUnbilledRead(deps, account, requestId, start.round, items.get(index)!, r.entryKey, charged))
+          (await chargeUnbilledRead(deps, account, requestId, start.round, items.get(index)!, r.entryKey, charged, own))
         ) {
           // The dead run read and cached this home but died before its charge: that read is charged now.
           chargedHere.add(index);
@@ -154,10 +173,30 @@ export async function runChunk(
       adjustsSeen,
       now: deps.clock().toISOString(),
     };
-    return { write, adopted };
+    return { write, adopted, owed };
   };
 
-  let { write, adopted } = await compose(start.partial, start.billed, start.adjusts);
+  /**
+   * The final round's leftovers: charges of the chunk no line reports (a dead run's whose entry no item of the
+   * chunk was answered from: evicted, and the home read live again), taken back before the settle. Never one
+   * this run made. A settle refused as adjusted recomputes from the charges read again (these gone); a refused
+   * run's adjust after this finds nothing to move.
+   */
+  const voidLeftovers = async (owed: Map<string, number>) => {
+    if (!final) return;
+    const leftovers = pickCharges(charges, owed, own);
+    if (leftovers.length === 0) return;
+    await voidCharges(deps, account, leftovers);
+    deps.logger.warn(
+      { job: job.id, chunk, reservations: leftovers.map((e) => e.reservationId) },
+      'job chunk charges no result reports taken back',
+    );
+    const gone = new Set(leftovers.map((e) => e.reservationId));
+    charges = charges.filter((e) => !gone.has(e.reservationId));
+  };
+
+  let { write, adopted, owed } = await compose(start.partial, start.billed, start.adjusts);
+  await voidLeftovers(owed);
   let answer = await jobs.settleChunk(job.id, chunk, write);
   // A run of an earlier round whose settle was refused adjusted the chunk since this run read it: it may have
   // moved a charge onto the settled lines that this run took as owed to it, or recorded one after this run read
@@ -170,7 +209,8 @@ export async function runChunk(
     const now = await jobs.readSettled(job.id, chunk);
     if (follows) charges = await deps.store.chargesOf(requestId);
     for (const e of charges) charged.add(e.reservationId);
-    ({ write, adopted } = await compose(now.text, now.billed, now.adjusts));
+    ({ write, adopted, owed } = await compose(now.text, now.billed, now.adjusts));
+    await voidLeftovers(owed);
     answer = await jobs.settleChunk(job.id, chunk, write);
   }
   if (answer === 'refused') {
@@ -261,6 +301,93 @@ export function adoptCharges(
   return change;
 }
 
+/**
+ * Charges to take back: for each entry key, as many of its charges as `owed` counts (owed and reported by no
+ * line), none whose reservation id is in `keep` (a run's own).
+ */
+function pickCharges(
+  charges: readonly LedgerEntry[],
+  owed: Map<string, number>,
+  keep: ReadonlySet<string>,
+): LedgerEntry[] {
+  const left = new Map(owed);
+  return charges.filter((e) => {
+    const n = left.get(e.cacheKey) ?? 0;
+    if (n <= 0 || keep.has(e.reservationId)) return false;
+    left.set(e.cacheKey, n - 1);
+    return true;
+  });
+}
+
+/**
+ * Takes charges back (voidReservation: the ledger entry, the account's usage and its day's credit). The ref
+ * is the one the charge's reservation was made with, as of the charge's time. No usage alert: one is sent for
+ * a charge, not for its taking back.
+ */
+async function voidCharges(deps: CoreDeps, account: Account, charges: readonly LedgerEntry[]): Promise<void> {
+  for (const e of charges) {
+    const terms = reserveRequest(account, deps.config, new Date(e.at), e.reservationId);
+    await deps.store.voidReservation({
+      reservationId: e.reservationId,
+      accountId: e.accountId,
+      period: terms.period,
+      day: terms.budget.day,
+      scope: terms.budget.scope,
+      requestId: e.requestId,
+      chargedAt: e.at,
+    });
+  }
+}
+
+/**
+ * A chunk of a cancelled or failed job that is not run (skipped) but had a round (an earlier round settled
+ * lines, or its round began): no run will report the charges under its request id that its settled billed keys
+ * do not show (a dead run's), so they are taken back.
+ */
+async function voidSkipped(
+  deps: CoreDeps,
+  account: Account,
+  jobId: string,
+  chunk: number,
+  start: Extract<ChunkStart, { state: 'skip' }>,
+): Promise<void> {
+  if (start.settled || (start.status !== 'cancelled' && start.status !== 'failed')) return;
+  if (start.round === 0 && !start.begun) return;
+  const charges = await deps.store.chargesOf(chunkRequestId(jobId, chunk));
+  const leftovers = pickCharges(charges, chargesOwed(charges, start.billed), new Set());
+  if (leftovers.length === 0) return;
+  await voidCharges(deps, account, leftovers);
+  deps.logger.warn(
+    { job: jobId, chunk, status: start.status, reservations: leftovers.map((e) => e.reservationId) },
+    'job chunk skipped: charges no result reports taken back',
+  );
+}
+
+/**
+ * A cancelled or failed job's chunks that no run will reach (dropped from the queue by the cancel, or skipped as
+ * the job is final), their charges no line reports taken back (voidSkipped): each is started, skipped. Best
+ * effort: a chunk whose store call fails is logged, its charges left as they are.
+ */
+export async function voidSkippedChunks(
+  deps: CoreDeps,
+  jobs: JobStore,
+  job: JobRecord,
+  account: Account,
+  chunks: readonly number[],
+): Promise<void> {
+  const now = deps.clock();
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      try {
+        const start = await jobs.startChunk(job.id, chunk, now.getTime(), now.toISOString());
+        if (start.state === 'skip') await voidSkipped(deps, account, job.id, chunk, start);
+      } catch (err) {
+        deps.logger.warn({ err, job: job.id, chunk }, 'job chunk skipped: its unreported charges not taken back');
+      }
+    }),
+  );
+}
+
 /** Entry keys of the chunk's charges not yet reported by earlier rounds (`billed`), with how many times. */
 function chargesOwed(charges: readonly LedgerEntry[], billed: string[]): Map<string, number> {
   const owed = new Map<string, number>();
@@ -301,7 +428,7 @@ function reservationIds(requestId: string, round: number): (homeKey: string) => 
  * meanwhile; true when charged. The reservation the dead run held is committed if it still is; when it is
  * not (the sweep gave it back: the take-over comes after JOB_LOCK_MS, mostly longer than LEASE_TTL_MS)
  * and no charge was made under it (`charged`, which a charge made here joins), the read is charged anew
- * under the same id.
+ * under the same id (which joins `own`, this run's charges).
  */
 async function chargeUnbilledRead(
   deps: CoreDeps,
@@ -311,6 +438,7 @@ async function chargeUnbilledRead(
   item: BatchItemResult,
   entryKey: string,
   charged: Set<string>,
+  own: Set<string>,
 ): Promise<boolean> {
   if (!item.ok) return false;
   const reservationId = chunkReservationId(requestId, round, homeKeyOf(item.locator));
@@ -331,6 +459,7 @@ async function chargeUnbilledRead(
     });
     if (done) {
       charged.add(reservationId);
+      own.add(reservationId);
       const at = deps.clock();
       deps.charges?.emit({ account, period: periodOf(account, at), at: at.toISOString() });
     }

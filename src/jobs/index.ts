@@ -9,7 +9,7 @@ import { LookupError, toLookupError } from '../contract/index.js';
 import type { CoreDeps } from '../lookup/types.js';
 import type { Account } from '../store/index.js';
 import type { Webhooks } from '../webhooks/types.js';
-import { indexOfLine, runChunk, type ChunkOutcome } from './chunk.js';
+import { indexOfLine, runChunk, voidSkippedChunks, type ChunkOutcome } from './chunk.js';
 import type { ChunkRef, ChunkRunner } from './runner.js';
 import { CHUNK_SIZE, type JobRecord, type JobRefusal, type JobStore } from './store.js';
 import { JOB_TTL_MS, MAX_JOB_ITEMS, type Jobs, type JobView } from './types.js';
@@ -130,10 +130,29 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
     }
   }
 
-  async function fail(id: string, reason: string): Promise<void> {
+  /**
+   * A cancelled or failed job's chunks no run will reach: those whose round has not begun (a later round's,
+   * dropped from the queue or skipped as the job is final) and `also` (the chunk that failed past its retries).
+   * Their charges no settled line shows (a dead run's) are taken back. A chunk whose round began has a run to
+   * settle it (a cancelled job's), or one under way (a failed job's other chunks): left to it.
+   */
+  async function voidUnreached(job: JobRecord, also?: number): Promise<void> {
+    try {
+      const account = await deps.store.getAccount(job.accountId);
+      if (!account) return;
+      const begun = new Set(await store.begunChunks(job.id));
+      const chunks = Array.from({ length: job.chunks }, (_, n) => n).filter((n) => n === also || !begun.has(n));
+      await voidSkippedChunks(deps, store, job, account, chunks);
+    } catch (err) {
+      log.warn({ err, job: job.id }, 'job final: unreported charges of its chunks not taken back');
+    }
+  }
+
+  async function fail(id: string, reason: string, chunk?: number): Promise<void> {
     log.warn({ job: id, reason }, 'job failed');
-    await store.finish(id, 'failed', deps.clock().toISOString());
+    const failedNow = await store.finish(id, 'failed', deps.clock().toISOString());
     const job = await store.get(id);
+    if (failedNow && job) await voidUnreached(job, chunk);
     try {
       if (job) await notify(job);
     } finally {
@@ -271,7 +290,8 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
     };
   }
 
-  const failed = async (ref: ChunkRef, err: unknown): Promise<void> => fail(ref.job, toLookupError(err).code);
+  const failed = async (ref: ChunkRef, err: unknown): Promise<void> =>
+    fail(ref.job, toLookupError(err).code, ref.chunk);
   let started: Promise<void> | null = null;
   const startWorker = (): Promise<void> => (started ??= runner.start(handle, failed));
   // Without Redis no other process can run this process's jobs: they run here whatever WORK_IN_SERVICE says.
@@ -348,6 +368,8 @@ export function createJobs(deps: CoreDeps, webhooks: Webhooks, parts: JobsParts)
         // A chunk whose round began (its run under way, dead, or waiting for its retry) stays queued: its
         // run settles what it began, and the last to settle gives the job its finished_at.
         await runner.remove(id, job.chunks, new Set(await store.begunChunks(id)));
+        // A chunk dropped that had a round (waiting for its next one) is never run: its unreported charges go.
+        await voidUnreached(job);
       }
       const after = (await store.get(id)) ?? job;
       // Its job.completed (once, the store's flag) when no chunk runs, else when the last running one settles

@@ -257,7 +257,15 @@ export class RedisJobStore implements JobStore {
       this.#redis.jobStart(this.#key(id, 'job'), this.#key(id, `chunk:${chunk}`), now, nowIso),
     );
     if (r[0] === 'gone') return { state: 'gone' };
-    if (r[0] === 'skip') return { state: 'skip', status: r[1] as JobStatus, settled: r[2] === '1' };
+    if (r[0] === 'skip')
+      return {
+        state: 'skip',
+        status: r[1] as JobStatus,
+        settled: r[2] === '1',
+        round: Number(r[3] ?? 0),
+        billed: r[4] ? r[4].split(' ') : [],
+        begun: r[5] === '1',
+      };
     return {
       state: 'run',
       round: Number(r[1]),

@@ -23,8 +23,11 @@ export interface JobRecord extends Omit<JobView, 'webhook_url'> {
 /** A chunk as a run starts it. */
 export type ChunkStart =
   | { state: 'gone' }
-  /** The job is final (cancelled, failed, completed) or this chunk is settled: nothing to run. */
-  | { state: 'skip'; status: JobStatus; settled: boolean }
+  /**
+   * The job is final (cancelled, failed, completed) or this chunk is settled: nothing to run. `round`, `billed`
+   * and `begun` (its round began and did not settle) say whether it had runs whose charges no line shows.
+   */
+  | { state: 'skip'; status: JobStatus; settled: boolean; round: number; billed: string[]; begun: boolean }
   | {
       state: 'run';
       /** The round (one per wait for the daily limit) this run belongs to; its write must name it. */
@@ -298,7 +301,14 @@ export class MemoryJobStore implements JobStore {
     if (!j || !c) return { state: 'gone' };
     // A cancelled job's chunk that was running (its run died) is run again to settle what it began.
     if (c.done || (isFinal(j.job.status) && !(j.job.status === 'cancelled' && c.roundStart !== null)))
-      return { state: 'skip', status: j.job.status, settled: c.done };
+      return {
+        state: 'skip',
+        status: j.job.status,
+        settled: c.done,
+        round: c.round,
+        billed: [...c.billed],
+        begun: c.roundStart !== null,
+      };
     if (j.job.status === 'queued') Object.assign(j.job, { status: 'running', started_at: nowIso });
     const rerun = c.roundStart !== null;
     c.roundStart ??= now;

@@ -17,9 +17,15 @@
 // 5. A refused run of an earlier round moved every charge no settled line showed, the next round's own live
 //    charge among them, onto its lines, while that round's run reported the charge too. A refused run now moves
 //    only charges of its round or earlier ones (a charge's reservation id names its round).
+// 6. A dead run's charge whose home's entry was evicted, whose re-run put the item off, and whose next round
+//    read the home live again (charging anew): no item is answered from the dead read's entry, so the dead
+//    charge was owed forever (results 1 credit, ledger 2). A chunk's final round now takes back the charges no
+//    item of it reports (the account pays once for the one read it got).
+// 7. The same, the job then cancelled (or failed): the chunk's next round is skipped and no run ever reported
+//    the dead charge. A skipped chunk that had a round takes back the charges its settled lines do not show.
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
+import { authenticate, periodOf, type AccountSeed } from '../../src/accounts/index.js';
 import { MemoryRateLimiter, type SlotPool } from '../../src/accounts/rate-limit.js';
 import { LookupError } from '../../src/contract/index.js';
 import { chunkRequestId, runChunk } from '../../src/jobs/chunk.js';
@@ -31,7 +37,7 @@ import { jobBackend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
-const HOMES = manyZpids(732_000_100, 9);
+const HOMES = manyZpids(732_000_100, 11);
 const ACCOUNTS = {
   x: { key: 'rounds_bill_key_x_01', plan: 'paid', included: 1000, overage: false },
   y: { key: 'rounds_bill_key_y_01', plan: 'paid', included: 1000, overage: false },
@@ -432,6 +438,53 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     ]);
     expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, credits: 1 });
   });
+
+  /**
+   * A first run reads and charges the home, and dies before its settle; the home's entry is evicted; the re-run
+   * finds it uncached and the key's background slots all held: the item is put off to the next round.
+   */
+  async function deadChargeEvictedPutOff(home: string) {
+    const job = newJobRecord(x.id, 1);
+    await jobs.create(job, [[{ zpid: home }]]);
+    await expect(runChunk(svc.app.core, dying(jobs), job, x, 0)).rejects.toThrow('worker died');
+    expect(await chargesOfJob(job.id)).toHaveLength(1);
+    const key = `zpid:${home}`;
+    const [entry] = await store.getEntries([key]);
+    await store.putEntry(key, entry!, null, 1, 1);
+    await until(async () => (await store.getEntries([key]))[0] === null);
+    limits.refuse = Infinity;
+    expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
+    limits.refuse = 0;
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0 });
+    return job;
+  }
+
+  it("the final round takes back a dead run's charge no item reports (its home read live again)", async () => {
+    const job = await deadChargeEvictedPutOff(HOMES[8]!);
+    const used = await store.usage(x.id, periodOf(x, new Date()));
+    // The next round reads the home live again (the entry is gone) and charges it: the account pays once.
+    expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: true });
+    expect((await linesOf(job.id)).map((l) => l.meta)).toMatchObject([{ credits: 1, cached: false }]);
+    expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 1, credits: 1 });
+    const charges = await chargesOfJob(job.id);
+    expect(charges).toHaveLength(1);
+    expect(charges[0]!.reservationId).toBe(`${chunkRequestId(job.id, 0)}|r1|zpid:${HOMES[8]}`);
+    expect(await store.chargesOf(chunkRequestId(job.id, 0))).toHaveLength(1);
+    // Its usage: one charge made (round 1), one taken back (the dead run's).
+    expect((await store.usage(x.id, periodOf(x, new Date()))).used).toBe(used.used);
+  });
+
+  it.each(['cancelled', 'failed'] as const)(
+    'a skipped chunk of a %s job takes back the charges its settled lines do not show',
+    async (status) => {
+      const job = await deadChargeEvictedPutOff(HOMES[status === 'cancelled' ? 9 : 10]!);
+      await jobs.finish(job.id, status, new Date().toISOString());
+      expect(await runChunk(svc.app.core, jobs, job, x, 0)).toEqual({ kind: 'done', completed: false });
+      expect(await jobs.get(job.id)).toMatchObject({ status, credits: 0 });
+      expect(await chargesOfJob(job.id)).toHaveLength(0);
+      expect(await store.chargesOf(chunkRequestId(job.id, 0))).toHaveLength(0);
+    },
+  );
 
   it('an adjust of a job that is gone changes nothing and fails nothing', async () => {
     expect(await jobs.adjustChunk('no-such-job', 0, () => null)).toBe(0);
