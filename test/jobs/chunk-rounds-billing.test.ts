@@ -26,14 +26,13 @@
 // On the memory store and one Redis server; gated on the store and the limiter, not on time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, periodOf, type AccountSeed } from '../../src/accounts/index.js';
-import { MemoryRateLimiter, type SlotPool } from '../../src/accounts/rate-limit.js';
 import { LookupError } from '../../src/contract/index.js';
-import { chunkRequestId, runChunk } from '../../src/jobs/chunk.js';
+import { chunkRequestId, runChunk, type ChunkOutcome } from '../../src/jobs/chunk.js';
 import type { JobStore } from '../../src/jobs/store.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import type { Account, LedgerEntry, Store } from '../../src/store/index.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
-import { jobBackend, type JobBackend } from './backends.js';
+import { dying, HeldSlots, jobBackend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
@@ -42,23 +41,6 @@ const ACCOUNTS = {
   x: { key: 'rounds_bill_key_x_01', plan: 'paid', included: 1000, overage: false },
   y: { key: 'rounds_bill_key_y_01', plan: 'paid', included: 1000, overage: false },
 } satisfies Record<string, AccountSeed>;
-
-/** The key's background slots: the next `refuse` holds are refused (Infinity: all), as when the key's other chunks hold them. */
-class HeldSlots extends MemoryRateLimiter {
-  refuse = 0;
-
-  override async holdLive(
-    accountId: string,
-    wait?: AbortSignal,
-    pool: SlotPool = 'interactive',
-  ): Promise<(() => void) | null> {
-    if (this.refuse > 0 && pool === 'background') {
-      this.refuse -= 1;
-      return null;
-    }
-    return super.holdLive(accountId, wait, pool);
-  }
-}
 
 /** A point a run waits at: `at` resolves when the run gets there (`reached`), the run goes on at `release`. */
 function gate() {
@@ -108,23 +90,35 @@ function faulty(store: Store, faults: Faults): Store {
   });
 }
 
-/** The job store of a worker that dies just before its settle. */
-function dying(jobs: JobStore): JobStore {
-  return new Proxy(jobs, {
-    get(target, p) {
-      if (p === 'settleChunk')
-        return async () => {
-          throw new Error('worker died');
-        };
-      const v = Reflect.get(target, p, target) as unknown;
-      return typeof v === 'function' ? v.bind(target) : v;
-    },
-  });
-}
-
 /** Resolves once `done()` holds, checked again after each turn of the event loop (no duration to guess). */
 async function until(done: () => Promise<boolean> | boolean): Promise<void> {
   while (!(await done())) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * Lets a refused run of an earlier round (X: its settle refused, it adjusts) and the next round's run (Z) go on,
+ * X's adjust `before` or `after` Z's settle, each to its end.
+ */
+async function inOrder(
+  order: 'before' | 'after',
+  x: { release(): void; run: Promise<ChunkOutcome> },
+  z: { release(): void; run: Promise<ChunkOutcome> },
+): Promise<void> {
+  const goX = async () => {
+    x.release();
+    expect(await x.run).toEqual({ kind: 'done', completed: false });
+  };
+  const goZ = async () => {
+    z.release();
+    expect(await z.run).toEqual({ kind: 'done', completed: true });
+  };
+  if (order === 'before') {
+    await goX();
+    await goZ();
+  } else {
+    await goZ();
+    await goX();
+  }
 }
 
 describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds (%s)", (backend) => {
@@ -161,26 +155,32 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { index: number; ok: boolean; meta: { credits: number; cached: boolean } });
 
-  it("a dead run's charge whose item its re-run put off is reported by the next round", async () => {
-    const home = HOMES[0]!;
+  /**
+   * A first run reads and charges the home, and dies before its settle; the home's entry is evicted; the re-run
+   * finds it uncached and the key's background slots all held: the item is put off to the next round.
+   */
+  async function deadChargeEvictedPutOff(home: string) {
     const job = newJobRecord(x.id, 1);
     await jobs.create(job, [[{ zpid: home }]]);
-    // The first run (the first round of a fresh chunk: no charge to look for) reads and charges the home, and
-    // dies before its settle.
-    faults.chargesOf = 0;
     await expect(runChunk(svc.app.core, dying(jobs), job, x, 0)).rejects.toThrow('worker died');
-    expect(faults.chargesOf).toBe(0);
     expect(await chargesOfJob(job.id)).toHaveLength(1);
-    // The home's entry is evicted (the cache is bounded: LRU in memory, maxmemory on Redis).
     const key = `zpid:${home}`;
     const [entry] = await store.getEntries([key]);
     await store.putEntry(key, entry!, null, 1, 1);
     await until(async () => (await store.getEntries([key]))[0] === null);
-    // Its re-run finds the home uncached and the key's background slots all held: the item is put off.
     limits.refuse = Infinity;
     expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
     limits.refuse = 0;
     expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0 });
+    return job;
+  }
+
+  it("a dead run's charge whose item its re-run put off is reported by the next round", async () => {
+    const home = HOMES[0]!;
+    // The first run (the first round of a fresh chunk) looks for no charge; its re-run reads them once.
+    faults.chargesOf = 0;
+    const job = await deadChargeEvictedPutOff(home);
+    expect(faults.chargesOf).toBe(1);
     // Another account reads the home meanwhile (and pays for its read).
     const theirs = await svc.get(`/v1/portal/property?zpid=${home}`, ACCOUNTS.y.key);
     expect(theirs.body.meta).toMatchObject({ credits: 1, cached: false });
@@ -320,18 +320,11 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       const zSettle = pausedAt(jobs, 'settleChunk', 'before');
       const runZ = runChunk(svc.app.core, zSettle.store, job, x, 0);
       await zSettle.at;
-      if (order === 'before') {
-        // X's settle is refused (round 0 settled): it moves its charge onto round 0's line; then Z settles.
-        xSettle.release();
-        expect(await runX).toEqual({ kind: 'done', completed: false });
-        zSettle.release();
-        expect(await runZ).toEqual({ kind: 'done', completed: true });
-      } else {
-        zSettle.release();
-        expect(await runZ).toEqual({ kind: 'done', completed: true });
-        xSettle.release();
-        expect(await runX).toEqual({ kind: 'done', completed: false });
-      }
+      await inOrder(
+        order,
+        { release: () => xSettle.release(), run: runX },
+        { release: () => zSettle.release(), run: runZ },
+      );
 
       // One charge, on one line, counted once.
       expect(await chargesOfJob(job.id)).toHaveLength(1);
@@ -381,17 +374,11 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       commit.release();
       await xAdjust.at;
       expect(await chargesOfJob(job.id)).toHaveLength(1);
-      if (order === 'before') {
-        xAdjust.release();
-        expect(await runX).toEqual({ kind: 'done', completed: false });
-        zSettle.release();
-        expect(await runZ).toEqual({ kind: 'done', completed: true });
-      } else {
-        zSettle.release();
-        expect(await runZ).toEqual({ kind: 'done', completed: true });
-        xAdjust.release();
-        expect(await runX).toEqual({ kind: 'done', completed: false });
-      }
+      await inOrder(
+        order,
+        { release: () => xAdjust.release(), run: runX },
+        { release: () => zSettle.release(), run: runZ },
+      );
 
       // One charge, on the item's line, counted once.
       expect(await chargesOfJob(job.id)).toHaveLength(1);
@@ -438,26 +425,6 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
     ]);
     expect(await jobs.get(job.id)).toMatchObject({ status: 'completed', done: 2, credits: 1 });
   });
-
-  /**
-   * A first run reads and charges the home, and dies before its settle; the home's entry is evicted; the re-run
-   * finds it uncached and the key's background slots all held: the item is put off to the next round.
-   */
-  async function deadChargeEvictedPutOff(home: string) {
-    const job = newJobRecord(x.id, 1);
-    await jobs.create(job, [[{ zpid: home }]]);
-    await expect(runChunk(svc.app.core, dying(jobs), job, x, 0)).rejects.toThrow('worker died');
-    expect(await chargesOfJob(job.id)).toHaveLength(1);
-    const key = `zpid:${home}`;
-    const [entry] = await store.getEntries([key]);
-    await store.putEntry(key, entry!, null, 1, 1);
-    await until(async () => (await store.getEntries([key]))[0] === null);
-    limits.refuse = Infinity;
-    expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
-    limits.refuse = 0;
-    expect(await jobs.get(job.id)).toMatchObject({ status: 'running', done: 0, credits: 0 });
-    return job;
-  }
 
   it("the final round takes back a dead run's charge no item reports (its home read live again)", async () => {
     const job = await deadChargeEvictedPutOff(HOMES[8]!);

@@ -8,13 +8,13 @@
 // Redis Cluster: credits answered = the ledger = `used`, for both accounts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, type AccountSeed } from '../../src/accounts/index.js';
-import { MemoryRateLimiter, WINDOW_SECONDS, type SlotPool } from '../../src/accounts/rate-limit.js';
+import { WINDOW_SECONDS } from '../../src/accounts/rate-limit.js';
 import { runChunk } from '../../src/jobs/chunk.js';
 import type { JobStore } from '../../src/jobs/store.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import type { Account, Store } from '../../src/store/index.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
-import { jobBackend, type Backend, type JobBackend } from './backends.js';
+import { dying, HeldSlots, jobBackend, type Backend, type JobBackend } from './backends.js';
 import { newJobRecord } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
@@ -24,24 +24,6 @@ const ACCOUNTS = {
   x: { key: 'wait_bill_key_x_001', plan: 'paid', included: 1000, overage: false },
   y: { key: 'wait_bill_key_y_001', plan: 'paid', included: 1000, overage: false },
 } satisfies Record<string, AccountSeed>;
-
-/** The key's background slots, all held while `refuse` is set (as by the key's other chunks). */
-class HeldSlots extends MemoryRateLimiter {
-  refuse = false;
-  refusals = 0;
-
-  override async holdLive(
-    accountId: string,
-    wait?: AbortSignal,
-    pool: SlotPool = 'interactive',
-  ): Promise<(() => void) | null> {
-    if (this.refuse && pool === 'background') {
-      this.refusals += 1;
-      return null;
-    }
-    return super.holdLive(accountId, wait, pool);
-  }
-}
 
 describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited for its window (%s)', (backend) => {
   let backing: JobBackend | undefined;
@@ -85,9 +67,9 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     const job = newJobRecord(x.id, items.length);
     await jobs.create(job, [items]);
     // X's background slots are all held: the chunk's nine uncached homes wait (its cached one is answered).
-    limits.refuse = true;
+    limits.refuse = Infinity;
     expect((await runChunk(svc.app.core, jobs, job, x, 0)).kind).toBe('later');
-    limits.refuse = false;
+    limits.refuse = 0;
     expect(limits.refusals).toBe(HOMES.length - 1);
     expect(await jobs.get(job.id)).toMatchObject({
       status: 'running',
@@ -141,17 +123,7 @@ describe.each(['memory', 'redis', 'cluster'] as Backend[])('a chunk that waited 
     await jobs.create(job, [items]);
     limiterNow += WINDOW_MS;
     // The first run reads and charges all three, then its settle is lost (a worker that died just before it).
-    const dying = new Proxy(jobs, {
-      get(target, p) {
-        if (p === 'settleChunk')
-          return async () => {
-            throw new Error('worker died');
-          };
-        const v = Reflect.get(target, p, target) as unknown;
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    });
-    await expect(runChunk(svc.app.core, dying, job, x, 0)).rejects.toThrow('worker died');
+    await expect(runChunk(svc.app.core, dying(jobs), job, x, 0)).rejects.toThrow('worker died');
     const charged = (await store.ledger(x.id)).filter((e) => e.requestId === `job:${job.id}:0`);
     expect(charged).toHaveLength(3);
     // Y reads the third home again before X's re-run: Y pays for that read, X's re-run reports X's own.
