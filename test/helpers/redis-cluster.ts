@@ -78,7 +78,7 @@ interface Node {
   log: () => string;
 }
 
-/** A node on `port` with its config and data in `dir`; resolves once it answers PING. */
+/** A node on `port` with its config and data in `dir`; resolves once it answers as itself (INFO's process_id). */
 async function launch(port: number, dir: string): Promise<Node> {
   let log = '';
   const child = spawn(
@@ -133,7 +133,8 @@ async function launch(port: number, dir: string): Promise<Node> {
     await until('node start', 10_000, async () => {
       if (child.exitCode !== null || child.signalCode !== null) return false;
       if (client.status !== 'ready') await client.connect();
-      return (await client.ping()) === 'PONG';
+      // Our node, not another test process's started on the port between the free-port check and our bind.
+      return /process_id:(\d+)/.exec(await client.info('server'))?.[1] === String(child.pid);
     });
     return { port, dir, child, log: () => log };
   } catch (e) {

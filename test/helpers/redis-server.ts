@@ -80,8 +80,12 @@ export async function freePort(): Promise<number> {
   }
 }
 
-/** True when something on the port answers PING with PONG. */
-function answersPing(port: number, timeoutMs = 300): Promise<boolean> {
+/**
+ * True when the redis-server answering on the port is the process `pid` (INFO's process_id). Another test
+ * process may have started its own server on the port between our free-port check and our server's bind: ours
+ * then exits on the taken port, and a bare PING would have been answered by theirs.
+ */
+function answersAs(port: number, pid: number, timeoutMs = 300): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port });
     let buf = '';
@@ -91,10 +95,12 @@ function answersPing(port: number, timeoutMs = 300): Promise<boolean> {
     };
     socket.setTimeout(timeoutMs, () => done(false));
     socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('connect', () => socket.write('INFO server\r\n'));
     socket.on('data', (d) => {
       buf += d.toString('utf8');
-      if (buf.includes('\r\n')) done(buf.startsWith('+PONG'));
+      const id = /process_id:(\d+)\r\n/.exec(buf);
+      if (id) done(Number(id[1]) === pid);
+      else if (buf.startsWith('-') && buf.includes('\r\n')) done(false);
     });
   });
 }
@@ -148,7 +154,7 @@ export async function startRedisServer(opts: RedisServerOptions = {}): Promise<R
     const until = Date.now() + deadlineMs;
     while (Date.now() < until) {
       if (c.exitCode !== null || c.signalCode !== null) return false;
-      if (await answersPing(port)) return true;
+      if (c.pid !== undefined && (await answersAs(port, c.pid))) return true;
       await new Promise((r) => setTimeout(r, 25));
     }
     c.kill('SIGKILL');
