@@ -28,15 +28,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticate, periodOf, type AccountSeed } from '../../src/accounts/index.js';
 import { LookupError } from '../../src/contract/index.js';
 import { chunkRequestId, runChunk, type ChunkOutcome } from '../../src/jobs/chunk.js';
+import { createJobs } from '../../src/jobs/index.js';
+import { MemoryChunkRunner } from '../../src/jobs/runner.js';
 import type { JobStore } from '../../src/jobs/store.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import type { Account, LedgerEntry, Store } from '../../src/store/index.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 import { dying, HeldSlots, jobBackend, type JobBackend } from './backends.js';
-import { newJobRecord } from './helpers.js';
+import { newJobRecord, recordingWebhooks } from './helpers.js';
 import { manyHomesCatalog, manyZpids } from './many-homes.js';
 
-const HOMES = manyZpids(732_000_100, 11);
+const HOMES = manyZpids(732_000_100, 12);
 const ACCOUNTS = {
   x: { key: 'rounds_bill_key_x_01', plan: 'paid', included: 1000, overage: false },
   y: { key: 'rounds_bill_key_y_01', plan: 'paid', included: 1000, overage: false },
@@ -452,6 +454,23 @@ describe.each(['memory', 'redis'] as const)("a chunk's charges across its rounds
       expect(await store.chargesOf(chunkRequestId(job.id, 0))).toHaveLength(0);
     },
   );
+
+  // The jobs API's cancel drops a chunk waiting for its next round from the queue: no run of it comes, so the
+  // cancel itself takes back its charges no result shows. Credits answered = ledger = usage.
+  it('a job cancelled while a chunk waits for its next round: the cancel takes back what no result shows', async () => {
+    const period = periodOf(x, new Date());
+    const before = (await store.usage(x.id, period)).used;
+    const job = await deadChargeEvictedPutOff(HOMES[11]!);
+    expect((await store.usage(x.id, period)).used).toBe(before + 1);
+    const api = createJobs(svc.app.core, recordingWebhooks(), {
+      store: jobs,
+      runner: new MemoryChunkRunner(1, svc.app.core.logger),
+    });
+    // Not closed: it would close the job store the other tests use; its runner was never started.
+    expect(await api.cancel(x, job.id)).toMatchObject({ status: 'cancelled', credits: 0 });
+    expect(await chargesOfJob(job.id)).toHaveLength(0);
+    expect((await store.usage(x.id, period)).used).toBe(before);
+  });
 
   it('an adjust of a job that is gone changes nothing and fails nothing', async () => {
     expect(await jobs.adjustChunk('no-such-job', 0, () => null)).toBe(0);

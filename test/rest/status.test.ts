@@ -11,6 +11,7 @@ import { RedisStore } from '../../src/store/redis.js';
 import { startReplayServer } from '../../src/replay/server.js';
 import { switchableStore } from '../graphql/switchable-store.js';
 import { disposeRedisServer, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { READ_CACHE_MS } from '../../src/observability/figures.js';
 import { startTestService, type ReplayServer, type TestService } from '../helpers/service.js';
 
 const KEY = 'test_status_key_0001';
@@ -94,8 +95,10 @@ describe('two instances on one Redis', () => {
 describe('on the memory store', () => {
   let svc: TestService;
   const { store, sw } = switchableStore(new MemoryStore());
+  // The service's clock, moved by the test: a read of the figures is kept READ_CACHE_MS on it.
+  let now = Date.now();
   beforeAll(async () => {
-    svc = await startTestService({ store, accounts: ACCOUNTS });
+    svc = await startTestService({ store, accounts: ACCOUNTS, clock: () => new Date(now) });
   });
   afterAll(() => svc?.close());
 
@@ -150,7 +153,7 @@ describe('on the memory store', () => {
 
   it('a store that is down: 503 store_unavailable on both, never a 500; back when it is', async () => {
     // Past the few seconds a read is kept.
-    await new Promise((r) => setTimeout(r, 5_100));
+    now += READ_CACHE_MS + 1;
     // As the Redis store reports a lost connection (any other error would be a bug: 500 internal).
     sw.failing.set('readFigures', () => new LookupError('store_unavailable', { cause: new Error('connection lost') }));
     try {
